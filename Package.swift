@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+// hubscript — a sandboxed Lua 5.4 host for Substratal Hub recipes.
+// Layout and module boundaries: docs/ARCHITECTURE.md.
+import PackageDescription
+
+let package = Package(
+    name: "hubscript",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "hubscript", targets: ["hubscript"]),
+    ],
+    targets: [
+        // C boundary: the only targets that see C APIs directly.
+        .systemLibrary(
+            name: "CLua", path: "Sources/CLua", pkgConfig: "lua5.4",
+            providers: [.apt(["liblua5.4-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+
+        // Generic Lua runtime: knows nothing about the Hub.
+        .target(name: "ScriptHost", dependencies: ["CLua"]),
+        // HTTP/1.1 message types and the small loopback server.
+        .target(name: "HTTPKit"),
+        // The emulated Hub and Dispatch services.
+        .target(name: "HubSandbox", dependencies: ["CSQLite", "HTTPKit"]),
+        // Hub client, gating, journal, plugins.
+        .target(name: "HubBindings", dependencies: ["ScriptHost", "HTTPKit", "HubSandbox", "CSQLite"]),
+        // The thin CLI.
+        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubSandbox", "HTTPKit"]),
+
+        .testTarget(name: "ScriptHostTests", dependencies: ["ScriptHost"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),
+        .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit"]),
+        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubSandbox", "ScriptHost", "HTTPKit"]),
+        .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox"]),
+    ]
+)

@@ -1,0 +1,9 @@
+// CSQLite: Debian's libsqlite3 (apt libsqlite3-dev). Only the journal and the sandbox
+// store import this module.
+#ifndef HUBSCRIPT_CSQLITE_SHIM_H
+#define HUBSCRIPT_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import.
+static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }
+#endif

@@ -1,0 +1,99 @@
+import Foundation
+
+/// An HTTP header list that keeps order and compares names case-insensitively.
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    public private(set) var fields: [(name: String, value: String)]
+
+    public init(_ fields: [(String, String)] = []) {
+        self.fields = fields.map { (name: $0.0, value: $0.1) }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// The first value of `name`, compared case-insensitively.
+    public subscript(name: String) -> String? {
+        get { fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
+        set {
+            fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            if let newValue { fields.append((name: name, value: newValue)) }
+        }
+    }
+
+    /// Every value of `name`, in order.
+    public func values(_ name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.makeIterator()
+    }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.count == rhs.fields.count
+            && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+/// One HTTP request as the client sends it and as the sandbox and server see it.
+///
+/// `target` is the request target as written on the request line: the path plus an
+/// optional `?query` (percent-encoded). `path` and `queryItems` decode it.
+public struct HTTPRequestMessage: Sendable, Equatable {
+    public var method: String
+    public var target: String
+    public var headers: HTTPHeaders
+    public var body: Data
+
+    public init(method: String, target: String, headers: HTTPHeaders = [:], body: Data = Data()) {
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The percent-decoded path, without the query.
+    public var path: String {
+        let raw = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        return raw.removingPercentEncoding ?? raw
+    }
+
+    /// The decoded query items in order; repeated names are kept.
+    public var queryItems: [(name: String, value: String)] {
+        guard let q = target.firstIndex(of: "?") else { return [] }
+        let query = target[target.index(after: q)...]
+        return query.split(separator: "&").compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ s: Substring) -> String {
+                let plusless = s.replacingOccurrences(of: "+", with: " ")
+                return plusless.removingPercentEncoding ?? plusless
+            }
+            guard let name = parts.first, !name.isEmpty else { return nil }
+            return (name: decode(name), value: parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+}
+
+/// One HTTP response.
+///
+/// `dropped` marks a response that was lost on the way back (fault injection: the
+/// change was committed, but the caller sees a transport failure). An HTTP server
+/// closes the connection instead of writing it; an in-process transport throws.
+public struct HTTPResponseMessage: Sendable, Equatable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: Data
+    public var dropped: Bool
+
+    public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data(), dropped: Bool = false) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.dropped = dropped
+    }
+}

@@ -1,0 +1,2 @@
+import XCTest
+final class HTTPKitTestsPlaceholder: XCTestCase { func testBuilds() {} }

@@ -1,0 +1,2 @@
+import XCTest
+final class HubBindingsTestsPlaceholder: XCTestCase { func testBuilds() {} }

@@ -1,0 +1,2 @@
+import XCTest
+final class HubSandboxTestsPlaceholder: XCTestCase { func testBuilds() {} }

@@ -1,0 +1,2 @@
+import XCTest
+final class ScriptHostTestsPlaceholder: XCTestCase { func testBuilds() {} }

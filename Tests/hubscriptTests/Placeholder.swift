@@ -1,0 +1,2 @@
+import XCTest
+final class hubscriptTestsPlaceholder: XCTestCase { func testBuilds() {} }
