@@ -1,1 +1,537 @@
+// CLua: Debian's liblua5.4 (apt liblua5.4-dev) plus the small C shim that every
+// Swift-implemented Lua function and every limit goes through.
+//
+// Why a shim: Lua raises errors with longjmp. A longjmp that unwinds a Swift frame is
+// undefined behaviour, so Swift never calls an API that can raise. Instead:
+//   * Swift functions are called by one C trampoline (hs_trampoline). The Swift body
+//     only reads its arguments (non-raising API) and describes its results as a list
+//     of push operations (hs_op); after Swift has returned, C performs the pushes
+//     (which may allocate and so raise) and raises the error value if Swift threw.
+//   * Everything else that can raise (opening libraries, building tables, calling Lua)
+//     runs under lua_pcall from C helpers below.
+//   * Limits: a capped allocator (hs_alloc), and a count hook (hs_hook) that enforces
+//     the instruction budget and the wall-clock deadline and, once any limit is hit,
+//     re-arms itself to fire on every instruction so pcall cannot swallow the stop.
+// All symbols are static inline (a system library target cannot hold .c files) and
+// prefixed hs_.
+#ifndef HUBSCRIPT_CLUA_SHIM_H
+#define HUBSCRIPT_CLUA_SHIM_H
+
 #include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <time.h>
+
+#if LUA_VERSION_NUM != 504
+#error "hubscript needs Lua 5.4 (apt liblua5.4-dev)"
+#endif
+
+// MARK: - Run context
+
+enum {
+    HS_LIMIT_NONE = 0,
+    HS_LIMIT_MEMORY = 1,
+    HS_LIMIT_INSTRUCTIONS = 2,
+    HS_LIMIT_DEADLINE = 3,
+    HS_LIMIT_HOST = 4,   // the host asked the run to stop (e.g. a write limit)
+};
+
+// One push operation, executed by C after the Swift body returned.
+enum {
+    HS_OP_NIL = 0,       // push nil
+    HS_OP_BOOL = 1,      // push boolean i
+    HS_OP_INT = 2,       // push integer i
+    HS_OP_NUM = 3,       // push float d
+    HS_OP_STR = 4,       // push string s[0..<len]
+    HS_OP_TABLE = 5,     // push a new table presized (i array slots, len hash slots)
+    HS_OP_SETFIELD = 6,  // stack: …, table, key, value -> …, table (raw)
+    HS_OP_SETINDEX = 7,  // stack: …, table, value -> …, table; table[i] = value (raw)
+    HS_OP_FUNC = 8,      // push a Swift function: trampoline closure with upvalue i (its id)
+    HS_OP_REF = 9,       // push registry[i]
+    HS_OP_SETMETA = 10,  // stack: …, table -> …, table; setmetatable(table, registry[i])
+    HS_OP_STACK = 11,    // push a copy of stack slot i (an argument of the current call)
+};
+
+typedef struct hs_op {
+    int32_t kind;
+    lua_Integer i;
+    double d;
+    const char *s;
+    size_t len;
+} hs_op;
+
+// The Swift entry point. Returns the number of results (>= 0) the result ops leave on
+// the stack, or -1 when the ops build an error value that must be raised. It must
+// leave the Lua stack as it found it and must not call any API that can raise.
+typedef int (*hs_entry_fn)(lua_State *L, void *host, int id);
+
+typedef struct hs_ctx {
+    // memory
+    size_t mem_used;
+    size_t mem_peak;
+    size_t mem_cap;        // 0 = no cap
+    size_t mem_grace;      // extra room once a limit is hit, so unwinding can allocate
+    // instructions and time
+    long long instructions;      // executed, counted in hook intervals
+    long long instruction_cap;   // 0 = no cap
+    int hook_interval;
+    double deadline;             // CLOCK_MONOTONIC seconds; 0 = none
+    // which limit stopped the run (HS_LIMIT_*); sticky for the life of the state
+    int limit_hit;
+    int stop_message_ref;        // registry ref of the preallocated stop message
+    // caps on what one C call may build (string.rep, string.format, table.concat)
+    size_t build_cap;
+    // Swift side
+    hs_entry_fn entry;
+    void *host;
+    const hs_op *ops;
+    int nops;
+} hs_ctx;
+
+static inline hs_ctx *hs_getctx(lua_State *L) {
+    return *(hs_ctx **)lua_getextraspace(L);
+}
+
+static inline double hs_monotonic_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+// MARK: - Allocator with a cap
+
+// lua_Alloc with a cap: refuses growth past mem_cap (Lua turns that into a memory
+// error) and marks the memory limit as hit, which the hook then makes uncatchable.
+static inline void *hs_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    hs_ctx *ctx = (hs_ctx *)ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        ctx->mem_used -= old;
+        return NULL;
+    }
+    if (ctx->mem_cap != 0 && nsize > old) {
+        size_t limit = ctx->mem_cap + (ctx->limit_hit ? ctx->mem_grace : 0);
+        size_t grow = nsize - old;
+        if (ctx->mem_used > limit || grow > limit - ctx->mem_used) {
+            if (!ctx->limit_hit) ctx->limit_hit = HS_LIMIT_MEMORY;
+            return NULL;
+        }
+    }
+    void *p = realloc(ptr, nsize);
+    if (p == NULL) {
+        if (!ctx->limit_hit) ctx->limit_hit = HS_LIMIT_MEMORY;
+        return NULL;
+    }
+    ctx->mem_used = ctx->mem_used - old + nsize;
+    if (ctx->mem_used > ctx->mem_peak) ctx->mem_peak = ctx->mem_used;
+    return p;
+}
+
+// MARK: - Budget hook
+
+static inline void hs_hook(lua_State *L, lua_Debug *ar);
+
+// Raises the stop error. Called only from the hook (a Lua context), never from Swift.
+static inline int hs_raise_stop(lua_State *L) {
+    hs_ctx *ctx = hs_getctx(L);
+    // From now on fire on every instruction of this thread: pcall and error
+    // handlers get at most one instruction before the stop is raised again.
+    lua_sethook(L, hs_hook, LUA_MASKCOUNT, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->stop_message_ref);
+    return lua_error(L);
+}
+
+// Count hook: enforces the instruction budget and the deadline; once any limit is
+// hit (here, in the allocator, or by the host) it raises on every call.
+static inline void hs_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    hs_ctx *ctx = hs_getctx(L);
+    if (ctx->limit_hit == HS_LIMIT_NONE) {
+        ctx->instructions += ctx->hook_interval;
+        if (ctx->instruction_cap != 0 && ctx->instructions > ctx->instruction_cap) {
+            ctx->limit_hit = HS_LIMIT_INSTRUCTIONS;
+        } else if (ctx->deadline != 0 && hs_monotonic_now() > ctx->deadline) {
+            ctx->limit_hit = HS_LIMIT_DEADLINE;
+        } else {
+            return;
+        }
+    }
+    hs_raise_stop(L);
+}
+
+// MARK: - Result ops and the trampoline
+
+// Performs the push operations. Runs in a Lua context (may raise).
+static inline void hs_run_ops(lua_State *L, const hs_op *ops, int nops, int argbase);
+
+static inline int hs_trampoline(lua_State *L) {
+    hs_ctx *ctx = hs_getctx(L);
+    int id = (int)lua_tointeger(L, lua_upvalueindex(1));
+    ctx->ops = NULL;
+    ctx->nops = 0;
+    int status = ctx->entry(L, ctx->host, id);
+    const hs_op *ops = ctx->ops;
+    int nops = ctx->nops;
+    ctx->ops = NULL;
+    ctx->nops = 0;
+    hs_run_ops(L, ops, nops, 0);
+    if (status < 0) {
+        if (lua_type(L, -1) == LUA_TSTRING) {   // position of the Lua caller, as luaL_error does
+            luaL_where(L, 1);
+            lua_insert(L, -2);
+            lua_concat(L, 2);
+        }
+        return lua_error(L);
+    }
+    return status;
+}
+
+static inline void hs_run_ops(lua_State *L, const hs_op *ops, int nops, int argbase) {
+    (void)argbase;
+    luaL_checkstack(L, 8, "building results");
+    for (int k = 0; k < nops; k++) {
+        const hs_op *op = &ops[k];
+        switch (op->kind) {
+        case HS_OP_NIL: lua_pushnil(L); break;
+        case HS_OP_BOOL: lua_pushboolean(L, op->i != 0); break;
+        case HS_OP_INT: lua_pushinteger(L, op->i); break;
+        case HS_OP_NUM: lua_pushnumber(L, op->d); break;
+        case HS_OP_STR: lua_pushlstring(L, op->s, op->len); break;
+        case HS_OP_TABLE:
+            luaL_checkstack(L, 4, "building a nested table");
+            lua_createtable(L, (int)op->i, (int)op->len);
+            break;
+        case HS_OP_SETFIELD: lua_rawset(L, -3); break;
+        case HS_OP_SETINDEX: lua_rawseti(L, -2, op->i); break;
+        case HS_OP_FUNC:
+            lua_pushinteger(L, op->i);
+            lua_pushcclosure(L, hs_trampoline, 1);
+            break;
+        case HS_OP_REF: lua_rawgeti(L, LUA_REGISTRYINDEX, op->i); break;
+        case HS_OP_SETMETA:
+            lua_rawgeti(L, LUA_REGISTRYINDEX, op->i);
+            lua_setmetatable(L, -2);
+            break;
+        case HS_OP_STACK: lua_pushvalue(L, (int)op->i); break;
+        default: luaL_error(L, "hubscript: unknown result op %d", (int)op->kind);
+        }
+    }
+}
+
+// MARK: - Sandboxed replacements of standard functions
+
+static inline const char *hs_type_label(lua_State *L, int idx) {
+    return lua_typename(L, lua_type(L, idx));
+}
+
+// tostring without addresses: values with __tostring or __name use them; functions
+// show where they were defined; tables, threads and userdata show only their type.
+// stack: … -> …, string
+static inline const char *hs_safe_tolstring(lua_State *L, int idx, size_t *len) {
+    idx = lua_absindex(L, idx);
+    int t = lua_type(L, idx);
+    if (t == LUA_TTABLE || t == LUA_TFUNCTION || t == LUA_TUSERDATA || t == LUA_TTHREAD
+        || t == LUA_TLIGHTUSERDATA) {
+        if (luaL_getmetafield(L, idx, "__tostring") != LUA_TNIL) {
+            lua_pop(L, 1);
+            return luaL_tolstring(L, idx, len);
+        }
+        int nt = luaL_getmetafield(L, idx, "__name");
+        if (nt == LUA_TSTRING) return lua_tolstring(L, -1, len);
+        if (nt != LUA_TNIL) lua_pop(L, 1);
+        if (t == LUA_TFUNCTION) {
+            lua_Debug ar;
+            lua_pushvalue(L, idx);
+            lua_getinfo(L, ">S", &ar);
+            if (ar.what[0] == 'C' || ar.source[0] == '=') lua_pushliteral(L, "function: builtin");
+            else lua_pushfstring(L, "function: %s:%d", ar.short_src, ar.linedefined);
+            return lua_tolstring(L, -1, len);
+        }
+        if (t == LUA_TLIGHTUSERDATA && lua_touserdata(L, idx) == NULL) {
+            lua_pushliteral(L, "null");
+            return lua_tolstring(L, -1, len);
+        }
+        lua_pushstring(L, hs_type_label(L, idx));
+        return lua_tolstring(L, -1, len);
+    }
+    return luaL_tolstring(L, idx, len);
+}
+
+static inline int hs_lua_tostring(lua_State *L) {
+    luaL_checkany(L, 1);
+    hs_safe_tolstring(L, 1, NULL);
+    return 1;
+}
+
+// Raises "<fn> would build N bytes, over the M MiB cap on one string".
+static inline int hs_build_cap_error(lua_State *L, const char *fn, double total, size_t cap) {
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s would build %.0f bytes, over the %zu MiB cap on one string", fn, total, cap >> 20);
+    return luaL_error(L, "%s", buf);
+}
+
+// string.rep with a cap on the size of the result.
+static inline int hs_lua_string_rep(lua_State *L) {
+    hs_ctx *ctx = hs_getctx(L);
+    size_t l, lsep;
+    luaL_checklstring(L, 1, &l);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    luaL_optlstring(L, 3, "", &lsep);
+    if (n > 0 && ctx->build_cap != 0) {
+        double total = (double)l * (double)n + (double)lsep * (double)(n - 1);
+        if (total > (double)ctx->build_cap)
+            return hs_build_cap_error(L, "string.rep", total, ctx->build_cap);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+// string.format with a cap, no '%p', and address-free '%s' of tables and functions.
+static inline int hs_lua_string_format(lua_State *L) {
+    hs_ctx *ctx = hs_getctx(L);
+    size_t flen;
+    const char *fmt = luaL_checklstring(L, 1, &flen);
+    for (size_t k = 0; k + 1 < flen; k++) {
+        if (fmt[k] != '%') continue;
+        size_t j = k + 1;
+        if (fmt[j] == '%') { k = j; continue; }
+        while (j < flen && strchr("-+ #0123456789.", fmt[j]) != NULL) j++;
+        if (j < flen && fmt[j] == 'p')
+            return luaL_error(L, "string.format: '%%p' is not allowed in recipes (it reveals memory addresses)");
+        k = j;
+    }
+    int n = lua_gettop(L);
+    double total = (double)flen;
+    for (int a = 2; a <= n; a++) {
+        int t = lua_type(L, a);
+        if (t == LUA_TTABLE || t == LUA_TFUNCTION || t == LUA_TUSERDATA || t == LUA_TTHREAD) {
+            hs_safe_tolstring(L, a, NULL);
+            lua_replace(L, a);
+        }
+        if (lua_type(L, a) == LUA_TSTRING) total += 4.0 * (double)lua_rawlen(L, a) + 2;
+        else total += 128;
+    }
+    if (ctx->build_cap != 0 && total > (double)ctx->build_cap)
+        return hs_build_cap_error(L, "string.format", total, ctx->build_cap);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, 1);
+    return 1;
+}
+
+// table.concat with a cap on the size of the result (raw sizes; the original does
+// the real work and raises its own errors for bad values).
+static inline int hs_lua_table_concat(lua_State *L) {
+    hs_ctx *ctx = hs_getctx(L);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    size_t lsep;
+    luaL_optlstring(L, 2, "", &lsep);
+    lua_Integer i = luaL_optinteger(L, 3, 1);
+    lua_Integer j = lua_isnoneornil(L, 4) ? (lua_Integer)lua_rawlen(L, 1) : luaL_checkinteger(L, 4);
+    if (ctx->build_cap != 0 && i <= j) {
+        double total = 0;
+        for (lua_Integer k = i; k <= j; k++) {
+            int t = lua_rawgeti(L, 1, k);
+            total += (t == LUA_TSTRING ? (double)lua_rawlen(L, -1) : 24.0) + (double)lsep;
+            lua_pop(L, 1);
+            if (total > (double)ctx->build_cap)
+                return hs_build_cap_error(L, "table.concat", total, ctx->build_cap);
+            if (k == LUA_MAXINTEGER) break;
+        }
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+// collectgarbage restricted to "count" (and no argument, which Lua treats as "collect"
+// and is refused too): recipes cannot stop, tune or force the collector.
+static inline int hs_lua_collectgarbage(lua_State *L) {
+    const char *opt = luaL_optstring(L, 1, "collect");
+    if (strcmp(opt, "count") != 0)
+        return luaL_error(L, "collectgarbage('%s') is not allowed in recipes; only collectgarbage('count') is", opt);
+    lua_pushnumber(L, (lua_Number)lua_gc(L, LUA_GCCOUNT, 0) + (lua_Number)lua_gc(L, LUA_GCCOUNTB, 0) / 1024.0);
+    return 1;
+}
+
+// MARK: - Opening the sandbox
+
+// Wraps field `name` of the table at the top with `fn`, the original as its upvalue.
+// stack: …, table -> …, table
+static inline void hs_wrap_field(lua_State *L, const char *name, lua_CFunction fn) {
+    lua_getfield(L, -1, name);
+    lua_pushcclosure(L, fn, 1);
+    lua_setfield(L, -2, name);
+}
+
+static inline void hs_remove_field(lua_State *L, const char *table, const char *field) {
+    lua_getglobal(L, table);
+    if (lua_istable(L, -1)) {
+        lua_pushnil(L);
+        lua_setfield(L, -2, field);
+    }
+    lua_pop(L, 1);
+}
+
+// Opens the allow-listed libraries and applies the C-level rules. Protected (pcall).
+static inline int hs_open_sandbox_protected(lua_State *L) {
+    static const luaL_Reg libs[] = {
+        {LUA_GNAME, luaopen_base}, {LUA_STRLIBNAME, luaopen_string},
+        {LUA_TABLIBNAME, luaopen_table}, {LUA_MATHLIBNAME, luaopen_math},
+        {LUA_UTF8LIBNAME, luaopen_utf8}, {LUA_COLIBNAME, luaopen_coroutine},
+        {LUA_OSLIBNAME, luaopen_os}, {NULL, NULL}};
+    for (const luaL_Reg *lib = libs; lib->func; lib++) {
+        luaL_requiref(L, lib->name, lib->func, 1);
+        lua_pop(L, 1);
+    }
+    // os: keep time, clock, date only.
+    lua_getglobal(L, "os");
+    lua_createtable(L, 0, 3);
+    static const char *const os_keep[] = {"time", "clock", "date", NULL};
+    for (const char *const *k = os_keep; *k; k++) {
+        lua_getfield(L, -2, *k);
+        lua_setfield(L, -2, *k);
+    }
+    lua_setglobal(L, "os");
+    lua_pop(L, 1);
+    // Remove what escapes the sandbox.
+    static const char *const base_remove[] = {"dofile", "loadfile", "require", NULL};
+    for (const char *const *k = base_remove; *k; k++) {
+        lua_pushnil(L);
+        lua_setglobal(L, *k);
+    }
+    hs_remove_field(L, "string", "dump");
+    // Replacements.
+    lua_pushcfunction(L, hs_lua_tostring);
+    lua_setglobal(L, "tostring");
+    lua_pushcfunction(L, hs_lua_collectgarbage);
+    lua_setglobal(L, "collectgarbage");
+    lua_getglobal(L, "string");
+    hs_wrap_field(L, "rep", hs_lua_string_rep);
+    hs_wrap_field(L, "format", hs_lua_string_format);
+    lua_pop(L, 1);
+    lua_getglobal(L, "table");
+    hs_wrap_field(L, "concat", hs_lua_table_concat);
+    lua_pop(L, 1);
+    // The string metatable is hidden: getmetatable("") returns a string.
+    lua_pushliteral(L, "");
+    if (lua_getmetatable(L, -1)) {
+        lua_pushliteral(L, "string");
+        lua_setfield(L, -2, "__metatable");
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    // The preallocated stop message (raised by the hook without allocating).
+    lua_pushliteral(L, "hubscript: the run was stopped by a limit");
+    hs_getctx(L)->stop_message_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+// MARK: - Protected entry points for Swift
+
+// Pushes registry[ref] (LUA_REGISTRYINDEX is a macro Swift cannot import). No raise.
+static inline int hs_push_ref(lua_State *L, int ref) {
+    return lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+}
+
+// Message handler: adds a traceback to string errors.
+static inline int hs_msgh(lua_State *L) {
+    hs_ctx *ctx = hs_getctx(L);
+    if (ctx->limit_hit) return 1;   // no traceback work once stopped
+    const char *msg = lua_tostring(L, 1);
+    if (msg == NULL) return 1;      // tables (structured errors) pass through
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+// Creates a state whose allocator and extra space point at ctx. NULL on failure.
+static inline lua_State *hs_newstate(hs_ctx *ctx) {
+    lua_State *L = lua_newstate(hs_alloc, ctx);
+    if (L == NULL) return NULL;
+    *(hs_ctx **)lua_getextraspace(L) = ctx;
+    return L;
+}
+
+// Opens the sandbox. Returns a Lua status; on error the message is on the stack.
+static inline int hs_open_sandbox(lua_State *L) {
+    if (!lua_checkstack(L, 4)) return LUA_ERRMEM;
+    lua_pushcfunction(L, hs_open_sandbox_protected);
+    return lua_pcall(L, 0, 0, 0);
+}
+
+// Installs the budget hook on the main thread (coroutines inherit it).
+static inline void hs_install_hook(lua_State *L) {
+    hs_ctx *ctx = hs_getctx(L);
+    lua_sethook(L, hs_hook, LUA_MASKCOUNT, ctx->hook_interval > 0 ? ctx->hook_interval : 1000);
+}
+
+// Loads a text chunk (binary chunks are refused by mode "t"). Protected by lua_load.
+// stack: … -> …, function | error message
+static inline int hs_load_text(lua_State *L, const char *buf, size_t len, const char *chunkname) {
+    if (!lua_checkstack(L, 2)) return LUA_ERRMEM;
+    return luaL_loadbufferx(L, buf, len, chunkname, "t");
+}
+
+typedef struct hs_call_params {
+    const hs_op *ops;
+    int nops;
+    int nargs;
+} hs_call_params;
+
+static inline int hs_call_protected(lua_State *L) {
+    hs_call_params *p = (hs_call_params *)lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    // stack: function
+    hs_run_ops(L, p->ops, p->nops, 0);
+    lua_call(L, p->nargs, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+// Calls the function at the top of the stack with arguments built from ops, under
+// lua_pcall with a traceback handler. Returns a Lua status.
+// stack: …, function -> …, results… (status OK) | …, error value (otherwise)
+static inline int hs_pcall_ops(lua_State *L, const hs_op *ops, int nops, int nargs) {
+    if (!lua_checkstack(L, 6)) return LUA_ERRMEM;
+    int base = lua_gettop(L);           // the function's slot
+    lua_pushcfunction(L, hs_msgh);
+    lua_insert(L, base);                // …, msgh, function
+    lua_pushcfunction(L, hs_call_protected);
+    lua_insert(L, base + 1);            // …, msgh, thunk, function
+    hs_call_params params = {ops, nops, nargs};
+    lua_pushlightuserdata(L, &params);  // …, msgh, thunk, function, params
+    int status = lua_pcall(L, 2, LUA_MULTRET, base);
+    lua_remove(L, base);                // drop msgh
+    return status;
+}
+
+static inline int hs_ref_protected(lua_State *L) {
+    int *out = (int *)lua_touserdata(L, 2);
+    lua_settop(L, 1);
+    *out = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+// Pops the value at the top into the registry; *ref receives its reference.
+// Returns a Lua status. stack: …, value -> …
+static inline int hs_ref_top(lua_State *L, int *ref) {
+    if (!lua_checkstack(L, 3)) return LUA_ERRMEM;
+    lua_pushcfunction(L, hs_ref_protected);
+    lua_insert(L, -2);
+    lua_pushlightuserdata(L, ref);
+    return lua_pcall(L, 2, 0, 0);
+}
+
+// Frees a state. Finalizers run here with hooks off: the host's watchdog covers them.
+static inline void hs_close(lua_State *L) {
+    lua_close(L);
+}
+
+#endif

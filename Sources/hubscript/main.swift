@@ -1,1 +1,3 @@
-print("hubscript")
+import Foundation
+
+exit(HubscriptCLI.dispatch(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,287 @@
+import CLua
+import Foundation
+
+/// Errors a binding can throw that become structured Lua error tables.
+public protocol ScriptStructuredErrorConvertible: Error {
+    var scriptError: ScriptStructuredError { get }
+}
+
+/// The limits one state runs under. `0` means "no cap" for every field.
+struct VMLimits {
+    var memoryBytes: Int
+    var instructions: Int64
+    /// CLOCK_MONOTONIC seconds (`hs_monotonic_now`), 0 = none.
+    var deadline: Double
+    var buildBytes: Int
+    var hookInterval: Int32 = 1000
+}
+
+/// How a protected call into Lua ended.
+enum VMCallResult {
+    case ok(Int32)                    // number of results left on the stack
+    case failed(VMFailure)
+}
+
+struct VMFailure {
+    enum Kind { case error, limit(Int32) }
+    var kind: Kind
+    var message: String
+    var traceback: String
+    /// The structured error table, when the error value was one.
+    var structured: ScriptValue?
+}
+
+/// One sandboxed `lua_State` with its limits and registered Swift functions.
+///
+/// Confined to the thread that created it. This type and its siblings in `Lua/` are
+/// the only Swift code that touches Lua's C API.
+final class LuaVM {
+    let ctx: UnsafeMutablePointer<hs_ctx>
+    let L: OpaquePointer
+    private(set) var refs = LuaRefs()
+    private var functions: [ScriptFunction] = []
+    private var qualifiedNames: [String] = []
+    private var ids: [ObjectIdentifier: Int] = [:]
+    private let results = ResultOps()
+    private var installRef: Int32 = LUA_NOREF
+    private var loadChunkRef: Int32 = LUA_NOREF
+    /// Called before every gated function (capability or write).
+    var gate: ((ScriptFunction) throws -> Void)?
+    /// The message of a `ScriptLimitError` thrown by a binding.
+    private(set) var hostStopMessage: String?
+
+    enum SetupError: Error, CustomStringConvertible {
+        case failed(String)
+        var description: String { if case .failed(let m) = self { return m }; return "" }
+    }
+
+    init(limits: VMLimits, host: [ScriptFunction]) throws {
+        ctx = .allocate(capacity: 1)
+        ctx.initialize(to: hs_ctx())
+        ctx.pointee.mem_cap = limits.memoryBytes
+        ctx.pointee.mem_grace = 4 << 20
+        ctx.pointee.instruction_cap = limits.instructions
+        ctx.pointee.hook_interval = limits.hookInterval
+        ctx.pointee.deadline = limits.deadline
+        ctx.pointee.build_cap = limits.buildBytes
+        ctx.pointee.entry = luaVMEntry
+        guard let state = hs_newstate(ctx) else {
+            ctx.deallocate()
+            throw SetupError.failed("cannot create a Lua state (out of memory)")
+        }
+        L = state
+        ctx.pointee.host = Unmanaged.passUnretained(self).toOpaque()
+        results.registerFunction = { [unowned self] in self.register($0, qualifiedName: $0.name) }
+        try setUp(host: host)
+        hs_install_hook(L)
+    }
+
+    deinit {
+        hs_close(L)
+        ctx.deallocate()
+    }
+
+    var limitHit: Int32 { ctx.pointee.limit_hit }
+    var memoryPeak: Int { ctx.pointee.mem_peak }
+    var instructionsExecuted: Int64 { ctx.pointee.instructions }
+
+    // MARK: Setup
+
+    private func setUp(host: [ScriptFunction]) throws {
+        guard hs_open_sandbox(L) == LUA_OK else { throw SetupError.failed("opening the sandbox: \(popMessage())") }
+        let hostTable = ScriptValue.object(Dictionary(uniqueKeysWithValues: host.map { ($0.name, .function($0)) }))
+        guard hs_load_text(L, Prelude.source, Prelude.source.utf8.count, Prelude.chunkName) == LUA_OK else {
+            throw SetupError.failed("loading the prelude: \(popMessage())")
+        }
+        switch call(arguments: [hostTable]) {
+        case .failed(let f): throw SetupError.failed("running the prelude: \(f.message)")
+        case .ok(let n):
+            guard n == 5 else { throw SetupError.failed("the prelude returned \(n) values, expected 5") }
+            loadChunkRef = try popRef()
+            installRef = try popRef()
+            refs.errorMeta = try popRef()
+            refs.arrayMeta = try popRef()
+            refs.null = try popRef()
+            results.refs = refs
+        }
+    }
+
+    private func popRef() throws -> Int32 {
+        var ref: Int32 = LUA_NOREF
+        guard hs_ref_top(L, &ref) == LUA_OK else { throw SetupError.failed("registering a value: \(popMessage())") }
+        return ref
+    }
+
+    /// Registers a function for calls from Lua and returns its id (stable per instance).
+    func register(_ function: ScriptFunction, qualifiedName: String) -> Int {
+        if let id = ids[ObjectIdentifier(function)] { return id }
+        functions.append(function)
+        qualifiedNames.append(qualifiedName)
+        let id = functions.count - 1
+        ids[ObjectIdentifier(function)] = id
+        return id
+    }
+
+    /// Installs plugins as globals of every recipe environment.
+    func install(_ plugins: [Plugin]) throws {
+        var list: [ScriptValue] = []
+        for plugin in plugins {
+            var root: [String: ScriptValue] = plugin.values
+            for function in plugin.functions {
+                _ = register(function, qualifiedName: "\(plugin.module).\(function.name)")
+                insert(.function(function), at: function.name.split(separator: ".").map(String.init), into: &root)
+            }
+            var entry: [String: ScriptValue] = ["name": .string(plugin.module), "raw": .object(root)]
+            if let wrapper = plugin.luaWrapper { entry["wrapper"] = .string(wrapper) }
+            list.append(.object(entry))
+        }
+        pushRef(installRef)
+        if case .failed(let f) = call(arguments: [.array(list)]) {
+            throw SetupError.failed("installing plugins: \(f.message)")
+        }
+    }
+
+    private func insert(_ value: ScriptValue, at path: [String], into table: inout [String: ScriptValue]) {
+        guard let first = path.first else { return }
+        if path.count == 1 { table[first] = value; return }
+        var child: [String: ScriptValue] = [:]
+        if case .object(let existing)? = table[first] { child = existing }
+        insert(value, at: Array(path.dropFirst()), into: &child)
+        table[first] = .object(child)
+    }
+
+    // MARK: Loading and calling
+
+    /// Loads a text chunk with a fresh strict environment.
+    /// On success the function is left on the stack; on failure returns the message.
+    func loadChunk(source: String, chunkName: String) -> String? {
+        pushRef(loadChunkRef)
+        switch call(arguments: [.string(source), .string(chunkName)]) {
+        case .failed(let f): return f.message
+        case .ok(let n):
+            // load_chunk returns fn | nil, message
+            if n >= 1 && lua_type(L, -n) == LUA_TFUNCTION {
+                if n > 1 { lua_settop(L, -n) }
+                return nil
+            }
+            let message = n >= 2 && lua_type(L, -1) == LUA_TSTRING ? stringAt(-1) : "cannot load \(chunkName)"
+            lua_settop(L, -(n + 1))
+            return message
+        }
+    }
+
+    /// Loads and runs a chunk that returns one data value, and converts that value.
+    /// Throws the load or runtime message (a limit reads as "limit exceeded").
+    func evaluate(source: String, chunkName: String) throws -> ScriptValue {
+        if let message = loadChunk(source: source, chunkName: chunkName) { throw ScriptMessageError(message) }
+        switch call(arguments: []) {
+        case .failed(let f):
+            if case .limit = f.kind { throw ScriptMessageError("limit exceeded while evaluating \(chunkName.dropFirst())") }
+            throw ScriptMessageError(f.message)
+        case .ok(let n):
+            defer { lua_settop(L, -(n + 1)) }
+            guard n >= 1 else { return .nilValue }
+            var reader = LuaValueReader(state: L, refs: refs)
+            do { return try reader.read(-n, depth: 0) } catch let e as LuaValueReader.Failure {
+                throw ScriptMessageError(e.message)
+            }
+        }
+    }
+
+    /// Calls the function at the top of the stack under `lua_pcall` with a traceback
+    /// handler. stack: …, function -> …, results (ok) | … (failed)
+    func call(arguments: [ScriptValue]) -> VMCallResult {
+        let base = lua_gettop(L) - 1
+        results.reset()
+        for argument in arguments { results.push(argument) }
+        let ops = results.finish()
+        let status = hs_pcall_ops(L, ops, Int32(results.opCount), Int32(arguments.count))
+        results.reset()
+        if status == LUA_OK { return .ok(lua_gettop(L) - base) }
+        let failure = describeError(status: status)
+        lua_settop(L, base)
+        return .failed(failure)
+    }
+
+    private func describeError(status: Int32) -> VMFailure {
+        if limitHit != 0 {
+            return VMFailure(kind: .limit(limitHit), message: hostStopMessage ?? "", traceback: "", structured: nil)
+        }
+        if lua_type(L, -1) == LUA_TSTRING {
+            let full = stringAt(-1)
+            let parts = full.split(separator: "\nstack traceback:", maxSplits: 1)
+            let message = parts.first.map(String.init) ?? full
+            let traceback = parts.count > 1 ? "stack traceback:" + parts[1] : ""
+            return VMFailure(kind: .error, message: message, traceback: traceback, structured: nil)
+        }
+        if lua_type(L, -1) == LUA_TTABLE, refs.hasMetatable(refs.errorMeta, index: -1, in: L) {
+            var reader = LuaValueReader(state: L, refs: refs)
+            let value = (try? reader.read(-1, depth: 0)) ?? .nilValue
+            let code = value["code"].stringValue.map { "\($0): " } ?? ""
+            return VMFailure(kind: .error, message: code + (value["message"].stringValue ?? "error"),
+                             traceback: "", structured: value)
+        }
+        if status == LUA_ERRMEM {
+            return VMFailure(kind: .error, message: "not enough memory", traceback: "", structured: nil)
+        }
+        let type = String(cString: lua_typename(L, lua_type(L, -1)))
+        return VMFailure(kind: .error, message: "(error object is a \(type) value)", traceback: "", structured: nil)
+    }
+
+    func pushRef(_ ref: Int32) {
+        _ = lua_checkstack(L, 1)
+        hs_push_ref(L, ref)
+    }
+
+    private func stringAt(_ index: Int32) -> String {
+        var len = 0
+        guard let p = lua_tolstring(L, index, &len) else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: p, count: len), as: UTF8.self)
+    }
+
+    private func popMessage() -> String {
+        let message = lua_type(L, -1) == LUA_TSTRING ? stringAt(-1) : "unknown error"
+        lua_settop(L, -2)
+        return message
+    }
+
+    // MARK: Calls from Lua
+
+    /// Runs function `id` for the trampoline. See `hs_entry_fn` for the contract.
+    fileprivate func invoke(_ state: OpaquePointer, _ id: Int) -> Int32 {
+        let function = functions[id]
+        results.reset()
+        let callArgs = BindingCall(state: state, refs: refs, functionName: qualifiedNames[id])
+        var count: Int32 = 0
+        do {
+            if function.isGated, let gate { try gate(function) }
+            switch try function.body(callArgs) {
+            case .none: break
+            case .value(let v): results.push(v); count = 1
+            case .values(let vs): for v in vs { results.push(v) }; count = Int32(vs.count)
+            }
+        } catch {
+            results.reset()
+            switch error {
+            case let e as ScriptLimitError:
+                hostStopMessage = e.message
+                ctx.pointee.limit_hit = Int32(HS_LIMIT_HOST)
+                results.pushString(e.message)
+            case let e as ScriptStructuredError: results.pushStructuredError(e)
+            case let e as ScriptStructuredErrorConvertible: results.pushStructuredError(e.scriptError)
+            case let e as ScriptMessageError: results.pushString(e.message)
+            default: results.pushString(String(describing: error))
+            }
+            count = -1
+        }
+        ctx.pointee.ops = results.finish()
+        ctx.pointee.nops = Int32(results.opCount)
+        return count
+    }
+}
+
+/// The C entry point every trampoline calls (see `hs_entry_fn`).
+private let luaVMEntry: hs_entry_fn = { state, host, id in
+    let vm = Unmanaged<LuaVM>.fromOpaque(host!).takeUnretainedValue()
+    return vm.invoke(state!, Int(id))
+}

@@ -1,0 +1,126 @@
+import CLua
+import Foundation
+
+/// Builds the push operations (`hs_op`) that C performs after a Swift body returned.
+///
+/// Buffers are malloc'd and reused across calls, so a binding call allocates nothing
+/// on the fast path; strings are copied into a byte arena whose addresses are patched
+/// into the ops by `finish()`. The buffers stay valid until the next `reset()`.
+final class ResultOps {
+    private var ops: UnsafeMutablePointer<hs_op>
+    private var opCapacity = 64
+    private(set) var opCount = 0
+    private var bytes: UnsafeMutablePointer<CChar>
+    private var byteCapacity = 4096
+    private var byteCount = 0
+    /// (op index, byte offset) of string ops whose pointer is patched in `finish()`.
+    private var stringOffsets: [(Int, Int)] = []
+    var refs = LuaRefs()
+    /// Registers Swift functions met inside values; returns their ids.
+    var registerFunction: (ScriptFunction) -> Int = { _ in 0 }
+
+    init() {
+        ops = .allocate(capacity: opCapacity)
+        bytes = .allocate(capacity: byteCapacity)
+    }
+
+    deinit {
+        ops.deallocate()
+        bytes.deallocate()
+    }
+
+    func reset() {
+        opCount = 0
+        byteCount = 0
+        stringOffsets.removeAll(keepingCapacity: true)
+    }
+
+    private func append(_ kind: Int32, i: lua_Integer = 0, d: Double = 0, len: Int = 0) {
+        if opCount == opCapacity {
+            let bigger = UnsafeMutablePointer<hs_op>.allocate(capacity: opCapacity * 2)
+            bigger.moveInitialize(from: ops, count: opCount)
+            ops.deallocate()
+            ops = bigger
+            opCapacity *= 2
+        }
+        ops[opCount] = hs_op(kind: kind, i: i, d: d, s: nil, len: len)
+        opCount += 1
+    }
+
+    private func appendBytes(_ source: UnsafeRawBufferPointer) {
+        if byteCount + source.count > byteCapacity {
+            var newCapacity = byteCapacity * 2
+            while newCapacity < byteCount + source.count { newCapacity *= 2 }
+            let bigger = UnsafeMutablePointer<CChar>.allocate(capacity: newCapacity)
+            bigger.update(from: bytes, count: byteCount)
+            bytes.deallocate()
+            bytes = bigger
+            byteCapacity = newCapacity
+        }
+        stringOffsets.append((opCount, byteCount))
+        if let base = source.baseAddress {
+            UnsafeMutableRawPointer(bytes + byteCount).copyMemory(from: base, byteCount: source.count)
+        }
+        byteCount += source.count
+        append(Int32(HS_OP_STR), len: source.count)
+    }
+
+    func pushString(_ s: String) {
+        var s = s
+        s.withUTF8 { appendBytes(UnsafeRawBufferPointer($0)) }
+    }
+
+    func pushBytes(_ b: [UInt8]) {
+        b.withUnsafeBytes { appendBytes($0) }
+    }
+
+    func pushRef(_ ref: Int32) { append(Int32(HS_OP_REF), i: lua_Integer(ref)) }
+    func pushStackSlot(_ index: Int) { append(Int32(HS_OP_STACK), i: lua_Integer(index)) }
+    func pushFunction(id: Int) { append(Int32(HS_OP_FUNC), i: lua_Integer(id)) }
+    func newTable(array: Int, hash: Int) { append(Int32(HS_OP_TABLE), i: lua_Integer(array), len: hash) }
+    func setField() { append(Int32(HS_OP_SETFIELD)) }
+    func setIndex(_ i: Int) { append(Int32(HS_OP_SETINDEX), i: lua_Integer(i)) }
+    func setMetatable(_ ref: Int32) { append(Int32(HS_OP_SETMETA), i: lua_Integer(ref)) }
+
+    /// Pushes one value. Arrays get the array marker so empty arrays round-trip.
+    func push(_ value: ScriptValue) {
+        switch value {
+        case .nilValue: append(Int32(HS_OP_NIL))
+        case .null: pushRef(refs.null)
+        case .bool(let b): append(Int32(HS_OP_BOOL), i: b ? 1 : 0)
+        case .integer(let i): append(Int32(HS_OP_INT), i: lua_Integer(i))
+        case .number(let d): append(Int32(HS_OP_NUM), d: d)
+        case .string(let s): pushString(s)
+        case .bytes(let b): pushBytes(b)
+        case .function(let f): pushFunction(id: registerFunction(f))
+        case .array(let items):
+            newTable(array: items.count, hash: 0)
+            for (n, item) in items.enumerated() {
+                push(item)
+                setIndex(n + 1)
+            }
+            setMetatable(refs.arrayMeta)
+        case .object(let fields):
+            newTable(array: 0, hash: fields.count)
+            for (key, item) in fields {
+                pushString(key)
+                push(item)
+                setField()
+            }
+        }
+    }
+
+    /// Pushes a structured error table with the error metatable.
+    func pushStructuredError(_ error: ScriptStructuredError) {
+        push(error.tableValue)
+        setMetatable(refs.errorMeta)
+    }
+
+    /// Patches string addresses; returns the op buffer for C. Valid until `reset()`.
+    func finish() -> UnsafePointer<hs_op> {
+        for (op, offset) in stringOffsets {
+            ops[op].s = UnsafePointer(bytes + offset)
+        }
+        return UnsafePointer(ops)
+    }
+}

@@ -1,0 +1,48 @@
+/// Renders a manifest for `hubscript describe`.
+public enum ManifestDescription {
+    public static func text(_ m: RecipeManifest) -> String {
+        var out = m.name + (m.version.map { " \($0)" } ?? "") + "\n"
+        if let d = m.description { out += "  \(d)\n" }
+        out += "\nParameters:\n"
+        if m.params.isEmpty { out += "  (none)\n" }
+        let width = m.params.map(\.name.count).max() ?? 0
+        for p in m.params {
+            var line = "  " + p.name.padding(toLength: width, withPad: " ", startingAt: 0)
+                + "  " + p.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+            if p.required { line += "  required" }
+            if let d = p.defaultValue { line += "  default \((try? JSONCodec.encode(d)) ?? "?")" }
+            if let about = p.description { line += "  — \(about)" }
+            out += line + "\n"
+        }
+        out += "\nNeeds: " + (m.needs.isEmpty ? "(no permissions)" : m.needs.joined(separator: ", ")) + "\n"
+        var limits: [String] = []
+        if let w = m.limits.writes { limits.append("writes \(w)") }
+        if let t = m.limits.timeoutSeconds { limits.append("timeout \(ScriptRuntime.formatSeconds(t))") }
+        if let mem = m.limits.memoryMB { limits.append("memory \(mem) MiB") }
+        if let i = m.limits.instructions { limits.append("instructions \(i)") }
+        out += "Limits: " + (limits.isEmpty ? "(defaults)" : limits.joined(separator: ", ")) + "\n"
+        return out
+    }
+
+    public static func json(_ m: RecipeManifest) -> ScriptValue {
+        var params: [String: ScriptValue] = [:]
+        for p in m.params {
+            var spec: [String: ScriptValue] = ["type": .string(p.kind.rawValue), "required": .bool(p.required)]
+            if let d = p.defaultValue { spec["default"] = d }
+            if let about = p.description { spec["description"] = .string(about) }
+            params[p.name] = .object(spec)
+        }
+        var limits: [String: ScriptValue] = [:]
+        if let w = m.limits.writes { limits["writes"] = .integer(Int64(w)) }
+        if let t = m.limits.timeoutSeconds { limits["timeout"] = .number(t) }
+        if let mem = m.limits.memoryMB { limits["memory_mb"] = .integer(Int64(mem)) }
+        if let i = m.limits.instructions { limits["instructions"] = .integer(i) }
+        var out: [String: ScriptValue] = [
+            "name": .string(m.name), "params": .object(params),
+            "needs": .array(m.needs.map { .string($0) }), "limits": .object(limits),
+        ]
+        if let v = m.version { out["version"] = .string(v) }
+        if let d = m.description { out["description"] = .string(d) }
+        return .object(out)
+    }
+}

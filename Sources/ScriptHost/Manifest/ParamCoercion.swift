@@ -1,0 +1,103 @@
+import Foundation
+
+/// Turns parameter input (command-line strings or JSON values) into typed values.
+public enum ParamCoercion {
+    struct Mismatch: Error { let expected: String }
+
+    static func article(_ kind: ParamSpec.Kind) -> String {
+        switch kind {
+        case .string: "a string"
+        case .number: "a number"
+        case .integer: "an integer"
+        case .boolean: "a boolean (true or false)"
+        case .list: "a list of strings"
+        case .file: "a file path"
+        }
+    }
+
+    /// A JSON or Lua value as `kind`.
+    static func coerce(_ value: ScriptValue, to kind: ParamSpec.Kind) throws -> ScriptValue {
+        switch (kind, value) {
+        case (.string, .string), (.file, .string), (.boolean, .bool), (.integer, .integer), (.number, .number):
+            return value
+        case (.number, .integer(let i)): return .number(Double(i))
+        case (.integer, .number(let d)) where Int64(exactly: d) != nil: return .integer(Int64(exactly: d)!)
+        case (.list, .array(let items)) where items.allSatisfy({ $0.stringValue != nil }): return value
+        case (.list, .object(let o)) where o.isEmpty: return .array([])
+        default: throw Mismatch(expected: article(kind))
+        }
+    }
+
+    /// A command-line string as `kind`.
+    static func parse(_ text: String, as kind: ParamSpec.Kind) throws -> ScriptValue {
+        switch kind {
+        case .string, .file: return .string(text)
+        case .integer:
+            guard let i = Int64(text.trimmingCharacters(in: .whitespaces)) else { throw Mismatch(expected: article(kind)) }
+            return .integer(i)
+        case .number:
+            guard let d = Double(text.trimmingCharacters(in: .whitespaces)), d.isFinite else { throw Mismatch(expected: article(kind)) }
+            return .number(d)
+        case .boolean:
+            switch text.lowercased() {
+            case "true", "yes", "1", "on": return .bool(true)
+            case "false", "no", "0", "off": return .bool(false)
+            default: throw Mismatch(expected: article(kind))
+            }
+        case .list:
+            if text.isEmpty { return .array([]) }
+            return .array(text.split(separator: ",", omittingEmptySubsequences: false)
+                .map { .string($0.trimmingCharacters(in: .whitespaces)) })
+        }
+    }
+}
+
+/// The recipe's parameter values, validated against its manifest.
+public struct ParamValues: Sendable {
+    public let values: [String: ScriptValue]
+
+    /// Validates `cli` (`--param k=v`, later ones win) over `file` (`--params-file`).
+    /// `file` params must name readable regular files; they become absolute paths.
+    public init(manifest: RecipeManifest, cli: [(String, String)], file: [String: ScriptValue] = [:]) throws {
+        let specs = Dictionary(uniqueKeysWithValues: manifest.params.map { ($0.name, $0) })
+        let known = manifest.params.isEmpty ? "this recipe takes no parameters"
+            : "this recipe takes: " + manifest.params.map(\.name).joined(separator: ", ")
+        var result: [String: ScriptValue] = [:]
+        for (name, value) in file.sorted(by: { $0.key < $1.key }) {
+            guard let spec = specs[name] else { throw ManifestError("unknown parameter '\(name)' in the params file (\(known))") }
+            if case .null = value { continue }
+            do { result[name] = try ParamCoercion.coerce(value, to: spec.kind) } catch let e as ParamCoercion.Mismatch {
+                throw ManifestError("parameter '\(name)' must be \(e.expected), got \(value.luaTypeName) in the params file")
+            }
+        }
+        for (name, text) in cli {
+            guard let spec = specs[name] else { throw ManifestError("unknown parameter '\(name)' (\(known))") }
+            do { result[name] = try ParamCoercion.parse(text, as: spec.kind) } catch let e as ParamCoercion.Mismatch {
+                throw ManifestError("parameter '\(name)' must be \(e.expected), got '\(text)'")
+            }
+        }
+        for spec in manifest.params {
+            if result[spec.name] == nil, let d = spec.defaultValue { result[spec.name] = d }
+            if result[spec.name] == nil && spec.required {
+                let about = spec.description.map { ": \($0)" } ?? ""
+                throw ManifestError("missing required parameter '\(spec.name)' (\(spec.kind.rawValue)\(about)); pass --param \(spec.name)=…")
+            }
+            if spec.kind == .file, let path = result[spec.name]?.stringValue {
+                result[spec.name] = .string(try Self.checkFile(path, param: spec.name))
+            }
+        }
+        values = result
+    }
+
+    static func checkFile(_ path: String, param: String) throws -> String {
+        var isDirectory: ObjCBool = false
+        let url = URL(fileURLWithPath: path)
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw ManifestError("parameter '\(param)': file \(path) does not exist")
+        }
+        guard !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: url.path) else {
+            throw ManifestError("parameter '\(param)': \(path) is not a readable file")
+        }
+        return url.standardizedFileURL.path
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// The declared header of a recipe: `recipe { name, version, description, params, needs, limits }`.
+public struct RecipeManifest: Sendable, Equatable {
+    public var name: String
+    public var version: String?
+    public var description: String?
+    /// Declared parameters, sorted by name.
+    public var params: [ParamSpec]
+    /// Permission keys the recipe may use (checked against Capabilities before the body runs).
+    public var needs: [String]
+    public var limits: ManifestLimits
+
+    public static let allowedKeys = ["name", "version", "description", "params", "needs", "limits"]
+}
+
+/// `limits = { writes, timeout, memory_mb, instructions }` in a manifest.
+public struct ManifestLimits: Sendable, Equatable {
+    public var writes: Int?
+    public var timeoutSeconds: Double?
+    public var memoryMB: Int?
+    public var instructions: Int64?
+
+    public static let allowedKeys = ["writes", "timeout", "memory_mb", "instructions"]
+
+    /// `base` with these limits applied.
+    public func applied(to base: RunLimits) -> RunLimits {
+        var l = base
+        if let writes { l.writes = writes }
+        if let timeoutSeconds { l.timeoutSeconds = timeoutSeconds }
+        if let memoryMB { l.memoryBytes = memoryMB << 20 }
+        if let instructions { l.instructions = instructions }
+        return l
+    }
+}
+
+/// A declared parameter.
+public struct ParamSpec: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case string, number, integer, boolean, list, file
+    }
+
+    public var name: String
+    public var kind: Kind
+    public var required: Bool
+    public var defaultValue: ScriptValue?
+    public var description: String?
+
+    public static let allowedKeys = ["type", "required", "default", "description"]
+}
+
+/// A manifest or parameter problem. The message names the file and line and says
+/// how to fix it; the CLI exits with code 2.
+public struct ManifestError: Error, Sendable, CustomStringConvertible, Equatable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+extension RecipeManifest {
+    /// Reads the manifest of `recipe` without running its body.
+    public static func load(from recipe: RecipeFile) throws -> RecipeManifest {
+        let located: ManifestLocator.Located
+        do { located = try ManifestLocator.locate(in: recipe.source) } catch let f as ManifestLocator.Failure {
+            throw ManifestError("\(recipe.displayPath):\(f.line): \(f.message)")
+        }
+        // Evaluate the table alone, as data, in a small empty sandbox; the leading
+        // newlines keep line numbers right in messages.
+        let chunk = String(repeating: "\n", count: located.line - 1) + "return " + located.table
+        var limits = RunLimits()
+        limits.memoryBytes = 16 << 20
+        limits.instructions = 10_000_000
+        limits.timeoutSeconds = 2
+        let value: ScriptValue
+        do {
+            let vm = try LuaVM(
+                limits: VMLimits(memoryBytes: limits.memoryBytes, instructions: limits.instructions,
+                                 deadline: 0, buildBytes: limits.buildBytes),
+                host: [])
+            value = try vm.evaluate(source: chunk, chunkName: "@" + recipe.displayPath)
+        } catch let e as ScriptMessageError {
+            throw ManifestError(e.message.contains(":\(located.line)") || e.message.hasPrefix(recipe.displayPath)
+                ? "\(e.message)" : "\(recipe.displayPath):\(located.line): manifest: \(e.message)")
+        }
+        return try ManifestParser(where: "\(recipe.displayPath):\(located.line)").parse(value)
+    }
+}

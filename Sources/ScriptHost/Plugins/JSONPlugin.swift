@@ -1,0 +1,68 @@
+/// `json.encode(value)`, `json.decode(text)`, `json.null`, `json.array(t)`.
+///
+/// Bridging rules: see `ScriptValue` and `docs/bridging.md`.
+public enum JSONPlugin {
+    public static func make() -> Plugin {
+        Plugin(
+            module: "json", summary: "Encode and decode JSON.",
+            functions: [
+                ScriptFunction("encode", summary: "json.encode(value) -> string: canonical JSON (sorted keys)") { call in
+                    if call.isNil(1) && call.count < 1 { throw call.typeError(1, expected: "value") }
+                    let value = try call.value(1)
+                    do { return .value(.string(try JSONCodec.encode(value))) } catch let e as JSONCodec.Error {
+                        throw ScriptMessageError("json.encode: \(e.message)")
+                    }
+                },
+                ScriptFunction("decode", summary: "json.decode(text) -> value; arrays keep their kind, null is json.null") { call in
+                    let text = try call.string(1)
+                    do { return .value(try JSONCodec.decode(text)) } catch let e as JSONCodec.Error {
+                        throw ScriptMessageError("json.decode: \(e.message)")
+                    }
+                },
+            ],
+            luaWrapper: """
+            local raw, support = ...
+            local setmetatable, type, error = setmetatable, type, error
+            return {
+              encode = raw.encode,
+              decode = raw.decode,
+              null = support.null,
+              array = function(t)
+                if t == nil then t = {} end
+                if type(t) ~= "table" then
+                  error("bad argument #1 to 'json.array' (table expected, got " .. type(t) .. ")", 2)
+                end
+                return setmetatable(t, support.array_mt)
+              end,
+            }
+            """)
+    }
+}
+
+/// `log.debug/info/warn/error(message [, fields])`: to stderr, or NDJSON with `--json`.
+public enum LogPlugin {
+    public static func make(output: any ScriptOutput) -> Plugin {
+        let functions = LogLevel.allCases.map { level in
+            ScriptFunction(level.rawValue, summary: "log.\(level.rawValue)(message [, fields])") { call in
+                let message = try call.string(1)
+                var fields: [String: ScriptValue] = [:]
+                if !call.isNil(2) {
+                    guard case .object(let f) = try call.table(2) else {
+                        throw call.argumentError(2, "table of named fields expected")
+                    }
+                    fields = f
+                }
+                output.log(level, message, fields: fields)
+                return .none
+            }
+        }
+        return Plugin(module: "log", summary: "Log lines to stderr (NDJSON on stdout with --json).", functions: functions)
+    }
+}
+
+/// `params`: the recipe's validated, typed parameters as a plain table.
+public enum ParamsPlugin {
+    public static func make(_ values: [String: ScriptValue]) -> Plugin {
+        Plugin(module: "params", summary: "The recipe's validated parameters.", values: values)
+    }
+}

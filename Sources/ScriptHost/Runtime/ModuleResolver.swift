@@ -1,0 +1,62 @@
+import Foundation
+
+/// Resolves `require` names to Lua source files in the allowed folders only.
+///
+/// A name is dot-separated identifiers (`lib.users` → `lib/users.lua`, or
+/// `lib/users/init.lua`). The file's real path (links resolved) must stay inside the
+/// folder it was found in; binary chunks are refused.
+public struct ModuleResolver: Sendable {
+    public let folders: [URL]
+
+    public init(folders: [URL]) {
+        self.folders = folders.map { $0.standardizedFileURL.resolvingSymlinksInPath() }
+    }
+
+    public struct Module: Sendable {
+        public let source: ScriptValue
+        public let chunkName: String
+    }
+
+    public func resolve(_ name: String) throws -> Module {
+        let valid = name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { part in
+            guard let first = part.first, first.isLetter || first == "_" else { return false }
+            return part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+        }
+        guard valid else {
+            throw ScriptMessageError(
+                "require: '\(name)' is not a module name (use dot-separated names like 'lib.users'; paths are not allowed)")
+        }
+        let relative = name.replacingOccurrences(of: ".", with: "/")
+        var tried: [String] = []
+        for folder in folders {
+            for candidate in ["\(relative).lua", "\(relative)/init.lua"] {
+                let url = folder.appendingPathComponent(candidate).resolvingSymlinksInPath()
+                tried.append(folder.appendingPathComponent(candidate).path)
+                guard FileManager.default.fileExists(atPath: url.path) else { continue }
+                guard url.path.hasPrefix(folder.path + "/") else {
+                    throw ScriptMessageError("require: '\(name)' resolves outside the library folder \(folder.path)")
+                }
+                let data = try Data(contentsOf: url)
+                if data.first == 0x1B {
+                    throw ScriptMessageError("require: '\(name)' (\(displayPath(url))) is a binary chunk; only Lua source text can be loaded")
+                }
+                let source: ScriptValue = String(data: data, encoding: .utf8).map { .string($0) } ?? .bytes(Array(data))
+                return Module(source: source, chunkName: "@" + displayPath(url))
+            }
+        }
+        throw ScriptMessageError("require: module '\(name)' not found; searched:\n\t" + tried.joined(separator: "\n\t"))
+    }
+
+    func displayPath(_ url: URL) -> String { DisplayPath.relative(url) }
+}
+
+/// Paths as users see them: relative to the working directory when inside it.
+public enum DisplayPath {
+    public static func relative(_ url: URL) -> String {
+        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL
+            .resolvingSymlinksInPath().path
+        let path = url.standardizedFileURL.resolvingSymlinksInPath().path
+        if path.hasPrefix(cwd + "/") { return String(path.dropFirst(cwd.count + 1)) }
+        return path
+    }
+}

@@ -1,0 +1,119 @@
+/// The Lua side of the sandbox, run once per state before anything else.
+///
+/// It receives the internal `host` table (Swift functions the recipe never sees) and
+/// returns, in order: the `json.null` sentinel, the array marker metatable, the
+/// structured-error metatable, `install(plugins)` and `load_chunk(source, name)`.
+/// Everything a recipe can reach is in `base`, reached through a per-chunk strict
+/// `_ENV` whose metatable is locked. The C shim has already removed io, package,
+/// debug, dofile, loadfile, string.dump and most of os, and replaced tostring,
+/// collectgarbage, string.rep, string.format and table.concat.
+enum Prelude {
+    static let chunkName = "=hubscript"
+
+    static let source = #"""
+local host = ...
+local rawload, setmetatable, rawget, error, type, select, tostring, ipairs, pairs =
+      load, setmetatable, rawget, error, type, select, tostring, ipairs, pairs
+local format, concat = string.format, table.concat
+
+local null = setmetatable({}, {
+  __name = "json.null", __tostring = function() return "null" end, __metatable = "json.null",
+  __newindex = function() error("json.null cannot be modified", 2) end,
+})
+local array_mt = { __name = "array" }
+local error_mt = {
+  __name = "error",
+  __tostring = function(e)
+    local code, message = rawget(e, "code"), rawget(e, "message")
+    if code ~= nil then return tostring(code) .. ": " .. tostring(message) end
+    return tostring(message)
+  end,
+}
+
+local base = {}
+for _, name in ipairs{ "assert", "error", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget",
+    "rawlen", "rawset", "select", "setmetatable", "getmetatable", "tonumber", "tostring", "type",
+    "xpcall", "_VERSION", "collectgarbage", "string", "table", "math", "utf8", "coroutine", "os" } do
+  base[name] = _G[name]
+end
+setmetatable(base, {
+  __index = function(_, key)
+    error(format("recipe attempted to access nonexistent global '%s'", tostring(key)), 2)
+  end,
+  __metatable = "the recipe environment is locked",
+})
+
+local env_mt = {
+  __index = base,
+  __newindex = function(_, key)
+    error(format("recipe attempted to assign to undeclared global '%s' (declare it with 'local')",
+      tostring(key)), 2)
+  end,
+  __metatable = "the recipe environment is locked",
+}
+local function new_env() return setmetatable({}, env_mt) end
+
+base.load = function(chunk, chunkname, mode, env)
+  if mode ~= nil and mode ~= "t" then
+    error("load: only text chunks can be loaded in recipes (mode must be 't')", 2)
+  end
+  if env ~= nil then error("load: a custom environment is not allowed in recipes", 2) end
+  local kind = type(chunk)
+  if kind ~= "string" and kind ~= "function" then
+    error(format("bad argument #1 to 'load' (string expected, got %s)", kind), 2)
+  end
+  return rawload(chunk, chunkname, "t", new_env())
+end
+
+base.print = function(...)
+  local parts = {}
+  for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+  host.write_stdout(concat(parts, "\t"))
+end
+
+local loaded, loading = {}, {}
+base.require = function(name)
+  if type(name) ~= "string" then
+    error(format("bad argument #1 to 'require' (string expected, got %s)", type(name)), 2)
+  end
+  local cached = loaded[name]
+  if cached ~= nil then return cached end
+  if loading[name] then error(format("require: module '%s' requires itself (a cycle)", name), 2) end
+  local source, chunkname = host.module_source(name)
+  local fn, err = rawload(source, chunkname, "t", new_env())
+  if not fn then error(err, 0) end
+  loading[name] = true
+  local result = fn(name)
+  loading[name] = nil
+  if result == nil then result = true end
+  loaded[name] = result
+  return result
+end
+
+local manifest_seen = false
+base.recipe = function(manifest)
+  if manifest_seen then error("recipe { … } may appear only once, at the top of the recipe", 2) end
+  manifest_seen = true
+  return manifest
+end
+
+local support = { null = null, array_mt = array_mt, error_mt = error_mt }
+local function install(plugins)
+  for _, plugin in ipairs(plugins) do
+    local module = plugin.raw
+    if plugin.wrapper then
+      local fn, err = rawload(plugin.wrapper, "=" .. plugin.name, "t", setmetatable({}, { __index = base }))
+      if not fn then error(err, 0) end
+      module = fn(module, support)
+    end
+    base[plugin.name] = module
+  end
+end
+
+local function load_chunk(source, chunkname)
+  return rawload(source, chunkname, "t", new_env())
+end
+
+return null, array_mt, error_mt, install, load_chunk
+"""#
+}

@@ -1,0 +1,180 @@
+import CLua
+import Foundation
+
+/// A recipe's source and where it lives.
+public struct RecipeFile: Sendable {
+    /// The path as the user gave it; used in chunk names, so messages read `recipes/x.lua:12:`.
+    public let displayPath: String
+    public let url: URL
+    public let source: String
+
+    /// Reads a recipe. Binary chunks are refused here, before Lua sees them.
+    public init(path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw ScriptFailure(kind: .host, message: "cannot read \(path): \(Self.reason(error))")
+        }
+        if data.first == 0x1B {
+            throw ScriptFailure(kind: .load, message: "\(path): is a binary (precompiled) chunk; hubscript runs Lua source text only")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ScriptFailure(kind: .load, message: "\(path): is not UTF-8 text")
+        }
+        self.init(displayPath: path, url: url, source: text)
+    }
+
+    public init(displayPath: String, url: URL, source: String) {
+        self.displayPath = displayPath
+        self.url = url
+        self.source = source
+    }
+
+    static func reason(_ error: Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if ns.domain == NSCocoaErrorDomain && ns.code == NSFileReadNoSuchFileError { return "No such file or directory" }
+        return ns.localizedDescription
+    }
+}
+
+/// Everything a run needs besides the recipe.
+public struct RunConfiguration: Sendable {
+    public var limits = RunLimits()
+    /// Modules installed as globals (json, log, params, hub, …).
+    public var plugins: [Plugin] = []
+    /// Folders `require` may load from, searched after the recipe's own folder.
+    public var libraryFolders: [URL] = []
+    public var output: any ScriptOutput
+    /// Consulted before every gated function call; throw to refuse the call.
+    public var gate: (@Sendable (ScriptFunction) throws -> Void)?
+    /// Runs if the deadline passed and Lua could not be stopped (see `Watchdog`).
+    public var onWatchdog: (@Sendable (ScriptFailure) -> Void)?
+
+    public init(output: any ScriptOutput) {
+        self.output = output
+    }
+}
+
+/// Runs recipes in a fresh sandboxed Lua state each time.
+public enum ScriptRuntime {
+    /// Seconds past the deadline before the watchdog acts.
+    static let watchdogGrace = 2.0
+
+    /// Loads and runs `recipe`. Never throws: every failure is in the report.
+    public static func run(_ recipe: RecipeFile, configuration: RunConfiguration) -> RunReport {
+        let start = hs_monotonic_now()
+        let limits = configuration.limits.capped(by: .hostCeiling)
+        let timeoutFailure = limitFailure(.timeout, limits: limits, hostMessage: nil)
+        let watchdog = Watchdog(seconds: limits.timeoutSeconds + watchdogGrace) {
+            configuration.onWatchdog?(timeoutFailure)
+        }
+        defer { watchdog.disarm() }
+
+        var report = RunReport(failure: nil, durationSeconds: 0, memoryPeakBytes: 0, instructions: 0)
+        do {
+            let vm = try makeVM(for: recipe, configuration: configuration, limits: limits, start: start)
+            report.failure = execute(recipe, in: vm, limits: limits)
+            report.memoryPeakBytes = vm.memoryPeak
+            report.instructions = vm.instructionsExecuted
+        } catch let failure as ScriptFailure {
+            report.failure = failure
+        } catch {
+            report.failure = ScriptFailure(kind: .host, message: "hubscript: \(error)")
+        }
+        report.durationSeconds = hs_monotonic_now() - start
+        configuration.output.flush()
+        return report
+    }
+
+    private static func makeVM(for recipe: RecipeFile, configuration: RunConfiguration, limits: RunLimits,
+                               start: Double) throws -> LuaVM {
+        let output = configuration.output
+        let resolver = ModuleResolver(
+            folders: [recipe.url.deletingLastPathComponent()] + configuration.libraryFolders)
+        let host = [
+            ScriptFunction("write_stdout") { call in
+                output.printLine(try call.string(1))
+                return .none
+            },
+            ScriptFunction("module_source") { call in
+                let module = try resolver.resolve(try call.string(1))
+                return .values([module.source, .string(module.chunkName)])
+            },
+        ]
+        let vmLimits = VMLimits(
+            memoryBytes: limits.memoryBytes, instructions: limits.instructions,
+            deadline: start + limits.timeoutSeconds, buildBytes: limits.buildBytes)
+        let vm: LuaVM
+        do { vm = try LuaVM(limits: vmLimits, host: host) } catch {
+            throw ScriptFailure(kind: .host, message: "hubscript: \(error)")
+        }
+        vm.gate = configuration.gate
+        do { try vm.install(configuration.plugins) } catch {
+            throw ScriptFailure(kind: .host, message: "hubscript: \(error)")
+        }
+        return vm
+    }
+
+    private static func execute(_ recipe: RecipeFile, in vm: LuaVM, limits: RunLimits) -> ScriptFailure? {
+        if let message = vm.loadChunk(source: recipe.source, chunkName: "@" + recipe.displayPath) {
+            if vm.limitHit != 0 { return limitFailure(kind(of: vm.limitHit), limits: limits, hostMessage: vm.hostStopMessage) }
+            return ScriptFailure(kind: .load, message: message)
+        }
+        switch vm.call(arguments: []) {
+        case .ok: return nil
+        case .failed(let f):
+            if case .limit(let code) = f.kind {
+                return limitFailure(kind(of: code), limits: limits, hostMessage: vm.hostStopMessage)
+            }
+            return ScriptFailure(kind: .runtime, message: f.message, traceback: f.traceback, structured: f.structured)
+        }
+    }
+
+    static func kind(of code: Int32) -> LimitKind {
+        switch code {
+        case Int32(HS_LIMIT_MEMORY): .memory
+        case Int32(HS_LIMIT_INSTRUCTIONS): .instructions
+        case Int32(HS_LIMIT_DEADLINE): .timeout
+        default: .host
+        }
+    }
+
+    /// The message for a limit, saying which limit and how to raise it.
+    static func limitFailure(_ kind: LimitKind, limits: RunLimits, hostMessage: String?) -> ScriptFailure {
+        let message: String
+        switch kind {
+        case .memory:
+            message = "limit exceeded: memory (\(limits.memoryBytes >> 20) MiB); raise limits.memory_mb in the recipe manifest if the recipe really needs more"
+        case .instructions:
+            message = "limit exceeded: instructions (\(limits.instructions)); raise limits.instructions in the recipe manifest if the work is expected"
+        case .timeout:
+            message = "limit exceeded: timeout (\(formatSeconds(limits.timeoutSeconds))); raise it with --timeout or limits.timeout in the recipe manifest"
+        case .host:
+            message = "limit exceeded: \(hostMessage ?? "stopped by the host")"
+        }
+        return ScriptFailure(kind: .limit(kind), message: message)
+    }
+
+    static func formatSeconds(_ s: Double) -> String {
+        s == s.rounded() ? "\(Int(s)) s" : String(format: "%.3g s", s)
+    }
+}
+
+extension ScriptRuntime {
+    /// Compiles `recipe` without running it; returns the syntax error, if any.
+    public static func syntaxError(in recipe: RecipeFile) -> String? {
+        var limits = RunLimits()
+        limits.memoryBytes = 64 << 20
+        do {
+            let vm = try LuaVM(
+                limits: VMLimits(memoryBytes: limits.memoryBytes, instructions: 0, deadline: 0, buildBytes: limits.buildBytes),
+                host: [])
+            return vm.loadChunk(source: recipe.source, chunkName: "@" + recipe.displayPath)
+        } catch {
+            return "hubscript: \(error)"
+        }
+    }
+}

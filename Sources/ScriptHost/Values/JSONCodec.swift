@@ -1,0 +1,262 @@
+import Foundation
+
+/// JSON encoding and decoding of `ScriptValue`, with the bridging rules of
+/// `docs/bridging.md`: integers stay integers (`1`), floats stay floats (`1.0`),
+/// object keys are written sorted (canonical form, used for body digests),
+/// `.nilValue` and `.null` encode as `null`, non-UTF-8 strings, NaN, infinities and
+/// functions are refused, and nesting deeper than `maxDepth` is refused.
+public enum JSONCodec {
+    public static let maxDepth = 100
+
+    public struct Error: Swift.Error, CustomStringConvertible, Equatable {
+        public let message: String
+        public var description: String { message }
+        public init(_ message: String) { self.message = message }
+    }
+
+    // MARK: Encoding
+
+    /// Encodes `value` as compact canonical JSON.
+    public static func encode(_ value: ScriptValue) throws -> String {
+        var out = ""
+        out.reserveCapacity(64)
+        try write(value, into: &out, depth: 0)
+        return out
+    }
+
+    public static func encodeData(_ value: ScriptValue) throws -> Data {
+        Data(try encode(value).utf8)
+    }
+
+    private static func write(_ value: ScriptValue, into out: inout String, depth: Int) throws {
+        guard depth <= maxDepth else {
+            throw Error("cannot encode: nesting deeper than \(maxDepth) levels (a cycle?)")
+        }
+        switch value {
+        case .nilValue, .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .integer(let i): out += String(i)
+        case .number(let d): out += try formatDouble(d)
+        case .string(let s): writeString(s, into: &out)
+        case .bytes: throw Error("cannot encode a string that is not valid UTF-8")
+        case .function: throw Error("cannot encode a function")
+        case .array(let items):
+            out += "["
+            for (n, item) in items.enumerated() {
+                if n > 0 { out += "," }
+                try write(item, into: &out, depth: depth + 1)
+            }
+            out += "]"
+        case .object(let fields):
+            out += "{"
+            for (n, key) in fields.keys.sorted().enumerated() {
+                if n > 0 { out += "," }
+                writeString(key, into: &out)
+                out += ":"
+                try write(fields[key]!, into: &out, depth: depth + 1)
+            }
+            out += "}"
+        }
+    }
+
+    /// Shortest round-tripping form that still reads back as a float (`1.0`, `2.5e+20`).
+    static func formatDouble(_ d: Double) throws -> String {
+        guard d.isFinite else { throw Error("cannot encode \(d) (JSON has no NaN or infinity)") }
+        var s = d.description
+        if !s.contains(".") && !s.contains("e") && !s.contains("E") { s += ".0" }
+        return s
+    }
+
+    static func writeString(_ s: String, into out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let c where c.value < 0x20:
+                out += "\\u" + String(format: "%04x", c.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+
+    // MARK: Decoding
+
+    /// Decodes one JSON document. Arrays become `.array`, objects `.object`, `null`
+    /// becomes `.null`; numbers without a fraction or exponent become integers.
+    public static func decode(_ text: String) throws -> ScriptValue {
+        try decode(Data(text.utf8))
+    }
+
+    public static func decode(_ data: Data) throws -> ScriptValue {
+        try data.withUnsafeBytes { raw in
+            var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
+            parser.skipSpace()
+            let value = try parser.parseValue(depth: 0)
+            parser.skipSpace()
+            guard parser.pos == parser.bytes.count else { throw parser.fail("unexpected data after the JSON value") }
+            return value
+        }
+    }
+
+    private struct Parser {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var pos = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+        func fail(_ what: String) -> Error { Error("invalid JSON at byte \(pos + 1): \(what)") }
+
+        mutating func skipSpace() {
+            while pos < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[pos]) { pos += 1 }
+        }
+
+        mutating func expect(_ literal: String, _ value: ScriptValue) throws -> ScriptValue {
+            for b in literal.utf8 {
+                guard pos < bytes.count, bytes[pos] == b else { throw fail("expected '\(literal)'") }
+                pos += 1
+            }
+            return value
+        }
+
+        mutating func parseValue(depth: Int) throws -> ScriptValue {
+            guard depth <= JSONCodec.maxDepth else { throw fail("nesting deeper than \(JSONCodec.maxDepth) levels") }
+            guard pos < bytes.count else { throw fail("unexpected end of input") }
+            switch bytes[pos] {
+            case UInt8(ascii: "{"): return try parseObject(depth: depth)
+            case UInt8(ascii: "["): return try parseArray(depth: depth)
+            case UInt8(ascii: "\""): return .string(try parseString())
+            case UInt8(ascii: "t"): return try expect("true", .bool(true))
+            case UInt8(ascii: "f"): return try expect("false", .bool(false))
+            case UInt8(ascii: "n"): return try expect("null", .null)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+            default: throw fail("unexpected character '\(Character(Unicode.Scalar(bytes[pos])))'")
+            }
+        }
+
+        mutating func parseObject(depth: Int) throws -> ScriptValue {
+            pos += 1
+            var fields: [String: ScriptValue] = [:]
+            skipSpace()
+            if pos < bytes.count, bytes[pos] == UInt8(ascii: "}") { pos += 1; return .object(fields) }
+            while true {
+                skipSpace()
+                guard pos < bytes.count, bytes[pos] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+                let key = try parseString()
+                skipSpace()
+                guard pos < bytes.count, bytes[pos] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+                pos += 1
+                skipSpace()
+                fields[key] = try parseValue(depth: depth + 1)
+                skipSpace()
+                guard pos < bytes.count else { throw fail("unexpected end of input in an object") }
+                if bytes[pos] == UInt8(ascii: ",") { pos += 1; continue }
+                if bytes[pos] == UInt8(ascii: "}") { pos += 1; return .object(fields) }
+                throw fail("expected ',' or '}'")
+            }
+        }
+
+        mutating func parseArray(depth: Int) throws -> ScriptValue {
+            pos += 1
+            var items: [ScriptValue] = []
+            skipSpace()
+            if pos < bytes.count, bytes[pos] == UInt8(ascii: "]") { pos += 1; return .array(items) }
+            while true {
+                skipSpace()
+                items.append(try parseValue(depth: depth + 1))
+                skipSpace()
+                guard pos < bytes.count else { throw fail("unexpected end of input in an array") }
+                if bytes[pos] == UInt8(ascii: ",") { pos += 1; continue }
+                if bytes[pos] == UInt8(ascii: "]") { pos += 1; return .array(items) }
+                throw fail("expected ',' or ']'")
+            }
+        }
+
+        mutating func parseNumber() throws -> ScriptValue {
+            let start = pos
+            var isFloat = false
+            if bytes[pos] == UInt8(ascii: "-") { pos += 1 }
+            while pos < bytes.count {
+                let b = bytes[pos]
+                if b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") { pos += 1; continue }
+                if b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
+                    || b == UInt8(ascii: "+") || b == UInt8(ascii: "-")
+                {
+                    isFloat = true
+                    pos += 1
+                    continue
+                }
+                break
+            }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<pos]), as: UTF8.self)
+            if !isFloat, let i = Int64(text) { return .integer(i) }
+            guard let d = Double(text), text != "-" else { throw fail("bad number '\(text)'") }
+            return .number(d)
+        }
+
+        mutating func parseString() throws -> String {
+            pos += 1
+            var out = [UInt8]()
+            while pos < bytes.count {
+                let b = bytes[pos]
+                if b == UInt8(ascii: "\"") {
+                    pos += 1
+                    guard let s = String(validating: out, as: UTF8.self) else { throw fail("string is not valid UTF-8") }
+                    return s
+                }
+                if b < 0x20 { throw fail("control character in a string") }
+                if b != UInt8(ascii: "\\") { out.append(b); pos += 1; continue }
+                pos += 1
+                guard pos < bytes.count else { break }
+                let e = bytes[pos]
+                pos += 1
+                switch e {
+                case UInt8(ascii: "\""): out.append(0x22)
+                case UInt8(ascii: "\\"): out.append(0x5C)
+                case UInt8(ascii: "/"): out.append(0x2F)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800..<0xDC00).contains(scalar) {
+                        guard pos + 1 < bytes.count, bytes[pos] == UInt8(ascii: "\\"), bytes[pos + 1] == UInt8(ascii: "u")
+                        else { throw fail("unpaired surrogate") }
+                        pos += 2
+                        let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw fail("unpaired surrogate") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let u = Unicode.Scalar(scalar) else { throw fail("bad \\u escape") }
+                    out.append(contentsOf: Array(String(Character(u)).utf8))
+                default: throw fail("bad escape")
+                }
+            }
+            throw fail("unterminated string")
+        }
+
+        mutating func hex4() throws -> UInt32 {
+            guard pos + 4 <= bytes.count else { throw fail("bad \\u escape") }
+            var v: UInt32 = 0
+            for _ in 0..<4 {
+                let b = bytes[pos]
+                let d: UInt32
+                switch b {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(b - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(b - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(b - UInt8(ascii: "A") + 10)
+                default: throw fail("bad \\u escape")
+                }
+                v = v * 16 + d
+                pos += 1
+            }
+            return v
+        }
+    }
+}

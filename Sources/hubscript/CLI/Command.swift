@@ -1,0 +1,142 @@
+import Foundation
+
+/// One option of a command. `valueName == nil` makes it a flag.
+struct OptionSpec: Sendable {
+    let name: String
+    let valueName: String?
+    let help: String
+    var repeatable = false
+}
+
+/// What a command declares about itself, in the shape of swift-argument-parser's
+/// `CommandConfiguration`: the help text is generated from it.
+struct CommandConfiguration: Sendable {
+    let name: String
+    let abstract: String
+    /// `hubscript <name> <usage>`.
+    let usage: String
+    var options: [OptionSpec] = []
+    var discussion: String = ""
+}
+
+/// A subcommand: declared configuration, parsed into `Self` (validation happens in
+/// `init`), then `run()` returns the process exit code. Work lives in the libraries.
+protocol Command: SendableMetatype {
+    static var configuration: CommandConfiguration { get }
+    init(_ arguments: ParsedArguments) throws
+    func run() throws -> Int32
+}
+
+/// A usage mistake: printed with a pointer to `--help`; exit code 2.
+struct UsageError: Error, CustomStringConvertible {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+/// The parsed command line of one command.
+struct ParsedArguments {
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+
+    func value(_ name: String) -> String? { values[name]?.last }
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// Parses `args` against `options`. `--name value`, `--name=value`, flags; `--`
+    /// ends options. Unknown options and missing values are usage errors.
+    static func parse(_ args: [String], options: [OptionSpec], command: String) throws -> ParsedArguments {
+        var parsed = ParsedArguments()
+        var k = 0
+        var onlyPositionals = false
+        while k < args.count {
+            let arg = args[k]
+            k += 1
+            if onlyPositionals || !arg.hasPrefix("--") || arg == "-" {
+                if arg.hasPrefix("-") && arg.count > 1 && !onlyPositionals && arg != "-" {
+                    throw UsageError("unknown option '\(arg)'")
+                }
+                parsed.positionals.append(arg)
+                continue
+            }
+            if arg == "--" { onlyPositionals = true; continue }
+            var name = String(arg.dropFirst(2))
+            var inline: String?
+            if let eq = name.firstIndex(of: "=") {
+                inline = String(name[name.index(after: eq)...])
+                name = String(name[..<eq])
+            }
+            guard let spec = options.first(where: { $0.name == name }) else {
+                throw UsageError("unknown option '--\(name)'")
+            }
+            if let valueName = spec.valueName {
+                let value: String
+                if let inline { value = inline } else {
+                    guard k < args.count else { throw UsageError("option '--\(name)' needs a value (\(valueName))") }
+                    value = args[k]
+                    k += 1
+                }
+                if !spec.repeatable && parsed.values[name] != nil {
+                    throw UsageError("option '--\(name)' given more than once")
+                }
+                parsed.values[name, default: []].append(value)
+            } else {
+                if inline != nil { throw UsageError("option '--\(name)' takes no value") }
+                parsed.flags.insert(name)
+            }
+        }
+        return parsed
+    }
+}
+
+extension Command {
+    /// The generated `--help` text.
+    static var helpText: String {
+        let c = configuration
+        var text = "OVERVIEW: \(c.abstract)\n\nUSAGE: hubscript \(c.name) \(c.usage)\n"
+        if !c.discussion.isEmpty { text += "\n\(c.discussion)\n" }
+        let rows = c.options.map { spec -> (String, String) in
+            let left = "--\(spec.name)" + (spec.valueName.map { " <\($0)>" } ?? "")
+            return (left, spec.help + (spec.repeatable ? " (repeatable)" : ""))
+        } + [("-h, --help", "Show help information.")]
+        let width = rows.map(\.0.count).max() ?? 0
+        text += "\nOPTIONS:\n"
+        for (left, help) in rows {
+            text += "  " + left.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + help + "\n"
+        }
+        return text
+    }
+
+    /// Parses and runs, turning usage errors into exit code 2.
+    static func main(_ args: [String]) -> Int32 {
+        if args.contains("--help") || args.contains("-h") {
+            Console.out(helpText)
+            return 0
+        }
+        do {
+            let parsed = try ParsedArguments.parse(args, options: configuration.options, command: configuration.name)
+            return try Self(parsed).run()
+        } catch let e as UsageError {
+            Console.err("hubscript \(configuration.name): \(e.message)\nRun 'hubscript \(configuration.name) --help' for usage.\n")
+            return ExitCode.usage
+        } catch {
+            Console.err("hubscript \(configuration.name): \(error)\n")
+            return ExitCode.usage
+        }
+    }
+}
+
+enum ExitCode {
+    static let success: Int32 = 0
+    static let recipeFailed: Int32 = 1
+    static let usage: Int32 = 2
+    static let capabilityDenied: Int32 = 3
+    static let limit: Int32 = 4
+}
+
+/// Unbuffered writes to the process's stdout and stderr.
+enum Console {
+    static func out(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+    static func err(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+}

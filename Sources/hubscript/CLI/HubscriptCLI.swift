@@ -1,0 +1,60 @@
+import Foundation
+
+/// Picks the subcommand; `hubscript FILE.lua …` is shorthand for `hubscript run FILE.lua …`.
+enum HubscriptCLI {
+    struct Entry: Sendable {
+        let configuration: CommandConfiguration
+        let main: @Sendable ([String]) -> Int32
+    }
+
+    static func entry<C: Command>(_ type: C.Type) -> Entry {
+        Entry(configuration: C.configuration, main: { C.main($0) })
+    }
+
+    static let subcommands: [Entry] = [
+        entry(RunCommand.self), entry(CheckCommand.self), entry(DescribeCommand.self),
+    ]
+
+    static var help: String {
+        var text = """
+        OVERVIEW: Run sandboxed Lua recipes against the Substratal Hub.
+
+        USAGE: hubscript <subcommand> [options]
+               hubscript FILE.lua [run options]   (shorthand for 'hubscript run FILE.lua')
+
+        SUBCOMMANDS:
+
+        """
+        var width = 0
+        for s in subcommands { width = max(width, s.configuration.name.count) }
+        for s in subcommands {
+            text += "  " + s.configuration.name.padding(toLength: width, withPad: " ", startingAt: 0)
+                + "  " + s.configuration.abstract + "\n"
+        }
+        text += "\nOPTIONS:\n  --version   Show the version.\n  -h, --help  Show help information.\n"
+        text += "\nSee 'hubscript <subcommand> --help' for a subcommand's options.\n"
+        return text
+    }
+
+    static func dispatch(_ args: [String]) -> Int32 {
+        guard let first = args.first else {
+            Console.err(help)
+            return ExitCode.usage
+        }
+        switch first {
+        case "--help", "-h", "help":
+            Console.out(help)
+            return ExitCode.success
+        case "--version":
+            Console.out("hubscript \(HubscriptVersion.current)\n")
+            return ExitCode.success
+        default:
+            if let command = subcommands.first(where: { $0.configuration.name == first }) {
+                return command.main(Array(args.dropFirst()))
+            }
+            if first.hasSuffix(".lua") { return RunCommand.main(args) }
+            Console.err("hubscript: unknown subcommand '\(first)'\nRun 'hubscript --help' for the list of subcommands.\n")
+            return ExitCode.usage
+        }
+    }
+}

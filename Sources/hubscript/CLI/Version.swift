@@ -1,0 +1,3 @@
+enum HubscriptVersion {
+    static let current = "0.1.0"
+}
