@@ -9,9 +9,14 @@
 //     (which may allocate and so raise) and raises the error value if Swift threw.
 //   * Everything else that can raise (opening libraries, building tables, calling Lua)
 //     runs under lua_pcall from C helpers below.
-//   * Limits: a capped allocator (hs_alloc), and a count hook (hs_hook) that enforces
-//     the instruction budget and the wall-clock deadline and, once any limit is hit,
-//     re-arms itself to fire on every instruction so pcall cannot swallow the stop.
+//   * Limits: a capped allocator (hs_alloc) and a count hook (hs_hook). In Lua 5.4 an
+//     active count hook makes the VM trace every instruction (about 2x slower), so
+//     the hook is off unless needed: it runs with an interval only when an exact
+//     instruction cap is set, and is otherwise armed on demand — by the allocator
+//     when memory runs out, by the trampoline when the host stops the run, and by a
+//     signal (hs_interrupt) sent to the Lua thread when the deadline passes. Once
+//     any limit is hit the hook fires on every instruction and raises, so pcall
+//     cannot swallow the stop.
 // All symbols are static inline (a system library target cannot hold .c files) and
 // prefixed hs_.
 #ifndef HUBSCRIPT_CLUA_SHIM_H
@@ -25,6 +30,8 @@
 #include <string.h>
 #include <stdio.h>
 #include <time.h>
+#include <signal.h>
+#include <pthread.h>
 
 #if LUA_VERSION_NUM != 504
 #error "hubscript needs Lua 5.4 (apt liblua5.4-dev)"
@@ -80,8 +87,11 @@ typedef struct hs_ctx {
     long long instruction_cap;   // 0 = no cap
     int hook_interval;
     double deadline;             // CLOCK_MONOTONIC seconds; 0 = none
-    // which limit stopped the run (HS_LIMIT_*); sticky for the life of the state
-    int limit_hit;
+    // which limit stopped the run (HS_LIMIT_*); sticky for the life of the state.
+    // Written by the watchdog thread too, hence volatile.
+    volatile int limit_hit;
+    // the thread (main state or coroutine) now running Lua code, for arming the hook
+    lua_State *volatile running;
     int stop_message_ref;        // registry ref of the preallocated stop message
     // caps on what one C call may build (string.rep, string.format, table.concat)
     size_t build_cap;
@@ -106,6 +116,14 @@ static inline double hs_monotonic_now(void) {
 
 // lua_Alloc with a cap: refuses growth past mem_cap (Lua turns that into a memory
 // error) and marks the memory limit as hit, which the hook then makes uncatchable.
+static inline void hs_hook(lua_State *L, lua_Debug *ar);
+
+// Makes the hook fire at the next instruction of the running thread.
+static inline void hs_arm(hs_ctx *ctx) {
+    lua_State *L = ctx->running;
+    if (L != NULL) lua_sethook(L, hs_hook, LUA_MASKCOUNT, 1);
+}
+
 static inline void *hs_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     hs_ctx *ctx = (hs_ctx *)ud;
     size_t old = ptr ? osize : 0;
@@ -119,12 +137,14 @@ static inline void *hs_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         size_t grow = nsize - old;
         if (ctx->mem_used > limit || grow > limit - ctx->mem_used) {
             if (!ctx->limit_hit) ctx->limit_hit = HS_LIMIT_MEMORY;
+            hs_arm(ctx);
             return NULL;
         }
     }
     void *p = realloc(ptr, nsize);
     if (p == NULL) {
         if (!ctx->limit_hit) ctx->limit_hit = HS_LIMIT_MEMORY;
+        hs_arm(ctx);
         return NULL;
     }
     ctx->mem_used = ctx->mem_used - old + nsize;
@@ -133,8 +153,6 @@ static inline void *hs_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 }
 
 // MARK: - Budget hook
-
-static inline void hs_hook(lua_State *L, lua_Debug *ar);
 
 // Raises the stop error. Called only from the hook (a Lua context), never from Swift.
 static inline int hs_raise_stop(lua_State *L) {
@@ -146,22 +164,69 @@ static inline int hs_raise_stop(lua_State *L) {
     return lua_error(L);
 }
 
-// Count hook: enforces the instruction budget and the deadline; once any limit is
-// hit (here, in the allocator, or by the host) it raises on every call.
+// Count hook. Counting mode (an instruction cap is set): adds the interval and checks
+// the cap and the deadline. Armed mode (count 1): raises if a limit was hit, else
+// goes back to counting or off. Once a limit is hit it raises on every call.
 static inline void hs_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     hs_ctx *ctx = hs_getctx(L);
     if (ctx->limit_hit == HS_LIMIT_NONE) {
-        ctx->instructions += ctx->hook_interval;
+        if (lua_gethookcount(L) > 1) ctx->instructions += lua_gethookcount(L);
         if (ctx->instruction_cap != 0 && ctx->instructions > ctx->instruction_cap) {
             ctx->limit_hit = HS_LIMIT_INSTRUCTIONS;
         } else if (ctx->deadline != 0 && hs_monotonic_now() > ctx->deadline) {
             ctx->limit_hit = HS_LIMIT_DEADLINE;
         } else {
+            if (ctx->instruction_cap != 0) lua_sethook(L, hs_hook, LUA_MASKCOUNT, ctx->hook_interval);
+            else lua_sethook(L, NULL, 0, 0);
             return;
         }
     }
     hs_raise_stop(L);
+}
+
+// MARK: - Interrupts from the watchdog thread
+
+#define HS_INTERRUPT_SIGNAL (SIGRTMIN + 3)
+
+// The run on this thread, for the signal handler (NULL between runs). A function-
+// local static, so Swift's importer emits it with the function.
+static inline hs_ctx *volatile *hs_thread_slot(void) {
+    static __thread hs_ctx *volatile slot;
+    return &slot;
+}
+
+// On the Lua thread: arms the hook of the running Lua thread. lua_sethook is safe
+// to call from a signal handler (ldebug.c; lua.c's SIGINT handler does the same).
+static inline void hs_signal_handler(int sig) {
+    (void)sig;
+    hs_ctx *ctx = *hs_thread_slot();
+    if (ctx != NULL) hs_arm(ctx);
+}
+
+// Installs the interrupt handler once per process (SA_RESTART: interrupted system
+// calls of bindings resume). Returns 0 on success.
+static inline int hs_install_interrupt_handler(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = hs_signal_handler;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(HS_INTERRUPT_SIGNAL, &sa, NULL);
+}
+
+// Marks this thread as running ctx's state (NULL when the run ends).
+static inline void hs_bind_thread(hs_ctx *ctx) {
+    *hs_thread_slot() = ctx;
+}
+
+static inline pthread_t hs_self(void) { return pthread_self(); }
+
+// From any thread: stops the run with `limit` (if no limit was hit yet) and
+// interrupts the Lua thread so its hook fires at the next instruction.
+static inline void hs_interrupt(hs_ctx *ctx, pthread_t lua_thread, int limit) {
+    if (ctx->limit_hit == HS_LIMIT_NONE) ctx->limit_hit = limit;
+    pthread_kill(lua_thread, HS_INTERRUPT_SIGNAL);
 }
 
 // MARK: - Result ops and the trampoline
@@ -180,6 +245,7 @@ static inline int hs_trampoline(lua_State *L) {
     ctx->ops = NULL;
     ctx->nops = 0;
     hs_run_ops(L, ops, nops, 0);
+    if (ctx->limit_hit) hs_arm(ctx);
     if (status < 0) {
         if (lua_type(L, -1) == LUA_TSTRING) {   // position of the Lua caller, as luaL_error does
             luaL_where(L, 1);
@@ -193,7 +259,12 @@ static inline int hs_trampoline(lua_State *L) {
 
 static inline void hs_run_ops(lua_State *L, const hs_op *ops, int nops, int argbase) {
     (void)argbase;
-    luaL_checkstack(L, 8, "building results");
+    // A C function starts with LUA_MINSTACK free slots; n ops push at most n values.
+    if (nops > LUA_MINSTACK - 4) luaL_checkstack(L, 8, "building results");
+    if (nops == 1 && ops[0].kind == HS_OP_INT) {   // the common case: one integer
+        lua_pushinteger(L, ops[0].i);
+        return;
+    }
     for (int k = 0; k < nops; k++) {
         const hs_op *op = &ops[k];
         switch (op->kind) {
@@ -362,6 +433,48 @@ static inline int hs_lua_collectgarbage(lua_State *L) {
     return 1;
 }
 
+// MARK: - Coroutines: keep ctx->running current so interrupts reach the right thread
+
+// coroutine.resume(co, …): the original, with ctx->running set to co meanwhile.
+static inline int hs_co_resume(lua_State *L) {
+    hs_ctx *ctx = hs_getctx(L);
+    lua_State *co = lua_tothread(L, 1);
+    lua_State *prev = ctx->running;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    if (co != NULL) ctx->running = co;
+    int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    ctx->running = prev;
+    if (ctx->limit_hit) hs_arm(ctx);
+    if (status != LUA_OK) return lua_error(L);
+    return lua_gettop(L);
+}
+
+// The function coroutine.wrap returns: upvalue 1 the original wrapper, 2 its coroutine.
+static inline int hs_co_wrapped(lua_State *L) {
+    hs_ctx *ctx = hs_getctx(L);
+    lua_State *co = lua_tothread(L, lua_upvalueindex(2));
+    lua_State *prev = ctx->running;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    if (co != NULL) ctx->running = co;
+    int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    ctx->running = prev;
+    if (ctx->limit_hit) hs_arm(ctx);
+    if (status != LUA_OK) return lua_error(L);
+    return lua_gettop(L);
+}
+
+// coroutine.wrap(f): the original's function, wrapped by hs_co_wrapped.
+static inline int hs_co_wrap(lua_State *L) {
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, 1);                 // the original wrapper (a C closure over the coroutine)
+    lua_getupvalue(L, -1, 1);          // its coroutine
+    lua_pushcclosure(L, hs_co_wrapped, 2);
+    return 1;
+}
+
 // MARK: - Opening the sandbox
 
 // Wraps field `name` of the table at the top with `fn`, the original as its upvalue.
@@ -421,6 +534,10 @@ static inline int hs_open_sandbox_protected(lua_State *L) {
     lua_getglobal(L, "table");
     hs_wrap_field(L, "concat", hs_lua_table_concat);
     lua_pop(L, 1);
+    lua_getglobal(L, "coroutine");
+    hs_wrap_field(L, "resume", hs_co_resume);
+    hs_wrap_field(L, "wrap", hs_co_wrap);
+    lua_pop(L, 1);
     // The string metatable is hidden: getmetatable("") returns a string.
     lua_pushliteral(L, "");
     if (lua_getmetatable(L, -1)) {
@@ -467,10 +584,13 @@ static inline int hs_open_sandbox(lua_State *L) {
     return lua_pcall(L, 0, 0, 0);
 }
 
-// Installs the budget hook on the main thread (coroutines inherit it).
+// Makes L the running thread and, when an instruction cap is set, installs the
+// counting hook (coroutines created later inherit it).
 static inline void hs_install_hook(lua_State *L) {
     hs_ctx *ctx = hs_getctx(L);
-    lua_sethook(L, hs_hook, LUA_MASKCOUNT, ctx->hook_interval > 0 ? ctx->hook_interval : 1000);
+    ctx->running = L;
+    if (ctx->hook_interval <= 0) ctx->hook_interval = 1000;
+    if (ctx->instruction_cap != 0) lua_sethook(L, hs_hook, LUA_MASKCOUNT, ctx->hook_interval);
 }
 
 // Loads a text chunk (binary chunks are refused by mode "t"). Protected by lua_load.

@@ -9,17 +9,21 @@ import CLua
 public struct BindingCall {
     let state: OpaquePointer
     let refs: LuaRefs
-    /// The function's qualified name, e.g. `json.encode`, for error messages.
-    public let functionName: String
+    private let names: Unmanaged<FunctionNames>
+    private let id: Int
     /// How many arguments were passed.
     public let count: Int
 
-    init(state: OpaquePointer, refs: LuaRefs, functionName: String) {
+    init(state: OpaquePointer, refs: LuaRefs, names: Unmanaged<FunctionNames>, id: Int) {
         self.state = state
         self.refs = refs
-        self.functionName = functionName
+        self.names = names
+        self.id = id
         self.count = Int(lua_gettop(state))
     }
+
+    /// The function's qualified name, e.g. `json.encode`, for error messages.
+    public var functionName: String { names._withUnsafeGuaranteedRef { $0.names[id] } }
 
     // MARK: Errors
 
@@ -77,11 +81,11 @@ public struct BindingCall {
     }
 
     public func optionalInteger(_ n: Int) throws -> Int64? {
+        var ok: Int32 = 0
+        let i = n <= count ? lua_tointegerx(state, Int32(n), &ok) : 0
+        if ok != 0 { return Int64(i) }
         let t = luaType(n)
         if t <= LUA_TNIL { return nil }
-        var ok: Int32 = 0
-        let i = lua_tointegerx(state, Int32(n), &ok)
-        if ok != 0 { return Int64(i) }
         if t == LUA_TNUMBER { throw argumentError(n, "number has no integer representation") }
         throw typeError(n, expected: "number")
     }
@@ -149,4 +153,9 @@ enum LuaNumberFormat {
         if !s.contains(".") && !s.contains("e") && !s.contains("n") && !s.contains("i") { s += ".0" }
         return s
     }
+}
+
+/// Qualified names of registered functions by id (looked up only for messages).
+final class FunctionNames {
+    var names: [String] = []
 }

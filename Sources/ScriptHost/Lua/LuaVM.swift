@@ -38,17 +38,26 @@ struct VMFailure {
 final class LuaVM {
     let ctx: UnsafeMutablePointer<hs_ctx>
     let L: OpaquePointer
-    private(set) var refs = LuaRefs()
-    private var functions: [ScriptFunction] = []
-    private var qualifiedNames: [String] = []
+    @exclusivity(unchecked) private(set) var refs = LuaRefs()
+    @exclusivity(unchecked) private var functions: [ScriptFunction] = []
+    /// What `invoke` needs per id, in a plain buffer so the hot path borrows
+    /// instead of retaining (see scripts/bench-runtime).
+    private struct Entry {
+        let body: ScriptFunction.Body
+        let gated: Bool
+        let function: Unmanaged<ScriptFunction>
+    }
+    @exclusivity(unchecked) private var entries = UnsafeMutablePointer<Entry>.allocate(capacity: 64)
+    @exclusivity(unchecked) private var entryCapacity = 64
+    private let qualifiedNames = FunctionNames()
     private var ids: [ObjectIdentifier: Int] = [:]
     private let results = ResultOps()
     private var installRef: Int32 = LUA_NOREF
     private var loadChunkRef: Int32 = LUA_NOREF
     /// Called before every gated function (capability or write).
-    var gate: ((ScriptFunction) throws -> Void)?
+    @exclusivity(unchecked) var gate: ((ScriptFunction) throws -> Void)?
     /// The message of a `ScriptLimitError` thrown by a binding.
-    private(set) var hostStopMessage: String?
+    @exclusivity(unchecked) private(set) var hostStopMessage: String?
 
     enum SetupError: Error, CustomStringConvertible {
         case failed(String)
@@ -70,6 +79,8 @@ final class LuaVM {
             throw SetupError.failed("cannot create a Lua state (out of memory)")
         }
         L = state
+        Self.installInterruptHandler
+        hs_bind_thread(ctx)
         ctx.pointee.host = Unmanaged.passUnretained(self).toOpaque()
         results.registerFunction = { [unowned self] in self.register($0, qualifiedName: $0.name) }
         try setUp(host: host)
@@ -78,7 +89,22 @@ final class LuaVM {
 
     deinit {
         hs_close(L)
+        hs_bind_thread(nil)
         ctx.deallocate()
+        entries.deinitialize(count: functions.count)
+        entries.deallocate()
+    }
+
+    /// The signal handler `interrupt(limit:)` relies on, installed once per process.
+    private static let installInterruptHandler: Void = { _ = hs_install_interrupt_handler() }()
+
+    /// The thread this state runs on (the one that created it).
+    let thread = hs_self()
+
+    /// From any thread: stops the run with the deadline limit at the next instruction.
+    /// Callers must not call this after the VM is gone (see `DeadlineInterrupter`).
+    func interruptForDeadline() {
+        hs_interrupt(ctx, thread, Int32(HS_LIMIT_DEADLINE))
     }
 
     var limitHit: Int32 { ctx.pointee.limit_hit }
@@ -116,8 +142,17 @@ final class LuaVM {
     func register(_ function: ScriptFunction, qualifiedName: String) -> Int {
         if let id = ids[ObjectIdentifier(function)] { return id }
         functions.append(function)
-        qualifiedNames.append(qualifiedName)
+        qualifiedNames.names.append(qualifiedName)
         let id = functions.count - 1
+        if id == entryCapacity {
+            let bigger = UnsafeMutablePointer<Entry>.allocate(capacity: entryCapacity * 2)
+            bigger.moveInitialize(from: entries, count: id)
+            entries.deallocate()
+            entries = bigger
+            entryCapacity *= 2
+        }
+        (entries + id).initialize(to: Entry(body: function.body, gated: function.isGated,
+                                            function: Unmanaged.passUnretained(function)))
         ids[ObjectIdentifier(function)] = id
         return id
     }
@@ -249,13 +284,13 @@ final class LuaVM {
 
     /// Runs function `id` for the trampoline. See `hs_entry_fn` for the contract.
     fileprivate func invoke(_ state: OpaquePointer, _ id: Int) -> Int32 {
-        let function = functions[id]
+        let entry = entries + id
         results.reset()
-        let callArgs = BindingCall(state: state, refs: refs, functionName: qualifiedNames[id])
+        let callArgs = BindingCall(state: state, refs: refs, names: Unmanaged.passUnretained(qualifiedNames), id: id)
         var count: Int32 = 0
         do {
-            if function.isGated, let gate { try gate(function) }
-            switch try function.body(callArgs) {
+            if entry.pointee.gated, let gate { try gate(entry.pointee.function.takeUnretainedValue()) }
+            switch try entry.pointee.body(callArgs) {
             case .none: break
             case .value(let v): results.push(v); count = 1
             case .values(let vs): for v in vs { results.push(v) }; count = Int32(vs.count)
@@ -282,6 +317,5 @@ final class LuaVM {
 
 /// The C entry point every trampoline calls (see `hs_entry_fn`).
 private let luaVMEntry: hs_entry_fn = { state, host, id in
-    let vm = Unmanaged<LuaVM>.fromOpaque(host!).takeUnretainedValue()
-    return vm.invoke(state!, Int(id))
+    Unmanaged<LuaVM>.fromOpaque(host!)._withUnsafeGuaranteedRef { $0.invoke(state!, Int(id)) }
 }

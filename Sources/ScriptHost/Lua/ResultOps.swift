@@ -6,16 +6,18 @@ import Foundation
 /// Buffers are malloc'd and reused across calls, so a binding call allocates nothing
 /// on the fast path; strings are copied into a byte arena whose addresses are patched
 /// into the ops by `finish()`. The buffers stay valid until the next `reset()`.
+/// Used on one thread only, so exclusivity checks are off for its hot fields.
 final class ResultOps {
-    private var ops: UnsafeMutablePointer<hs_op>
-    private var opCapacity = 64
-    private(set) var opCount = 0
-    private var bytes: UnsafeMutablePointer<CChar>
-    private var byteCapacity = 4096
-    private var byteCount = 0
-    /// (op index, byte offset) of string ops whose pointer is patched in `finish()`.
-    private var stringOffsets: [(Int, Int)] = []
-    var refs = LuaRefs()
+    @exclusivity(unchecked) private var ops: UnsafeMutablePointer<hs_op>
+    @exclusivity(unchecked) private var opCapacity = 64
+    @exclusivity(unchecked) private(set) var opCount = 0
+    @exclusivity(unchecked) private var bytes: UnsafeMutablePointer<CChar>
+    @exclusivity(unchecked) private var byteCapacity = 4096
+    @exclusivity(unchecked) private var byteCount = 0
+    /// Whether any string op needs its pointer patched in `finish()` (the op's `s`
+    /// holds the arena offset until then).
+    @exclusivity(unchecked) private var hasStrings = false
+    @exclusivity(unchecked) var refs = LuaRefs()
     /// Registers Swift functions met inside values; returns their ids.
     var registerFunction: (ScriptFunction) -> Int = { _ in 0 }
 
@@ -29,12 +31,14 @@ final class ResultOps {
         bytes.deallocate()
     }
 
+    @inline(__always)
     func reset() {
         opCount = 0
         byteCount = 0
-        stringOffsets.removeAll(keepingCapacity: true)
+        hasStrings = false
     }
 
+    @inline(__always)
     private func append(_ kind: Int32, i: lua_Integer = 0, d: Double = 0, len: Int = 0) {
         if opCount == opCapacity {
             let bigger = UnsafeMutablePointer<hs_op>.allocate(capacity: opCapacity * 2)
@@ -57,12 +61,12 @@ final class ResultOps {
             bytes = bigger
             byteCapacity = newCapacity
         }
-        stringOffsets.append((opCount, byteCount))
         if let base = source.baseAddress {
             UnsafeMutableRawPointer(bytes + byteCount).copyMemory(from: base, byteCount: source.count)
         }
+        hasStrings = true
+        append(Int32(HS_OP_STR), i: lua_Integer(byteCount), len: source.count)
         byteCount += source.count
-        append(Int32(HS_OP_STR), len: source.count)
     }
 
     func pushString(_ s: String) {
@@ -117,9 +121,12 @@ final class ResultOps {
     }
 
     /// Patches string addresses; returns the op buffer for C. Valid until `reset()`.
+    @inline(__always)
     func finish() -> UnsafePointer<hs_op> {
-        for (op, offset) in stringOffsets {
-            ops[op].s = UnsafePointer(bytes + offset)
+        if hasStrings {
+            for k in 0..<opCount where ops[k].kind == Int32(HS_OP_STR) {
+                ops[k].s = UnsafePointer(bytes + Int(ops[k].i))
+            }
         }
         return UnsafePointer(ops)
     }

@@ -74,7 +74,7 @@ extension RecipeManifest {
         let value: ScriptValue
         do {
             let vm = try LuaVM(
-                limits: VMLimits(memoryBytes: limits.memoryBytes, instructions: limits.instructions,
+                limits: VMLimits(memoryBytes: limits.memoryBytes, instructions: limits.instructions ?? 0,
                                  deadline: 0, buildBytes: limits.buildBytes),
                 host: [])
             value = try vm.evaluate(source: chunk, chunkName: "@" + recipe.displayPath)

@@ -3,8 +3,11 @@
 public struct RunLimits: Sendable, Equatable {
     /// Memory the Lua state may hold, in bytes (default 256 MiB).
     public var memoryBytes: Int = 256 << 20
-    /// Lua VM instructions the run may execute (default 20 billion).
-    public var instructions: Int64 = 20_000_000_000
+    /// Lua VM instructions the run may execute; nil (the default) counts none.
+    /// An exact count needs Lua 5.4's count hook, which traces every instruction
+    /// (about 2x slower on call-heavy code), so it is on only when asked for; the
+    /// deadline and the memory cap hold without it.
+    public var instructions: Int64?
     /// Wall-clock seconds for the whole run (default one hour).
     public var timeoutSeconds: Double = 3600
     /// Largest string one string.rep / string.format / table.concat may build (64 MiB).
@@ -18,7 +21,7 @@ public struct RunLimits: Sendable, Equatable {
     public static let hostCeiling: RunLimits = {
         var l = RunLimits()
         l.memoryBytes = 2 << 30
-        l.instructions = 1_000_000_000_000
+        l.instructions = nil
         l.timeoutSeconds = 24 * 3600
         l.buildBytes = 256 << 20
         return l
@@ -28,7 +31,7 @@ public struct RunLimits: Sendable, Equatable {
     public func capped(by ceiling: RunLimits) -> RunLimits {
         var l = self
         l.memoryBytes = min(memoryBytes, ceiling.memoryBytes)
-        l.instructions = min(instructions, ceiling.instructions)
+        if let cap = ceiling.instructions { l.instructions = min(instructions ?? cap, cap) }
         l.timeoutSeconds = min(timeoutSeconds, ceiling.timeoutSeconds)
         l.buildBytes = min(buildBytes, ceiling.buildBytes)
         return l

@@ -76,7 +76,9 @@ public enum ScriptRuntime {
         var report = RunReport(failure: nil, durationSeconds: 0, memoryPeakBytes: 0, instructions: 0)
         do {
             let vm = try makeVM(for: recipe, configuration: configuration, limits: limits, start: start)
+            let interrupter = DeadlineInterrupter(vm: vm, seconds: start + limits.timeoutSeconds - hs_monotonic_now())
             report.failure = execute(recipe, in: vm, limits: limits)
+            interrupter.disarm()
             report.memoryPeakBytes = vm.memoryPeak
             report.instructions = vm.instructionsExecuted
         } catch let failure as ScriptFailure {
@@ -105,7 +107,7 @@ public enum ScriptRuntime {
             },
         ]
         let vmLimits = VMLimits(
-            memoryBytes: limits.memoryBytes, instructions: limits.instructions,
+            memoryBytes: limits.memoryBytes, instructions: limits.instructions ?? 0,
             deadline: start + limits.timeoutSeconds, buildBytes: limits.buildBytes)
         let vm: LuaVM
         do { vm = try LuaVM(limits: vmLimits, host: host) } catch {
@@ -149,7 +151,7 @@ public enum ScriptRuntime {
         case .memory:
             message = "limit exceeded: memory (\(limits.memoryBytes >> 20) MiB); raise limits.memory_mb in the recipe manifest if the recipe really needs more"
         case .instructions:
-            message = "limit exceeded: instructions (\(limits.instructions)); raise limits.instructions in the recipe manifest if the work is expected"
+            message = "limit exceeded: instructions (\(limits.instructions ?? 0)); raise limits.instructions in the recipe manifest if the work is expected"
         case .timeout:
             message = "limit exceeded: timeout (\(formatSeconds(limits.timeoutSeconds))); raise it with --timeout or limits.timeout in the recipe manifest"
         case .host:

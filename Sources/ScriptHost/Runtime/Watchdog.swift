@@ -19,3 +19,20 @@ final class Watchdog: @unchecked Sendable {
 
     func disarm() { lock.withLock { finished = true } }
 }
+
+/// At the deadline, interrupts the Lua thread so the hook raises the timeout at the
+/// next instruction (the hook is otherwise off: see shim.h). `disarm()` must run
+/// before the VM is freed; after it returns the VM is never touched again.
+final class DeadlineInterrupter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var vm: LuaVM?
+
+    init(vm: LuaVM, seconds: Double) {
+        self.vm = vm
+        DispatchQueue.global().asyncAfter(deadline: .now() + max(0, seconds)) { [self] in
+            lock.withLock { self.vm?.interruptForDeadline() }
+        }
+    }
+
+    func disarm() { lock.withLock { vm = nil } }
+}

@@ -61,6 +61,9 @@ struct RunCommand: Command {
         configuration.plugins = [
             JSONPlugin.make(), LogPlugin.make(output: output), ParamsPlugin.make(prepared.params.values),
         ]
+        if ProcessInfo.processInfo.environment["HUBSCRIPT_BENCH_PLUGIN"] == "1" {
+            configuration.plugins.append(BenchPlugin.make())
+        }
         let reporter = RunReporter(output: output, json: json)
         configuration.onWatchdog = { failure in
             reporter.report(failure: failure)

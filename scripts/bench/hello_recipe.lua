@@ -1,0 +1,2 @@
+recipe { name = "hello-bench" }
+print("hello, world!")

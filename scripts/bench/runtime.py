@@ -1,0 +1,75 @@
+"""Driver for scripts/bench-runtime: runs each case in one session and prints ratios.
+
+Usage: python3 runtime.py HUBSCRIPT_BIN
+"""
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BIN = sys.argv[1]
+RUNS = int(os.environ.get("BENCH_RUNS", "30"))
+
+
+def wall(cmd, env=None):
+    t0 = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
+    return time.perf_counter() - t0
+
+
+def median_ms(cmd, runs=RUNS, env=None):
+    wall(cmd, env)  # warm the page cache
+    return statistics.median(wall(cmd, env) for _ in range(runs)) * 1000
+
+
+def startup():
+    cases = [
+        ("hubscript run hello.lua", [BIN, "run", os.path.join(HERE, "hello_recipe.lua")]),
+        ("lua5.4 hello.lua", ["lua5.4", os.path.join(HERE, "hello.lua")]),
+        ("python3 hello.py", ["python3", os.path.join(HERE, "hello.py")]),
+    ]
+    print(f"Startup (median of {RUNS} runs, wall clock)")
+    results = [(name, median_ms(cmd)) for name, cmd in cases]
+    for name, ms in results:
+        print(f"  {name:<28} {ms:8.2f} ms")
+    target = "met" if results[0][1] <= 25 else "MISSED"
+    print(f"  target: hubscript <= 25 ms median -> {target}\n")
+
+
+def calls():
+    env = dict(os.environ, HUBSCRIPT_BENCH_PLUGIN="1")
+    samples = []
+    for _ in range(5):
+        out = subprocess.run([BIN, "run", os.path.join(HERE, "calls.lua")], capture_output=True,
+                             text=True, check=True, env=env).stdout.split()
+        samples.append((float(out[0]), float(out[1])))
+    abs_s = statistics.median(s[0] for s in samples)
+    echo_s = statistics.median(s[1] for s in samples)
+    ratio = echo_s / abs_s
+    print("1M calls from the same Lua loop (median of 5 runs, CPU time)")
+    print(f"  math.abs (C function)        {abs_s * 1000:8.1f} ms  ({abs_s * 1000:.1f} ns/call)")
+    print(f"  bench.echo (Swift binding)   {echo_s * 1000:8.1f} ms  ({echo_s * 1000:.1f} ns/call)")
+    print(f"  ratio {ratio:.2f}x; target <= 2x -> {'met' if ratio <= 2 else 'MISSED'}\n")
+
+
+def fib():
+    with tempfile.TemporaryDirectory() as tmp:
+        recipe = os.path.join(tmp, "fib_recipe.lua")
+        with open(os.path.join(HERE, "fib.lua")) as src, open(recipe, "w") as dst:
+            dst.write('recipe { name = "fib" }\n' + src.read())
+        runs = max(5, RUNS // 6)
+        hs = median_ms([BIN, "run", recipe], runs)
+        lua = median_ms(["lua5.4", os.path.join(HERE, "fib.lua")], runs)
+    overhead = (hs / lua - 1) * 100
+    print(f"fib(32), CPU-bound Lua (median of {runs} runs, wall clock)")
+    print(f"  hubscript (limits + hook)    {hs:8.1f} ms")
+    print(f"  lua5.4                       {lua:8.1f} ms")
+    print(f"  overhead {overhead:+.1f}%; target <= 10% -> {'met' if overhead <= 10 else 'MISSED'}")
+
+
+startup()
+calls()
+fib()
