@@ -85,18 +85,10 @@ final class HTTPServerClientTests: XCTestCase {
         XCTAssertEqual(server.openConnectionCount, 1)
     }
 
-    /// Runs curl with `arguments` and returns its standard output.
     private func curl(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["--silent", "--show-error", "--include", "--max-time", "5"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "curl \(arguments)")
-        return String(decoding: data, as: UTF8.self)
+        let (status, output) = try runCurl(arguments)
+        XCTAssertEqual(status, 0, "curl \(arguments)")
+        return output
     }
 
     func testCurlGet() throws {
