@@ -20,6 +20,8 @@ final class HTTPConnection: @unchecked Sendable {
     /// Received bytes not yet consumed by a request.
     private var buffer: [UInt8] = []
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
+    /// Buffer storage kept between requests; more is released once a request is consumed.
+    private static let retainedCapacity = 256 * 1024
 
     init(fd: Int32, server: HTTPServer, limits: HTTPServerLimits, handler: @escaping HTTPServer.Handler) {
         self.fd = fd
@@ -78,7 +80,11 @@ final class HTTPConnection: @unchecked Sendable {
             }
         }
         let body = Data(buffer[headLength..<total])
-        buffer.removeSubrange(0..<total)
+        if buffer.capacity > Self.retainedCapacity {
+            buffer = Array(buffer[total...])  // do not keep a large body's storage
+        } else {
+            buffer.removeSubrange(0..<total)
+        }
         return body
     }
 

@@ -156,11 +156,16 @@ public final class HTTPServer: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Registers an accepted descriptor and starts its thread, or refuses it with 503
-    /// if `maxConnections` are already open.
+    /// Registers an accepted descriptor and starts its thread, refuses it with 503 if
+    /// `maxConnections` are already open, or closes it if ``stop()`` has begun.
     private func admit(_ fd: Int32) {
         Socket.configureConnection(fd, timeout: limits.idleTimeout)
         condition.lock()
+        guard state == .running else {
+            condition.unlock()
+            Socket.close(fd)
+            return
+        }
         guard connections.count < limits.maxConnections else {
             condition.unlock()
             let busy = HTTPResponseEncoder.encode(HTTPRequestError.serverBusy.response, keepAlive: false, minorVersion: 1)
