@@ -3,9 +3,9 @@ import Foundation
 /// One accepted connection, served on its own thread by ``run()``.
 ///
 /// Requests are read, handled and answered strictly in order, so pipelined requests
-/// get their responses in the order they were sent. The connection owns its
-/// descriptor and closes it when ``run()`` returns; the server only ever calls
-/// `shutdown(2)` on it (to wake a blocked read), never `close(2)`.
+/// get their responses in the order they were sent. The descriptor is closed only
+/// when the connection deregisters (``HTTPServer/connectionEnded(_:)``); until then
+/// the server may call `shutdown(2)` on it to wake a blocked read.
 final class HTTPConnection: @unchecked Sendable {
     /// Whether the connection is between requests. Guarded by the server's lock.
     enum State { case idle, active }
@@ -34,11 +34,10 @@ final class HTTPConnection: @unchecked Sendable {
 
     /// Serves requests until the peer closes, a request is refused, a response asks
     /// to close or is dropped, the idle timeout expires, or the server stops; then
-    /// deregisters from the server and closes the descriptor.
+    /// deregisters from the server, which closes the descriptor.
     func run() {
         serve()
         server.connectionEnded(self)
-        Socket.close(fd)
     }
 
     private func serve() {

@@ -208,10 +208,13 @@ public final class HTTPServer: @unchecked Sendable {
         return state != .running
     }
 
-    /// Deregisters `connection`; after this the server no longer touches its descriptor.
+    /// Deregisters `connection` and closes its descriptor. Both happen under the lock,
+    /// so ``stop()`` never sees a connection that is gone but still holds a descriptor,
+    /// and never shuts down a descriptor number that has been reused.
     func connectionEnded(_ connection: HTTPConnection) {
         condition.lock()
         connections[ObjectIdentifier(connection)] = nil
+        Socket.close(connection.fd)
         condition.broadcast()
         condition.unlock()
     }
