@@ -96,8 +96,9 @@ final class HTTPConnection: @unchecked Sendable {
             return false
         }
         let keepAlive = head.keepAlive && !HTTPResponseEncoder.asksToClose(response) && !server.isStopping
-        guard write(HTTPResponseEncoder.encode(response, keepAlive: keepAlive, minorVersion: head.minorVersion))
-        else { return false }
+        let bytes = HTTPResponseEncoder.encode(
+            response, keepAlive: keepAlive, minorVersion: head.minorVersion, headOnly: head.method == "HEAD")
+        guard write(bytes) else { return false }
         if !keepAlive { closeGracefully() }
         return keepAlive
     }

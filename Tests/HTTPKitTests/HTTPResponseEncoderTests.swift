@@ -42,6 +42,13 @@ final class HTTPResponseEncoderTests: XCTestCase {
         XCTAssertEqual(encode(HTTPResponseMessage(status: 304)), "HTTP/1.1 304 Not Modified\r\n\r\n")
     }
 
+    func testHeadOnlyKeepsTheLengthButNotTheBody() {
+        let response = HTTPResponseMessage(status: 200, headers: ["ETag": "\"1\""], body: Data("hello".utf8))
+        XCTAssertEqual(
+            String(decoding: HTTPResponseEncoder.encode(response, keepAlive: true, minorVersion: 1, headOnly: true), as: UTF8.self),
+            "HTTP/1.1 200 OK\r\nETag: \"1\"\r\nContent-Length: 5\r\n\r\n")
+    }
+
     func testReasonPhrases() {
         XCTAssertEqual(HTTPResponseEncoder.reasonPhrase(429), "Too Many Requests")
         XCTAssertEqual(HTTPResponseEncoder.reasonPhrase(431), "Request Header Fields Too Large")

@@ -19,6 +19,16 @@ final class HTTPServerConnectionTests: XCTestCase {
         XCTAssertEqual(server.openConnectionCount, 1)
     }
 
+    func testHeadResponseHasNoBodyAndTheConnectionStaysUsable() throws {
+        let server = try startServer(self, handler: echoHandler())
+        let client = try RawClient(port: server.port)
+        client.send("HEAD /h HTTP/1.1\r\nHost: x\r\n\r\nGET /g HTTP/1.1\r\nHost: x\r\n\r\n")
+        let expected = echoResponse("HEAD", "/h")
+        let headOnly = String(expected[..<expected.range(of: "\r\n\r\n")!.upperBound])
+        XCTAssertEqual(client.readResponse(toHEAD: true), headOnly)
+        XCTAssertEqual(client.readResponse(), echoResponse("GET", "/g"))
+    }
+
     func testRequestSplitAcrossWritesIsReassembled() throws {
         let server = try startServer(self, handler: echoHandler())
         let client = try RawClient(port: server.port)

@@ -55,9 +55,9 @@ final class RawClient {
         return n == 0 ? .closed : .error(errno)
     }
 
-    /// Reads one response (head plus `Content-Length` body) and returns it as text;
-    /// nil if the connection ended first.
-    func readResponse() -> String? {
+    /// Reads one response (head plus `Content-Length` body, or the head alone if
+    /// `toHEAD`) and returns it as text; nil if the connection ended first.
+    func readResponse(toHEAD: Bool = false) -> String? {
         while true {
             if let end = headEnd(), let head = String(bytes: pending[0..<end], encoding: .utf8) {
                 let length = head.split(separator: "\r\n").compactMap { line -> Int? in
@@ -65,7 +65,7 @@ final class RawClient {
                     guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
                     return Int(parts[1].trimmingCharacters(in: .whitespaces))
                 }.first ?? 0
-                let bodyLength = head.hasPrefix("HTTP/1.1 1") ? 0 : length
+                let bodyLength = head.hasPrefix("HTTP/1.1 1") || toHEAD ? 0 : length
                 if pending.count >= end + bodyLength {
                     let response = String(decoding: pending[0..<(end + bodyLength)], as: UTF8.self)
                     pending.removeFirst(end + bodyLength)
