@@ -4,7 +4,7 @@
 public enum JSONPlugin {
     public static func make() -> Plugin {
         Plugin(
-            module: "json", summary: "Encode and decode JSON.",
+            module: "json", summary: "Encode and decode JSON (rules: docs/bridging.md). Also `json.null`, the JSON null value, and `json.array(t)`, which marks `t` as an array so an empty one encodes as `[]`.",
             functions: [
                 ScriptFunction("encode", summary: "json.encode(value) -> string: canonical JSON (sorted keys)") { call in
                     if call.isNil(1) && call.count < 1 { throw call.typeError(1, expected: "value") }

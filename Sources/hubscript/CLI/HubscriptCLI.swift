@@ -12,7 +12,7 @@ enum HubscriptCLI {
     }
 
     static let subcommands: [Entry] = [
-        entry(RunCommand.self), entry(CheckCommand.self), entry(DescribeCommand.self),
+        entry(RunCommand.self), entry(CheckCommand.self), entry(DescribeCommand.self), entry(DocsCommand.self),
     ]
 
     static var help: String {
