@@ -17,6 +17,9 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]),
 
         // Generic Lua runtime: knows nothing about the Hub.
         .target(name: "ScriptHost", dependencies: ["CLua"]),
@@ -25,7 +28,7 @@ let package = Package(
         // The emulated Hub and Dispatch services.
         .target(name: "HubSandbox", dependencies: ["CSQLite", "HTTPKit"]),
         // Hub client, gating, journal, plugins.
-        .target(name: "HubBindings", dependencies: ["ScriptHost", "HTTPKit", "HubSandbox", "CSQLite"]),
+        .target(name: "HubBindings", dependencies: ["ScriptHost", "HTTPKit", "HubSandbox", "CSQLite", "CSodium"]),
         // The thin CLI.
         .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubSandbox", "HTTPKit"]),
 
