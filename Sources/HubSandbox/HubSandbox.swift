@@ -7,7 +7,7 @@ import HTTPKit
 /// Thread-safe: `handle` may be called concurrently (an HTTP server does); requests are
 /// serialized by one lock, except injected latency, which runs outside it.
 public final class HubSandbox: @unchecked Sendable {
-    private let engine: HubEngine
+    let engine: HubEngine
     public let options: SandboxOptions
 
     /// Opens (and for a file, creates) the store; seeds it when it holds no users.

@@ -15,6 +15,10 @@
 /// - `key_jobs` — platform key for jobs, every permission: `satk_test_jobs_sandbox_0000000000000000`.
 /// - `key_support_ro` — `users.list`, `audit.view`: `satk_test_support_sandbox_00000000000000`.
 /// - `key_ada_cli` — owned by Ada, `users.list`: `satk_test_ada_sandbox_000000000000000000`.
+/// - `key_ops` — an operations key without billing: `users.list`, `users.manage`,
+///   `entitlements.manage`, `roles.manage`, `audit.view`:
+///   `satk_test_ops_sandbox_000000000000000000` (assigning `role_billing_admin` with it is
+///   `403 role_escalation_forbidden`).
 ///
 /// Organizations `org_acme` (Acme) and `org_globex` (Globex). Applications `app_hub`
 /// (internal), `app_invoicer`, `app_wiki`, `app_crm`, `app_analytics`, `app_tickets`, `app_chat`.
@@ -32,6 +36,9 @@ public enum SandboxFixtures {
     public static let supportKeySecret = "satk_test_support_sandbox_00000000000000"
     public static let adaKeyId = "key_ada_cli"
     public static let adaKeySecret = "satk_test_ada_sandbox_000000000000000000"
+    public static let opsKeyId = "key_ops"
+    public static let opsKeySecret = "satk_test_ops_sandbox_000000000000000000"
+    public static let opsKeyPermissions = ["users.list", "users.manage", "entitlements.manage", "roles.manage", "audit.view"]
     public static let acmeOrgId = "org_acme"
     public static let globexOrgId = "org_globex"
     public static let applicationIds = ["app_hub", "app_invoicer", "app_wiki", "app_crm", "app_analytics", "app_tickets", "app_chat"]

@@ -121,6 +121,7 @@ struct Seeder {
         try session("ses_ada_old", "usr_ada", created: n - 20 * d, seen: n - 19 * d, revoked: n - 19 * d, agent: "Substratal-Web/1.3 (Windows)", ip: "192.0.2.12")
         try key("key_jobs", "Scheduled jobs", "usr_admin", SandboxFixtures.jobsKeySecret, Catalog.allPermissions, revoked: nil, created: n - 600 * d)
         try key("key_support_ro", "Support read-only", "usr_support", SandboxFixtures.supportKeySecret, ["users.list", "audit.view"], revoked: nil, created: n - 500 * d)
+        try key("key_ops", "Operations", "usr_admin", SandboxFixtures.opsKeySecret, SandboxFixtures.opsKeyPermissions, revoked: nil, created: n - 400 * d)
         try key("key_ada_cli", "Ada's CLI", "usr_ada", SandboxFixtures.adaKeySecret, ["users.list"], revoked: nil, created: n - 100 * d)
         let admin = ("user", "usr_admin")
         try event("evt_ada_role", "role.assigned", actor: admin, target: ("role", "role_billing_admin"), user: "usr_ada",
