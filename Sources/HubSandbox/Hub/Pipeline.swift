@@ -77,6 +77,7 @@ extension HubEngine {
                 throw HubError(status: 413, code: "payload_too_large", message: "The body exceeds 1 MiB.")
             }
             if route.auth == .required { ctx.caller = try authenticate(request, now: ctx.now) }
+            if request.method == "POST" || request.method == "PATCH" { _ = try ctx.body() }
             let nowD = options.clock.now().timeIntervalSince1970
             let bucket = ctx.caller?.bucketKey ?? "anonymous"
             rate = limiter.take("all:" + bucket, capacity: 100, window: 60, now: nowD)
