@@ -55,3 +55,22 @@ final class StorageTests: XCTestCase {
         XCTAssertEqual(hub.call("GET", "/api-keys?owner_user_id=usr_ada").json["data"]?.items.first?["id"]?.string, "key_ada_cli")
     }
 }
+
+/// Many threads at once: every request is answered, every grant lands exactly once.
+final class ConcurrencyTests: XCTestCase {
+    func testConcurrentCallersAreSerializedSafely() throws {
+        let hub = try makeHub(users: 120)
+        let ids = (hub.call("GET", "/users?status=active&limit=40").json["data"]?.items ?? []).compactMap { $0["id"]?.string }
+        DispatchQueue.concurrentPerform(iterations: ids.count * 2) { i in
+            let id = ids[i % ids.count]
+            _ = hub.call("GET", "/users/\(id)")
+            let r = hub.call("POST", "/users/\(id)/entitlements", body: #"{"application_id":"app_hub","source":"trial"}"#,
+                             headers: [("Idempotency-Key", "c-\(id)")])
+            XCTAssertTrue([201, 409].contains(r.status), r.text)
+        }
+        let granted = try hub.engine.db.first("SELECT COUNT(*) FROM entitlements WHERE application_id = 'app_hub'") { $0.int(0) }
+        XCTAssertEqual(granted, ids.count)
+        let events = try hub.engine.db.first("SELECT COUNT(*) FROM audit_events WHERE action = 'entitlement.granted' AND request_id LIKE 'req_%' AND request_id NOT LIKE 'req_seed%'") { $0.int(0) }
+        XCTAssertEqual(events, ids.count)
+    }
+}
