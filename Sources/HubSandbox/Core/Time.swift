@@ -19,7 +19,8 @@ enum Time {
     }
 
     /// Parses RFC 3339 (`Z` or `±HH:MM` offset, optional fraction, which is dropped) or a
-    /// bare date `YYYY-MM-DD` (midnight UTC). Nil when malformed.
+    /// bare date `YYYY-MM-DD` (midnight UTC). A space before the offset is read as `+`,
+    /// because an unencoded `+` in a query string decodes to a space. Nil when malformed.
     static func parse(_ s: String) -> Int? {
         let c = Array(s.utf8)
         func num(_ a: Int, _ n: Int) -> Int? {
@@ -39,8 +40,8 @@ enum Time {
         guard k < c.count else { return nil }
         var offset = 0
         if c[k] == 90 || c[k] == 122 { guard k + 1 == c.count else { return nil } }
-        else if c[k] == 43 || c[k] == 45, k + 6 == c.count, let oh = num(k + 1, 2), c[k + 3] == 58, let om = num(k + 4, 2) {
-            offset = (oh * 3600 + om * 60) * (c[k] == 43 ? 1 : -1)
+        else if c[k] == 43 || c[k] == 45 || c[k] == 32, k + 6 == c.count, let oh = num(k + 1, 2), c[k + 3] == 58, let om = num(k + 4, 2) {
+            offset = (oh * 3600 + om * 60) * (c[k] == 45 ? -1 : 1)
         } else { return nil }
         return day * 86_400 + h * 3600 + mi * 60 + se - offset
     }
