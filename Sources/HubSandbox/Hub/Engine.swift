@@ -57,8 +57,8 @@ final class HubEngine {
         case .file(let url): db = try Database(path: url.path)
         }
         try db.exec(Schema.sql)
-        let users = try db.first("SELECT COUNT(*) FROM users") { $0.int(0) } ?? 0
-        if users == 0 { try seed(options.seed) }
+        var seeder = Seeder(db: db, seed: options.seed, now: nowSeconds, scale: options.scale)
+        try seeder.run(onlyIfEmpty: true)
         routes = HubEngine.routeTable()
     }
 
