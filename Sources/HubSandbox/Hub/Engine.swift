@@ -38,7 +38,7 @@ struct Route {
 /// The Hub emulation: state, routes and handlers. Every method runs under `lock`
 /// (the pipeline takes it); handlers live in extensions by resource.
 final class HubEngine {
-    var db: Database
+    let db: Database
     let options: SandboxOptions
     let limiter: RateLimiter
     var faultRNG: SplitMix64
