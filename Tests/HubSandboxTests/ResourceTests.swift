@@ -22,6 +22,7 @@ final class ResourceTests: XCTestCase {
         let apps = hub.call("GET", "/applications", token: SandboxFixtures.adaKeySecret).json["data"]?.items ?? []
         XCTAssertEqual(Set(apps.compactMap { $0["id"]?.string }), Set(SandboxFixtures.applicationIds))
         XCTAssertEqual(apps.first { $0["id"]?.string == "app_hub" }?["visibility"]?.string, "internal")
+        XCTAssertEqual(hub.call("GET", "/applications?owned=true").json["data"]?.items.count, 0)
     }
 
     func testApiKeysHideRevokedAndNeverShowSecrets() throws {
