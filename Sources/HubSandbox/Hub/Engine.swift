@@ -83,10 +83,21 @@ final class HubEngine {
     /// A fresh opaque id with `prefix` (`ent_`, `evt_`…): 20 random base-32 characters.
     func newId(_ prefix: String) -> String { prefix + HubEngine.randomToken(20) }
 
+    /// `count` random characters of a 32-letter alphabet (5 bits each).
     static func randomToken(_ count: Int) -> String {
-        let alphabet = Array("abcdefghijkmnpqrstuvwxyz23456789".utf8)
+        let alphabet: StaticString = "abcdefghijkmnpqrstuvwxyz23456789"
         var rng = SystemRandomNumberGenerator()
-        return String(decoding: (0..<count).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }, as: UTF8.self)
+        return String(unsafeUninitializedCapacity: count) { out in
+            let letters = alphabet.utf8Start
+            var bits: UInt64 = 0, left = 0
+            for i in 0..<count {
+                if left < 5 { bits = rng.next(); left = 64 }
+                out[i] = letters[Int(bits & 31)]
+                bits >>= 5
+                left -= 5
+            }
+            return count
+        }
     }
 
     /// The route table; see HUB-API.md "Endpoints".
