@@ -36,6 +36,16 @@ final class ResourceTests: XCTestCase {
         XCTAssertEqual(hub.call("GET", "/api-keys?owner_user_id=usr_ada&include_inactive=true").json["data"]?.items.count, 1)
     }
 
+    func testAKeyReadsItsOwnRecordOnly() throws {
+        let hub = try makeHub()
+        let own = hub.call("GET", "/api-keys/key_support_ro", token: SandboxFixtures.supportKeySecret)
+        XCTAssertEqual(own.status, 200)
+        XCTAssertEqual(own.json["permissions"], .array([.string("users.list"), .string("audit.view")]))
+        XCTAssertEqual(own.headers["ETag"], "W/\"1\"")
+        XCTAssertEqual(hub.call("GET", "/api-keys/key_jobs", token: SandboxFixtures.supportKeySecret).code, "forbidden")
+        XCTAssertEqual(hub.call("GET", "/api-keys/key_support_ro").json["id"]?.string, "key_support_ro")
+    }
+
     func testSessionsMarkTheCurrentOne() throws {
         let hub = try makeHub()
         let login = hub.login("ada@example.com")
