@@ -1,0 +1,228 @@
+import Foundation
+
+/// A small HTTP/1.1 server that listens on loopback only.
+///
+/// Each connection is served on its own thread, so a handler may block (for example
+/// to inject latency) without holding up other connections. Connections are kept
+/// alive between requests (HTTP/1.1 by default, HTTP/1.0 with `Connection:
+/// keep-alive`) and pipelined requests are answered in order. Request bodies must be
+/// framed by `Content-Length`.
+///
+/// Refused requests get a JSON error body `{"error":{"code":"…","message":"…"}}` and
+/// the connection is closed: malformed → 400 `invalid_request`, head too large → 431
+/// `header_too_large`, body too large → 413 `payload_too_large`, `Transfer-Encoding`
+/// → 411 `length_required`. A response with `dropped == true` is not written: the
+/// connection is closed instead.
+///
+/// Lifecycle: `init` binds, ``start()`` accepts, ``stop()`` shuts down; the server
+/// cannot be restarted. Do not call ``stop()`` from inside a handler (it would wait
+/// for that handler's own request until the grace period expires).
+public final class HTTPServer: @unchecked Sendable {
+    /// Answers one request. Called on the connection's thread; may block.
+    public typealias Handler = @Sendable (HTTPRequestMessage) -> HTTPResponseMessage
+
+    private enum State { case ready, running, stopping, stopped }
+
+    /// The port the server is bound to (the ephemeral one if `init` was given 0).
+    public let port: UInt16
+    /// The host the server was created with.
+    public let host: String
+    public let limits: HTTPServerLimits
+
+    private let handler: Handler
+    /// Guards every `var` below and each connection's `state`; signalled whenever
+    /// `state`, `acceptLoopRunning` or `connections` change.
+    private let condition = NSCondition()
+    private var state = State.ready
+    private var acceptLoopRunning = false
+    private var listenFD: Int32
+    private var wakeFDs: (read: Int32, write: Int32)
+    private var connections: [ObjectIdentifier: HTTPConnection] = [:]
+
+    /// Binds at once.
+    ///
+    /// - Parameters:
+    ///   - host: a loopback address: "127.0.0.1" (or another 127.x.y.z), "::1" or
+    ///     "localhost" (bound as 127.0.0.1). Anything else throws
+    ///     ``HTTPServerError/Code/nonLoopbackHost``.
+    ///   - port: the port to bind, or 0 for an ephemeral one (read it back from ``port``).
+    /// - Throws: ``HTTPServerError`` if the host is not loopback or the socket cannot
+    ///   be bound (for example, the port is in use).
+    public init(
+        host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = .init(),
+        handler: @escaping Handler
+    ) throws {
+        guard let address = Socket.loopback(host) else { throw HTTPServerError.nonLoopback(host) }
+        let listener = try Socket.listen(on: address, host: host, port: port, backlog: 512)
+        do {
+            wakeFDs = try Socket.makePipe()
+        } catch {
+            Socket.close(listener.fd)
+            throw error
+        }
+        self.listenFD = listener.fd
+        self.port = listener.port
+        self.host = host
+        self.limits = limits
+        self.handler = handler
+    }
+
+    deinit {
+        closeListener()
+    }
+
+    /// Begins accepting connections on a background thread and returns at once.
+    /// Does nothing if the server was already started or stopped.
+    public func start() {
+        condition.lock()
+        defer { condition.unlock() }
+        guard state == .ready else { return }
+        state = .running
+        acceptLoopRunning = true
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "HTTPServer.accept"
+        thread.start()
+    }
+
+    /// Stops accepting, lets in-flight requests finish for up to
+    /// ``HTTPServerLimits/shutdownGracePeriod`` seconds, then closes every connection
+    /// (a handler that is still running keeps its thread until it returns, but its
+    /// response is not delivered). Idle keep-alive connections are closed at once and
+    /// responses written during shutdown carry `Connection: close`.
+    ///
+    /// Idempotent and thread-safe: a concurrent or later call returns once the first
+    /// has finished. Safe to call from a signal `DispatchSource` handler.
+    public func stop() {
+        condition.lock()
+        defer { condition.unlock() }
+        switch state {
+        case .ready:
+            state = .stopped
+            closeListener()
+            condition.broadcast()
+            return
+        case .stopping:
+            while state != .stopped { condition.wait() }
+            return
+        case .stopped:
+            return
+        case .running:
+            state = .stopping
+        }
+        Socket.signal(wakeFDs.write)
+        while acceptLoopRunning { condition.wait() }
+        closeListener()
+
+        for connection in connections.values where connection.state == .idle {
+            Socket.shutdownBoth(connection.fd)
+        }
+        waitForConnections(seconds: limits.shutdownGracePeriod)
+        for connection in connections.values {
+            Socket.shutdownBoth(connection.fd)
+        }
+        waitForConnections(seconds: 1)
+
+        state = .stopped
+        condition.broadcast()
+    }
+
+    /// Blocks until ``stop()`` has completed.
+    public func waitUntilStopped() {
+        condition.lock()
+        defer { condition.unlock() }
+        while state != .stopped { condition.wait() }
+    }
+
+    /// The number of connections currently open.
+    public var openConnectionCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return connections.count
+    }
+
+    // MARK: - Accepting
+
+    private func acceptLoop() {
+        while !Socket.waitForListener(listenFD, orWake: wakeFDs.read) {
+            switch Socket.accept(listenFD) {
+            case .connection(let fd): admit(fd)
+            case .retry: continue
+            case .backOff: Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
+        condition.lock()
+        acceptLoopRunning = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Registers an accepted descriptor and starts its thread, or refuses it with 503
+    /// if `maxConnections` are already open.
+    private func admit(_ fd: Int32) {
+        Socket.configureConnection(fd, timeout: limits.idleTimeout)
+        condition.lock()
+        guard connections.count < limits.maxConnections else {
+            condition.unlock()
+            let busy = HTTPResponseEncoder.encode(HTTPRequestError.serverBusy.response, keepAlive: false, minorVersion: 1)
+            _ = busy.withUnsafeBytes { Socket.sendAll(fd, $0) }
+            Socket.shutdownWrite(fd)
+            Socket.close(fd)
+            return
+        }
+        let connection = HTTPConnection(fd: fd, server: self, limits: limits, handler: handler)
+        connections[ObjectIdentifier(connection)] = connection
+        condition.unlock()
+        let thread = Thread { connection.run() }
+        thread.name = "HTTPServer.connection"
+        thread.start()
+    }
+
+    // MARK: - Called by connections
+
+    /// Marks `connection` idle between requests. Returns false if the server is
+    /// stopping, in which case the connection must close.
+    func connectionBecameIdle(_ connection: HTTPConnection) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard state == .running else { return false }
+        connection.state = .idle
+        return true
+    }
+
+    /// Marks `connection` busy with a request.
+    func connectionBecameActive(_ connection: HTTPConnection) {
+        condition.lock()
+        connection.state = .active
+        condition.unlock()
+    }
+
+    /// Whether ``stop()`` has begun.
+    var isStopping: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return state != .running
+    }
+
+    /// Deregisters `connection`; after this the server no longer touches its descriptor.
+    func connectionEnded(_ connection: HTTPConnection) {
+        condition.lock()
+        connections[ObjectIdentifier(connection)] = nil
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    // MARK: - Helpers (call with the lock held, or from deinit)
+
+    private func waitForConnections(seconds: Double) {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while !connections.isEmpty {
+            if !condition.wait(until: deadline) { break }
+        }
+    }
+
+    private func closeListener() {
+        for fd in [listenFD, wakeFDs.read, wakeFDs.write] where fd >= 0 { Socket.close(fd) }
+        listenFD = -1
+        wakeFDs = (-1, -1)
+    }
+}
