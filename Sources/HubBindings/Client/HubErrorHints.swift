@@ -24,6 +24,7 @@ extension HubError {
         Code.unauthenticated: "Log in again with `hubscript login`, or check the profile's API key.",
         Code.sessionRevoked: "The session was revoked; run `hubscript login` to start a new one.",
         Code.refreshTokenReused: "The refresh token was used twice, so the Hub ended the session; run `hubscript login`.",
+        Code.forbidden: "Your credential lacks a permission this call needs; ask an administrator for a role that grants it.",
         Code.entitlementRequired: "The user has no active entitlement for that application; grant one first.",
         Code.roleEscalationForbidden: "You cannot assign a role holding permissions you lack; ask a superadmin.",
         Code.notFound: "Check the id or path; the resource does not exist or is not visible to you.",
