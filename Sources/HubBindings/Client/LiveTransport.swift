@@ -4,20 +4,38 @@ import HTTPKit
 import FoundationNetworking
 #endif
 
-/// The network transport: one shared `URLSession`, so connections are kept alive and
-/// reused across calls and threads.
+/// The network transport over `URLSession`.
 ///
 /// Rules (seed 002): HTTPS only, except plain HTTP to loopback hosts; redirects are
 /// never followed (the 3xx response is returned and the client rejects it); bodies over
 /// `HubTransportPolicy.maxResponseBytes` are cut off and fail; no cookies, no cache.
 /// `timeouts.read` is the idle timeout between bytes. URLSession has no separate
-/// connect timeout, so the connect phase is bounded by the same idle timer; the connect
-/// value is kept in `HubTimeouts` for transports that can apply it.
+/// connect timeout, so the connect phase is bounded by the same idle timer.
+///
+/// Connections: reads (GET, HEAD) share one session whose keep-alive connections are
+/// reused across calls and threads. Every other method goes out on a connection of its
+/// own (`Connection: close`, a second session). The reason: when a reused keep-alive
+/// connection dies before the response, libcurl (under FoundationNetworking) resends
+/// the request by itself; for a write that is a silent second write, and with a body it
+/// cannot even rewind (it hangs until the timeout). A fresh connection is never resent,
+/// so the client's own retry rules (writes only with an Idempotency-Key) stay the only ones.
 public final class LiveTransport: HubTransport, @unchecked Sendable {
-    private let session: URLSession
+    private let pooled: URLSession
+    private let oneShot: URLSession
     private let delegate: LiveTransportDelegate
 
     public init(maxConnectionsPerHost: Int = 8) {
+        delegate = LiveTransportDelegate()
+        pooled = URLSession(configuration: Self.configuration(maxConnectionsPerHost), delegate: delegate, delegateQueue: nil)
+        oneShot = URLSession(configuration: Self.configuration(maxConnectionsPerHost), delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit {
+        pooled.invalidateAndCancel()
+        oneShot.invalidateAndCancel()
+    }
+
+    private static func configuration(_ maxConnectionsPerHost: Int) -> URLSessionConfiguration {
         let config = URLSessionConfiguration.ephemeral
         config.httpCookieAcceptPolicy = .never
         config.httpShouldSetCookies = false
@@ -25,11 +43,8 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
         config.requestCachePolicy = .reloadIgnoringLocalCacheData
         config.httpMaximumConnectionsPerHost = maxConnectionsPerHost
         config.timeoutIntervalForRequest = HubTimeouts().read
-        delegate = LiveTransportDelegate()
-        session = URLSession(configuration: config, delegate: delegate, delegateQueue: nil)
+        return config
     }
-
-    deinit { session.invalidateAndCancel() }
 
     public func perform(_ request: HTTPRequestMessage, baseURL: URL, timeouts: HubTimeouts) throws -> HTTPResponseMessage {
         try HubTransportPolicy.validate(baseURL)
@@ -38,6 +53,7 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
         guard let url = URL(string: base + request.target) else {
             throw HubTransportError(.other, "cannot form a URL from \(base) and \(request.target)")
         }
+        let reusesConnections = request.method == "GET" || request.method == "HEAD"
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method
         urlRequest.timeoutInterval = timeouts.read
@@ -45,9 +61,10 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
         for field in request.headers where field.name.lowercased() != "host" {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
         }
+        if !reusesConnections { urlRequest.setValue("close", forHTTPHeaderField: "Connection") }
         if !request.body.isEmpty { urlRequest.httpBody = request.body }
 
-        let task = session.dataTask(with: urlRequest)
+        let task = (reusesConnections ? pooled : oneShot).dataTask(with: urlRequest)
         let exchange = delegate.register(task)
         task.resume()
         exchange.done.wait()

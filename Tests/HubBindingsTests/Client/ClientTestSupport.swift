@@ -73,7 +73,7 @@ final class Harness: @unchecked Sendable {
     let client: HubClient
     let clock: FakeClock
     let warnings = WarningSink()
-    private let server: HTTPServer?
+    let server: HTTPServer?
 
     init(_ kind: TransportKind, credential: HubCredential = .apiKey("satk_test_harness"),
          configure: (inout HubClientOptions) -> Void = { _ in },

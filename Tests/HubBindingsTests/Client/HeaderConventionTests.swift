@@ -98,3 +98,18 @@ struct HeaderConventionTests {
         }
     }
 }
+
+@Suite("Live transport connections")
+struct LiveConnectionTests {
+    @Test("reads reuse one keep-alive connection; writes use their own")
+    func keepAlive() throws {
+        let h = try Harness(.live) { request, _ in
+            request.method == "GET" ? jsonResponse(["ok": true]) : jsonResponse(status: 201, ["ok": true])
+        }
+        for _ in 0..<20 { _ = try h.client.get("/users/me") }
+        #expect(h.server?.openConnectionCount == 1)
+        _ = try h.client.post("/users/usr_1/entitlements", body: [:], idempotencyKey: "k")
+        #expect(h.requests.last?.headers["Connection"] == "close")
+        #expect(h.requests.first?.headers["Connection"] != "close")
+    }
+}
