@@ -14,12 +14,16 @@ final class FakeClock: HubClock, @unchecked Sendable {
     private let lock = NSLock()
     private var current: TimeInterval = 1_000
     private var recorded: [TimeInterval] = []
+    private let advancesOnSleep: Bool
+
+    /// `advancesOnSleep: false` freezes time (sleeps are only recorded).
+    init(advancesOnSleep: Bool = true) { self.advancesOnSleep = advancesOnSleep }
 
     func now() -> TimeInterval { lock.withLock { current } }
     func sleep(_ seconds: TimeInterval) {
         lock.withLock {
             recorded.append(seconds)
-            if seconds > 0 { current += seconds }
+            if seconds > 0, advancesOnSleep { current += seconds }
         }
     }
     func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
