@@ -1,0 +1,69 @@
+import Foundation
+
+/// Timestamps are whole UTC seconds since 1970 internally, RFC 3339 (`2026-01-15T12:00:00Z`)
+/// on the wire. Formatting is hand-rolled because it runs for every field of every row.
+enum Time {
+    /// Formats epoch seconds as `YYYY-MM-DDTHH:MM:SSZ`.
+    static func format(_ t: Int) -> String {
+        let days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
+        let secs = t - days * 86_400
+        let (y, m, d) = civil(fromDays: days)
+        var b = [UInt8](repeating: 0, count: 20)
+        func put(_ v: Int, _ at: Int, _ width: Int) {
+            var v = v
+            for k in stride(from: at + width - 1, through: at, by: -1) { b[k] = UInt8(48 + v % 10); v /= 10 }
+        }
+        put(y, 0, 4); b[4] = 45; put(m, 5, 2); b[7] = 45; put(d, 8, 2); b[10] = 84
+        put(secs / 3600, 11, 2); b[13] = 58; put(secs / 60 % 60, 14, 2); b[16] = 58; put(secs % 60, 17, 2); b[19] = 90
+        return String(decoding: b, as: UTF8.self)
+    }
+
+    /// Parses RFC 3339 (`Z` or `±HH:MM` offset, optional fraction, which is dropped) or a
+    /// bare date `YYYY-MM-DD` (midnight UTC). Nil when malformed.
+    static func parse(_ s: String) -> Int? {
+        let c = Array(s.utf8)
+        func num(_ a: Int, _ n: Int) -> Int? {
+            guard a + n <= c.count else { return nil }
+            var v = 0
+            for k in a..<a + n { guard c[k] >= 48, c[k] <= 57 else { return nil }; v = v * 10 + Int(c[k] - 48) }
+            return v
+        }
+        guard let y = num(0, 4), c.count >= 10, c[4] == 45, let mo = num(5, 2), c[7] == 45, let d = num(8, 2),
+              (1...12).contains(mo), (1...31).contains(d) else { return nil }
+        let day = days(fromCivil: y, mo, d)
+        if c.count == 10 { return day * 86_400 }
+        guard c.count >= 20, c[10] == 84 || c[10] == 116 || c[10] == 32, let h = num(11, 2), c[13] == 58,
+              let mi = num(14, 2), c[16] == 58, let se = num(17, 2), h < 24, mi < 60, se < 61 else { return nil }
+        var k = 19
+        if c[k] == 46 { k += 1; while k < c.count, c[k] >= 48, c[k] <= 57 { k += 1 } }
+        guard k < c.count else { return nil }
+        var offset = 0
+        if c[k] == 90 || c[k] == 122 { guard k + 1 == c.count else { return nil } }
+        else if c[k] == 43 || c[k] == 45, k + 6 == c.count, let oh = num(k + 1, 2), c[k + 3] == 58, let om = num(k + 4, 2) {
+            offset = (oh * 3600 + om * 60) * (c[k] == 43 ? 1 : -1)
+        } else { return nil }
+        return day * 86_400 + h * 3600 + mi * 60 + se - offset
+    }
+
+    /// Howard Hinnant's days-from-civil.
+    static func days(fromCivil y0: Int, _ m: Int, _ d: Int) -> Int {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civil(fromDays z0: Int) -> (Int, Int, Int) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}

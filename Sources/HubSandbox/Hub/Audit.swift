@@ -1,0 +1,63 @@
+import Foundation
+
+/// The audit log: exactly one event per change the sandbox makes (a replayed idempotent
+/// request makes no change and writes none). Events are newest first by timestamp.
+extension HubEngine {
+    /// Records one event in the current transaction. `actor` defaults to the caller.
+    func audit(_ c: RequestContext, action: String, target: (type: String, id: String), targetUser: String?,
+               app: String? = nil, org: String? = nil, before: JSON? = nil, after: JSON? = nil,
+               actor: (type: String, id: String?)? = nil) throws {
+        let a = actor ?? c.caller.map { ($0.actor.type, Optional($0.actor.id)) } ?? ("system", nil)
+        try db.run("""
+            INSERT INTO audit_events(id, action, actor_type, actor_id, target_type, target_id, target_user_id,
+              application_id, organization_id, before, after, request_id, ts) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
+            """, [.text(newId("evt_")), .text(action), .text(a.type), .opt(a.id), .text(target.type), .text(target.id),
+                  .opt(targetUser), .opt(app), .opt(org), .opt(before.map { String(decoding: $0.data, as: UTF8.self) }),
+                  .opt(after.map { String(decoding: $0.data, as: UTF8.self) }), .text(c.requestId), .int(c.now)])
+    }
+
+    static let auditColumns = """
+        id, action, actor_type, actor_id, target_type, target_id, target_user_id, application_id, organization_id,
+        before, after, request_id, ts
+        """
+
+    static func auditJSON(_ s: Statement) -> JSON {
+        func raw(_ i: Int32) -> JSON { s.textOrNil(i).flatMap { try? JSONParser.parse(Data($0.utf8)) } ?? .null }
+        return .object([
+            ("id", .string(s.text(0))), ("action", .string(s.text(1))),
+            ("actor", .object([("type", .string(s.text(2))), ("id", .str(s.textOrNil(3)))])),
+            ("target", .object([("type", .string(s.text(4))), ("id", .string(s.text(5)))])),
+            ("target_user_id", .str(s.textOrNil(6))), ("application_id", .str(s.textOrNil(7))),
+            ("organization_id", .str(s.textOrNil(8))), ("before", raw(9)), ("after", raw(10)),
+            ("request_id", .str(s.textOrNil(11))), ("timestamp", .time(s.int(12))),
+        ])
+    }
+
+    func listAuditEvents(_ c: RequestContext) throws -> Reply {
+        try c.require("audit.view")
+        var q = ListQuery(from: "audit_events", columns: HubEngine.auditColumns, columnCount: 13, sort: "ts", seq: "seq")
+        for (param, column) in [("target_user_id", "target_user_id"), ("target_type", "target_type"), ("target_id", "target_id"),
+                                ("actor_id", "actor_id"), ("actor_type", "actor_type"), ("application_id", "application_id"),
+                                ("organization_id", "organization_id")] {
+            if let v = c.q(param) { q.add("\(column) = ?", .text(v)) }
+        }
+        let actions = c.qAll("action").flatMap { $0.split(separator: ",").map(String.init) }
+        if !actions.isEmpty {
+            q.conditions.append("action IN (" + actions.map { _ in "?" }.joined(separator: ",") + ")")
+            q.args.append(contentsOf: actions.map(SQLValue.text))
+        }
+        if let since = try HubEngine.timeFilter(c, "since") { q.add("ts >= ?", .int(since)) }
+        if let until = try HubEngine.timeFilter(c, "until") { q.add("ts < ?", .int(until)) }
+        return try runList(c, q, scope: "audit-events", filters: [
+            "target_user_id", "target_type", "target_id", "actor_id", "actor_type", "action", "application_id",
+            "organization_id", "since", "until",
+        ], map: HubEngine.auditJSON)
+    }
+
+    func getAuditEvent(_ c: RequestContext) throws -> Reply {
+        try c.require("audit.view")
+        guard let e = try db.first("SELECT \(HubEngine.auditColumns) FROM audit_events WHERE id = ?", [.text(c.params[0])],
+                                   HubEngine.auditJSON) else { throw HubError.notFound("Audit event \(c.params[0])") }
+        return .json(200, e, etag: 1)
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+/// Entitlements: lists, grant, read, status changes.
+///
+/// Revoked rows are terminal and hidden from lists unless `status` or
+/// `include_inactive=true`. One live (active or disabled) personal row per (user, app).
+/// Status machine: active ⇄ disabled (a reason is required to disable),
+/// active/disabled/expired → revoked (terminal, reason required); anything else,
+/// including "to the same status", is `422 invalid_status_transition`.
+extension HubEngine {
+    static let entitlementColumns = """
+        e.id, e.user_id, e.organization_id, e.application_id, e.status, e.source, e.starts_at, e.ends_at,
+        e.disabled_reason, e.created_at, e.updated_at, e.version
+        """
+    static let entitlementFilters = ["application_id", "status", "user_id", "organization_id", "source", "include_inactive"]
+
+    static func entitlementJSON(_ s: Statement) -> JSON {
+        .object([
+            ("id", .string(s.text(0))), ("user_id", .string(s.text(1))), ("organization_id", .str(s.textOrNil(2))),
+            ("application_id", .string(s.text(3))), ("status", .string(s.text(4))), ("source", .string(s.text(5))),
+            ("starts_at", .time(s.intOrNil(6))), ("ends_at", .time(s.intOrNil(7))),
+            ("disabled_reason", .str(s.textOrNil(8))), ("created_at", .time(s.int(9))), ("updated_at", .time(s.int(10))),
+        ])
+    }
+
+    struct EntitlementRow { let json: JSON; let userId: String; let app: String; let org: String?; let status: String; let version: Int }
+
+    func loadEntitlement(_ id: String) throws -> EntitlementRow {
+        guard let e = try db.first("SELECT \(HubEngine.entitlementColumns) FROM entitlements e WHERE e.id = ?", [.text(id)], {
+            EntitlementRow(json: HubEngine.entitlementJSON($0), userId: $0.text(1), app: $0.text(3), org: $0.textOrNil(2),
+                           status: $0.text(4), version: $0.int(11))
+        }) else { throw HubError.notFound("Entitlement \(id)") }
+        return e
+    }
+
+    private func entitlementQuery(_ c: RequestContext, userId: String?) -> ListQuery {
+        var q = ListQuery(from: "entitlements e", columns: HubEngine.entitlementColumns, columnCount: 12, sort: "e.created_at", seq: "e.seq")
+        if let userId { q.add("e.user_id = ?", .text(userId)) } else if let u = c.q("user_id") { q.add("e.user_id = ?", .text(u)) }
+        for name in ["application_id", "organization_id", "source"] {
+            if let v = c.q(name) { q.add("e.\(name) = ?", .text(v)) }
+        }
+        if let s = c.q("status") { q.add("e.status = ?", .text(s)) } else if c.q("include_inactive") != "true" {
+            q.add("e.status != 'revoked'")
+        }
+        return q
+    }
+
+    func userEntitlements(_ c: RequestContext) throws -> Reply {
+        let id = try c.userParam(c.params[0])
+        try requireReadUser(c, id)
+        _ = try loadUser(id)
+        return try runList(c, entitlementQuery(c, userId: id), scope: "users/\(id)/entitlements",
+                           filters: HubEngine.entitlementFilters, map: HubEngine.entitlementJSON)
+    }
+
+    func listEntitlements(_ c: RequestContext) throws -> Reply {
+        try c.require("users.list")
+        return try runList(c, entitlementQuery(c, userId: nil), scope: "entitlements",
+                           filters: HubEngine.entitlementFilters, map: HubEngine.entitlementJSON)
+    }
+
+    func getEntitlement(_ c: RequestContext) throws -> Reply {
+        let e = try loadEntitlement(c.params[0])
+        try requireReadUser(c, e.userId)
+        return .json(200, e.json, etag: e.version)
+    }
+
+    /// `POST /users/{id}/entitlements` `{application_id, source, starts_at?, ends_at?}` → 201.
+    func grant(_ c: RequestContext) throws -> Reply {
+        let userId = try c.userParam(c.params[0])
+        try c.require("entitlements.manage")
+        _ = try loadUser(userId)
+        let b = try c.body()
+        var bad: [(String, String)] = []
+        let app = b["application_id"]?.stringValue
+        if app == nil || app!.isEmpty { bad.append(("application_id", "required")) }
+        else if try db.first("SELECT 1 FROM applications WHERE id = ?", [.text(app!)], { _ in true }) == nil {
+            bad.append(("application_id", "unknown"))
+        }
+        let source = b["source"]?.stringValue
+        if source == nil { bad.append(("source", "required")) }
+        else if !["admin_grant", "trial", "purchase"].contains(source!) { bad.append(("source", "invalid")) }
+        func time(_ name: String) -> Int? {
+            guard let v = b[name], !v.isNull else { return nil }
+            guard let s = v.stringValue, let t = Time.parse(s) else { bad.append((name, "invalid")); return nil }
+            return t
+        }
+        let starts = time("starts_at"), ends = time("ends_at")
+        if let e = ends, e <= (starts ?? c.now) { bad.append(("ends_at", "before_start")) }
+        if !bad.isEmpty { throw HubError.validation(bad) }
+        if let existing = try db.first("""
+            SELECT id FROM entitlements WHERE user_id = ? AND application_id = ? AND organization_id IS NULL
+            AND status IN ('active', 'disabled')
+            """, [.text(userId), .text(app!)], { $0.text(0) }) {
+            throw HubError(status: 409, code: "entitlement_already_exists",
+                           message: "\(userId) already holds a live entitlement to \(app!).",
+                           details: [("existing_entitlement_id", .string(existing))])
+        }
+        let id = newId("ent_")
+        try db.run("""
+            INSERT INTO entitlements(id, user_id, organization_id, application_id, status, source, starts_at, ends_at,
+              disabled_reason, created_at, updated_at) VALUES (?, ?, NULL, ?, 'active', ?, ?, ?, NULL, ?, ?)
+            """, [.text(id), .text(userId), .text(app!), .text(source!), .int(starts ?? c.now), .opt(ends), .int(c.now), .int(c.now)])
+        let row = try loadEntitlement(id)
+        try audit(c, action: "entitlement.granted", target: ("entitlement", id), targetUser: userId, app: app, after: row.json)
+        var r = Reply.json(201, row.json, etag: row.version)
+        r.headers.append(("Location", "/entitlements/\(id)"))
+        return r
+    }
+
+    /// `PATCH /entitlements/{id}` `{status, disabled_reason}` (and `ends_at`).
+    func patchEntitlement(_ c: RequestContext) throws -> Reply {
+        try c.require("entitlements.manage")
+        let e = try loadEntitlement(c.params[0])
+        try c.checkIfMatch(e.version)
+        let b = try c.body()
+        let readOnly = b.objectKeys.filter {
+            ["id", "user_id", "organization_id", "application_id", "source", "starts_at", "created_at", "updated_at"].contains($0)
+        }
+        if !readOnly.isEmpty { throw HubError.readOnly(readOnly) }
+        let reasonValue = b["disabled_reason"]
+        if let r = reasonValue, r.stringValue == nil, !r.isNull { throw HubError.validation([("disabled_reason", "invalid")]) }
+        let reason = reasonValue?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        var status = e.status, action = "entitlement.updated"
+        if let sv = b["status"] {
+            guard let to = sv.stringValue, ["active", "disabled", "expired", "revoked"].contains(to) else {
+                throw HubError.validation([("status", "invalid")])
+            }
+            switch (e.status, to) {
+            case ("active", "disabled"): action = "entitlement.disabled"
+            case ("disabled", "active"): action = "entitlement.enabled"
+            case ("active", "revoked"), ("disabled", "revoked"), ("expired", "revoked"): action = "entitlement.revoked"
+            default: throw HubError.invalidTransition(from: e.status, to: to)
+            }
+            if to != "active", reason == nil { throw HubError.validation([("disabled_reason", "required")]) }
+            status = to
+        }
+        var endsChange: Int?? = nil
+        if let ev = b["ends_at"] {
+            if ev.isNull { endsChange = .some(nil) } else if let s = ev.stringValue, let t = Time.parse(s) { endsChange = .some(t) }
+            else { throw HubError.validation([("ends_at", "invalid")]) }
+        }
+        let newReason: String? = status == "active" ? nil : (reason ?? e.json["disabled_reason"]?.stringValue)
+        if status == e.status, endsChange == nil, reasonValue == nil || newReason == e.json["disabled_reason"]?.stringValue {
+            return .json(200, e.json, etag: e.version)
+        }
+        let endsSQL: String
+        var args: [SQLValue] = [.text(status), .opt(newReason), .int(c.now)]
+        if let ch = endsChange { endsSQL = ", ends_at = ?"; args.append(.opt(ch)) } else { endsSQL = "" }
+        args.append(.text(e.json["id"]!.stringValue!))
+        try db.run("UPDATE entitlements SET status = ?, disabled_reason = ?, updated_at = ?\(endsSQL), version = version + 1 WHERE id = ?", args)
+        let n = try loadEntitlement(e.json["id"]!.stringValue!)
+        try audit(c, action: action, target: ("entitlement", n.json["id"]!.stringValue!), targetUser: e.userId, app: e.app, org: e.org,
+                  before: e.json, after: n.json)
+        return .json(200, n.json, etag: n.version)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// A newest-first keyset query: `sort DESC, seq DESC`, resumed after the cursor's
+/// (sort, seq) pair. `columns` come first in each row; the runner appends sort and seq.
+struct ListQuery {
+    var from: String
+    var columns: String
+    var columnCount: Int32
+    var sort: String
+    var seq: String
+    var conditions: [String] = []
+    var args: [SQLValue] = []
+
+    mutating func add(_ condition: String, _ values: SQLValue...) {
+        conditions.append(condition)
+        args.append(contentsOf: values)
+    }
+}
+
+/// Cursor pagination (HUB-API.md "Pagination"): `limit` 1…100 (default 25, larger is
+/// clamped), opaque cursors bound to the endpoint and the filters they were issued with
+/// and expiring after 24 h (`400 invalid_cursor` otherwise).
+extension HubEngine {
+    static let cursorTTL = 86_400
+
+    /// Runs `q` for the page the request asks for and renders `{data, page}`.
+    /// `filters` names the query parameters the cursor is bound to.
+    func runList(_ c: RequestContext, _ q: ListQuery, scope: String, filters: [String],
+                 map: (Statement) throws -> JSON) throws -> Reply {
+        var q = q
+        let limit = try HubEngine.limit(c)
+        let binding = HubEngine.bindingHash(c, scope: scope, filters: filters)
+        if let raw = c.q("cursor"), !raw.isEmpty {
+            guard let cur = HubEngine.decodeCursor(raw), cur.binding == binding else {
+                throw HubError(status: 400, code: "invalid_cursor",
+                               message: "The cursor does not belong to this list and these filters; start again without it.")
+            }
+            guard c.now - cur.issued < HubEngine.cursorTTL, cur.issued <= c.now + 60 else {
+                throw HubError(status: 400, code: "invalid_cursor", message: "The cursor expired (24 h); start again without it.")
+            }
+            q.add("(\(q.sort) < ? OR (\(q.sort) = ? AND \(q.seq) < ?))", .int(cur.sort), .int(cur.sort), .int(cur.seq))
+        }
+        let whereClause = q.conditions.isEmpty ? "" : " WHERE " + q.conditions.joined(separator: " AND ")
+        let sql = "SELECT \(q.columns), \(q.sort), \(q.seq) FROM \(q.from)\(whereClause) ORDER BY \(q.sort) DESC, \(q.seq) DESC LIMIT ?"
+        var items: [JSON] = []
+        items.reserveCapacity(limit)
+        var last: (Int, Int)?
+        var hasMore = false
+        try db.query(sql, q.args + [.int(limit + 1)]) { s in
+            if items.count == limit { hasMore = true; return }
+            items.append(try map(s))
+            last = (s.int(q.columnCount), s.int(q.columnCount + 1))
+        }
+        let next: JSON = hasMore && last != nil
+            ? .string(HubEngine.encodeCursor(binding: binding, issued: c.now, sort: last!.0, seq: last!.1)) : .null
+        return .json(200, .object([
+            ("data", .array(items)),
+            ("page", .object([("next_cursor", next), ("has_more", .bool(hasMore))])),
+        ]))
+    }
+
+    /// A single page holding everything (small catalogs), in the list shape.
+    static func wholeList(_ items: [JSON]) -> Reply {
+        .json(200, .object([("data", .array(items)), ("page", .object([("next_cursor", .null), ("has_more", .bool(false))]))]))
+    }
+
+    static func limit(_ c: RequestContext) throws -> Int {
+        guard let raw = c.q("limit") else { return 25 }
+        guard let n = Int(raw), n >= 1 else { throw HubError.invalidRequest("limit must be a whole number from 1 to 100.") }
+        return min(n, 100)
+    }
+
+    static func bindingHash(_ c: RequestContext, scope: String, filters: [String]) -> String {
+        var text = scope
+        for name in filters.sorted() {
+            let values = c.qAll(name)
+            if !values.isEmpty { text += "\u{1}" + name + "=" + values.joined(separator: "\u{2}") }
+        }
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in text.utf8 { h ^= UInt64(b); h = h &* 0x100_0000_01b3 }
+        return String(h, radix: 36)
+    }
+
+    static func encodeCursor(binding: String, issued: Int, sort: Int, seq: Int) -> String {
+        let raw = "c1.\(binding).\(issued).\(sort).\(seq)"
+        return Data(raw.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decodeCursor(_ s: String) -> (binding: String, issued: Int, sort: Int, seq: Int)? {
+        var b64 = s.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while b64.count % 4 != 0 { b64 += "=" }
+        guard let data = Data(base64Encoded: b64) else { return nil }
+        let parts = String(decoding: data, as: UTF8.self).split(separator: ".")
+        guard parts.count == 5, parts[0] == "c1", let issued = Int(parts[2]), let sort = Int(parts[3]), let seq = Int(parts[4])
+        else { return nil }
+        return (String(parts[1]), issued, sort, seq)
+    }
+
+    /// Parses a timestamp filter (`400 invalid_request` when malformed).
+    static func timeFilter(_ c: RequestContext, _ name: String) throws -> Int? {
+        guard let raw = c.q(name) else { return nil }
+        guard let t = Time.parse(raw) else { throw HubError.invalidRequest("\(name) must be an RFC 3339 timestamp.") }
+        return t
+    }
+}

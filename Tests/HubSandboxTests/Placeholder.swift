@@ -1,2 +1,0 @@
-import XCTest
-final class HubSandboxTestsPlaceholder: XCTestCase { func testBuilds() {} }

@@ -1,0 +1,76 @@
+import Foundation
+import XCTest
+@testable import HubSandbox
+
+/// File storage across instances; deterministic seeding and reset.
+final class StorageTests: XCTestCase {
+    func testFileStatePersistsAcrossInstances() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hubsandbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("hub.sqlite")
+        var grantId: String?
+        do {
+            let hub = try makeHub(storage: .file(url))
+            let r = hub.call("POST", "/users/usr_ada/entitlements", body: #"{"application_id":"app_chat","source":"trial"}"#,
+                             headers: [("Idempotency-Key", "persist")])
+            XCTAssertEqual(r.status, 201)
+            grantId = r.json["id"]?.string
+        }
+        let again = try makeHub(seed: 99, storage: .file(url))
+        let got = again.call("GET", "/entitlements/\(grantId ?? "")")
+        XCTAssertEqual(got.status, 200)
+        XCTAssertEqual(got.json["application_id"]?.string, "app_chat")
+        XCTAssertEqual(again.call("POST", "/users/usr_ada/entitlements", body: #"{"application_id":"app_chat","source":"trial"}"#,
+                                  headers: [("Idempotency-Key", "persist")]).headers["Idempotent-Replayed"], "true")
+        let users = try again.engine.db.first("SELECT COUNT(*) FROM users") { $0.int(0) }
+        XCTAssertEqual(users, 60)
+    }
+
+    func testResetIsDeterministic() throws {
+        let clock = ManualClock()
+        let hub = try makeHub(clock: clock, seed: 5)
+        let first = hub.call("GET", "/users?include_inactive=true").body
+        hub.call("POST", "/users/usr_ada/suspend", body: "{}")
+        try hub.reset(seed: 5)
+        XCTAssertEqual(hub.call("GET", "/users?include_inactive=true").body, first)
+        XCTAssertEqual(hub.call("GET", "/users/usr_ada").json["status"]?.string, "active")
+        try hub.reset(seed: 6)
+        XCTAssertNotEqual(hub.call("GET", "/users?include_inactive=true").body, first)
+        let other = try makeHub(clock: clock, seed: 5)
+        XCTAssertEqual(other.call("GET", "/users?include_inactive=true").body, first)
+    }
+
+    func testSeedHasEveryStatusAndSource() throws {
+        let hub = try makeHub(users: 200)
+        let db = hub.engine.db
+        var statuses = Set<String>(), sources = Set<String>(), userStatuses = Set<String>()
+        try db.query("SELECT DISTINCT status FROM entitlements") { statuses.insert($0.text(0)) }
+        try db.query("SELECT DISTINCT source FROM entitlements") { sources.insert($0.text(0)) }
+        try db.query("SELECT DISTINCT status FROM users") { userStatuses.insert($0.text(0)) }
+        XCTAssertEqual(statuses, ["active", "disabled", "expired", "revoked"])
+        XCTAssertEqual(sources, ["purchase", "trial", "admin_grant", "org_seat"])
+        XCTAssertEqual(userStatuses, ["active", "invited", "suspended", "deleted"])
+        XCTAssertEqual(hub.call("GET", "/users/usr_ada/sessions").json["data"]?.items.count, 2)
+        XCTAssertEqual(hub.call("GET", "/api-keys?owner_user_id=usr_ada").json["data"]?.items.first?["id"]?.string, "key_ada_cli")
+    }
+}
+
+/// Many threads at once: every request is answered, every grant lands exactly once.
+final class ConcurrencyTests: XCTestCase {
+    func testConcurrentCallersAreSerializedSafely() throws {
+        let hub = try makeHub(users: 120)
+        let ids = (hub.call("GET", "/users?status=active&limit=40").json["data"]?.items ?? []).compactMap { $0["id"]?.string }
+        DispatchQueue.concurrentPerform(iterations: ids.count * 2) { i in
+            let id = ids[i % ids.count]
+            _ = hub.call("GET", "/users/\(id)")
+            let r = hub.call("POST", "/users/\(id)/entitlements", body: #"{"application_id":"app_hub","source":"trial"}"#,
+                             headers: [("Idempotency-Key", "c-\(id)")])
+            XCTAssertTrue([201, 409].contains(r.status), r.text)
+        }
+        let granted = try hub.engine.db.first("SELECT COUNT(*) FROM entitlements WHERE application_id = 'app_hub'") { $0.int(0) }
+        XCTAssertEqual(granted, ids.count)
+        let events = try hub.engine.db.first("SELECT COUNT(*) FROM audit_events WHERE action = 'entitlement.granted' AND request_id LIKE 'req_%' AND request_id NOT LIKE 'req_seed%'") { $0.int(0) }
+        XCTAssertEqual(events, ids.count)
+    }
+}
