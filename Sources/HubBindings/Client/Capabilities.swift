@@ -7,6 +7,8 @@ public struct Capabilities: Sendable, Equatable {
     public enum Source: String, Sendable, Equatable {
         /// A user session: `/users/me`, `/users/me/roles`, `/roles?scope=platform`, `/organizations`.
         case userSession = "user_session"
+        /// An API key whose permissions came from its own record (`GET /api-keys/{id}`).
+        case apiKeyRecord = "api_key_record"
         /// An API key whose permissions the profile declares (`api_key_permissions`).
         case apiKeyDeclared = "api_key_declared"
         /// An API key with no declared permissions: assumed to hold every platform

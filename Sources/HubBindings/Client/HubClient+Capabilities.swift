@@ -6,11 +6,12 @@ extension HubClient {
     ///
     /// User session: `/users/me`, `/users/me/roles`, `/roles?scope=platform` (403 → the
     /// seed role table gives the permissions of the roles held), `/organizations`.
-    /// API key: `/users/me` answers `user_token_required`; the permissions are then the
-    /// profile's declared `apiKeyPermissions`, or, undeclared, every platform permission
-    /// (source `.apiKeyAssumed`). The Hub has no endpoint for a key to read its own
-    /// permissions, so the declaration is the only local source; the server still
-    /// refuses what the key lacks.
+    /// API key: `/users/me` answers `user_token_required`; the permissions then come
+    /// from, in order: the key's record `GET /api-keys/{apiKeyID}` when the profile names
+    /// the key and the key may read it (`api_keys.manage`); the profile's declared
+    /// `apiKeyPermissions`; else every platform permission (source `.apiKeyAssumed`: the
+    /// Hub has no endpoint for a key to read its own permissions without
+    /// `api_keys.manage`). The server still refuses what the key lacks.
     public func capabilities(refresh: Bool = false) throws -> Capabilities {
         if !refresh, let cached = state.withLock({ $0.capabilitiesStale ? nil : $0.capabilities }) {
             return cached
@@ -36,6 +37,10 @@ extension HubClient {
         do {
             me = try get("/users/me")
         } catch let error as HubError where error.code == HubError.Code.userTokenRequired {
+            if let id = options.apiKeyID, let record = try? get("/api-keys/\(id)"),
+               let granted = record.json["permissions"]?.arrayValue {
+                return Capabilities(source: .apiKeyRecord, permissions: Set(granted.compactMap(\.stringValue)))
+            }
             if let declared = options.apiKeyPermissions {
                 return Capabilities(source: .apiKeyDeclared, permissions: Set(declared))
             }

@@ -10,7 +10,7 @@ extension HubClient {
         try checkOpen(original)
         var request = original
         if request.takesIfMatch, request.ifMatch == nil {
-            request.ifMatch = etag(for: request.path)
+            request.ifMatch = cachedETag(for: request)
         }
         let retry = options.retry
         var attempt = 1
@@ -75,7 +75,7 @@ extension HubClient {
             }
             if error.code == HubError.Code.versionConflict, let reapply, conflictRounds < 3 {
                 conflictRounds += 1
-                let current = try execute(HubRequest(.get, request.path, feature: request.feature), reapply: nil)
+                let current = try execute(HubRequest(.get, request.etagPath, feature: request.feature), reapply: nil)
                 guard let body = try reapply(current) else { throw error }
                 if request.method != .delete { request.body = body }
                 request.ifMatch = current.etag
@@ -164,9 +164,7 @@ extension HubClient {
             headers.add("Content-Type", "application/json")
         }
         if let key = request.idempotencyKey { headers.add("Idempotency-Key", key) }
-        if let ifMatch = request.ifMatch, request.method == .patch || request.method == .delete {
-            headers.add("If-Match", ifMatch)
-        }
+        if let ifMatch = request.ifMatch { headers.add("If-Match", ifMatch) }
         for field in request.headers { headers[field.name] = field.value }
         return HTTPRequestMessage(method: request.method.rawValue, target: request.target(prefix: options.apiPrefix),
                                   headers: headers, body: body)

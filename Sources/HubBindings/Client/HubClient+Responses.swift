@@ -55,25 +55,32 @@ extension HubClient {
                         status: raw.status, requestID: requestID)
     }
 
-    /// Caches the ETag of a single-resource response under its path and its `id`;
-    /// forgets it after a DELETE.
+    /// Caches the ETag of a response under the resource it belongs to (`etagPath`) and,
+    /// for a returned object, under its `id`; a DELETE without an ETag forgets both.
+    /// A POST that creates something is cached by the new `id` only.
     func remember(_ response: HubResponse, for request: HubRequest) {
         state.withLock { s in
-            if request.method == .delete {
-                s.etags.removeValue(forKey: request.path)
-                if let last = request.path.split(separator: "/").last { s.etags.removeValue(forKey: "id:" + last) }
+            guard let etag = response.etag else {
+                if request.method == .delete {
+                    s.etags.removeValue(forKey: request.etagPath)
+                    if let last = request.path.split(separator: "/").last { s.etags.removeValue(forKey: "id:" + last) }
+                }
                 return
             }
-            guard let etag = response.etag else { return }
-            if request.method != .post { s.etags[request.path] = etag }
-            if let id = response.json["id"]?.stringValue { s.etags["id:" + id] = etag }
+            if request.method != .post || request.isRoleAssignment { s.etags[request.etagPath] = etag }
+            if !request.isRoleAssignment, let id = response.json["id"]?.stringValue { s.etags["id:" + id] = etag }
         }
     }
 
-    /// The ETag for `path`: by the resource id in its last segment, else by the path.
-    static func cachedETag(_ path: String, in etags: [String: String]) -> String? {
-        if let last = path.split(separator: "/").last, let byID = etags["id:" + last] { return byID }
-        return etags[path]
+    /// The cached ETag for `request`: by the resource id in the last path segment,
+    /// else by its `etagPath`.
+    func cachedETag(for request: HubRequest) -> String? {
+        state.withLock { s in
+            if !request.isRoleAssignment, let last = request.path.split(separator: "/").last, let byID = s.etags["id:" + last] {
+                return byID
+            }
+            return s.etags[request.etagPath]
+        }
     }
 
     /// One warning per client for `Deprecation` / `Sunset` headers.

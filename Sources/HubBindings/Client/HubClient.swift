@@ -36,12 +36,15 @@ public struct HubClientOptions: Sendable {
     /// For an API key credential: the permissions the profile declares the key holds.
     /// nil means "not declared"; see `HubClient.capabilities()`.
     public var apiKeyPermissions: [String]?
+    /// For an API key credential: the key's id (`key_…`), so `capabilities()` can read
+    /// the key's permissions from `GET /api-keys/{id}` when the key may.
+    public var apiKeyID: String?
 
     public init(apiPrefix: String = "", rateLimitPerMinute: Int = 100, retry: RetryPolicy = RetryPolicy(),
-                timeouts: HubTimeouts = HubTimeouts(), clock: any HubClock = SystemClock(),
+                timeouts: HubTimeouts = HubTimeouts(), clock: any HubClock = SystemHubClock(),
                 random: any HubRandomSource = SystemRandomSource(),
                 warn: @escaping @Sendable (String) -> Void = HubClientOptions.standardErrorWarn,
-                profileName: String = "default", apiKeyPermissions: [String]? = nil) {
+                profileName: String = "default", apiKeyPermissions: [String]? = nil, apiKeyID: String? = nil) {
         self.apiPrefix = apiPrefix
         self.rateLimitPerMinute = rateLimitPerMinute
         self.retry = retry
@@ -51,6 +54,7 @@ public struct HubClientOptions: Sendable {
         self.warn = warn
         self.profileName = profileName
         self.apiKeyPermissions = apiKeyPermissions
+        self.apiKeyID = apiKeyID
     }
 
     /// Writes `warning: <text>` to standard error.
@@ -112,7 +116,7 @@ public final class HubClient: Sendable {
     }
 
     /// Like `send(_:)`, and on `409 version_conflict` refetches the resource (GET on the
-    /// same path), calls `reapply` with the fresh response, and resends with its ETag.
+    /// same path; for a role assignment, the user's role set), calls `reapply` with the fresh response, and resends with its ETag.
     /// `reapply` returns the body to send now (ignored for DELETE), or nil to give up,
     /// which rethrows the conflict. At most 3 rounds.
     public func send(_ request: HubRequest, reapply: (HubResponse) throws -> HubJSON?) throws -> HubResponse {
@@ -151,7 +155,7 @@ public final class HubClient: Sendable {
 
     /// The ETag cached for `path` (from the last single-resource response for it).
     public func etag(for path: String) -> String? {
-        state.withLock { Self.cachedETag(path, in: $0.etags) }
+        cachedETag(for: HubRequest(.get, path))
     }
 
     /// False once a 404/501 from an endpoint gated by `feature` turned it off.

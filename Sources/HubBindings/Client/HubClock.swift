@@ -10,7 +10,7 @@ public protocol HubClock: Sendable {
 }
 
 /// Real time: a monotonic clock and `Thread.sleep`.
-public struct SystemClock: HubClock {
+public struct SystemHubClock: HubClock {
     public init() {}
     public func now() -> TimeInterval { ProcessInfo.processInfo.systemUptime }
     public func sleep(_ seconds: TimeInterval) {

@@ -31,19 +31,23 @@ public struct HubProfile: Sendable, Codable, Equatable {
     /// profile (the Hub offers no self-introspection). nil = assume all; see
     /// `HubClient.capabilities()`.
     public var apiKeyPermissions: [String]?
+    /// For API keys: the key's id (`key_…`); when set, capabilities are read from
+    /// `GET /api-keys/{id}` if the key holds `api_keys.manage`.
+    public var apiKeyID: String?
     /// The Dispatch relay's base URL, if the profile sends notifications through it.
     public var dispatchURL: URL?
     /// The vault secret name holding Dispatch's machine token (e.g. `dispatch/ci`).
     public var dispatchTokenRef: String?
 
     public init(name: String, hubURL: URL, apiPrefix: String = "", auth: Auth, rateLimitPerMinute: Int = 100,
-                apiKeyPermissions: [String]? = nil, dispatchURL: URL? = nil, dispatchTokenRef: String? = nil) {
+                apiKeyPermissions: [String]? = nil, apiKeyID: String? = nil, dispatchURL: URL? = nil, dispatchTokenRef: String? = nil) {
         self.name = name
         self.hubURL = hubURL
         self.apiPrefix = apiPrefix
         self.auth = auth
         self.rateLimitPerMinute = rateLimitPerMinute
         self.apiKeyPermissions = apiKeyPermissions
+        self.apiKeyID = apiKeyID
         self.dispatchURL = dispatchURL
         self.dispatchTokenRef = dispatchTokenRef
     }
@@ -51,7 +55,7 @@ public struct HubProfile: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case name, auth
         case hubURL = "hub_url", apiPrefix = "api_prefix", rateLimitPerMinute = "rate_limit_per_minute"
-        case apiKeyPermissions = "api_key_permissions", dispatchURL = "dispatch_url", dispatchTokenRef = "dispatch_token_ref"
+        case apiKeyPermissions = "api_key_permissions", apiKeyID = "api_key_id", dispatchURL = "dispatch_url", dispatchTokenRef = "dispatch_token_ref"
     }
 
     public init(from decoder: Decoder) throws {
@@ -62,6 +66,7 @@ public struct HubProfile: Sendable, Codable, Equatable {
         auth = try c.decode(Auth.self, forKey: .auth)
         rateLimitPerMinute = try c.decodeIfPresent(Int.self, forKey: .rateLimitPerMinute) ?? 100
         apiKeyPermissions = try c.decodeIfPresent([String].self, forKey: .apiKeyPermissions)
+        apiKeyID = try c.decodeIfPresent(String.self, forKey: .apiKeyID)
         dispatchURL = try c.decodeIfPresent(URL.self, forKey: .dispatchURL)
         dispatchTokenRef = try c.decodeIfPresent(String.self, forKey: .dispatchTokenRef)
     }
@@ -118,6 +123,7 @@ extension HubClient {
         options.rateLimitPerMinute = profile.rateLimitPerMinute
         options.profileName = profile.name
         options.apiKeyPermissions = profile.apiKeyPermissions
+        options.apiKeyID = profile.apiKeyID
         let credential: HubCredential
         switch profile.auth {
         case .session:

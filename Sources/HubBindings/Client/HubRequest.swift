@@ -50,13 +50,29 @@ public struct HubRequest: Sendable {
     /// Whether the client may resend this request after an unknown outcome.
     var isRetryable: Bool { method.isRead || idempotencyKey != nil }
 
-    /// Whether writes to this path carry `If-Match`: `/users/{id}`, `/entitlements/{id}`,
-    /// `/roles/{id}` and any `…/settings` resource.
+    /// Whether the client fills in `If-Match` from its cache: PATCH/DELETE of
+    /// `/users/{id}`, `/entitlements/{id}`, `/roles/{id}` and any `…/settings` resource,
+    /// and POST/DELETE of a role assignment `/users/{id}/roles/{roleId}` (checked
+    /// against the user's role set, whose ETag `GET /users/{id}/roles` returns).
     var takesIfMatch: Bool {
+        if isRoleAssignment { return method == .post || method == .delete }
         guard method == .patch || method == .delete else { return false }
         let segments = path.split(separator: "/")
         if segments.last == "settings" { return true }
         return segments.count == 2 && ["users", "entitlements", "roles"].contains(segments[0])
+    }
+
+    /// `/users/{id}/roles/{roleId}`.
+    var isRoleAssignment: Bool {
+        let segments = path.split(separator: "/")
+        return segments.count == 4 && segments[0] == "users" && segments[2] == "roles"
+    }
+
+    /// The resource whose ETag this request reads or changes, and which a version
+    /// conflict refetches: the role set for a role assignment, else the path itself.
+    var etagPath: String {
+        guard isRoleAssignment else { return path }
+        return "/" + path.split(separator: "/").prefix(3).joined(separator: "/")
     }
 
     /// The request target (path plus query), percent-encoded, below `prefix`.

@@ -62,7 +62,10 @@ struct ETagTests {
         #expect(takes(.patch, "/users/me/settings"))
         #expect(!takes(.get, "/users/usr_1"))
         #expect(!takes(.post, "/users/usr_1/suspend"))
-        #expect(!takes(.delete, "/users/usr_1/roles/role_support"))
+        #expect(takes(.delete, "/users/usr_1/roles/role_support"))
+        #expect(takes(.post, "/users/usr_1/roles/role_support"))
+        #expect(HubRequest(.post, "/users/usr_1/roles/role_support").etagPath == "/users/usr_1/roles")
+        #expect(!takes(.get, "/users/usr_1/roles"))
         #expect(!takes(.delete, "/api-keys/key_1"))
     }
 
