@@ -103,7 +103,7 @@ extension HubClient {
             // Rejected before processing: safe to resend, writes included.
             wait = retryAfter ?? retry.backoff(afterAttempt: attempt, random: options.random)
         } else if error.code == HubError.Code.idempotencyKeyInFlight {
-            wait = retry.inFlightDelay
+            wait = retryAfter ?? retry.inFlightDelay
         } else if status >= 500, status != 501, request.isRetryable {
             wait = (status == 503 ? retryAfter : nil) ?? retry.backoff(afterAttempt: attempt, random: options.random)
         } else {

@@ -34,12 +34,6 @@ public struct HubError: Error, Sendable, Equatable, CustomStringConvertible {
         if let requestID { text += " [request \(requestID)]" }
         return text + ". " + hint
     }
-
-    /// Whether the failure left the request unprocessed or possibly processed on the
-    /// server in a way a retry may repeat (transport errors, 5xx).
-    var isTransient: Bool {
-        code == Code.transportError || (status.map { $0 >= 500 && $0 != 501 } ?? false)
-    }
 }
 
 extension HubError {

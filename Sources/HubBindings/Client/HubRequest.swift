@@ -26,7 +26,9 @@ public struct HubRequest: Sendable {
     /// settings resource, the client sends the ETag it cached for the path, if any.
     public var ifMatch: String?
     /// The feature flag that gates this endpoint (e.g. `notifications`). A 404 or 501
-    /// turns the feature off for the client's lifetime.
+    /// turns the feature off for the client's lifetime (seed 000 §10), so mark only
+    /// requests whose 404 means "this Hub has no such endpoint", such as list and
+    /// create calls, not reads of one id that may simply not exist.
     public var feature: String?
     /// Whether to send the credential. Login and refresh calls do not.
     public var authenticated: Bool

@@ -14,7 +14,8 @@ public struct RetryPolicy: Sendable, Equatable {
     /// The longest server-requested wait (`Retry-After`) the client honours; a longer
     /// one fails at once so a recipe never hangs for hours.
     public var maxRetryAfter: TimeInterval
-    /// The wait before retrying `409 idempotency_key_in_flight`.
+    /// The wait before retrying `409 idempotency_key_in_flight` when the Hub sends no
+    /// `Retry-After`.
     public var inFlightDelay: TimeInterval
 
     public init(maxAttempts: Int = 3, baseDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 8,

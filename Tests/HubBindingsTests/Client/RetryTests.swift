@@ -96,6 +96,10 @@ struct RetryTests {
         let response = try h.client.post("/users/usr_1/entitlements", body: [:], idempotencyKey: "k")
         #expect(response.json["attempt"] == 3)
         #expect(h.clock.realSleeps == [1, 1])
+        // The Hub's Retry-After, when sent, wins.
+        let paced = try Harness(kind, Self.failingThenOK(1) { errorResponse(409, "idempotency_key_in_flight", headers: [("Retry-After", "2")]) })
+        _ = try paced.client.post("/users/usr_1/entitlements", body: [:], idempotencyKey: "k")
+        #expect(paced.clock.realSleeps == [2])
     }
 
     @Test("a Retry-After beyond the cap fails at once")
