@@ -1,0 +1,75 @@
+import Foundation
+
+extension HubClient {
+    /// The caller's capabilities, computed once and reused until a 403 (or
+    /// `invalidateCapabilities()`) marks them stale, or `refresh` is true.
+    ///
+    /// User session: `/users/me`, `/users/me/roles`, `/roles?scope=platform` (403 → the
+    /// seed role table gives the permissions of the roles held), `/organizations`.
+    /// API key: `/users/me` answers `user_token_required`; the permissions then come
+    /// from, in order: the key's record `GET /api-keys/{apiKeyID}` when the profile names
+    /// the key and the key may read it (`api_keys.manage`); the profile's declared
+    /// `apiKeyPermissions`; else every platform permission (source `.apiKeyAssumed`: the
+    /// Hub has no endpoint for a key to read its own permissions without
+    /// `api_keys.manage`). The server still refuses what the key lacks.
+    public func capabilities(refresh: Bool = false) throws -> Capabilities {
+        if !refresh, let cached = state.withLock({ $0.capabilitiesStale ? nil : $0.capabilities }) {
+            return cached
+        }
+        let computed = try computeCapabilities()
+        state.withLock { s in
+            s.capabilities = computed
+            s.capabilitiesStale = false
+        }
+        return computed
+    }
+
+    /// Marks the capabilities stale; the next `capabilities()` refetches them.
+    public func invalidateCapabilities() {
+        state.withLock { $0.capabilitiesStale = true }
+    }
+
+    /// Whether the next `capabilities()` call will refetch.
+    public var capabilitiesAreStale: Bool { state.withLock { $0.capabilitiesStale } }
+
+    private func computeCapabilities() throws -> Capabilities {
+        let me: HubResponse
+        do {
+            me = try get("/users/me")
+        } catch let error as HubError where error.code == HubError.Code.userTokenRequired {
+            if let id = options.apiKeyID, let record = try? get("/api-keys/\(id)"),
+               let granted = record.json["permissions"]?.arrayValue {
+                return Capabilities(source: .apiKeyRecord, permissions: Set(granted.compactMap(\.stringValue)))
+            }
+            if let declared = options.apiKeyPermissions {
+                return Capabilities(source: .apiKeyDeclared, permissions: Set(declared))
+            }
+            return Capabilities(source: .apiKeyAssumed, permissions: Set(Capabilities.allPermissions))
+        }
+        let user = me.json
+        var roleIDs = try paginate(path: "/users/me/roles").allItems().compactMap { $0["role_id"]?.stringValue }
+        if !roleIDs.contains("role_member") { roleIDs.append("role_member") }
+
+        var permissions = Set<String>()
+        var catalogVisible = true
+        do {
+            let catalog = try paginate(path: "/roles", query: [(name: "scope", value: "platform")]).allItems()
+            for role in catalog where roleIDs.contains(role["id"]?.stringValue ?? "") {
+                permissions.formUnion((role["permissions"]?.arrayValue ?? []).compactMap { $0.stringValue ?? $0["key"]?.stringValue })
+            }
+        } catch let error as HubError where error.status == 403 {
+            catalogVisible = false
+            for role in roleIDs { permissions.formUnion(Capabilities.seedRolePermissions[role] ?? []) }
+        }
+
+        let orgs = try paginate(path: "/organizations").allItems()
+        return Capabilities(
+            source: .userSession, permissions: permissions, roleIDs: roleIDs, roleCatalogVisible: catalogVisible,
+            userID: user["id"]?.stringValue, status: user["status"]?.stringValue,
+            mfaEnabled: user["mfa_enabled"]?.boolValue, emailVerified: user["email_verified"]?.boolValue,
+            plan: user["plan"]?.stringValue,
+            planSources: (user["plan_sources"]?.arrayValue ?? []).compactMap { $0.stringValue ?? $0["type"]?.stringValue },
+            organizations: orgs.compactMap { $0["id"]?.stringValue },
+            adminOfOrgs: orgs.filter { $0["my_role"]?.stringValue == "org_admin" }.compactMap { $0["id"]?.stringValue })
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// Every item of a cursor-paginated list, fetched a page at a time as iteration
+/// reaches it. Nothing is fetched until the first item is asked for; iteration stops
+/// when `page.has_more` is false (or no `next_cursor` comes back).
+///
+/// `Sequence.next()` cannot throw, so the plain `for item in sequence` loop ends early
+/// on an error and leaves it in the iterator's `error`; callers that must see errors
+/// use `HubPageIterator.nextItem()` or `allItems()`.
+public struct HubPageSequence: Sequence, Sendable {
+    let client: HubClient
+    public let path: String
+    public let query: [(name: String, value: String)]
+    /// Items per page (the Hub clamps to 100).
+    public let limit: Int
+    public let feature: String?
+
+    public func makeIterator() -> HubPageIterator {
+        HubPageIterator(sequence: self)
+    }
+
+    /// Fetches every page and returns all items, or throws the first error.
+    public func allItems() throws -> [HubJSON] {
+        var iterator = makeIterator()
+        var items: [HubJSON] = []
+        while let item = try iterator.nextItem() { items.append(item) }
+        return items
+    }
+}
+
+/// Walks a `HubPageSequence`.
+public struct HubPageIterator: IteratorProtocol {
+    let sequence: HubPageSequence
+    private var buffer: [HubJSON] = []
+    private var index = 0
+    private var cursor: String?
+    private var finished = false
+    /// The error that ended a plain `next()` iteration, if any.
+    public private(set) var error: HubError?
+    /// How many pages were fetched so far.
+    public private(set) var pagesFetched = 0
+
+    init(sequence: HubPageSequence) {
+        self.sequence = sequence
+    }
+
+    /// The next item, fetching the next page when the current one is used up; nil at the end.
+    public mutating func nextItem() throws -> HubJSON? {
+        while index >= buffer.count {
+            guard let page = try nextPage() else { return nil }
+            buffer = page
+            index = 0
+        }
+        defer { index += 1 }
+        return buffer[index]
+    }
+
+    /// The items of the next page, or nil when there are no more pages.
+    public mutating func nextPage() throws -> [HubJSON]? {
+        guard !finished else { return nil }
+        var query = sequence.query
+        query.append((name: "limit", value: String(sequence.limit)))
+        if let cursor { query.append((name: "cursor", value: cursor)) }
+        let response = try sequence.client.send(HubRequest(.get, sequence.path, query: query, feature: sequence.feature))
+        guard let items = response.json["data"]?.arrayValue else {
+            finished = true
+            throw HubError(code: HubError.Code.invalidResponse, message: "\(sequence.path) did not answer a list ({data, page})",
+                           status: response.status, requestID: response.requestID)
+        }
+        pagesFetched += 1
+        let page = response.json["page"]
+        cursor = page?["next_cursor"]?.stringValue
+        if page?["has_more"]?.boolValue != true || cursor == nil { finished = true }
+        return items
+    }
+
+    public mutating func next() -> HubJSON? {
+        do {
+            return try nextItem()
+        } catch {
+            finished = true
+            buffer = []
+            self.error = (error as? HubError)
+                ?? HubError(code: HubError.Code.invalidResponse, message: String(describing: error))
+            return nil
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+/// One named connection: which Hub, how to authenticate, how fast to go, and where
+/// Dispatch is. The configuration file holds a list of these (its loader lives
+/// elsewhere); JSON/Codable keys are snake_case as in the config file.
+public struct HubProfile: Sendable, Codable, Equatable {
+    /// How the profile authenticates.
+    public enum Auth: Sendable, Equatable {
+        /// A user session for `email`; `hubscript login --profile <name>` stores it.
+        case session(email: String)
+        /// A platform API key, given inline or (better) by environment variable name.
+        case apiKey(SecretSource)
+    }
+
+    /// Where a secret comes from. Inline secrets are for tests and the sandbox only.
+    public enum SecretSource: Sendable, Equatable {
+        case literal(String)
+        case environment(String)
+    }
+
+    /// The profile's name (`--profile`), also the credential store key.
+    public var name: String
+    /// The Hub base URL, e.g. `https://api.substratalapps.com`. HTTPS, or HTTP on loopback.
+    public var hubURL: URL
+    /// Path prefix for older deployments (`/v1`); empty for none.
+    public var apiPrefix: String
+    public var auth: Auth
+    /// The pace the client keeps (requests per minute); 0 turns pacing off. Default 100.
+    public var rateLimitPerMinute: Int
+    /// For API keys: the permissions the key holds, as declared by whoever set up the
+    /// profile (the Hub offers no self-introspection). nil = assume all; see
+    /// `HubClient.capabilities()`.
+    public var apiKeyPermissions: [String]?
+    /// For API keys: the key's id (`key_…`); when set, capabilities are read from
+    /// `GET /api-keys/{id}` if the key holds `api_keys.manage`.
+    public var apiKeyID: String?
+    /// The Dispatch relay's base URL, if the profile sends notifications through it.
+    public var dispatchURL: URL?
+    /// The vault secret name holding Dispatch's machine token (e.g. `dispatch/ci`).
+    public var dispatchTokenRef: String?
+
+    public init(name: String, hubURL: URL, apiPrefix: String = "", auth: Auth, rateLimitPerMinute: Int = 100,
+                apiKeyPermissions: [String]? = nil, apiKeyID: String? = nil, dispatchURL: URL? = nil, dispatchTokenRef: String? = nil) {
+        self.name = name
+        self.hubURL = hubURL
+        self.apiPrefix = apiPrefix
+        self.auth = auth
+        self.rateLimitPerMinute = rateLimitPerMinute
+        self.apiKeyPermissions = apiKeyPermissions
+        self.apiKeyID = apiKeyID
+        self.dispatchURL = dispatchURL
+        self.dispatchTokenRef = dispatchTokenRef
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, auth
+        case hubURL = "hub_url", apiPrefix = "api_prefix", rateLimitPerMinute = "rate_limit_per_minute"
+        case apiKeyPermissions = "api_key_permissions", apiKeyID = "api_key_id", dispatchURL = "dispatch_url", dispatchTokenRef = "dispatch_token_ref"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        hubURL = try c.decode(URL.self, forKey: .hubURL)
+        apiPrefix = try c.decodeIfPresent(String.self, forKey: .apiPrefix) ?? ""
+        auth = try c.decode(Auth.self, forKey: .auth)
+        rateLimitPerMinute = try c.decodeIfPresent(Int.self, forKey: .rateLimitPerMinute) ?? 100
+        apiKeyPermissions = try c.decodeIfPresent([String].self, forKey: .apiKeyPermissions)
+        apiKeyID = try c.decodeIfPresent(String.self, forKey: .apiKeyID)
+        dispatchURL = try c.decodeIfPresent(URL.self, forKey: .dispatchURL)
+        dispatchTokenRef = try c.decodeIfPresent(String.self, forKey: .dispatchTokenRef)
+    }
+}
+
+/// `{"kind":"session","email":…}`, `{"kind":"api_key","secret_env":"HUB_KEY"}` or
+/// `{"kind":"api_key","secret":"satk_test_…"}`.
+extension HubProfile.Auth: Codable {
+    enum CodingKeys: String, CodingKey { case kind, email, secret, secretEnv = "secret_env" }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        switch try c.decode(String.self, forKey: .kind) {
+        case "session":
+            self = .session(email: try c.decode(String.self, forKey: .email))
+        case "api_key":
+            if let env = try c.decodeIfPresent(String.self, forKey: .secretEnv) {
+                self = .apiKey(.environment(env))
+            } else {
+                self = .apiKey(.literal(try c.decode(String.self, forKey: .secret)))
+            }
+        case let other:
+            throw DecodingError.dataCorruptedError(forKey: .kind, in: c,
+                                                   debugDescription: "auth kind must be session or api_key, not \(other)")
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .session(let email):
+            try c.encode("session", forKey: .kind)
+            try c.encode(email, forKey: .email)
+        case .apiKey(.environment(let name)):
+            try c.encode("api_key", forKey: .kind)
+            try c.encode(name, forKey: .secretEnv)
+        case .apiKey(.literal(let secret)):
+            try c.encode("api_key", forKey: .kind)
+            try c.encode(secret, forKey: .secret)
+        }
+    }
+}
+
+extension HubClient {
+    /// A client for `profile`: its URL, prefix, pace and credential (API key from the
+    /// environment when the profile names a variable). `options` supplies the rest;
+    /// the profile's fields override the matching options. Throws
+    /// `configuration_error` when the API key's variable is unset.
+    public convenience init(profile: HubProfile, credentialStore: any CredentialStore, transport: any HubTransport,
+                            environment: [String: String] = ProcessInfo.processInfo.environment,
+                            options: HubClientOptions = HubClientOptions()) throws {
+        var options = options
+        options.apiPrefix = profile.apiPrefix
+        options.rateLimitPerMinute = profile.rateLimitPerMinute
+        options.profileName = profile.name
+        options.apiKeyPermissions = profile.apiKeyPermissions
+        options.apiKeyID = profile.apiKeyID
+        let credential: HubCredential
+        switch profile.auth {
+        case .session:
+            credential = .session(profile: profile.name, store: credentialStore)
+        case .apiKey(.literal(let secret)):
+            credential = .apiKey(secret)
+        case .apiKey(.environment(let name)):
+            guard let secret = environment[name], !secret.isEmpty else {
+                throw HubError(code: HubError.Code.configuration, message: "Profile \(profile.name) reads its API key from $\(name), which is not set",
+                               hint: "Export \(name) with the API key secret, or change the profile's auth.")
+            }
+            credential = .apiKey(secret)
+        }
+        try self.init(baseURL: profile.hubURL, credential: credential, transport: transport, options: options)
+    }
+}

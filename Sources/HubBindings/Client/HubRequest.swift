@@ -1,0 +1,143 @@
+import Foundation
+import HTTPKit
+
+/// The HTTP methods the Hub uses.
+public enum HubMethod: String, Sendable, Equatable {
+    case get = "GET", post = "POST", patch = "PATCH", put = "PUT", delete = "DELETE"
+
+    /// Reads are retried freely; writes only when they carry an Idempotency-Key.
+    public var isRead: Bool { self == .get }
+}
+
+/// One logical call to the Hub. The client adds the standard headers, auth, retries
+/// and If-Match; the request only says what to do.
+public struct HubRequest: Sendable {
+    public var method: HubMethod
+    /// The path below the Hub URL and api_prefix, e.g. `/users/me`. Not percent-encoded;
+    /// the client encodes each segment.
+    public var path: String
+    /// Query parameters in order; a name may repeat.
+    public var query: [(name: String, value: String)]
+    /// The JSON body, or nil for none.
+    public var body: HubJSON?
+    /// Sent as `Idempotency-Key`; makes a write safe to retry.
+    public var idempotencyKey: String?
+    /// Sent as `If-Match`; when nil on a PATCH/DELETE of a user, entitlement, role or
+    /// settings resource, the client sends the ETag it cached for the path, if any.
+    public var ifMatch: String?
+    /// The feature flag that gates this endpoint (e.g. `notifications`). A 404 or 501
+    /// turns the feature off for the client's lifetime (seed 000 §10), so mark only
+    /// requests whose 404 means "this Hub has no such endpoint", such as list and
+    /// create calls, not reads of one id that may simply not exist.
+    public var feature: String?
+    /// Whether to send the credential. Login and refresh calls do not.
+    public var authenticated: Bool
+    /// Extra headers, added after the standard ones.
+    public var headers: HTTPHeaders
+
+    public init(_ method: HubMethod, _ path: String, query: [(name: String, value: String)] = [],
+                body: HubJSON? = nil, idempotencyKey: String? = nil, ifMatch: String? = nil,
+                feature: String? = nil, authenticated: Bool = true, headers: HTTPHeaders = [:]) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.body = body
+        self.idempotencyKey = idempotencyKey
+        self.ifMatch = ifMatch
+        self.feature = feature
+        self.authenticated = authenticated
+        self.headers = headers
+    }
+
+    /// Whether the client may resend this request after an unknown outcome.
+    var isRetryable: Bool { method.isRead || idempotencyKey != nil }
+
+    /// Whether the client fills in `If-Match` from its cache: PATCH/DELETE of
+    /// `/users/{id}`, `/entitlements/{id}`, `/roles/{id}` and any `…/settings` resource,
+    /// and POST/DELETE of a role assignment `/users/{id}/roles/{roleId}` (checked
+    /// against the user's role set, whose ETag `GET /users/{id}/roles` returns).
+    var takesIfMatch: Bool {
+        if isRoleAssignment { return method == .post || method == .delete }
+        guard method == .patch || method == .delete else { return false }
+        let segments = path.split(separator: "/")
+        if segments.last == "settings" { return true }
+        return segments.count == 2 && ["users", "entitlements", "roles"].contains(segments[0])
+    }
+
+    /// `/users/{id}/roles/{roleId}`.
+    var isRoleAssignment: Bool {
+        let segments = path.split(separator: "/")
+        return segments.count == 4 && segments[0] == "users" && segments[2] == "roles"
+    }
+
+    /// The resource whose ETag this request reads or changes, and which a version
+    /// conflict refetches: the role set for a role assignment, else the path itself.
+    var etagPath: String {
+        guard isRoleAssignment else { return path }
+        return "/" + path.split(separator: "/").prefix(3).joined(separator: "/")
+    }
+
+    /// The request target (path plus query), percent-encoded, below `prefix`.
+    func target(prefix: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#;")
+        let encodedPath = path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? String($0) }
+            .joined(separator: "/")
+        var target = HubRequest.normalizedPrefix(prefix) + (encodedPath.hasPrefix("/") ? "" : "/") + encodedPath
+        if !query.isEmpty {
+            var valueAllowed = CharacterSet.urlQueryAllowed
+            valueAllowed.remove(charactersIn: "&=+;#?/")
+            let pairs = query.map { item in
+                let n = item.name.addingPercentEncoding(withAllowedCharacters: valueAllowed) ?? item.name
+                let v = item.value.addingPercentEncoding(withAllowedCharacters: valueAllowed) ?? item.value
+                return "\(n)=\(v)"
+            }
+            target += "?" + pairs.joined(separator: "&")
+        }
+        return target
+    }
+
+    /// `/v1/` → `/v1`, `v1` → `/v1`, `""` and `/` → `""`.
+    static func normalizedPrefix(_ prefix: String) -> String {
+        let trimmed = prefix.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        return trimmed.isEmpty ? "" : "/" + trimmed
+    }
+}
+
+/// A successful answer from the Hub.
+public struct HubResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    /// The raw body.
+    public var body: Data
+    /// The decoded body; `.null` for an empty body (204).
+    public var json: HubJSON
+    /// The `ETag` header, present on single-resource responses.
+    public var etag: String? { headers["ETag"] }
+    /// The request id the Hub echoed (or the one the client sent).
+    public var requestID: String
+    /// True when the Hub answered from its idempotency store (`Idempotent-Replayed: true`).
+    public var replayed: Bool { headers["Idempotent-Replayed"]?.lowercased() == "true" }
+
+    public init(status: Int, headers: HTTPHeaders, body: Data, json: HubJSON, requestID: String) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.json = json
+        self.requestID = requestID
+    }
+
+    /// Decodes the body into `T`, with snake_case keys mapped to camelCase.
+    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        do {
+            return try decoder.decode(T.self, from: body.isEmpty ? Data("null".utf8) : body)
+        } catch {
+            throw HubError(code: HubError.Code.invalidResponse,
+                           message: "The response did not decode as \(T.self): \(error)",
+                           status: status, requestID: requestID)
+        }
+    }
+}

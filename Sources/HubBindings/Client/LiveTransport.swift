@@ -1,0 +1,159 @@
+import Foundation
+import HTTPKit
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The network transport over `URLSession`.
+///
+/// Rules (seed 002): HTTPS only, except plain HTTP to loopback hosts; redirects are
+/// never followed (the 3xx response is returned and the client rejects it); bodies over
+/// `HubTransportPolicy.maxResponseBytes` are cut off and fail; no cookies, no cache.
+/// `timeouts.read` is the idle timeout between bytes. URLSession has no separate
+/// connect timeout, so the connect phase is bounded by the same idle timer.
+///
+/// Connections: reads (GET, HEAD) share one session whose keep-alive connections are
+/// reused across calls and threads. Every other method goes out on a connection of its
+/// own (`Connection: close`, a second session). The reason: when a reused keep-alive
+/// connection dies before the response, libcurl (under FoundationNetworking) resends
+/// the request by itself; for a write that is a silent second write, and with a body it
+/// cannot even rewind (it hangs until the timeout). A fresh connection is never resent,
+/// so the client's own retry rules (writes only with an Idempotency-Key) stay the only ones.
+public final class LiveTransport: HubTransport, @unchecked Sendable {
+    private let pooled: URLSession
+    private let oneShot: URLSession
+    private let delegate: LiveTransportDelegate
+
+    public init(maxConnectionsPerHost: Int = 8) {
+        delegate = LiveTransportDelegate()
+        pooled = URLSession(configuration: Self.configuration(maxConnectionsPerHost), delegate: delegate, delegateQueue: nil)
+        oneShot = URLSession(configuration: Self.configuration(maxConnectionsPerHost), delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit {
+        pooled.invalidateAndCancel()
+        oneShot.invalidateAndCancel()
+    }
+
+    private static func configuration(_ maxConnectionsPerHost: Int) -> URLSessionConfiguration {
+        let config = URLSessionConfiguration.ephemeral
+        config.httpCookieAcceptPolicy = .never
+        config.httpShouldSetCookies = false
+        config.urlCache = nil
+        config.requestCachePolicy = .reloadIgnoringLocalCacheData
+        config.httpMaximumConnectionsPerHost = maxConnectionsPerHost
+        config.timeoutIntervalForRequest = HubTimeouts().read
+        return config
+    }
+
+    public func perform(_ request: HTTPRequestMessage, baseURL: URL, timeouts: HubTimeouts) throws -> HTTPResponseMessage {
+        try HubTransportPolicy.validate(baseURL)
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        guard let url = URL(string: base + request.target) else {
+            throw HubTransportError(.other, "cannot form a URL from \(base) and \(request.target)")
+        }
+        let reusesConnections = request.method == "GET" || request.method == "HEAD"
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = request.method
+        urlRequest.timeoutInterval = timeouts.read
+        urlRequest.httpShouldHandleCookies = false
+        for field in request.headers where field.name.lowercased() != "host" {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+        }
+        if !reusesConnections { urlRequest.setValue("close", forHTTPHeaderField: "Connection") }
+        if !request.body.isEmpty { urlRequest.httpBody = request.body }
+
+        let task = (reusesConnections ? pooled : oneShot).dataTask(with: urlRequest)
+        let exchange = delegate.register(task)
+        task.resume()
+        exchange.done.wait()
+        return try exchange.result()
+    }
+}
+
+/// The state of one in-flight exchange; written by delegate callbacks, read by the
+/// waiting caller after `done` is signalled.
+final class LiveExchange: @unchecked Sendable {
+    let done = DispatchSemaphore(value: 0)
+    var response: HTTPURLResponse?
+    var data = Data()
+    var tooLarge = false
+    var error: Error?
+
+    func result() throws -> HTTPResponseMessage {
+        if tooLarge {
+            throw HubTransportError(.tooLarge, "response body exceeds \(HubTransportPolicy.maxResponseBytes) bytes")
+        }
+        if let error { throw LiveExchange.map(error) }
+        guard let response else { throw HubTransportError(.connectionLost, "no response arrived") }
+        var headers = HTTPHeaders()
+        for (name, value) in response.allHeaderFields {
+            headers.add(String(describing: name), String(describing: value))
+        }
+        return HTTPResponseMessage(status: response.statusCode, headers: headers, body: data)
+    }
+
+    static func map(_ error: Error) -> HubTransportError {
+        guard let urlError = error as? URLError else {
+            return HubTransportError(.other, String(describing: error))
+        }
+        switch urlError.code {
+        case .timedOut:
+            return HubTransportError(.timedOut, "no data arrived within the timeout")
+        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet:
+            return HubTransportError(.cannotConnect, urlError.localizedDescription)
+        case .networkConnectionLost, .badServerResponse:
+            return HubTransportError(.connectionLost, "the connection closed before the response arrived")
+        default:
+            return HubTransportError(.other, urlError.localizedDescription)
+        }
+    }
+}
+
+/// Routes URLSession callbacks to the exchange of each task.
+final class LiveTransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let exchanges = ClientLock([Int: LiveExchange]())
+
+    func register(_ task: URLSessionTask) -> LiveExchange {
+        let exchange = LiveExchange()
+        exchanges.withLock { $0[task.taskIdentifier] = exchange }
+        return exchange
+    }
+
+    private func exchange(_ task: URLSessionTask) -> LiveExchange? {
+        exchanges.withLock { $0[task.taskIdentifier] }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        guard let exchange = exchange(dataTask) else { return completionHandler(.cancel) }
+        exchange.response = response as? HTTPURLResponse
+        if response.expectedContentLength > Int64(HubTransportPolicy.maxResponseBytes) {
+            exchange.tooLarge = true
+            return completionHandler(.cancel)
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let exchange = exchange(dataTask), !exchange.tooLarge else { return }
+        exchange.data.append(data)
+        if exchange.data.count > HubTransportPolicy.maxResponseBytes {
+            exchange.tooLarge = true
+            exchange.data = Data()
+            dataTask.cancel()
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        exchange.error = error
+        exchange.done.signal()
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import HTTPKit
+
+/// Paces requests under a per-minute limit so the client slows itself down instead of
+/// hitting `429`.
+///
+/// A token bucket of `limit` tokens refilled at `limit / 60` per second. Each request
+/// reserves a token; when none is left the caller sleeps (on the injected clock) until
+/// its reservation is due, so concurrent callers queue fairly. The Hub's
+/// `RateLimit-Remaining` / `RateLimit-Reset` headers pull the bucket down when the
+/// server has fewer tokens left than the client thinks (another process shares the
+/// key), and `Retry-After` on a 429 pauses every caller. A limit of 0 turns pacing off;
+/// server pauses still apply.
+final class RateGovernor: Sendable {
+    private struct State {
+        var tokens: Double
+        var updatedAt: TimeInterval
+        var pausedUntil: TimeInterval
+    }
+
+    let limitPerMinute: Int
+    private let clock: any HubClock
+    private let state: ClientLock<State>
+
+    init(limitPerMinute: Int, clock: any HubClock) {
+        self.limitPerMinute = max(0, limitPerMinute)
+        self.clock = clock
+        state = ClientLock(State(tokens: Double(max(0, limitPerMinute)), updatedAt: clock.now(), pausedUntil: 0))
+    }
+
+    private var ratePerSecond: Double { Double(limitPerMinute) / 60 }
+
+    /// Reserves one request slot, sleeping until it is due. Returns the seconds waited.
+    @discardableResult
+    func acquire() -> TimeInterval {
+        let now = clock.now()
+        let wait: TimeInterval = state.withLock { s in
+            let pause = max(0, s.pausedUntil - now)
+            guard limitPerMinute > 0 else { return pause }
+            refill(&s, now: now)
+            s.tokens -= 1
+            let deficit = s.tokens < 0 ? -s.tokens / ratePerSecond : 0
+            return max(pause, deficit)
+        }
+        clock.sleep(wait)
+        return wait
+    }
+
+    /// Reads the Hub's rate headers from a response.
+    func observe(_ headers: HTTPHeaders) {
+        guard let remaining = headers["RateLimit-Remaining"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) else { return }
+        let reset = headers["RateLimit-Reset"].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let now = clock.now()
+        state.withLock { s in
+            if remaining <= 0, reset > 0 {
+                s.pausedUntil = max(s.pausedUntil, now + reset)
+            }
+            guard limitPerMinute > 0 else { return }
+            refill(&s, now: now)
+            if remaining < s.tokens { s.tokens = remaining }
+        }
+    }
+
+    /// Pauses every caller for `seconds` (a 429's `Retry-After`).
+    func pause(for seconds: TimeInterval) {
+        let now = clock.now()
+        state.withLock { s in s.pausedUntil = max(s.pausedUntil, now + seconds) }
+    }
+
+    private func refill(_ s: inout State, now: TimeInterval) {
+        let elapsed = max(0, now - s.updatedAt)
+        s.tokens = min(Double(limitPerMinute), s.tokens + elapsed * ratePerSecond)
+        s.updatedAt = now
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import HTTPKit
+
+/// How the client retries. Reads retry on transport errors and 5xx; writes only when
+/// they carry an Idempotency-Key. `429`, `503` with `Retry-After` and
+/// `idempotency_key_in_flight` wait the server's delay instead of the backoff.
+public struct RetryPolicy: Sendable, Equatable {
+    /// Attempts per request, the first included (3 = two retries).
+    public var maxAttempts: Int
+    /// The first backoff delay in seconds; it doubles per attempt.
+    public var baseDelay: TimeInterval
+    /// The largest backoff delay.
+    public var maxDelay: TimeInterval
+    /// The longest server-requested wait (`Retry-After`) the client honours; a longer
+    /// one fails at once so a recipe never hangs for hours.
+    public var maxRetryAfter: TimeInterval
+    /// The wait before retrying `409 idempotency_key_in_flight` when the Hub sends no
+    /// `Retry-After`.
+    public var inFlightDelay: TimeInterval
+
+    public init(maxAttempts: Int = 3, baseDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 8,
+                maxRetryAfter: TimeInterval = 300, inFlightDelay: TimeInterval = 1) {
+        self.maxAttempts = max(1, maxAttempts)
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.maxRetryAfter = maxRetryAfter
+        self.inFlightDelay = inFlightDelay
+    }
+
+    /// The jittered backoff before attempt `attempt + 1` (attempt counts from 1):
+    /// uniformly between half and all of `baseDelay · 2^(attempt-1)`, capped at `maxDelay`.
+    public func backoff(afterAttempt attempt: Int, random: any HubRandomSource) -> TimeInterval {
+        let exponential = min(maxDelay, baseDelay * pow(2, Double(max(0, attempt - 1))))
+        return exponential * (0.5 + 0.5 * random.nextUnit())
+    }
+
+    /// `Retry-After` in seconds: delta-seconds or an HTTP date (relative to `now`).
+    static func retryAfter(_ headers: HTTPHeaders, now: Date = Date()) -> TimeInterval? {
+        guard let raw = headers["Retry-After"]?.trimmingCharacters(in: .whitespaces) else { return nil }
+        if let seconds = Double(raw) { return max(0, seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: raw) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import HTTPKit
+import Testing
+@testable import HubBindings
+
+@Suite("Rate governor")
+struct GovernorTests {
+    @Test("paces under the limit: a burst of the bucket, then limit/60 per second")
+    func pacing() {
+        let clock = FakeClock()
+        let governor = RateGovernor(limitPerMinute: 120, clock: clock)
+        for _ in 0..<120 { governor.acquire() }
+        #expect(clock.realSleeps.isEmpty)
+        let start = clock.now()
+        for _ in 0..<60 { governor.acquire() }
+        // 60 more at 2 per second take 30 s of (virtual) waiting, each about 0.5 s.
+        #expect(abs(clock.now() - start - 30) < 0.001)
+        #expect(clock.realSleeps.allSatisfy { abs($0 - 0.5) < 0.001 })
+    }
+
+    @Test("the client keeps 150 requests at 100/min to the pace", arguments: TransportKind.allCases)
+    func clientPacing(kind: TransportKind) throws {
+        let h = try Harness(kind, configure: { $0.rateLimitPerMinute = 100 }) { _, _ in jsonResponse(["ok": true]) }
+        let start = h.clock.now()
+        for _ in 0..<150 { _ = try h.client.get("/users/me") }
+        // 100 from the full bucket, then 50 at 0.6 s each.
+        #expect(abs(h.clock.now() - start - 30) < 0.01)
+        #expect(h.requests.count == 150)
+    }
+
+    @Test("limit 0 turns pacing off")
+    func off() {
+        let clock = FakeClock()
+        let governor = RateGovernor(limitPerMinute: 0, clock: clock)
+        for _ in 0..<10_000 { governor.acquire() }
+        #expect(clock.realSleeps.isEmpty)
+    }
+
+    @Test("RateLimit-Remaining 0 waits for RateLimit-Reset; a lower Remaining pulls the bucket down", arguments: TransportKind.allCases)
+    func serverHeaders(kind: TransportKind) throws {
+        let h = try Harness(kind, configure: { $0.rateLimitPerMinute = 60 }) { _, index in
+            switch index {
+            case 0: return jsonResponse(["ok": true], headers: [("RateLimit-Limit", "60"), ("RateLimit-Remaining", "0"), ("RateLimit-Reset", "12")])
+            case 1: return jsonResponse(["ok": true], headers: [("RateLimit-Remaining", "1"), ("RateLimit-Reset", "30")])
+            default: return jsonResponse(["ok": true])
+            }
+        }
+        _ = try h.client.get("/a")
+        #expect(h.clock.realSleeps.isEmpty)
+        _ = try h.client.get("/b")
+        #expect(h.clock.realSleeps == [12])
+        // Remaining 1: one more at once, then the next waits for a refill (1/s).
+        _ = try h.client.get("/c")
+        #expect(h.clock.realSleeps == [12])
+        _ = try h.client.get("/d")
+        #expect(h.clock.realSleeps.count == 2)
+        #expect(abs(h.clock.realSleeps[1] - 1) < 0.001)
+    }
+
+    @Test("concurrent callers share the pace")
+    func concurrent() {
+        let clock = FakeClock(advancesOnSleep: false)
+        let governor = RateGovernor(limitPerMinute: 60, clock: clock)
+        DispatchQueue.concurrentPerform(iterations: 90) { _ in governor.acquire() }
+        // 60 immediate, 30 reserved 1 s apart: the reservations add up to 1+2+…+30 s.
+        let waits = clock.realSleeps.sorted()
+        #expect(waits.count == 30)
+        #expect(abs(waits.reduce(0, +) - 465) < 1)
+    }
+}

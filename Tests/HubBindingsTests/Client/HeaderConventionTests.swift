@@ -1,0 +1,115 @@
+import Foundation
+import HTTPKit
+import Testing
+@testable import HubBindings
+
+@Suite("Request conventions")
+struct HeaderConventionTests {
+    @Test("every request carries version, User-Agent, request id, Accept and the bearer", arguments: TransportKind.allCases)
+    func standardHeaders(kind: TransportKind) throws {
+        let h = try Harness(kind) { _, _ in jsonResponse(["id": "usr_1"]) }
+        _ = try h.client.get("/users/me")
+        _ = try h.client.get("/users/me")
+        let requests = h.requests
+        #expect(requests.count == 2)
+        for r in requests {
+            #expect(r.method == "GET")
+            #expect(r.headers["Substratal-Version"] == "1")
+            #expect(r.headers["Accept"] == "application/json")
+            #expect(r.headers["Authorization"] == "Bearer satk_test_harness")
+            let ua = try #require(r.headers["User-Agent"])
+            #expect(ua.hasPrefix("Substratal-hubscript/0.1.0 ("))
+            #expect(ua.hasSuffix(")"))
+            let rid = try #require(r.headers["X-Request-Id"])
+            #expect(UUID(uuidString: rid) != nil)
+            #expect(r.headers["Content-Type"] == nil)
+            #expect(r.headers["If-Match"] == nil)
+            #expect(r.headers["Idempotency-Key"] == nil)
+        }
+        #expect(requests[0].headers["X-Request-Id"] != requests[1].headers["X-Request-Id"])
+    }
+
+    @Test("the version constant and User-Agent shape")
+    func userAgent() {
+        #expect(HubClientVersion.current == "0.1.0")
+        #expect(HubClientVersion.userAgent.range(of: #"^Substratal-hubscript/0\.1\.0 \(\w+ \d+\.\d+\.\d+\)$"#,
+                                                 options: .regularExpression) != nil)
+    }
+
+    @Test("JSON bodies, idempotency key and content type on writes", arguments: TransportKind.allCases)
+    func jsonBody(kind: TransportKind) throws {
+        let h = try Harness(kind) { _, _ in jsonResponse(status: 201, ["id": "ent_1"]) }
+        let body: HubJSON = ["application_id": "app_wiki", "source": "admin_grant", "n": 3]
+        let response = try h.client.post("/users/usr_1/entitlements", body: body, idempotencyKey: "key-1")
+        #expect(response.status == 201)
+        #expect(response.json["id"] == "ent_1")
+        let r = try #require(h.requests.first)
+        #expect(r.method == "POST")
+        #expect(r.path == "/users/usr_1/entitlements")
+        #expect(r.headers["Content-Type"] == "application/json")
+        #expect(r.headers["Idempotency-Key"] == "key-1")
+        #expect(try HubJSON.parse(r.body) == body)
+        #expect(String(decoding: r.body, as: UTF8.self) == #"{"application_id":"app_wiki","n":3,"source":"admin_grant"}"#)
+    }
+
+    @Test("api_prefix goes before every path; query items are encoded", arguments: TransportKind.allCases)
+    func prefixAndQuery(kind: TransportKind) throws {
+        let h = try Harness(kind, configure: { $0.apiPrefix = "/v1/" }) { _, _ in jsonResponse(["data": [], "page": ["has_more": false]]) }
+        _ = try h.client.get("/users", query: [("email", "a+b@example.com"), ("q", "ada lovelace"), ("action", "x&y")])
+        let r = try #require(h.requests.first)
+        #expect(r.path == "/v1/users")
+        let items = r.queryItems
+        #expect(items.map(\.name) == ["email", "q", "action"])
+        #expect(items.map(\.value) == ["a+b@example.com", "ada lovelace", "x&y"])
+    }
+
+    @Test("login and refresh calls carry no Authorization", arguments: TransportKind.allCases)
+    func unauthenticatedRequests(kind: TransportKind) throws {
+        let h = try Harness(kind) { _, _ in jsonResponse(["status": "ok"]) }
+        _ = try h.client.send(HubRequest(.get, "/health", authenticated: false))
+        #expect(h.requests.first?.headers["Authorization"] == nil)
+        #expect(h.requests.first?.headers["Substratal-Version"] == "1")
+    }
+
+    @Test("the Hub's X-Request-Id and Idempotent-Replayed are exposed", arguments: TransportKind.allCases)
+    func responseMetadata(kind: TransportKind) throws {
+        let h = try Harness(kind) { _, _ in
+            jsonResponse(status: 201, ["id": "ent_1"], headers: [("X-Request-Id", "req_server"), ("Idempotent-Replayed", "true"), ("ETag", #"W/"4""#)])
+        }
+        let response = try h.client.post("/users/usr_1/entitlements", body: [:], idempotencyKey: "k")
+        #expect(response.requestID == "req_server")
+        #expect(response.replayed)
+        #expect(response.etag == #"W/"4""#)
+    }
+
+    @Test("plain HTTP is refused except on loopback")
+    func tlsOnly() throws {
+        let transport = InProcessTransport { _ in jsonResponse([:]) }
+        let err = hubError { try HubClient(baseURL: URL(string: "http://hub.example.com")!, credential: .none, transport: transport) }
+        #expect(err?.code == HubError.Code.insecureTransport)
+        for url in ["http://127.0.0.1:8080", "http://127.5.6.7", "http://localhost:9", "http://[::1]:80", "https://hub.example.com"] {
+            _ = try HubClient(baseURL: URL(string: url)!, credential: .none, transport: transport)
+        }
+        #expect(!HubTransportPolicy.isLoopback("128.0.0.1"))
+        #expect(!HubTransportPolicy.isLoopback("127.0.0.1.example.com"))
+        #expect(throws: HubTransportError.self) {
+            _ = try LiveTransport().perform(HTTPRequestMessage(method: "GET", target: "/"), baseURL: URL(string: "http://10.0.0.1")!,
+                                            timeouts: HubTimeouts())
+        }
+    }
+}
+
+@Suite("Live transport connections")
+struct LiveConnectionTests {
+    @Test("reads reuse one keep-alive connection; writes use their own")
+    func keepAlive() throws {
+        let h = try Harness(.live) { request, _ in
+            request.method == "GET" ? jsonResponse(["ok": true]) : jsonResponse(status: 201, ["ok": true])
+        }
+        for _ in 0..<20 { _ = try h.client.get("/users/me") }
+        #expect(h.server?.openConnectionCount == 1)
+        _ = try h.client.post("/users/usr_1/entitlements", body: [:], idempotencyKey: "k")
+        #expect(h.requests.last?.headers["Connection"] == "close")
+        #expect(h.requests.first?.headers["Connection"] != "close")
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HTTPKit
+import HubSandbox
+import Testing
+@testable import HubBindings
+
+@Suite("Client against HubSandbox")
+struct SandboxClientTests {
+    @Test("admin logs in with MFA and holds every permission", arguments: TransportKind.allCases)
+    func admin(kind: TransportKind) throws {
+        let h = try SandboxHarness(kind)
+        let store = InMemoryCredentialStore()
+        let client = try h.sessionClient(SandboxFixtures.adminEmail, store: store)
+        #expect(try store.load(profile: "sandbox")?.refreshToken.hasPrefix("srt_") == true)
+        let caps = try client.capabilities()
+        #expect(caps.source == .userSession)
+        #expect(caps.permissions == Set(Capabilities.allPermissions))
+        #expect(caps.roleCatalogVisible)
+        #expect(caps.userID == SandboxFixtures.adminId)
+        #expect(caps.adminOfOrgs.contains(SandboxFixtures.acmeOrgId))
+        #expect(h.count("POST /auth/mfa/verify") == 1)
+    }
+
+    @Test("Ada (role_billing_admin) cannot read the role catalog; seed roles fill in", arguments: TransportKind.allCases)
+    func ada(kind: TransportKind) throws {
+        let h = try SandboxHarness(kind)
+        let client = try h.sessionClient(SandboxFixtures.adaEmail)
+        let caps = try client.capabilities()
+        #expect(!caps.roleCatalogVisible)
+        #expect(caps.permissions == ["billing.manage", "users.list"])
+        #expect(caps.roleIDs.contains("role_billing_admin"))
+        #expect(caps.organizations.contains(SandboxFixtures.acmeOrgId))
+        // The server agrees: a suspend is refused and marks capabilities stale.
+        let err = hubError { try client.post("/users/\(SandboxFixtures.supportId)/suspend", body: ["reason": "x"]) }
+        #expect(err?.code == "forbidden")
+        #expect(err?.details?["required_permission"] == "users.manage")
+        #expect(client.capabilitiesAreStale)
+    }
+
+    @Test("API keys: the jobs key reads its own record; the ops key falls back to the declared list", arguments: TransportKind.allCases)
+    func apiKeys(kind: TransportKind) throws {
+        let h = try SandboxHarness(kind)
+        let jobs = try h.jobsClient { $0.apiKeyID = SandboxFixtures.jobsKeyId }
+        let jobsCaps = try jobs.capabilities()
+        #expect(jobsCaps.source == .apiKeyRecord)
+        #expect(jobsCaps.permissions == Set(Capabilities.allPermissions))
+        let ops = try h.client(.apiKey(SandboxFixtures.opsKeySecret)) {
+            $0.apiKeyID = SandboxFixtures.opsKeyId
+            $0.apiKeyPermissions = SandboxFixtures.opsKeyPermissions
+        }
+        let opsCaps = try ops.capabilities()
+        #expect(opsCaps.source == .apiKeyDeclared)
+        #expect(opsCaps.permissions == Set(SandboxFixtures.opsKeyPermissions))
+        #expect(!opsCaps.canManageBilling)
+    }
+
+    @Test("pagination walks every audit event, whatever the page size", arguments: TransportKind.allCases)
+    func pagination(kind: TransportKind) throws {
+        let h = try SandboxHarness(kind)
+        let client = try h.jobsClient()
+        let big = try client.paginate(path: "/audit-events", limit: 100).allItems().compactMap { $0["id"]?.stringValue }
+        let small = try client.paginate(path: "/audit-events", limit: 37).allItems().compactMap { $0["id"]?.stringValue }
+        #expect(big.count >= 3_000)
+        #expect(Set(big).count == big.count)
+        #expect(small == big)
+        #expect(h.count("GET /audit-events") == (big.count + 99) / 100 + (big.count + 36) / 37)
+        let filtered = try client.paginate(path: "/audit-events", query: [("target_user_id", SandboxFixtures.adaId)], limit: 5).allItems()
+        #expect(!filtered.isEmpty)
+        #expect(filtered.allSatisfy { $0["target_user_id"]?.stringValue == SandboxFixtures.adaId })
+    }
+
+    @Test("a stale ETag gets version_conflict; reapply merges and succeeds", arguments: TransportKind.allCases)
+    func versionConflict(kind: TransportKind) throws {
+        let h = try SandboxHarness(kind)
+        let alice = try h.jobsClient()
+        let bob = try h.jobsClient()
+        let path = "/users/\(SandboxFixtures.adaId)"
+        _ = try alice.get(path)
+        _ = try bob.get(path)
+        _ = try bob.patch(path, body: ["display_name": "Ada (Bob)"])
+        let result = try alice.patch(path, body: ["display_name": "Ada (Alice)"]) { current in
+            #expect(current.json["display_name"] == "Ada (Bob)")
+            return ["display_name": "Ada (Alice after Bob)"]
+        }
+        #expect(result.json["display_name"] == "Ada (Alice after Bob)")
+        #expect(h.count("PATCH \(path)") == 3)
+        // Without reapply, the conflict surfaces with the current ETag.
+        let err = hubError { try bob.patch(path, body: ["display_name": "again"]) }
+        #expect(err?.code == "version_conflict")
+    }
+
+    @Test("role assignments carry the role set's ETag", arguments: TransportKind.allCases)
+    func roleSet(kind: TransportKind) throws {
+        let h = try SandboxHarness(kind)
+        let client = try h.jobsClient()
+        let roles = try client.get("/users/\(SandboxFixtures.supportId)/roles")
+        let etag = try #require(roles.etag)
+        _ = try client.post("/users/\(SandboxFixtures.supportId)/roles/role_billing_admin", body: [:])
+        #expect(client.etag(for: "/users/\(SandboxFixtures.supportId)/roles") != etag)
+        _ = try client.delete("/users/\(SandboxFixtures.supportId)/roles/role_billing_admin")
+    }
+
+    @Test("concurrent calls after the access token expired share one refresh", arguments: TransportKind.allCases)
+    func singleFlight(kind: TransportKind) throws {
+        let sandboxClock = ManualClock()
+        let h = try SandboxHarness(kind, options: SandboxOptions(rateLimits: .off, clock: sandboxClock))
+        let store = InMemoryCredentialStore()
+        let client = try h.sessionClient(SandboxFixtures.supportEmail, store: store)
+        let first = try #require(try store.load(profile: "sandbox")?.refreshToken)
+        sandboxClock.advance(by: 16 * 60)
+        let failures = ClientLock([Error]())
+        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+            do { _ = try client.get("/users/me") } catch { failures.withLock { $0.append(error) } }
+        }
+        #expect(failures.withLock { $0.isEmpty })
+        #expect(h.count("POST /auth/token/refresh") == 1)
+        let rotated = try #require(try store.load(profile: "sandbox")?.refreshToken)
+        #expect(rotated != first)
+    }
+
+    @Test("an idempotent grant sent twice is replayed, not repeated", arguments: TransportKind.allCases)
+    func replay(kind: TransportKind) throws {
+        let h = try SandboxHarness(kind)
+        let client = try h.jobsClient()
+        let body: HubJSON = ["application_id": "app_wiki", "source": "admin_grant"]
+        let first = try client.post("/users/\(SandboxFixtures.supportId)/entitlements", body: body, idempotencyKey: "grant-support-wiki")
+        let second = try client.post("/users/\(SandboxFixtures.supportId)/entitlements", body: body, idempotencyKey: "grant-support-wiki")
+        #expect(!first.replayed && second.replayed)
+        #expect(first.json["id"] == second.json["id"])
+        let err = hubError { try client.post("/users/\(SandboxFixtures.supportId)/entitlements", body: body) }
+        #expect(err?.code == "idempotency_key_required")
+    }
+}

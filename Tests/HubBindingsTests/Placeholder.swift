@@ -1,2 +1,0 @@
-import XCTest
-final class HubBindingsTestsPlaceholder: XCTestCase { func testBuilds() {} }
