@@ -12,7 +12,8 @@ enum HubscriptCLI {
     }
 
     static let subcommands: [Entry] = [
-        entry(RunCommand.self), entry(CheckCommand.self), entry(DescribeCommand.self), entry(DocsCommand.self),
+        entry(RunCommand.self), entry(CheckCommand.self), entry(DescribeCommand.self),
+        entry(LoginCommand.self), entry(LogoutCommand.self), SandboxCommands.group.entry, entry(DocsCommand.self),
     ]
 
     static var help: String {

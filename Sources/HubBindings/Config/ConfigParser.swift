@@ -1,0 +1,83 @@
+import Foundation
+import ScriptHost
+
+/// Turns the config file's value into `HubConfig`, naming the key of every mistake.
+struct ConfigParser {
+    let file: String
+
+    static let topKeys = ["default_profile", "profiles"]
+    static let profileKeys = ["sandbox", "hub_url", "api_prefix", "email", "api_key", "api_key_env", "api_key_id",
+                              "api_key_permissions", "rate_limit_per_minute", "dispatch_url", "dispatch_token_ref"]
+
+    func fail(_ message: String) -> HubConfigError { HubConfigError("config \(file): \(message)") }
+
+    func parse(_ value: ScriptValue, source: URL) throws -> HubConfig {
+        guard case .object(let top) = value else { throw fail("must return a table, e.g. return { profiles = { … } }") }
+        try rejectUnknown(top, Self.topKeys, "the top level")
+        var config = HubConfig(source: source, defaultProfile: nil, profiles: [:])
+        if let d = top["default_profile"] {
+            guard let name = d.stringValue else { throw fail("default_profile must be a string") }
+            config.defaultProfile = name
+        }
+        if let p = top["profiles"] {
+            guard case .object(let profiles) = p else { throw fail("profiles must be a table of name = { … }") }
+            for (name, spec) in profiles {
+                config.profiles[name] = try profile(name, spec)
+            }
+        }
+        return config
+    }
+
+    private func rejectUnknown(_ fields: [String: ScriptValue], _ allowed: [String], _ context: String) throws {
+        if let bad = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw fail("unknown key '\(bad)' in \(context) (allowed: \(allowed.joined(separator: ", ")))")
+        }
+    }
+
+    private func string(_ fields: [String: ScriptValue], _ key: String, _ name: String) throws -> String? {
+        guard let v = fields[key] else { return nil }
+        guard let s = v.stringValue, !s.isEmpty else { throw fail("profiles.\(name).\(key) must be a non-empty string") }
+        return s
+    }
+
+    private func profile(_ name: String, _ spec: ScriptValue) throws -> HubConfig.ProfileSetting {
+        guard case .object(let f) = spec else { throw fail("profiles.\(name) must be a table") }
+        try rejectUnknown(f, Self.profileKeys, "profiles.\(name)")
+        if case .bool(true)? = f["sandbox"] {
+            guard f.count == 1 else { throw fail("profiles.\(name): a sandbox profile takes no other keys") }
+            return .sandbox
+        }
+        guard let urlText = try string(f, "hub_url", name), let url = URL(string: urlText), url.scheme != nil else {
+            throw fail("profiles.\(name).hub_url is required (e.g. \"https://api.substratalapps.com\"), or set sandbox = true")
+        }
+        let auth: HubProfile.Auth
+        switch (try string(f, "email", name), try string(f, "api_key_env", name), try string(f, "api_key", name)) {
+        case (let email?, nil, nil): auth = .session(email: email)
+        case (nil, let env?, nil): auth = .apiKey(.environment(env))
+        case (nil, nil, let secret?): auth = .apiKey(.literal(secret))
+        default:
+            throw fail("profiles.\(name) needs exactly one of email (a user session: hubscript login), api_key_env (the variable holding an API key) or api_key")
+        }
+        var rate = 100
+        if let r = f["rate_limit_per_minute"] {
+            guard let i = r.intValue, i >= 0 else { throw fail("profiles.\(name).rate_limit_per_minute must be a whole number ≥ 0 (0 = no pacing)") }
+            rate = Int(i)
+        }
+        var permissions: [String]?
+        if let p = f["api_key_permissions"] {
+            guard case .array(let items) = p, items.allSatisfy({ $0.stringValue != nil }) else {
+                throw fail("profiles.\(name).api_key_permissions must be a list of permission keys")
+            }
+            permissions = items.compactMap(\.stringValue)
+        }
+        var dispatch: URL?
+        if let d = try string(f, "dispatch_url", name) {
+            guard let u = URL(string: d), u.scheme != nil else { throw fail("profiles.\(name).dispatch_url is not a URL") }
+            dispatch = u
+        }
+        return .hub(HubProfile(
+            name: name, hubURL: url, apiPrefix: try string(f, "api_prefix", name) ?? "", auth: auth,
+            rateLimitPerMinute: rate, apiKeyPermissions: permissions, apiKeyID: try string(f, "api_key_id", name),
+            dispatchURL: dispatch, dispatchTokenRef: try string(f, "dispatch_token_ref", name)))
+    }
+}
