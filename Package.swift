@@ -31,6 +31,8 @@ let package = Package(
         .target(name: "HubBindings", dependencies: ["ScriptHost", "HTTPKit", "HubSandbox", "CSQLite", "CSodium"]),
         // The thin CLI.
         .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubSandbox", "HTTPKit"]),
+        // The client side of scripts/bench-client (not installed, not for users).
+        .executableTarget(name: "hubscript-bench", dependencies: ["HubBindings"], path: "Sources/hubscript-bench"),
 
         .testTarget(name: "ScriptHostTests", dependencies: ["ScriptHost"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),

@@ -229,12 +229,12 @@ enum Socket {
     }
 
     #if canImport(Glibc)
-    private static let streamType = Int32(SOCK_STREAM.rawValue)
-    private static let closeOnExec = Int32(SOCK_CLOEXEC.rawValue)
+    static let streamType = Int32(SOCK_STREAM.rawValue)
+    static let closeOnExec = Int32(SOCK_CLOEXEC.rawValue)
     private static let noSignal = Int32(MSG_NOSIGNAL)
     #else
-    private static let streamType = SOCK_STREAM
-    private static let closeOnExec: Int32 = 0
+    static let streamType = SOCK_STREAM
+    static let closeOnExec: Int32 = 0
     private static let noSignal: Int32 = 0
     #endif
 }

@@ -19,12 +19,20 @@ import FoundationNetworking
 /// the request by itself; for a write that is a silent second write, and with a body it
 /// cannot even rewind (it hangs until the timeout). A fresh connection is never resent,
 /// so the client's own retry rules (writes only with an Idempotency-Key) stay the only ones.
+///
+/// Plain HTTP to a loopback host (the served sandbox) goes through HTTPKit's
+/// `LoopbackHTTPClient` instead: keep-alive for every method, no silent resends, and
+/// far less overhead per request than libcurl. `loopbackFastPath: false` forces
+/// URLSession there too (scripts/bench-client measures both).
 public final class LiveTransport: HubTransport, @unchecked Sendable {
     private let pooled: URLSession
     private let oneShot: URLSession
     private let delegate: LiveTransportDelegate
+    private let loopback: LoopbackHTTPClient?
 
-    public init(maxConnectionsPerHost: Int = 8) {
+    public init(maxConnectionsPerHost: Int = 8, loopbackFastPath: Bool = true) {
+        loopback = loopbackFastPath
+            ? LoopbackHTTPClient(maxIdlePerHost: maxConnectionsPerHost, maxResponseBytes: HubTransportPolicy.maxResponseBytes) : nil
         delegate = LiveTransportDelegate()
         pooled = URLSession(configuration: Self.configuration(maxConnectionsPerHost), delegate: delegate, delegateQueue: nil)
         oneShot = URLSession(configuration: Self.configuration(maxConnectionsPerHost), delegate: delegate, delegateQueue: nil)
@@ -48,6 +56,9 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
 
     public func perform(_ request: HTTPRequestMessage, baseURL: URL, timeouts: HubTimeouts) throws -> HTTPResponseMessage {
         try HubTransportPolicy.validate(baseURL)
+        if let loopback, baseURL.scheme == "http", let host = baseURL.host, LoopbackHTTPClient.isLoopback(host) {
+            return try performOnLoopback(loopback, request, baseURL: baseURL, host: host, timeouts: timeouts)
+        }
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         guard let url = URL(string: base + request.target) else {
@@ -69,6 +80,28 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
         task.resume()
         exchange.done.wait()
         return try exchange.result()
+    }
+}
+
+extension LiveTransport {
+    private func performOnLoopback(_ client: LoopbackHTTPClient, _ request: HTTPRequestMessage, baseURL: URL, host: String,
+                                   timeouts: HubTimeouts) throws -> HTTPResponseMessage {
+        var prefixed = request
+        var path = baseURL.path
+        while path.hasSuffix("/") { path.removeLast() }
+        prefixed.target = path + request.target
+        do {
+            return try client.perform(prefixed, host: host, port: UInt16(baseURL.port ?? 80), timeout: timeouts.read)
+        } catch let error as HTTPClientError {
+            switch error.kind {
+            case .cannotConnect: throw HubTransportError(.cannotConnect, error.message)
+            case .connectionLost: throw HubTransportError(.connectionLost, error.message)
+            case .timedOut: throw HubTransportError(.timedOut, error.message)
+            case .tooLarge: throw HubTransportError(.tooLarge, error.message)
+            case .notLoopback: throw HubTransportError(.insecure, error.message)
+            case .invalidResponse: throw HubTransportError(.other, error.message)
+            }
+        }
     }
 }
 

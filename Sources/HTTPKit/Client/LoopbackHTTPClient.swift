@@ -1,0 +1,90 @@
+import Foundation
+
+/// A small HTTP/1.1 client for plain HTTP to loopback hosts (the served sandbox, local
+/// development servers), with a pool of keep-alive connections.
+///
+/// Why not URLSession here: on Linux it runs over libcurl, whose per-request overhead
+/// dominates on loopback, and which silently resends a request when a reused
+/// connection dies — for a write, a second write. This client never resends: a request
+/// on a reused connection that gets no byte back fails with `connectionLost`, and the
+/// caller's retry rules decide (the Hub client retries writes only with an
+/// Idempotency-Key). HTTPS always goes through URLSession.
+///
+/// Thread-safe: each request uses one connection exclusively.
+public final class LoopbackHTTPClient: @unchecked Sendable {
+    public let maxIdlePerHost: Int
+    public let maxResponseBytes: Int
+    private let lock = NSLock()
+    private var idle: [String: [Int32]] = [:]
+
+    public init(maxIdlePerHost: Int = 8, maxResponseBytes: Int = 16 << 20) {
+        self.maxIdlePerHost = maxIdlePerHost
+        self.maxResponseBytes = maxResponseBytes
+    }
+
+    deinit {
+        for fds in idle.values { for fd in fds { close(fd) } }
+    }
+
+    /// Whether `host` is a loopback host this client serves.
+    public static func isLoopback(_ host: String) -> Bool { Socket.loopback(host) != nil }
+
+    /// Sends `request` to `host:port` and returns the response. `timeout` bounds each
+    /// wait for bytes. A response with `Connection: close` closes its connection.
+    public func perform(_ request: HTTPRequestMessage, host: String, port: UInt16, timeout: Double) throws -> HTTPResponseMessage {
+        guard let address = Socket.loopback(host) else {
+            throw HTTPClientError(.notLoopback, "\(host) is not a loopback host; plain HTTP is only for loopback")
+        }
+        let poolKey = "\(host):\(port)"
+        let wire = encode(request, host: host, port: port)
+        let (fd, reused) = try connection(poolKey, address: address, port: port, timeout: timeout)
+        var reader = HTTPResponseReader(fd: fd, maxBodyBytes: maxResponseBytes)
+        do {
+            let sent = wire.withUnsafeBytes { Socket.sendAll(fd, $0) }
+            guard sent else { throw HTTPClientError(.connectionLost, "the connection closed while sending the request") }
+            let response = try reader.read(isHead: request.method == "HEAD")
+            if response.keepAlive { checkIn(fd, poolKey) } else { close(fd) }
+            return response.message
+        } catch let error as HTTPClientError {
+            close(fd)
+            // A pooled connection the server had already closed: nothing was processed
+            // for a GET we can safely try once more on a fresh connection.
+            if reused && !reader.receivedAny && error.kind == .connectionLost && request.method == "GET" {
+                return try perform(request, host: host, port: port, timeout: timeout)
+            }
+            throw error
+        }
+    }
+
+    private func connection(_ key: String, address: Socket.Loopback, port: UInt16, timeout: Double) throws -> (Int32, Bool) {
+        if let fd = lock.withLock({ idle[key]?.popLast() }) {
+            Socket.setTimeout(fd, timeout)
+            return (fd, true)
+        }
+        return (try Socket.connect(to: address, port: port, timeout: timeout).get(), false)
+    }
+
+    private func checkIn(_ fd: Int32, _ key: String) {
+        let kept = lock.withLock { () -> Bool in
+            guard idle[key, default: []].count < maxIdlePerHost else { return false }
+            idle[key, default: []].append(fd)
+            return true
+        }
+        if !kept { close(fd) }
+    }
+
+    private func encode(_ request: HTTPRequestMessage, host: String, port: UInt16) -> [UInt8] {
+        var head = "\(request.method) \(request.target) HTTP/1.1\r\nHost: \(host):\(port)\r\n"
+        for field in request.headers {
+            let name = field.name.lowercased()
+            if name == "host" || name == "content-length" || name == "connection" || name == "transfer-encoding" { continue }
+            if field.value.contains("\r") || field.value.contains("\n") { continue }
+            head += "\(field.name): \(field.value)\r\n"
+        }
+        if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
+            head += "Content-Length: \(request.body.count)\r\n"
+        }
+        head += "\r\n"
+        return Array(head.utf8) + request.body
+    }
+}
