@@ -1,0 +1,65 @@
+import Foundation
+import ScriptHost
+
+/// What the `hub` module of one run works with: the client, the write gateway, the
+/// open list iterators and the read count. One per run, used from the run's thread.
+public final class HubRunContext: @unchecked Sendable {
+    public let client: HubClient
+    public let writes: any HubWriteGateway
+    private var lists: [Int: HubPageIterator] = [:]
+    private var nextList = 1
+    /// GET requests made by bindings (pages count once each).
+    public private(set) var reads = 0
+
+    public init(client: HubClient, writes: any HubWriteGateway) {
+        self.client = client
+        self.writes = writes
+    }
+
+    // MARK: Reads
+
+    func get(_ path: String, _ query: [(name: String, value: String)] = []) throws -> ScriptValue {
+        reads += 1
+        return ScriptValue(try client.get(path, query: query).json)
+    }
+
+    /// Opens a lazy list; returns its handle.
+    func openList(_ path: String, _ query: [(name: String, value: String)]) -> Int {
+        let id = nextList
+        nextList += 1
+        lists[id] = client.paginate(path: path, query: query, limit: 100).makeIterator()
+        return id
+    }
+
+    /// The next page of list `id` as an array, or nil at the end (the list is closed).
+    func nextPage(_ id: Int) throws -> ScriptValue {
+        guard var iterator = lists[id] else { return .nilValue }
+        reads += 1
+        let page = try iterator.nextPage()
+        guard let page else {
+            lists[id] = nil
+            return .nilValue
+        }
+        lists[id] = iterator
+        return .array(page.map(ScriptValue.init))
+    }
+
+    // MARK: Writes
+
+    /// Sends `write` through the gateway; 204 answers become `true`.
+    func perform(_ write: HubWrite) throws -> ScriptValue {
+        try writes.perform(write) { key in
+            let response: HubResponse
+            switch write.method {
+            case .patch:
+                let body = write.body ?? [:]
+                response = try client.patch(write.path, body: body, idempotencyKey: key) { fresh in
+                    write.stillApplies?(fresh.json) == true ? body : nil
+                }
+            default:
+                response = try client.send(HubRequest(write.method, write.path, body: write.body, idempotencyKey: key))
+            }
+            return response.json == .null ? .bool(true) : ScriptValue(response.json)
+        }
+    }
+}

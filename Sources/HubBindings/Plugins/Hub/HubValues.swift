@@ -1,0 +1,31 @@
+import Foundation
+import ScriptHost
+
+extension ScriptValue {
+    /// A Hub JSON value as Lua sees it: integral numbers become integers (ids, counts,
+    /// versions), other numbers floats, null becomes `json.null`.
+    public init(_ json: HubJSON) {
+        switch json {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .number(let d):
+            if d.rounded() == d, abs(d) < 9.0e15 { self = .integer(Int64(d)) } else { self = .number(d) }
+        case .string(let s): self = .string(s)
+        case .array(let items): self = .array(items.map(ScriptValue.init))
+        case .object(let fields): self = .object(fields.mapValues(ScriptValue.init))
+        }
+    }
+}
+
+extension HubError: ScriptStructuredErrorConvertible {
+    /// The table a recipe's `pcall` receives: `code`, `message`, `status`,
+    /// `request_id`, `details`, `hint`.
+    public var scriptError: ScriptStructuredError {
+        var fields: [String: ScriptValue] = [:]
+        if let status { fields["status"] = .integer(Int64(status)) }
+        if let requestID { fields["request_id"] = .string(requestID) }
+        if let details { fields["details"] = ScriptValue(details) }
+        if !hint.isEmpty { fields["hint"] = .string(hint) }
+        return ScriptStructuredError(code: code, message: message, fields: fields)
+    }
+}
