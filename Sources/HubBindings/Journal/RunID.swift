@@ -6,7 +6,7 @@ public enum RunID {
     /// A new run id: `run_` + the UTC time (`20261130T142233Z`) + `_` + 4 random hex
     /// digits, e.g. `run_20261130T142233Z_9f3a`. Ids sort by start time (to the second).
     public static func generate<R: RandomNumberGenerator>(now: Date, using rng: inout R) -> String {
-        let suffix = String(UInt16.random(in: .min ... .max, using: &rng), radix: 16)
+        let suffix = String(UInt16(truncatingIfNeeded: rng.next()), radix: 16)
         return "run_\(compactUTC(now))_\(String(repeating: "0", count: 4 - suffix.count))\(suffix)"
     }
 
