@@ -12,6 +12,7 @@ import ScriptHost
 ///   "counts": {"reads": 3, "writes": 0, "replayed": 0, "planned": 1, "failed": 0} }
 /// ```
 /// Body digests are not stored: they are recomputed from `body` when the plan is loaded.
+/// `"body": null` means no body; a `"predicted": null` is read back as `.nilValue`.
 extension Plan {
     /// The plan as its JSON document.
     public func jsonValue() -> ScriptValue {
@@ -42,13 +43,13 @@ extension Plan {
             .appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: 0 ... .max)).tmp")
         do {
             try Data(text.utf8).write(to: temp)
-            if FileManager.default.fileExists(atPath: url.path) {
-                _ = try FileManager.default.replaceItemAt(url, withItemAt: temp)
-            } else {
-                try FileManager.default.moveItem(at: temp, to: url)
+            // rename(2) replaces the target atomically: readers see the old plan or the new one.
+            guard rename(temp.path, url.path) == 0 else {
+                throw PlanError(.io, "cannot write the plan \(url.path): \(String(cString: strerror(errno)))")
             }
         } catch {
             try? FileManager.default.removeItem(at: temp)
+            if let error = error as? PlanError { throw error }
             throw PlanError(.io, "cannot write the plan \(url.path): \(error.localizedDescription)")
         }
     }
@@ -101,8 +102,10 @@ private struct PlanDecoder {
     }
 
     private func write(_ w: ScriptValue, at where_: String) throws -> PlannedWrite {
-        let predicted = w["predicted"]
+        // A prediction of "no body" (`.nilValue`) is written as null and read back as `.nilValue`.
+        var predicted = w["predicted"]
         guard !predicted.isNil else { throw Missing(field: "\(where_).predicted") }
+        if predicted == .null { predicted = .nilValue }
         do {
             return try PlannedWrite(sequence: try int(w["seq"], "\(where_).seq"), key: try string(w["key"], "\(where_).key"),
                                     method: try string(w["method"], "\(where_).method"),
