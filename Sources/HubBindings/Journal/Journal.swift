@@ -36,10 +36,12 @@ public final class Journal: @unchecked Sendable {
         try JournalSchema.migrate(db)
     }
 
-    /// Opens `journal.sqlite` in `directory`, creating the directory if needed.
+    /// Opens `journal.sqlite` in `directory`, creating the directory (mode 0700: the
+    /// journal holds Hub responses) if needed.
     public convenience init(stateDirectory directory: URL,
                             clock: @escaping @Sendable () -> Date = { Date() }) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
         try self.init(path: directory.appendingPathComponent(Journal.fileName).path, clock: clock)
     }
 

@@ -23,7 +23,12 @@ public final class WriteCoordinator {
     /// - Parameters:
     ///   - runID: the run's id; in apply mode, the plan's `runID`.
     ///   - writeLimit: `limits.writes` / `--max-writes`; nil for no limit.
+    /// - Precondition: in apply mode `runID == plan.runID` (a programming error otherwise:
+    ///   every derived key would differ from the plan's).
     public init(runID: String, mode: WriteMode, journal: Journal, writeLimit: Int?) {
+        if case .apply(let plan) = mode {
+            precondition(runID == plan.runID, "apply must run under the plan's run id \(plan.runID), not \(runID)")
+        }
         self.runID = runID
         self.mode = mode
         self.journal = journal

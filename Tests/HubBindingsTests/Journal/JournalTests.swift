@@ -51,6 +51,9 @@ final class JournalTests: XCTestCase {
         var version = 0
         try raw.query("PRAGMA user_version") { version = $0.int(0) ?? 0 }
         XCTAssertEqual(version, Journal.schemaVersion)
+        var mode = ""
+        try raw.query("PRAGMA journal_mode") { mode = $0.text(0) ?? "" }
+        XCTAssertEqual(mode, "wal")
         try raw.exec("PRAGMA user_version = 99")
         XCTAssertThrowsError(try Journal(path: path)) { error in
             XCTAssertEqual((error as? JournalError)?.code, .schemaTooNew)

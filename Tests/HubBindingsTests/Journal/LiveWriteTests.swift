@@ -33,6 +33,21 @@ final class LiveWriteTests: XCTestCase {
         XCTAssertEqual(try c.finish(), [])
     }
 
+    func testPendingIsCommittedBeforeSendingAndDoneRightAfter() throws {
+        let dir = try Fixture.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let journal = try Journal(stateDirectory: dir)
+        try journal.startRun(Fixture.runStart())
+        let observer = try Journal(stateDirectory: dir)  // another connection, as after a crash
+        var seen: [WriteState?] = []
+        let result = try coordinator(journal).perform(Fixture.suspend("usr_ada")) { key in
+            seen.append(try observer.write(runID: "run_test", key: key)?.state)
+            return ["status": "suspended"]
+        }
+        XCTAssertEqual(seen, [.pending])
+        XCTAssertEqual(try observer.write(runID: "run_test", key: result.key)?.state, .done)
+    }
+
     func testAResumeReplaysDoneWritesAndResendsPendingOnesWithTheSameKey() throws {
         let journal = try Fixture.journal()
         try journal.startRun(Fixture.runStart())
