@@ -1,0 +1,98 @@
+import Foundation
+import ScriptHost
+
+extension Journal {
+    /// Records the start of a run, or — when the journal already holds `start.id` — a
+    /// resume of it: status back to `running`, `finishedAt` cleared, `mode` set to
+    /// `start.mode` (an apply runs under its plan's id), `attempts` + 1. A resume keeps
+    /// the recipe path, digest, params and profile first recorded; callers compare them.
+    /// - Returns: the run as recorded now.
+    @discardableResult
+    public func startRun(_ start: RunStart) throws -> RunRecord {
+        let params = try JSONCodec.encode(start.params)
+        let now = nowMs()
+        return try transaction { db in
+            try db.query("""
+                INSERT INTO runs (id, recipe_path, recipe_sha256, params, profile, mode, status,
+                                  started_at, output_folder)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8)
+                ON CONFLICT (id) DO UPDATE SET
+                    mode = excluded.mode, status = 'running', finished_at = NULL,
+                    output_folder = coalesce(excluded.output_folder, output_folder),
+                    attempts = attempts + 1
+                """,
+                [.text(start.id), .text(start.recipePath), .text(start.recipeSHA256), .text(params),
+                 .text(start.profile), .text(start.mode.rawValue), .integer(now), .init(start.outputFolder)])
+            guard let run = try Journal.selectRuns(db, where: "id = ?1", [.text(start.id)]).first else {
+                throw JournalError(.corrupt, "the run \(start.id) vanished while it was being recorded")
+            }
+            return run
+        }
+    }
+
+    /// Records the end of a run with its final status and, if given, its counts.
+    public func finishRun(id: String, status: RunStatus, counts: RunCounts? = nil) throws {
+        let now = nowMs()
+        try transaction { db in
+            try db.query("UPDATE runs SET status = ?2, finished_at = ?3 WHERE id = ?1",
+                         [.text(id), .text(status.rawValue), .integer(now)])
+            guard db.changes == 1 else { throw Journal.unknownRun(id) }
+            if let counts { try Journal.setCounts(db, id: id, counts) }
+        }
+    }
+
+    /// Stores the run's current counts (called as the run goes, and at its end).
+    public func updateCounts(runID: String, counts: RunCounts) throws {
+        try transaction { db in
+            try Journal.setCounts(db, id: runID, counts)
+            guard db.changes == 1 else { throw Journal.unknownRun(runID) }
+        }
+    }
+
+    /// The run with this id, or nil.
+    public func run(id: String) throws -> RunRecord? {
+        try locked { db in try Journal.selectRuns(db, where: "id = ?1", [.text(id)]).first }
+    }
+
+    /// The most recently started runs, newest first.
+    public func listRuns(limit: Int = 20) throws -> [RunRecord] {
+        try locked { db in
+            try Journal.selectRuns(db, where: "1", [], suffix: "ORDER BY started_at DESC, id DESC LIMIT \(max(0, limit))")
+        }
+    }
+
+    static func unknownRun(_ id: String) -> JournalError {
+        JournalError(.unknownRun, "the journal holds no run \(id) (see hubscript runs)")
+    }
+
+    private static func setCounts(_ db: SQLiteConnection, id: String, _ c: RunCounts) throws {
+        try db.query("""
+            UPDATE runs SET reads = ?2, writes = ?3, replayed = ?4, planned = ?5, failed = ?6 WHERE id = ?1
+            """, [.text(id), .init(c.reads), .init(c.writes), .init(c.replayed), .init(c.planned), .init(c.failed)])
+    }
+
+    private static let runColumns = """
+        id, recipe_path, recipe_sha256, params, profile, mode, status, started_at, finished_at,
+        reads, writes, replayed, planned, failed, output_folder, attempts
+        """
+
+    private static func selectRuns(_ db: SQLiteConnection, where condition: String,
+                                   _ values: [SQLiteConnection.SQLValue], suffix: String = "") throws -> [RunRecord] {
+        var runs: [RunRecord] = []
+        try db.query("SELECT \(runColumns) FROM runs WHERE \(condition) \(suffix)", values) { row in
+            let id = row.text(0) ?? ""
+            guard let mode = RunMode(rawValue: row.text(5) ?? ""),
+                  let status = RunStatus(rawValue: row.text(6) ?? "") else {
+                throw JournalError(.corrupt, "the journal's run \(id) has an unknown mode or status")
+            }
+            runs.append(RunRecord(
+                id: id, recipePath: row.text(1) ?? "", recipeSHA256: row.text(2) ?? "",
+                paramsJSON: row.text(3) ?? "{}", profile: row.text(4) ?? "", mode: mode, status: status,
+                startedAt: date(row.int(7)) ?? Date(timeIntervalSince1970: 0), finishedAt: date(row.int(8)),
+                counts: RunCounts(reads: row.int(9) ?? 0, writes: row.int(10) ?? 0, replayed: row.int(11) ?? 0,
+                                  planned: row.int(12) ?? 0, failed: row.int(13) ?? 0),
+                outputFolder: row.text(14), attempts: row.int(15) ?? 1))
+        }
+        return runs
+    }
+}

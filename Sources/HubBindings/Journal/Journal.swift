@@ -1,0 +1,80 @@
+import Foundation
+import ScriptHost
+
+/// The idempotency journal: every run and every write, in SQLite.
+///
+/// Contracts:
+/// - Each mutating call is one committed transaction when it returns, so a
+///   `recordPending` is durable before the caller sends the request, and a
+///   `recordDone`/`recordFailed` right after. `kill -9` at any point loses at most the
+///   outcome of one in-flight write, which stays `pending` and is resent with the same
+///   key (the Hub replays it).
+/// - The file uses WAL and `synchronous = FULL`; another process (or another `Journal`
+///   on the same file) may use it at once: a locked database is waited on for up to
+///   `busyTimeout` before failing.
+/// - Thread-safe: calls are serialized by a lock.
+public final class Journal: @unchecked Sendable {
+    /// The journal's file name inside the state directory.
+    public static let fileName = "journal.sqlite"
+    /// The schema version this code reads and writes (`PRAGMA user_version`).
+    public static var schemaVersion: Int { Int(JournalSchema.version) }
+
+    private let db: SQLiteConnection
+    private let lock = NSLock()
+    private let clock: @Sendable () -> Date
+
+    /// Opens the journal file at `path`, creating it (and its schema) if missing.
+    /// - Parameter busyTimeout: how long to wait for another writer, in milliseconds.
+    public init(path: String, busyTimeout: Int32 = 10_000,
+                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        self.clock = clock
+        db = try SQLiteConnection(path: path, busyTimeoutMs: busyTimeout)
+        if path != ":memory:" {
+            try db.query("PRAGMA journal_mode = WAL")
+        }
+        try db.exec("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
+        try JournalSchema.migrate(db)
+    }
+
+    /// Opens `journal.sqlite` in `directory`, creating the directory (mode 0700: the
+    /// journal holds Hub responses) if needed.
+    public convenience init(stateDirectory directory: URL,
+                            clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try self.init(path: directory.appendingPathComponent(Journal.fileName).path, clock: clock)
+    }
+
+    /// A private in-memory journal (tests, `--no-journal`); gone when released.
+    public static func inMemory(clock: @escaping @Sendable () -> Date = { Date() }) throws -> Journal {
+        try Journal(path: ":memory:", clock: clock)
+    }
+
+    func locked<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(db)
+    }
+
+    /// Milliseconds since 1970 (UTC) of the journal's clock.
+    func nowMs() -> Int64 { Journal.ms(clock()) }
+
+    static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func date(_ ms: Int?) -> Date? { ms.map { Date(timeIntervalSince1970: Double($0) / 1000) } }
+
+    /// Runs `body` in an IMMEDIATE transaction (taking the write lock up front, so
+    /// two processes never deadlock upgrading a read lock), committing on success.
+    func transaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try locked { db in
+            try db.exec("BEGIN IMMEDIATE")
+            do {
+                let result = try body(db)
+                try db.exec("COMMIT")
+                return result
+            } catch {
+                try? db.exec("ROLLBACK")
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import ScriptHost
+
+/// How a run was started.
+public enum RunMode: String, Sendable, CaseIterable {
+    /// `hubscript RECIPE`: reads and writes live.
+    case run
+    /// `hubscript plan`: reads live, writes recorded and not sent.
+    case plan
+    /// `hubscript apply PLAN`: writes sent only as the plan lists them.
+    case apply
+}
+
+/// Where a run stands. `stopped` means a limit stopped it (exit code 4).
+public enum RunStatus: String, Sendable, CaseIterable {
+    case running, succeeded, failed, stopped
+}
+
+/// Where one write stands. `pending` is recorded (and committed) before the request
+/// is sent; after a crash it means "maybe sent": resending with the same key is safe.
+public enum WriteState: String, Sendable, CaseIterable {
+    case pending, done, failed
+}
+
+/// The tallies of a run, as the summary prints them.
+public struct RunCounts: Sendable, Equatable {
+    public var reads: Int
+    /// Writes sent (whatever their outcome was).
+    public var writes: Int
+    /// Writes answered from the journal without touching the network.
+    public var replayed: Int
+    /// Writes recorded in a plan and not sent.
+    public var planned: Int
+    /// Writes that failed or whose outcome is unknown.
+    public var failed: Int
+
+    public init(reads: Int = 0, writes: Int = 0, replayed: Int = 0, planned: Int = 0, failed: Int = 0) {
+        self.reads = reads
+        self.writes = writes
+        self.replayed = replayed
+        self.planned = planned
+        self.failed = failed
+    }
+
+    /// The run's counts from its reads and its coordinator's write counts.
+    public init(reads: Int, writes: WriteCounts) {
+        self.init(reads: reads, writes: writes.writes, replayed: writes.replayed,
+                  planned: writes.planned, failed: writes.failed)
+    }
+}
+
+/// What `Journal.startRun` needs to record a run.
+public struct RunStart: Sendable {
+    public var id: String
+    public var recipePath: String
+    public var recipeSHA256: String
+    /// The validated params (an object); stored as canonical JSON.
+    public var params: ScriptValue
+    public var profile: String
+    public var mode: RunMode
+    public var outputFolder: String?
+
+    public init(id: String, recipePath: String, recipeSHA256: String, params: ScriptValue,
+                profile: String, mode: RunMode, outputFolder: String? = nil) {
+        self.id = id
+        self.recipePath = recipePath
+        self.recipeSHA256 = recipeSHA256
+        self.params = params
+        self.profile = profile
+        self.mode = mode
+        self.outputFolder = outputFolder
+    }
+}
+
+/// One row of the `runs` table.
+public struct RunRecord: Sendable, Equatable {
+    public var id: String
+    public var recipePath: String
+    public var recipeSHA256: String
+    /// The params as canonical JSON text (sorted keys).
+    public var paramsJSON: String
+    public var profile: String
+    public var mode: RunMode
+    public var status: RunStatus
+    public var startedAt: Date
+    public var finishedAt: Date?
+    public var counts: RunCounts
+    public var outputFolder: String?
+    /// How many times the run was started (1, plus one per resume).
+    public var attempts: Int
+}
+
+/// One row of the `writes` table.
+public struct WriteRecord: Sendable, Equatable {
+    public var runID: String
+    /// The write's position in the run (1-based), as the coordinator numbered it.
+    public var sequence: Int
+    public var key: String
+    public var method: String
+    public var path: String
+    /// SHA-256 of the canonical JSON body; nil for a write without a body.
+    public var bodySHA256: String?
+    public var state: WriteState
+    public var httpStatus: Int?
+    /// The response as canonical JSON text (`done`); nil when the response had no body.
+    public var responseJSON: String?
+    /// Why the write failed (`failed`).
+    public var error: String?
+    /// How many times `recordPending` was called for this key (sends attempted).
+    public var attempts: Int
+    public var createdAt: Date
+    public var updatedAt: Date
+}

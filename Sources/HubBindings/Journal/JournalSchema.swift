@@ -1,0 +1,81 @@
+/// The journal's SQLite schema, versioned with `PRAGMA user_version`.
+///
+/// Version 1:
+/// ```sql
+/// runs(id TEXT PRIMARY KEY, recipe_path, recipe_sha256, params /* canonical JSON */,
+///      profile, mode /* run|plan|apply */, status /* running|succeeded|failed|stopped */,
+///      started_at, finished_at /* ms since 1970, UTC */, reads, writes, replayed,
+///      planned, failed, output_folder, attempts)
+/// writes(run_id → runs.id, seq, key, method, path, body_sha256 /* NULL: no body */,
+///        state /* pending|done|failed */, http_status, response /* canonical JSON */,
+///        error, attempts, created_at, updated_at; PRIMARY KEY (run_id, key))
+/// ```
+/// A new version adds a step to `migrations`; a file with a newer version than this
+/// code knows is refused rather than guessed at.
+enum JournalSchema {
+    static let version: Int32 = 1
+
+    /// `migrations[n]` upgrades a file from version `n` to `n + 1`.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE runs (
+            id            TEXT PRIMARY KEY,
+            recipe_path   TEXT NOT NULL,
+            recipe_sha256 TEXT NOT NULL,
+            params        TEXT NOT NULL,
+            profile       TEXT NOT NULL,
+            mode          TEXT NOT NULL CHECK (mode IN ('run', 'plan', 'apply')),
+            status        TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'stopped')),
+            started_at    INTEGER NOT NULL,
+            finished_at   INTEGER,
+            reads         INTEGER NOT NULL DEFAULT 0,
+            writes        INTEGER NOT NULL DEFAULT 0,
+            replayed      INTEGER NOT NULL DEFAULT 0,
+            planned       INTEGER NOT NULL DEFAULT 0,
+            failed        INTEGER NOT NULL DEFAULT 0,
+            output_folder TEXT,
+            attempts      INTEGER NOT NULL DEFAULT 1
+        );
+        CREATE INDEX runs_started ON runs (started_at);
+        CREATE TABLE writes (
+            run_id      TEXT NOT NULL REFERENCES runs (id),
+            seq         INTEGER NOT NULL,
+            key         TEXT NOT NULL,
+            method      TEXT NOT NULL,
+            path        TEXT NOT NULL,
+            body_sha256 TEXT,
+            state       TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')),
+            http_status INTEGER,
+            response    TEXT,
+            error       TEXT,
+            attempts    INTEGER NOT NULL DEFAULT 1,
+            created_at  INTEGER NOT NULL,
+            updated_at  INTEGER NOT NULL,
+            PRIMARY KEY (run_id, key)
+        );
+        CREATE INDEX writes_run_seq ON writes (run_id, seq);
+        """,
+    ]
+
+    /// Brings the database to `version` inside one IMMEDIATE transaction, so two
+    /// processes opening a new file at once create the schema exactly once.
+    static func migrate(_ db: SQLiteConnection) throws {
+        try db.exec("BEGIN IMMEDIATE")
+        do {
+            var current: Int32 = 0
+            try db.query("PRAGMA user_version") { current = Int32($0.int(0) ?? 0) }
+            guard current <= version else {
+                throw JournalError(.schemaTooNew, """
+                    the journal \(db.path) has schema version \(current), newer than this hubscript \
+                    understands (\(version)); upgrade hubscript or use another state directory
+                    """)
+            }
+            for step in Int(current)..<Int(version) { try db.exec(migrations[step]) }
+            if current < version { try db.exec("PRAGMA user_version = \(version)") }
+            try db.exec("COMMIT")
+        } catch {
+            try? db.exec("ROLLBACK")
+            throw error
+        }
+    }
+}

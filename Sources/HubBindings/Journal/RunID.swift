@@ -1,0 +1,69 @@
+import Foundation
+
+/// Run ids. A run id names a run in the journal and seeds every idempotency key the
+/// run derives, so it must be unique for a new run and stable for a resumed one.
+public enum RunID {
+    /// A new run id: `run_` + the UTC time (`20261130T142233Z`) + `_` + 4 random hex
+    /// digits, e.g. `run_20261130T142233Z_9f3a`. Ids sort by start time (to the second).
+    public static func generate<R: RandomNumberGenerator>(now: Date, using rng: inout R) -> String {
+        let suffix = String(UInt16(truncatingIfNeeded: rng.next()), radix: 16)
+        return "run_\(compactUTC(now))_\(String(repeating: "0", count: 4 - suffix.count))\(suffix)"
+    }
+
+    /// A new run id from `clock` and the system's random source.
+    public static func generate(clock: () -> Date = { Date() }) -> String {
+        var rng = SystemRandomNumberGenerator()
+        return generate(now: clock(), using: &rng)
+    }
+
+    /// The id of a scheduled job's fire: `job_<name>_<scheduled time>`, e.g.
+    /// `job_nightly-audit_20261130T020000Z`. Deterministic, so two schedulers firing the
+    /// same job at the same scheduled time derive the same idempotency keys. Characters
+    /// of `name` outside `[A-Za-z0-9._-]` become `-`, and then the name is followed by
+    /// 8 hex digits of its SHA-256 so that distinct names stay distinct.
+    public static func forJob(name: String, scheduledAt: Date) -> String {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-".unicodeScalars)
+        var safe = String(String.UnicodeScalarView(name.unicodeScalars.map { allowed.contains($0) ? $0 : "-" }))
+        if safe != name || safe.isEmpty { safe += "-" + Digest.sha256Hex(name).prefix(8) }
+        return "job_\(safe)_\(compactUTC(scheduledAt))"
+    }
+
+    /// `yyyyMMdd'T'HHmmss'Z'` in UTC.
+    static func compactUTC(_ date: Date) -> String {
+        let c = UTCTime.components(date)
+        return String(format: "%04d%02d%02dT%02d%02d%02dZ", c.year, c.month, c.day, c.hour, c.minute, c.second)
+    }
+}
+
+/// UTC calendar fields without a formatter (thread-safe, locale-free).
+enum UTCTime {
+    struct Fields { var year, month, day, hour, minute, second: Int }
+
+    static func components(_ date: Date) -> Fields {
+        var t = time_t(date.timeIntervalSince1970.rounded(.down))
+        var tm = tm()
+        gmtime_r(&t, &tm)
+        return Fields(year: Int(tm.tm_year) + 1900, month: Int(tm.tm_mon) + 1, day: Int(tm.tm_mday),
+                      hour: Int(tm.tm_hour), minute: Int(tm.tm_min), second: Int(tm.tm_sec))
+    }
+
+    /// ISO 8601 to the second: `2026-11-30T14:22:33Z`.
+    static func iso8601(_ date: Date) -> String {
+        let c = components(date)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", c.year, c.month, c.day, c.hour, c.minute, c.second)
+    }
+
+    /// Parses what `iso8601` writes (and nothing looser).
+    static func parseISO8601(_ text: String) -> Date? {
+        let parts = text.split(whereSeparator: { "-T:Z".contains($0) }).compactMap { Int($0) }
+        guard parts.count == 6, text.count == 20, text.hasSuffix("Z") else { return nil }
+        var tm = tm()
+        tm.tm_year = Int32(parts[0] - 1900)
+        tm.tm_mon = Int32(parts[1] - 1)
+        tm.tm_mday = Int32(parts[2])
+        tm.tm_hour = Int32(parts[3])
+        tm.tm_min = Int32(parts[4])
+        tm.tm_sec = Int32(parts[5])
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&tm)))
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import ScriptHost
+
+/// The writes a `hubscript plan` run would make, as `hubscript apply` replays them.
+/// Its file form is described in `Plan+File.swift`.
+public struct Plan: Sendable, Equatable {
+    /// The file format this code writes and reads.
+    public static let format = "hubscript-plan/1"
+
+    /// The plan run's id; `apply` runs under it so derived keys are the same.
+    public var runID: String
+    public var recipePath: String
+    public var recipeSHA256: String
+    public var profile: String
+    /// The validated params (an object).
+    public var params: ScriptValue
+    /// When the plan was made (stored to the second).
+    public var createdAt: Date
+    /// In sequence order, numbered from 1.
+    public var writes: [PlannedWrite]
+    public var counts: RunCounts
+
+    public init(runID: String, recipePath: String, recipeSHA256: String, profile: String, params: ScriptValue,
+                createdAt: Date, writes: [PlannedWrite], counts: RunCounts) {
+        self.runID = runID
+        self.recipePath = recipePath
+        self.recipeSHA256 = recipeSHA256
+        self.profile = profile
+        self.params = params
+        self.createdAt = createdAt
+        self.writes = writes
+        self.counts = counts
+    }
+
+    /// Refuses to apply the plan to another recipe version, profile or params, in that
+    /// order, naming what differs and how to make a plan that fits.
+    /// - Throws: `PlanError` with `.recipeChanged`, `.profileDiffers` or `.paramsDiffer`.
+    public func check(recipeSHA256 current: String, profile currentProfile: String, params currentParams: ScriptValue) throws {
+        if current != recipeSHA256 {
+            throw PlanError(.recipeChanged, """
+                the plan was made with another version of \(recipePath) (sha256 \(recipeSHA256.prefix(12))…, \
+                now \(current.prefix(12))…); nothing was sent. Make a new plan with hubscript plan \(recipePath) \
+                and apply that one.
+                """)
+        }
+        if currentProfile != profile {
+            throw PlanError(.profileDiffers, """
+                the plan was made for profile "\(profile)", not "\(currentProfile)"; nothing was sent. Apply it \
+                with --profile \(profile), or make a new plan with hubscript plan \(recipePath) --profile \(currentProfile).
+                """)
+        }
+        let planParams = (try? JSONCodec.encode(params)) ?? ""
+        let nowParams = (try? JSONCodec.encode(currentParams)) ?? "?"
+        if planParams != nowParams {
+            throw PlanError(.paramsDiffer, """
+                the plan was made with other params (plan → now: \(BodyDiff.summary(params, currentParams))); \
+                nothing was sent. Apply it with the plan's params, or make a new plan with hubscript plan \
+                \(recipePath) and these params.
+                """)
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// The human form of a plan, for `hubscript plan` without `--out`.
+///
+/// ```
+/// Plan run_20261130T142233Z_9f3a: recipes/offboard.lua, profile default
+/// #  METHOD  TARGET                  CHANGE
+/// 1  POST    /users/usr_ada/suspend  suspend usr_ada {"reason":"offboarded"}
+/// 1 write planned, 3 reads; nothing was sent.
+/// ```
+/// Columns are as wide as their widest cell, two spaces apart, without trailing spaces;
+/// bodies are compact JSON cut to `bodyWidth` characters.
+public enum PlanTable {
+    public static let bodyWidth = 60
+
+    public static func render(_ plan: Plan) -> String {
+        var lines = ["Plan \(plan.runID): \(plan.recipePath), profile \(plan.profile)"]
+        let reads = "\(plan.counts.reads) \(plan.counts.reads == 1 ? "read" : "reads")"
+        guard !plan.writes.isEmpty else {
+            return (lines + ["No writes planned (\(reads)); nothing was sent."]).joined(separator: "\n") + "\n"
+        }
+        let rows = [["#", "METHOD", "TARGET", "CHANGE"]] + plan.writes.map { w in
+            [String(w.sequence), w.method, w.path,
+             w.body.map { "\(w.summary) \(CompactJSON.text($0, max: bodyWidth))" } ?? w.summary]
+        }
+        let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            var line = ""
+            for (column, cell) in row.enumerated() {
+                line += column < 3 ? cell.padding(toLength: widths[column] + 2, withPad: " ", startingAt: 0) : cell
+            }
+            lines.append(line.trimmingTrailingSpaces())
+        }
+        let n = plan.writes.count
+        lines.append("\(n) \(n == 1 ? "write" : "writes") planned, \(reads); nothing was sent.")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var s = self
+        while s.hasSuffix(" ") { s.removeLast() }
+        return s
+    }
+}

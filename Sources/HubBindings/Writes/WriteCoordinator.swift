@@ -1,0 +1,163 @@
+import ScriptHost
+
+/// The one place writes go through: keys, the write limit, the journal, plan and apply.
+/// Dry-run is enforced here, never per binding.
+///
+/// One coordinator per run, used from the run's thread only. Every `perform` is one
+/// logical write, numbered from 1 in call order; sent, replayed and planned writes all
+/// count against `writeLimit`. A write refused by the limit or by the plan consumes no
+/// number.
+public final class WriteCoordinator {
+    public let runID: String
+    public let mode: WriteMode
+    public let writeLimit: Int?
+    private let journal: Journal
+
+    public private(set) var counts = WriteCounts()
+    /// Plan mode: the writes recorded so far, in order.
+    public private(set) var planned: [PlannedWrite] = []
+    /// Logical writes performed so far.
+    public private(set) var performed = 0
+    private var occurrences: [String: Int] = [:]
+
+    /// - Parameters:
+    ///   - runID: the run's id; in apply mode, the plan's `runID`.
+    ///   - writeLimit: `limits.writes` / `--max-writes`; nil for no limit.
+    /// - Precondition: in apply mode `runID == plan.runID` (a programming error otherwise:
+    ///   every derived key would differ from the plan's).
+    public init(runID: String, mode: WriteMode, journal: Journal, writeLimit: Int?) {
+        if case .apply(let plan) = mode {
+            precondition(runID == plan.runID, "apply must run under the plan's run id \(plan.runID), not \(runID)")
+        }
+        self.runID = runID
+        self.mode = mode
+        self.journal = journal
+        self.writeLimit = writeLimit
+    }
+
+    /// Performs one write according to the mode.
+    ///
+    /// - Live (and apply, once the write matches the plan): a key journalled `done` returns
+    ///   its stored response (`replayed`) without calling `send`; otherwise the write is
+    ///   journalled `pending` (committed), `send(key)` is called, and the outcome recorded:
+    ///   `done` with the value, `failed` for a `DefiniteWriteFailure` (rethrown); any
+    ///   other error leaves it `pending` (outcome unknown; a resume resends the same key)
+    ///   and is rethrown.
+    /// - Plan: `send` is never called; the write is added to `planned` and `predicted` is
+    ///   returned, with `planned = true` added when it is an object.
+    /// - Throws: `ScriptLimitError` before the first write past `writeLimit`, and in apply
+    ///   mode before a write that is not the plan's next one (nothing is sent);
+    ///   `ScriptStructuredError` (`invalid_idempotency_key`, `invalid_body`,
+    ///   `idempotency_key_reused`) for a write that cannot be sent; journal errors (then
+    ///   nothing was sent unless the error came from recording the outcome).
+    public func perform(_ intent: WriteIntent, send: (String) throws -> ScriptValue) throws -> WriteResult {
+        let number = performed + 1
+        if let limit = writeLimit, number > limit {
+            throw ScriptLimitError(WriteMessages.limitReached(limit: limit, intent: intent))
+        }
+        let body = WriteBody.normalized(intent.body)
+        let canonical: String
+        do { canonical = try WriteBody.canonical(body) } catch {
+            throw ScriptStructuredError(code: "invalid_body", message:
+                "cannot send the body of \(intent.method) \(intent.path): \(error)")
+        }
+        let digest = body == nil ? nil : Digest.sha256Hex(canonical)
+        let identity = [intent.method, intent.path, canonical].joined(separator: "\u{0}")
+        let occurrence = occurrences[identity, default: 0]
+        let key = try intent.explicitKey.map(Self.checkedExplicitKey) ?? IdempotencyKey.derive(
+            runID: runID, method: intent.method, path: intent.path, canonicalBody: canonical, occurrence: occurrence)
+        let request = Request(number: number, key: key, intent: intent, body: body, bodySHA256: digest)
+        if case .apply(let plan) = mode { try Self.check(request, against: plan) }
+        occurrences[identity] = occurrence + 1
+        performed = number
+        if case .plan = mode { return try recordPlanned(request) }
+        return try performLive(request, send: send)
+    }
+
+    /// Ends the run's writes. In apply mode, returns a warning when the plan had writes
+    /// this run did not make (empty otherwise).
+    public func finish() throws -> [String] {
+        guard case .apply(let plan) = mode, performed < plan.writes.count else { return [] }
+        return [WriteMessages.planNotFinished(plan: plan, performed: performed)]
+    }
+
+    /// A write with everything derived from its intent.
+    struct Request {
+        let number: Int
+        let key: String
+        let intent: WriteIntent
+        let body: ScriptValue?
+        let bodySHA256: String?
+    }
+
+    private static func checkedExplicitKey(_ key: String) throws -> String {
+        guard (1...255).contains(key.utf8.count), key.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+        else {
+            throw ScriptStructuredError(code: "invalid_idempotency_key", message:
+                "an idempotency key must be 1–255 visible ASCII characters (got \(key.utf8.count) bytes: \(key.prefix(40)))")
+        }
+        return key
+    }
+
+    private static func check(_ request: Request, against plan: Plan) throws {
+        guard request.number <= plan.writes.count else {
+            throw ScriptLimitError(WriteMessages.beyondPlan(request, planCount: plan.writes.count))
+        }
+        let expected = plan.writes[request.number - 1]
+        guard expected.key == request.key, expected.method == request.intent.method,
+              expected.path == request.intent.path, expected.bodySHA256 == request.bodySHA256
+        else { throw ScriptLimitError(WriteMessages.divergesFromPlan(request, expected: expected)) }
+    }
+
+    private func recordPlanned(_ r: Request) throws -> WriteResult {
+        planned.append(try PlannedWrite(sequence: r.number, key: r.key, method: r.intent.method, path: r.intent.path,
+                                        body: r.body, summary: r.intent.summary, predicted: r.intent.predicted))
+        counts.planned += 1
+        var value = r.intent.predicted
+        if case .object(var fields) = value {
+            fields["planned"] = .bool(true)
+            value = .object(fields)
+        }
+        return WriteResult(value: value, key: r.key, replayed: false, planned: true)
+    }
+
+    private func performLive(_ r: Request, send: (String) throws -> ScriptValue) throws -> WriteResult {
+        if let existing = try journal.write(runID: runID, key: r.key) {
+            guard existing.method == r.intent.method, existing.path == r.intent.path,
+                  existing.bodySHA256 == r.bodySHA256 else {
+                throw ScriptStructuredError(code: "idempotency_key_reused",
+                                            message: WriteMessages.keyReused(r, existing: existing),
+                                            fields: ["key": .string(r.key)])
+            }
+            if existing.state == .done {
+                counts.replayed += 1
+                return WriteResult(value: try Self.decode(existing), key: r.key, replayed: true, planned: false)
+            }
+        }
+        try journal.recordPending(runID: runID, sequence: r.number, key: r.key, method: r.intent.method,
+                                  path: r.intent.path, bodySHA256: r.bodySHA256)
+        counts.writes += 1
+        let value: ScriptValue
+        do {
+            value = try send(r.key)
+        } catch let failure as any DefiniteWriteFailure {
+            counts.failed += 1
+            // If this cannot be recorded the write stays `pending`: resending is still safe.
+            try? journal.recordFailed(runID: runID, key: r.key, httpStatus: failure.httpStatus,
+                                      error: String(describing: failure))
+            throw failure
+        } catch {
+            counts.failed += 1
+            throw error
+        }
+        try journal.recordDone(runID: runID, key: r.key, response: value)
+        return WriteResult(value: value, key: r.key, replayed: false, planned: false)
+    }
+
+    private static func decode(_ record: WriteRecord) throws -> ScriptValue {
+        guard let json = record.responseJSON else { return .nilValue }
+        do { return try JSONCodec.decode(json) } catch {
+            throw JournalError(.corrupt, "the journalled response of write \(record.key) cannot be read: \(error)")
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import ScriptHost
+
+/// The texts of the coordinator's refusals. Each says what happened, that nothing was
+/// sent, and what to do; tests pin them exactly.
+enum WriteMessages {
+    static let newPlanAdvice = "Make a new plan with hubscript plan, review it, and apply that one."
+
+    static func limitReached(limit: Int, intent: WriteIntent) -> String {
+        "writes: the recipe's limit is \(limit) (limits.writes / --max-writes); stopped before write \(limit + 1): "
+            + "\(intent.method) \(intent.path)"
+    }
+
+    static func beyondPlan(_ r: WriteCoordinator.Request, planCount: Int) -> String {
+        """
+        apply: the recipe wants write \(r.number) but the plan has only \(planCount) \(planCount == 1 ? "write" : "writes"); \
+        nothing was sent for it.
+          recipe: \(line(r.intent.method, r.intent.path, r.body))
+        \(newPlanAdvice)
+        """
+    }
+
+    static func divergesFromPlan(_ r: WriteCoordinator.Request, expected: PlannedWrite) -> String {
+        var changes: [String] = []
+        if expected.method != r.intent.method { changes.append("method \(expected.method) → \(r.intent.method)") }
+        if expected.path != r.intent.path { changes.append("path \(expected.path) → \(r.intent.path)") }
+        if expected.bodySHA256 != r.bodySHA256 { changes.append("body " + BodyDiff.summary(expected.body, r.body)) }
+        if changes.isEmpty {
+            changes.append("key \(expected.key) → \(r.key) (an explicit key changed, or an identical write was added or removed before it)")
+        }
+        return """
+            apply: write \(r.number) differs from the plan; nothing was sent for it.
+              plan:   \(line(expected.method, expected.path, expected.body))
+              recipe: \(line(r.intent.method, r.intent.path, r.body))
+              changed: \(changes.joined(separator: "; "))
+            \(newPlanAdvice)
+            """
+    }
+
+    static func planNotFinished(plan: Plan, performed: Int) -> String {
+        let missing = plan.writes.dropFirst(performed)
+        let list = missing.prefix(5).map { "#\($0.sequence) \($0.method) \($0.path)" }.joined(separator: ", ")
+        let more = missing.count > 5 ? ", and \(missing.count - 5) more" : ""
+        return "apply: the plan has \(plan.writes.count) writes but the recipe made only \(performed); "
+            + "not made: \(list)\(more)"
+    }
+
+    static func keyReused(_ r: WriteCoordinator.Request, existing: WriteRecord) -> String {
+        "the idempotency key \(r.key) was already used in run \(existing.runID) for \(existing.method) \(existing.path) "
+            + "with \(existing.bodySHA256 == nil ? "no body" : "another body"); nothing was sent for "
+            + "\(r.intent.method) \(r.intent.path). Give each different write its own key."
+    }
+
+    /// `POST /users/usr_ada/suspend {"reason":"x"}`; the body compact and cut short.
+    static func line(_ method: String, _ path: String, _ body: ScriptValue?) -> String {
+        guard let body else { return "\(method) \(path)" }
+        return "\(method) \(path) \(CompactJSON.text(body, max: 80))"
+    }
+}
+
+/// Compact one-line JSON for messages and tables.
+enum CompactJSON {
+    /// Canonical JSON of `value`, cut to `max` characters with a trailing `…`.
+    static func text(_ value: ScriptValue?, max: Int) -> String {
+        guard let value else { return "(none)" }
+        let full = (try? JSONCodec.encode(value)) ?? "(not JSON)"
+        guard full.count > max else { return full }
+        return String(full.prefix(Swift.max(0, max - 1))) + "…"
+    }
+}
+
+/// A short description of how two bodies differ.
+enum BodyDiff {
+    /// For two objects, field by field (`reason: "a" → "b", +notify: true, -note`);
+    /// otherwise the two bodies whole (`{…} → (none)`).
+    static func summary(_ old: ScriptValue?, _ new: ScriptValue?) -> String {
+        guard case .object(let a)? = old, case .object(let b)? = new else {
+            return "\(CompactJSON.text(old, max: 40)) → \(CompactJSON.text(new, max: 40))"
+        }
+        var parts: [String] = []
+        for key in Set(a.keys).union(b.keys).sorted() {
+            switch (a[key], b[key]) {
+            case (let x?, let y?) where x != y:
+                parts.append("\(key): \(CompactJSON.text(x, max: 30)) → \(CompactJSON.text(y, max: 30))")
+            case (nil, let y?): parts.append("+\(key): \(CompactJSON.text(y, max: 30))")
+            case (_?, nil): parts.append("-\(key)")
+            default: break
+            }
+        }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import XCTest
+@testable import HubBindings
+import ScriptHost
+
+/// `kill -9` at any write, then resume: every change happens, each key is sent at most
+/// twice (once before the crash, once after), and every write ends `done`.
+final class CrashResumeTests: XCTestCase {
+    private let writeCount = 10
+
+    /// A recipe of `writeCount` writes, some identical (usr_ada every third write).
+    private func recipe(_ c: WriteCoordinator, _ hub: FakeHub) throws {
+        for i in 1...writeCount {
+            let intent = i % 3 == 0 ? Fixture.suspend("usr_ada") : Fixture.suspend("usr_\(i)")
+            _ = try c.perform(intent, send: hub.send(intent))
+        }
+    }
+
+    func testAnUnknownOutcomeAtAnyWriteThenResumeDoesEveryChangeOnce() throws {
+        for crashAt in 1...writeCount {
+            for lostAfterCommit in [false, true] {
+                try crashAndResume(at: crashAt, lostAfterCommit: lostAfterCommit)
+            }
+        }
+    }
+
+    private func crashAndResume(at k: Int, lostAfterCommit: Bool) throws {
+        let context = "crash at write \(k), response lost after commit: \(lostAfterCommit)"
+        let journal = try Fixture.journal()
+        try journal.startRun(Fixture.runStart())
+        let hub = FakeHub()
+        if lostAfterCommit {
+            hub.loseResponseOn = [k]
+        } else {
+            hub.fault = { n, _ in if n == k { throw FakeConnectionLost() } }
+        }
+        XCTAssertThrowsError(try recipe(WriteCoordinator(runID: "run_test", mode: .live, journal: journal,
+                                                         writeLimit: nil), hub), context)
+        XCTAssertEqual(hub.totalSends, k, context)
+
+        hub.fault = { _, _ in }
+        hub.loseResponseOn = []
+        let resumed = WriteCoordinator(runID: "run_test", mode: .live, journal: journal, writeLimit: nil)
+        try recipe(resumed, hub)
+        XCTAssertEqual(resumed.counts, WriteCounts(writes: writeCount - k + 1, replayed: k - 1), context)
+
+        let writes = try journal.writes(runID: "run_test")
+        XCTAssertEqual(writes.count, writeCount, context)
+        XCTAssertEqual(Set(writes.map(\.key)).count, writeCount, context)
+        XCTAssertTrue(writes.allSatisfy { $0.state == .done }, context)
+        XCTAssertTrue(hub.sends.values.allSatisfy { $0 <= 2 }, context)
+        XCTAssertEqual(hub.sends.filter { $0.value == 2 }.count, 1, context)
+        XCTAssertEqual(Set(hub.sends.keys), Set(writes.map(\.key)), context)
+    }
+}

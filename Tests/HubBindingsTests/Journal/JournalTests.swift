@@ -1,0 +1,149 @@
+import Foundation
+import XCTest
+@testable import HubBindings
+import ScriptHost
+
+final class JournalTests: XCTestCase {
+    func testRunsAndWritesPersistAcrossInstancesOnTheSameFile() throws {
+        let dir = try Fixture.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        do {
+            let journal = try Journal(stateDirectory: dir, clock: { Fixture.start })
+            try journal.startRun(Fixture.runStart())
+            try journal.recordPending(runID: "run_test", sequence: 1, key: "k1", method: "POST",
+                                      path: "/users/usr_ada/suspend", bodySHA256: "d1")
+            try journal.recordDone(runID: "run_test", key: "k1", httpStatus: 200, response: ["status": "suspended"])
+            try journal.recordPending(runID: "run_test", sequence: 2, key: "k2", method: "DELETE",
+                                      path: "/users/usr_ada/sessions/ses_1", bodySHA256: nil)
+            try journal.updateCounts(runID: "run_test", counts: RunCounts(reads: 3, writes: 2, failed: 1))
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("journal.sqlite").path))
+
+        let later = Fixture.start.addingTimeInterval(60)
+        let reopened = try Journal(stateDirectory: dir, clock: { later })
+        let run = try XCTUnwrap(reopened.run(id: "run_test"))
+        XCTAssertEqual(run.status, .running)
+        XCTAssertEqual(run.mode, .run)
+        XCTAssertEqual(run.paramsJSON, #"{"user":"usr_ada"}"#)
+        XCTAssertEqual(run.counts, RunCounts(reads: 3, writes: 2, failed: 1))
+        XCTAssertEqual(run.startedAt, Fixture.start)
+
+        let writes = try reopened.writes(runID: "run_test")
+        XCTAssertEqual(writes.map(\.key), ["k1", "k2"])
+        XCTAssertEqual(writes.map(\.state), [.done, .pending])
+        XCTAssertEqual(writes[0].responseJSON, #"{"status":"suspended"}"#)
+        XCTAssertEqual(writes[0].httpStatus, 200)
+        XCTAssertNil(writes[1].bodySHA256)
+
+        try reopened.finishRun(id: "run_test", status: .stopped, counts: RunCounts(writes: 1))
+        let finished = try XCTUnwrap(reopened.run(id: "run_test"))
+        XCTAssertEqual(finished.status, .stopped)
+        XCTAssertEqual(finished.finishedAt, later)
+        XCTAssertEqual(finished.counts, RunCounts(writes: 1))
+    }
+
+    func testSchemaVersionIsRecordedAndNewerFilesAreRefused() throws {
+        let dir = try Fixture.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("journal.sqlite").path
+        _ = try Journal(path: path)
+        let raw = try SQLiteConnection(path: path, busyTimeoutMs: 1000)
+        var version = 0
+        try raw.query("PRAGMA user_version") { version = $0.int(0) ?? 0 }
+        XCTAssertEqual(version, Journal.schemaVersion)
+        var mode = ""
+        try raw.query("PRAGMA journal_mode") { mode = $0.text(0) ?? "" }
+        XCTAssertEqual(mode, "wal")
+        try raw.exec("PRAGMA user_version = 99")
+        XCTAssertThrowsError(try Journal(path: path)) { error in
+            XCTAssertEqual((error as? JournalError)?.code, .schemaTooNew)
+        }
+    }
+
+    func testResumeReopensTheRunAndListRunsIsNewestFirst() throws {
+        let clockTime = LockedDate(Fixture.start)
+        let journal = try Journal.inMemory(clock: { clockTime.value })
+        try journal.startRun(Fixture.runStart("run_a", mode: .plan))
+        try journal.finishRun(id: "run_a", status: .succeeded)
+        clockTime.value = Fixture.start.addingTimeInterval(10)
+        try journal.startRun(Fixture.runStart("run_b"))
+        clockTime.value = Fixture.start.addingTimeInterval(20)
+        let resumed = try journal.startRun(Fixture.runStart("run_a", mode: .apply))
+        XCTAssertEqual(resumed.mode, .apply)
+        XCTAssertEqual(resumed.status, .running)
+        XCTAssertNil(resumed.finishedAt)
+        XCTAssertEqual(resumed.attempts, 2)
+        XCTAssertEqual(resumed.startedAt, Fixture.start)
+        XCTAssertEqual(try journal.listRuns(limit: 10).map(\.id), ["run_b", "run_a"])
+        XCTAssertEqual(try journal.listRuns(limit: 1).map(\.id), ["run_b"])
+    }
+
+    func testWritesForAnUnknownRunAreRefused() throws {
+        let journal = try Fixture.journal()
+        XCTAssertThrowsError(try journal.recordPending(runID: "run_nope", sequence: 1, key: "k", method: "POST",
+                                                       path: "/x", bodySHA256: nil)) { error in
+            XCTAssertEqual((error as? JournalError)?.code, .unknownRun)
+        }
+        XCTAssertThrowsError(try journal.finishRun(id: "run_nope", status: .failed))
+    }
+
+    func testADoneWriteIsNeverReopenedAndAResendCountsAttempts() throws {
+        let journal = try Fixture.journal()
+        try journal.startRun(Fixture.runStart())
+        try journal.recordPending(runID: "run_test", sequence: 1, key: "k", method: "POST", path: "/x", bodySHA256: nil)
+        try journal.recordPending(runID: "run_test", sequence: 1, key: "k", method: "POST", path: "/x", bodySHA256: nil)
+        XCTAssertEqual(try journal.write(runID: "run_test", key: "k")?.attempts, 2)
+        try journal.recordDone(runID: "run_test", key: "k", response: .nilValue)
+        try journal.recordPending(runID: "run_test", sequence: 1, key: "k", method: "POST", path: "/x", bodySHA256: nil)
+        let write = try XCTUnwrap(journal.write(runID: "run_test", key: "k"))
+        XCTAssertEqual(write.state, .done)
+        XCTAssertEqual(write.attempts, 2)
+        XCTAssertNil(write.responseJSON)
+    }
+
+    func testTwoInstancesWriteTheSameFileConcurrently() throws {
+        let dir = try Fixture.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let journals = [try Journal(stateDirectory: dir), try Journal(stateDirectory: dir)]
+        let perWorker = 40
+        let failures = LockedCounter()
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            let journal = journals[worker % 2]
+            let runID = "run_w\(worker)"
+            do {
+                try journal.startRun(Fixture.runStart(runID))
+                for n in 1...perWorker {
+                    try journal.recordPending(runID: runID, sequence: n, key: "k\(n)", method: "POST",
+                                              path: "/w/\(n)", bodySHA256: nil)
+                    try journal.recordDone(runID: runID, key: "k\(n)", response: ["n": .integer(Int64(n))])
+                }
+            } catch {
+                failures.add()
+            }
+        }
+        XCTAssertEqual(failures.value, 0)
+        for worker in 0..<4 {
+            let writes = try journals[(worker + 1) % 2].writes(runID: "run_w\(worker)")
+            XCTAssertEqual(writes.count, perWorker)
+            XCTAssertTrue(writes.allSatisfy { $0.state == .done })
+        }
+    }
+}
+
+/// A mutable date for a `@Sendable` clock.
+final class LockedDate: @unchecked Sendable {
+    private let lock = NSLock()
+    private var date: Date
+    init(_ date: Date) { self.date = date }
+    var value: Date {
+        get { lock.withLock { date } }
+        set { lock.withLock { date = newValue } }
+    }
+}
+
+final class LockedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
