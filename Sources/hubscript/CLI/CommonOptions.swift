@@ -20,6 +20,12 @@ enum CommonOptions {
             state = StateDirectory(explicit: arguments.value("state-dir"))
         }
 
+        init(profile: String?, config: String?, state: StateDirectory) {
+            self.profile = profile
+            self.config = config
+            self.state = state
+        }
+
         /// Loads the configuration and opens the profile's connection; prints the
         /// built-in-sandbox notice once.
         func connect() throws -> HubConnection {

@@ -1,4 +1,5 @@
 import Foundation
+import HubBindings
 import ScriptHost
 
 /// Prints how a run ended: a message on stderr for people, a `summary` event with
@@ -7,12 +8,41 @@ struct RunReporter: Sendable {
     let output: ConsoleOutput
     let json: Bool
 
-    func reportSetupFailure(_ error: Error) -> Int32 {
+    func reportSetupFailure(_ error: Error, exitCode: Int32? = nil) -> Int32 {
         let failure = (error as? ScriptFailure) ?? ScriptFailure(kind: .load, message: "\(error)")
+        let code = exitCode ?? failure.exitCode
         report(failure: failure)
-        if json { output.event("summary", ["status": "failed", "exit_code": .integer(Int64(failure.exitCode))]) }
+        if json { output.event("summary", ["status": "failed", "exit_code": .integer(Int64(code))]) }
         output.flush()
-        return failure.exitCode
+        return code
+    }
+
+    /// Reports a run against a Hub: the error if any, warnings, and the closing summary
+    /// (stderr for people; a `summary` event with --json).
+    func finish(_ outcome: HubRunOutcome) -> Int32 {
+        if let failure = outcome.failure { report(failure: failure) }
+        for warning in outcome.warnings {
+            if json { output.event("warning", ["message": .string(warning)]) } else { output.writeStderr("warning: \(warning)\n") }
+        }
+        let c = outcome.counts
+        let seconds = outcome.report?.durationSeconds ?? 0
+        let status = outcome.failure == nil ? "ok" : "failed"
+        if json {
+            output.event("summary", [
+                "status": .string(status), "exit_code": .integer(Int64(outcome.exitCode)), "run_id": .string(outcome.runID),
+                "reads": .integer(Int64(c.reads)), "writes": .integer(Int64(c.writes)), "replayed": .integer(Int64(c.replayed)),
+                "planned": .integer(Int64(c.planned)), "failed": .integer(Int64(c.failed)),
+                "duration_ms": .integer(Int64(seconds * 1000)),
+            ])
+        } else {
+            var parts = ["\(c.reads) reads", "\(c.writes) writes"]
+            if c.replayed > 0 { parts.append("\(c.replayed) replayed") }
+            if c.planned > 0 { parts.append("\(c.planned) planned") }
+            if c.failed > 0 { parts.append("\(c.failed) failed") }
+            output.writeStderr("\(status == "ok" ? "done" : "stopped"): run \(outcome.runID) — \(parts.joined(separator: ", ")) in \(String(format: "%.2f", seconds)) s\n")
+        }
+        output.flush()
+        return outcome.exitCode
     }
 
     func finish(_ report: RunReport) -> Int32 {

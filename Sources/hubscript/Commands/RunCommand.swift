@@ -1,18 +1,27 @@
 import Foundation
+import HubBindings
 import ScriptHost
 
-/// `hubscript run FILE`: validates the manifest and params, then runs the recipe.
+/// `hubscript run FILE`: validates the manifest and params, checks Capabilities, then
+/// runs the recipe against the profile's Hub with every write journalled.
 struct RunCommand: Command {
+    static let recipeOptions: [OptionSpec] = [
+        OptionSpec(name: "param", valueName: "name=value", help: "Set a recipe parameter.", repeatable: true),
+        OptionSpec(name: "params-file", valueName: "file", help: "Read parameters from a JSON object."),
+        OptionSpec(name: "json", valueName: nil, help: "Write NDJSON events (prints, logs, writes, summary) to stdout."),
+        OptionSpec(name: "timeout", valueName: "seconds", help: "Wall-clock limit for the run (overrides the manifest)."),
+        OptionSpec(name: "max-writes", valueName: "n", help: "Stop before the first write past n (with limits.writes, the lower wins)."),
+        OptionSpec(name: "lib", valueName: "dir", help: "Add a folder that require() may load modules from.", repeatable: true),
+    ] + CommonOptions.specs
+
     static let configuration = CommandConfiguration(
         name: "run",
         abstract: "Run a recipe.",
-        usage: "FILE [--param name=value]… [--params-file F.json] [--json] [--timeout S]",
-        options: [
-            OptionSpec(name: "param", valueName: "name=value", help: "Set a recipe parameter.", repeatable: true),
-            OptionSpec(name: "params-file", valueName: "file", help: "Read parameters from a JSON object."),
-            OptionSpec(name: "json", valueName: nil, help: "Write NDJSON events (prints, logs, summary) to stdout."),
-            OptionSpec(name: "timeout", valueName: "seconds", help: "Wall-clock limit for the run (overrides the manifest)."),
-            OptionSpec(name: "lib", valueName: "dir", help: "Add a folder that require() may load modules from.", repeatable: true),
+        usage: "FILE [--param name=value]… [--params-file F.json] [--json] [--timeout S] [--dry-run] [--run-id ID]",
+        options: recipeOptions + [
+            OptionSpec(name: "dry-run", valueName: nil, help: "Read live, record writes without sending them, print the plan."),
+            OptionSpec(name: "run-id", valueName: "id", help: "Run under this id; if the journal has it, resume it (done writes replay)."),
+            OptionSpec(name: "force", valueName: nil, help: "With --run-id: resume even if the recipe file changed."),
         ],
         discussion: """
         Exit codes: 0 success, 1 the recipe failed, 2 usage or configuration error
@@ -23,54 +32,128 @@ struct RunCommand: Command {
     let path: String
     let params: [(String, String)]
     let paramsFile: String?
-    let json: Bool
-    let timeout: Double?
-    let libraries: [URL]
+    let launcher: RecipeLauncher
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else {
             throw UsageError(arguments.positionals.isEmpty ? "missing the recipe FILE" : "expected one recipe FILE, got \(arguments.positionals.count)")
         }
         path = arguments.positionals[0]
-        do { params = try PreparedRecipe.parseParamArguments(arguments.all("param")) } catch {
+        (params, paramsFile) = try Self.params(arguments)
+        var launcher = try Self.launcher(arguments)
+        launcher.request.runID = arguments.value("run-id")
+        launcher.request.force = arguments.flag("force")
+        if arguments.flag("dry-run") { launcher.request.mode = .plan }
+        self.launcher = launcher
+    }
+
+    static func params(_ arguments: ParsedArguments) throws -> ([(String, String)], String?) {
+        do { return (try PreparedRecipe.parseParamArguments(arguments.all("param")), arguments.value("params-file")) } catch {
             throw UsageError("\(error)")
         }
-        paramsFile = arguments.value("params-file")
-        json = arguments.flag("json")
+    }
+
+    /// The launcher for the recipe options shared by run and plan.
+    static func launcher(_ arguments: ParsedArguments) throws -> RecipeLauncher {
+        var launcher = RecipeLauncher(common: CommonOptions.Values(arguments), json: arguments.flag("json"))
         if let t = arguments.value("timeout") {
             guard let seconds = Double(t), seconds > 0, seconds.isFinite else {
                 throw UsageError("--timeout takes a positive number of seconds, got '\(t)'")
             }
-            timeout = seconds
-        } else {
-            timeout = nil
+            launcher.request.timeout = seconds
         }
-        libraries = arguments.all("lib").map { URL(fileURLWithPath: $0) }
+        if let m = arguments.value("max-writes") {
+            guard let n = Int(m), n >= 0 else { throw UsageError("--max-writes takes a whole number, got '\(m)'") }
+            launcher.request.maxWrites = n
+        }
+        launcher.request.libraryFolders = arguments.all("lib").map { URL(fileURLWithPath: $0) }
+        return launcher
     }
 
     func run() throws -> Int32 {
-        let output = ConsoleOutput(json: json)
-        let prepared: PreparedRecipe
-        do { prepared = try PreparedRecipe(path: path, cliParams: params, paramsFile: paramsFile) } catch {
-            return RunReporter(output: output, json: json).reportSetupFailure(error)
+        launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, output in
+            if launcher.json {
+                output.event("plan", ["plan": plan.jsonValue()])
+            } else {
+                output.writeStderr(PlanTable.render(plan))
+            }
         }
-        var configuration = RunConfiguration(output: output)
-        configuration.limits = prepared.manifest.limits.applied(to: RunLimits())
-        if let timeout { configuration.limits.timeoutSeconds = timeout }
-        configuration.libraryFolders = libraries
-        configuration.plugins = [
-            JSONPlugin.make(), LogPlugin.make(output: output), ParamsPlugin.make(prepared.params.values),
-        ]
-        if ProcessInfo.processInfo.environment["HUBSCRIPT_BENCH_PLUGIN"] == "1" {
-            configuration.plugins.append(BenchPlugin.make())
+    }
+}
+
+/// `hubscript plan FILE [--out PLAN.json]`: a dry run whose writes are saved as a plan.
+struct PlanCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "plan",
+        abstract: "Run a recipe with reads live and writes recorded, not sent; print or save the plan.",
+        usage: "FILE [--param name=value]… [--out PLAN.json]",
+        options: RunCommand.recipeOptions + [
+            OptionSpec(name: "out", valueName: "file", help: "Save the plan as JSON (for hubscript apply) instead of printing the table."),
+        ],
+        discussion: "Apply a saved plan with 'hubscript apply PLAN.json': it sends exactly the planned writes, or stops.")
+
+    let path: String
+    let params: [(String, String)]
+    let paramsFile: String?
+    let out: String?
+    let launcher: RecipeLauncher
+
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.count == 1 else { throw UsageError("expected one recipe FILE") }
+        path = arguments.positionals[0]
+        (params, paramsFile) = try RunCommand.params(arguments)
+        out = arguments.value("out")
+        var launcher = try RunCommand.launcher(arguments)
+        launcher.request.mode = .plan
+        self.launcher = launcher
+    }
+
+    func run() throws -> Int32 {
+        launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, output in
+            if let out {
+                try plan.save(to: URL(fileURLWithPath: out))
+                output.writeStderr("plan saved to \(out): \(plan.writes.count) writes; apply it with hubscript apply \(out)\n")
+            } else if launcher.json {
+                output.event("plan", ["plan": plan.jsonValue()])
+            } else {
+                output.writeStderr(PlanTable.render(plan))
+            }
         }
-        let reporter = RunReporter(output: output, json: json)
-        configuration.onWatchdog = { failure in
-            reporter.report(failure: failure)
-            output.flush()
-            _exit(ExitCode.limit)
+    }
+}
+
+/// `hubscript apply PLAN.json`: runs the plan's recipe under the plan's run id, sending
+/// a write only if it is the plan's next write.
+struct ApplyCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "apply",
+        abstract: "Apply a saved plan: run its recipe again, sending only the planned writes.",
+        usage: "PLAN.json [--json]",
+        options: [
+            OptionSpec(name: "json", valueName: nil, help: "Write NDJSON events to stdout."),
+            OptionSpec(name: "timeout", valueName: "seconds", help: "Wall-clock limit for the run."),
+            OptionSpec(name: "lib", valueName: "dir", help: "Add a folder that require() may load modules from.", repeatable: true),
+        ] + CommonOptions.specs,
+        discussion: "The plan is refused if the recipe file, the profile or the params changed since it was made.")
+
+    let planPath: String
+    let launcher: RecipeLauncher
+
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.count == 1 else { throw UsageError("expected one PLAN.json") }
+        planPath = arguments.positionals[0]
+        launcher = try RunCommand.launcher(arguments)
+    }
+
+    func run() throws -> Int32 {
+        let plan: Plan
+        do { plan = try Plan.load(from: URL(fileURLWithPath: planPath)) } catch {
+            Console.err("error: \(error)\n")
+            return ExitCode.usage
         }
-        let report = ScriptRuntime.run(prepared.file, configuration: configuration)
-        return reporter.finish(report)
+        var launcher = self.launcher
+        launcher.request.mode = .apply(plan)
+        let params = RunsCommands.cliParams(plan.params)
+        return launcher.launch(path: plan.recipePath, params: params, paramsFile: nil)
     }
 }

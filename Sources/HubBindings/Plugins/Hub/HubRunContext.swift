@@ -1,17 +1,18 @@
 import Foundation
 import ScriptHost
 
-/// What the `hub` module of one run works with: the client, the write gateway, the
-/// open list iterators and the read count. One per run, used from the run's thread.
+/// What the `hub` module of one run works with: the client, the write coordinator
+/// (every write goes through it: keys, journal, plan/apply, write limit), the open
+/// list iterators and the read count. One per run, used from the run's thread.
 public final class HubRunContext: @unchecked Sendable {
     public let client: HubClient
-    public let writes: any HubWriteGateway
+    public let writes: WriteCoordinator
     private var lists: [Int: HubPageIterator] = [:]
     private var nextList = 1
     /// GET requests made by bindings (pages count once each).
     public private(set) var reads = 0
 
-    public init(client: HubClient, writes: any HubWriteGateway) {
+    public init(client: HubClient, writes: WriteCoordinator) {
         self.client = client
         self.writes = writes
     }
@@ -46,20 +47,28 @@ public final class HubRunContext: @unchecked Sendable {
 
     // MARK: Writes
 
-    /// Sends `write` through the gateway; 204 answers become `true`.
+    /// Sends `write` through the coordinator; a 204 answer becomes `true`.
     func perform(_ write: HubWrite) throws -> ScriptValue {
-        try writes.perform(write) { key in
-            let response: HubResponse
-            switch write.method {
-            case .patch:
-                let body = write.body ?? [:]
-                response = try client.patch(write.path, body: body, idempotencyKey: key) { fresh in
-                    write.stillApplies?(fresh.json) == true ? body : nil
+        let intent = WriteIntent(method: write.method.rawValue, path: write.path, body: write.body.map(ScriptValue.init),
+                                 explicitKey: write.explicitKey, summary: write.summary, predicted: write.predicted)
+        let client = self.client
+        let result = try writes.perform(intent) { key in
+            do {
+                let response: HubResponse
+                if write.method == .patch {
+                    let body = write.body ?? [:]
+                    response = try client.patch(write.path, body: body, idempotencyKey: key) { fresh in
+                        write.stillApplies?(fresh.json) == true ? body : nil
+                    }
+                } else {
+                    response = try client.send(HubRequest(write.method, write.path, body: write.body, idempotencyKey: key))
                 }
-            default:
-                response = try client.send(HubRequest(write.method, write.path, body: write.body, idempotencyKey: key))
+                return response.json == .null ? .bool(true) : ScriptValue(response.json)
+            } catch let error as HubError where (400..<500).contains(error.status ?? 0) {
+                throw RejectedWrite(error: error)
             }
-            return response.json == .null ? .bool(true) : ScriptValue(response.json)
         }
+        if result.value.isNil { return .bool(true) }
+        return result.value
     }
 }

@@ -1,0 +1,93 @@
+import Foundation
+import ScriptHost
+
+/// The `hub` module: Lua bindings over the Hub client. Each binding declares the
+/// permission it needs and whether it writes; the host refuses a binding whose
+/// permission the manifest did not declare (see `HubGate`). Reads of lists return lazy
+/// iterators (the Lua wrapper pages on demand); every write goes through the run's
+/// `WriteCoordinator`. The reference page (docs/modules.md) is generated from these
+/// declarations.
+public enum HubModule {
+    public static func make(_ context: HubRunContext) -> Plugin {
+        let b = Bindings(context: context)
+        return Plugin(
+            module: "hub",
+            summary: """
+            The Substratal Hub (HUB-API.md). Lists are lazy: `for u in hub.users.list{status = "active"} do … end`, \
+            or `:collect()`, `:count()`, `:first()`. Errors are tables with `code`, `message`, `status`, `request_id`, \
+            `details`, `hint` (`local ok, err = pcall(…)`; `err.code`). Every write takes a last options table; \
+            `{ key = … }` sets the idempotency key (default: derived from the run, the request and its occurrence).
+            """,
+            functions: b.users + b.roles + b.entitlements + b.sessions + b.apiKeys + b.organizations + b.audit + b.misc,
+            luaWrapper: HubModuleLua.source)
+    }
+}
+
+/// The declarations, grouped by resource. `fn` wraps a body so a 403 refreshes the
+/// run's Capabilities and reads as a clear error.
+struct Bindings {
+    let context: HubRunContext
+
+    func fn(_ name: String, _ capability: String?, writes: Bool = false, _ summary: String,
+            _ body: @escaping @Sendable (BindingCall, HubRunContext) throws -> ScriptValue) -> ScriptFunction {
+        let context = self.context
+        return ScriptFunction(name, capability: capability, writes: writes, summary: summary) { call in
+            do {
+                return .value(try body(call, context))
+            } catch let error as RejectedWrite where error.error.code == HubError.Code.forbidden {
+                throw HubGate.forbidden(error.error, binding: "hub.\(name)", context: context)
+            } catch let error as HubError where error.code == HubError.Code.forbidden {
+                throw HubGate.forbidden(error, binding: "hub.\(name)", context: context)
+            }
+        }
+    }
+
+    /// A list binding: returns a handle the Lua wrapper turns into an iterator.
+    func list(_ name: String, _ capability: String?, _ summary: String,
+              _ target: @escaping @Sendable (BindingCall) throws -> (String, [(name: String, value: String)])) -> ScriptFunction {
+        fn(name, capability, summary) { call, ctx in
+            let (path, query) = try target(call)
+            return .integer(Int64(ctx.openList(path, query)))
+        }
+    }
+
+    func write(_ call: BindingCall, optionsAt n: Int, _ method: HubMethod, _ path: String, body: HubJSON? = nil,
+               summary: String, predicted: ScriptValue, stillApplies: (@Sendable (HubJSON) -> Bool)? = nil) throws -> ScriptValue {
+        try context.perform(HubWrite(method: method, path: path, body: body, explicitKey: try call.key(n),
+                                     summary: summary, predicted: predicted, stillApplies: stillApplies))
+    }
+
+    var misc: [ScriptFunction] {
+        [
+            fn("_next_page", nil, "internal: the next page of a list handle") { call, ctx in
+                try ctx.nextPage(Int(try call.integer(1)))
+            },
+            fn("capabilities", nil, "hub.capabilities() -> { permissions = {…}, source = …, user_id = … }") { _, ctx in
+                let caps = try ctx.client.capabilities()
+                var out: [String: ScriptValue] = [
+                    "permissions": .array(caps.permissions.sorted().map { .string($0) }),
+                    "source": .string(caps.source.rawValue),
+                ]
+                if let id = caps.userID { out["user_id"] = .string(id) }
+                return .object(out)
+            },
+            fn("permissions.list", nil, "hub.permissions.list() -> { {key, scope, description}, … } (platform scope)") { _, ctx in
+                try ctx.get("/permissions", [("scope", "platform")])["data"]
+            },
+            fn("applications.list", nil, "hub.applications.list() -> { application, … } (the catalog)") { _, ctx in
+                try ctx.get("/applications")["data"]
+            },
+            fn("notifications.send", "notifications.send", writes: true,
+               "hub.notifications.send(app_id, {user_id, title, body, category, action_url?}, opts) -> {id}") { call, _ in
+                let app = try call.id(1)
+                let fields = try call.fields(2)
+                for required in ["user_id", "title", "body", "category"] where fields[required]?.stringValue == nil {
+                    throw call.argumentError(2, "field '\(required)' (a string) is required")
+                }
+                return try write(call, optionsAt: 3, .post, "/applications/\(segment(app))/notifications",
+                                 body: HubJSON(.object(fields)), summary: "notify \(fields["user_id"]!.stringValue!) via \(app)",
+                                 predicted: ["id": "ntf_planned"])
+            },
+        ]
+    }
+}

@@ -1,0 +1,76 @@
+/// The Lua side of the `hub` module: lazy list objects over `_next_page`, and helpers
+/// built from single bindings (no Swift code calls back into Lua).
+enum HubModuleLua {
+    /// Dotted names of the bindings that return list handles.
+    static let listBindings = ["users.list", "users.roles", "entitlements.list", "entitlements.for_user",
+                               "sessions.list", "api_keys.list", "organizations.list", "organizations.members",
+                               "audit.query"]
+
+    static var source: String {
+        let lists = listBindings.map { "[\"\($0)\"] = true" }.joined(separator: ", ")
+        return """
+        local raw, support = ...
+        local next_page, setmetatable, pairs, type = raw._next_page, setmetatable, pairs, type
+        local is_list = { \(lists) }
+
+        -- A lazy list: call it (or use it in a generic for) for the next item; pages are
+        -- fetched on demand.
+        local List = { __name = "hub.list" }
+        List.__index = List
+        function List.__call(self)
+          local page, i = self._page, self._i
+          while page == nil or i >= #page do
+            if self._done then return nil end
+            page = next_page(self._handle)
+            if page == nil then self._done, self._page = true, nil; return nil end
+            self._page, i = page, 0
+          end
+          i = i + 1
+          self._i = i
+          return page[i]
+        end
+        -- Every remaining item, as an array.
+        function List:collect()
+          local out = support.array_mt and setmetatable({}, support.array_mt) or {}
+          for item in self do out[#out + 1] = item end
+          return out
+        end
+        -- How many items remain (fetches them).
+        function List:count()
+          local n = 0
+          for _ in self do n = n + 1 end
+          return n
+        end
+        -- The next item, or nil.
+        function List:first() return self() end
+
+        local function lister(open)
+          return function(...) return setmetatable({ _handle = open(...), _i = 0 }, List) end
+        end
+
+        local hub = {}
+        for group, entries in pairs(raw) do
+          if type(entries) == "table" then
+            local out = {}
+            for name, fn in pairs(entries) do
+              out[name] = is_list[group .. "." .. name] and lister(fn) or fn
+            end
+            hub[group] = out
+          elseif group:sub(1, 1) ~= "_" then
+            hub[group] = entries
+          end
+        end
+
+        -- hub.sessions.revoke_all(user_id): revokes every live session; returns how many.
+        hub.sessions.revoke_all = function(user_id)
+          local n = 0
+          for session in hub.sessions.list(user_id) do
+            hub.sessions.revoke(user_id, session.id)
+            n = n + 1
+          end
+          return n
+        end
+        return hub
+        """
+    }
+}

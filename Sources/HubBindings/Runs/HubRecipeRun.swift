@@ -1,0 +1,133 @@
+import Foundation
+import ScriptHost
+
+/// How a recipe runs against a Hub: live, plan (writes recorded, not sent) or apply.
+public struct HubRunRequest: Sendable {
+    public enum Mode: Sendable { case run, plan, apply(Plan) }
+
+    public var mode: Mode = .run
+    /// Resume this run (journalled writes replay) or, new, use it as the run id.
+    public var runID: String?
+    /// Resume even if the recipe file changed since the run started.
+    public var force = false
+    /// `--max-writes`: the lower of this and the manifest's `limits.writes` applies.
+    public var maxWrites: Int?
+    /// `--timeout`: overrides the manifest.
+    public var timeout: Double?
+    /// Folders `require` may load from.
+    public var libraryFolders: [URL] = []
+    /// Plugins beyond json, log, params and hub (export, csv, progress, …), made per run.
+    public var extraPlugins: @Sendable (HubRunEnvironment) -> [Plugin] = { _ in [] }
+
+    public init() {}
+}
+
+/// What extra plugins of a run may use.
+public struct HubRunEnvironment: Sendable {
+    public let runID: String
+    public let prepared: PreparedRecipe
+    public let output: any ScriptOutput
+}
+
+/// How a run against a Hub ended.
+public struct HubRunOutcome: Sendable {
+    public var runID: String
+    public var exitCode: Int32
+    public var report: RunReport?
+    public var failure: ScriptFailure?
+    public var counts: RunCounts
+    /// Plan mode: the plan the run produced.
+    public var plan: Plan?
+    /// Warnings to show (e.g. an apply that did not make every planned write).
+    public var warnings: [String]
+}
+
+/// Runs a prepared recipe against a Hub connection: gating, the journal, write
+/// coordination, then the sandboxed run. Never throws for recipe problems: they are
+/// in the outcome; throws `HubConfigError`/`HubGate.Denied`/`PlanError` when the run
+/// cannot start.
+public enum HubRecipeRun {
+    public static func execute(_ prepared: PreparedRecipe, request: HubRunRequest, connection: HubConnection,
+                               journal: Journal, output: any ScriptOutput,
+                               configure: (inout RunConfiguration) -> Void = { _ in }) throws -> HubRunOutcome {
+        let sha = Digest.sha256Hex(prepared.file.source)
+        let params = ScriptValue.object(prepared.params.values)
+        let (runID, mode) = try resolveRun(prepared, request: request, sha: sha, params: params,
+                                           profile: connection.profileName, journal: journal)
+        try HubGate.checkNeeds(prepared.manifest.needs, client: connection.client, profile: connection.profileName)
+
+        let writeMode: WriteMode
+        switch request.mode {
+        case .run: writeMode = .live
+        case .plan: writeMode = .plan
+        case .apply(let plan): writeMode = .apply(plan)
+        }
+        let limits = [prepared.manifest.limits.writes, request.maxWrites].compactMap { $0 }
+        let coordinator = WriteCoordinator(runID: runID, mode: writeMode, journal: journal, writeLimit: limits.min())
+        let context = HubRunContext(client: connection.client, writes: coordinator)
+        try journal.startRun(RunStart(id: runID, recipePath: prepared.file.displayPath, recipeSHA256: sha,
+                                      params: params, profile: connection.profileName, mode: mode))
+
+        var configuration = RunConfiguration(output: output)
+        configuration.limits = prepared.manifest.limits.applied(to: RunLimits())
+        if let timeout = request.timeout { configuration.limits.timeoutSeconds = timeout }
+        configuration.libraryFolders = request.libraryFolders
+        let environment = HubRunEnvironment(runID: runID, prepared: prepared, output: output)
+        configuration.plugins = [
+            JSONPlugin.make(), LogPlugin.make(output: output), ParamsPlugin.make(prepared.params.values),
+            HubModule.make(context),
+        ] + request.extraPlugins(environment)
+        configuration.gate = HubGate.bindingGate(needs: prepared.manifest.needs)
+        configure(&configuration)
+
+        let report = ScriptRuntime.run(prepared.file, configuration: configuration)
+        var warnings: [String] = []
+        if report.succeeded { warnings = (try? coordinator.finish()) ?? [] }
+        let counts = RunCounts(reads: context.reads, writes: coordinator.counts)
+        let status: RunStatus
+        switch report.failure?.kind {
+        case nil: status = .succeeded
+        case .limit?: status = .stopped
+        default: status = .failed
+        }
+        try journal.finishRun(id: runID, status: status, counts: counts)
+        var plan: Plan?
+        if case .plan = request.mode {
+            plan = Plan(runID: runID, recipePath: prepared.file.displayPath, recipeSHA256: sha, profile: connection.profileName,
+                        params: params, createdAt: Date(), writes: coordinator.planned, counts: counts)
+        }
+        return HubRunOutcome(runID: runID, exitCode: report.exitCode, report: report, failure: report.failure,
+                             counts: counts, plan: plan, warnings: warnings)
+    }
+
+    /// The run id and journal mode: a new id, the plan's (apply), or an existing run to
+    /// resume (refused if the recipe changed, unless forced, or if params or profile differ).
+    static func resolveRun(_ prepared: PreparedRecipe, request: HubRunRequest, sha: String, params: ScriptValue,
+                           profile: String, journal: Journal) throws -> (String, RunMode) {
+        switch request.mode {
+        case .plan:
+            return (request.runID ?? RunID.generate(), .plan)
+        case .apply(let plan):
+            try plan.check(recipeSHA256: sha, profile: profile, params: params)
+            return (plan.runID, .apply)
+        case .run:
+            guard let id = request.runID else { return (RunID.generate(), .run) }
+            guard let existing = try journal.run(id: id) else { return (id, .run) }
+            if existing.recipeSHA256 != sha && !request.force {
+                throw HubConfigError("""
+                    run \(id) was started with another version of \(existing.recipePath) \
+                    (sha256 \(existing.recipeSHA256.prefix(12))…, now \(sha.prefix(12))…); resuming could repeat or skip \
+                    changes. Pass --force to resume anyway, or start a new run.
+                    """)
+            }
+            let paramsJSON = (try? JSONCodec.encode(params)) ?? ""
+            if existing.paramsJSON != paramsJSON {
+                throw HubConfigError("run \(id) was started with params \(existing.paramsJSON), not \(paramsJSON); resume it with the same params (hubscript runs resume \(id) does)")
+            }
+            if existing.profile != profile {
+                throw HubConfigError("run \(id) was started with profile '\(existing.profile)', not '\(profile)'; pass --profile \(existing.profile)")
+            }
+            return (id, .run)
+        }
+    }
+}

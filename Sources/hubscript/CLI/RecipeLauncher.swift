@@ -1,0 +1,44 @@
+import Foundation
+import HubBindings
+import ScriptHost
+
+/// The flow shared by run, plan, apply and runs resume: validate the recipe, connect,
+/// run through the journal, report. Returns the exit code.
+struct RecipeLauncher {
+    let common: CommonOptions.Values
+    let json: Bool
+    var request = HubRunRequest()
+
+    func launch(path: String, params: [(String, String)], paramsFile: String?,
+                onPlan: (Plan, ConsoleOutput) throws -> Void = { _, _ in }) -> Int32 {
+        let output = ConsoleOutput(json: json)
+        let reporter = RunReporter(output: output, json: json)
+        let prepared: PreparedRecipe
+        do { prepared = try PreparedRecipe(path: path, cliParams: params, paramsFile: paramsFile) } catch {
+            return reporter.reportSetupFailure(error)
+        }
+        do {
+            let connection = try common.connect()
+            let journal = try Journal(path: try common.state.journalFile.path)
+            var request = self.request
+            if ProcessInfo.processInfo.environment["HUBSCRIPT_BENCH_PLUGIN"] == "1" {
+                let extra = request.extraPlugins
+                request.extraPlugins = { extra($0) + [BenchPlugin.make()] }
+            }
+            let outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
+                                                   output: output) { configuration in
+                configuration.onWatchdog = { failure in
+                    reporter.report(failure: failure)
+                    output.flush()
+                    _exit(ExitCode.limit)
+                }
+            }
+            if let plan = outcome.plan, outcome.failure == nil { try onPlan(plan, output) }
+            return reporter.finish(outcome)
+        } catch let denied as HubGate.Denied {
+            return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: denied.description), exitCode: ExitCode.capabilityDenied)
+        } catch {
+            return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: "\(error)"))
+        }
+    }
+}
