@@ -28,7 +28,7 @@ final class CSVFileReader {
         self.displayPath = displayPath
         fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw ScriptMessageError("csv.rows: cannot open \(SoftFailure.quoted(displayPath)): \(String(cString: strerror(errno)))")
+            throw ScriptMessageError("csv.rows: cannot open \(SoftFailure.quoted(displayPath, limit: 4096)): \(String(cString: strerror(errno)))")
         }
         chunk = [UInt8](repeating: 0, count: Self.chunkSize)
     }
@@ -83,7 +83,7 @@ final class CSVFileReader {
     }
 
     private func fail(_ line: Int, _ what: String) -> ScriptMessageError {
-        ScriptMessageError("csv.rows: line \(line) of \(SoftFailure.quoted(displayPath)) \(what)")
+        ScriptMessageError("csv.rows: line \(line) of \(SoftFailure.quoted(displayPath, limit: 4096)) \(what)")
     }
 
     private func nextRecord() throws -> CSVRecordParser.Record? {
@@ -103,7 +103,7 @@ final class CSVFileReader {
                 }
             }
         } catch let failure as CSVRecordParser.Failure {
-            throw ScriptMessageError("csv.rows: line \(failure.line) of \(SoftFailure.quoted(displayPath)): \(failure.message)")
+            throw ScriptMessageError("csv.rows: line \(failure.line) of \(SoftFailure.quoted(displayPath, limit: 4096)): \(failure.message)")
         }
     }
 
@@ -115,7 +115,7 @@ final class CSVFileReader {
             n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
         } while n < 0 && errno == EINTR
         guard n >= 0 else {
-            throw ScriptMessageError("csv.rows: cannot read \(SoftFailure.quoted(displayPath)): \(String(cString: strerror(errno)))")
+            throw ScriptMessageError("csv.rows: cannot read \(SoftFailure.quoted(displayPath, limit: 4096)): \(String(cString: strerror(errno)))")
         }
         position = 0
         filled = n

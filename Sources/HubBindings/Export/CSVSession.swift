@@ -48,7 +48,7 @@ public final class CSVSession: @unchecked Sendable {
     func open(_ path: String) throws -> Int {
         let absolute = Self.standardized(path)
         guard allowedFiles.contains(absolute) else {
-            throw ScriptMessageError("csv.rows: \(SoftFailure.quoted(path)) is not a file parameter of this recipe (declare it in params with type = \"file\")")
+            throw ScriptMessageError("csv.rows: \(SoftFailure.quoted(path, limit: 4096)) is not a file parameter of this recipe (declare it in params with type = \"file\")")
         }
         try lock.withLock {
             guard readers.count < Self.maxOpenFiles else {

@@ -28,7 +28,7 @@ public enum ExportPlugin {
                 },
             ],
             values: [
-                "_write": .function(ScriptFunction("export.write", summary: "internal: _write(handle, row) -> nil | message") { call in
+                "_write": .function(ScriptFunction("export.write", summary: "internal: _write(handle, row) -> nothing | nil, message") { call in
                     try SoftFailure.wrap { try write(call, session: session) }
                 }),
                 "_finish": .function(ScriptFunction("export.finish", summary: "internal: _finish(handle) -> summary | nil, message") { call in

@@ -11,6 +11,13 @@ public struct ExportedFile: Sendable, Equatable {
     public let bytes: Int
     /// Absolute path of the file.
     public let path: String
+
+    public init(name: String, rows: Int, bytes: Int, path: String) {
+        self.name = name
+        self.rows = rows
+        self.bytes = bytes
+        self.path = path
+    }
 }
 
 /// The exports of one run: where they go and what was written.

@@ -5,6 +5,7 @@ enum ExportWrapper {
 local raw = ...
 local type, select, error, getmetatable = type, select, error, getmetatable
 local write, finish = raw._write, raw._finish
+local ipairs_step, next = ipairs({}), next
 
 local function callable(f)
   if type(f) == "function" then return true end
@@ -16,17 +17,17 @@ end
 local function pump(h, form, f, s, ctl)
   if form == "list" then
     for i = 1, #f do
-      local err = write(h, f[i])
+      local _, err = write(h, f[i])
       if err then return err end
     end
   elseif form == "triple" then
     for _, row in f, s, ctl do
-      local err = write(h, row)
+      local _, err = write(h, row)
       if err then return err end
     end
   else
     for row in f do
-      local err = write(h, row)
+      local _, err = write(h, row)
       if err then return err end
     end
   end
@@ -38,6 +39,11 @@ local function split(fname, ...)
   local f, a, b, c = ...
   if callable(f) then
     if n >= 3 then return "triple", f, a, b, c end
+    if f == ipairs_step or f == next then
+      -- ipairs(t)/pairs(t) followed by options: Lua kept only their first value
+      return nil, "bad argument #2 to '" .. fname .. "' (ipairs(t) or pairs(t) must be the last argument; "
+        .. "to pass options, pass the list itself: " .. fname .. "(name, t, options))"
+    end
     return "function", f, nil, nil, a
   elseif type(f) == "table" then
     return "list", f, nil, nil, a

@@ -26,7 +26,7 @@ public enum ProgressPlugin {
                 },
             ],
             values: [
-                "_advance": .function(ScriptFunction("progress.advance", summary: "internal: _advance(id [, n]) -> nil | message") { call in
+                "_advance": .function(ScriptFunction("progress.advance", summary: "internal: _advance(id [, n]) -> nothing | nil, message") { call in
                     try SoftFailure.wrap {
                         let n = try readCount(call, 2, function: "advance", allowNil: true, what: "n", publicIndex: 1) ?? 1
                         try board.advance(Int(try call.integer(1)), by: n)
@@ -115,7 +115,7 @@ local methods = {}
 function methods.advance(self, n)
   local id = ids[self]
   if not id then error("progress: call advance with a colon: p:advance(n)", 2) end
-  local err = advance(id, n)
+  local _, err = advance(id, n)
   if err then error(err, 2) end
   return self
 end

@@ -31,10 +31,11 @@ enum SoftFailure {
         }
     }
 
-    /// `text` quoted for a message, with control characters escaped, at most 60 characters.
-    static func quoted(_ text: String) -> String {
+    /// `text` quoted for a message, with control characters, `'` and `\` escaped,
+    /// cut at `limit` characters (then ending in `…`).
+    static func quoted(_ text: String, limit: Int = 200) -> String {
         var out = ""
-        for scalar in text.unicodeScalars.prefix(60) {
+        for scalar in text.unicodeScalars.prefix(limit) {
             switch scalar {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
@@ -46,7 +47,7 @@ enum SoftFailure {
             default: out.unicodeScalars.append(scalar)
             }
         }
-        if text.unicodeScalars.count > 60 { out += "…" }
+        if text.unicodeScalars.count > limit { out += "…" }
         return "'\(out)'"
     }
 }
