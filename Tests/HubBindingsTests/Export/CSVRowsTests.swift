@@ -28,6 +28,27 @@ final class CSVRowsTests: XCTestCase {
         XCTAssertEqual(rows(h, path), [#"{"a":"1"}"#, #"{"a":"","b":"2"}"#, #"{"a":"4","b":"5","c":"6"}"#])
     }
 
+    func testLoneCRLineEndsEmptyAndHeaderOnlyFiles() throws {
+        let h = try RecipeHarness()
+        XCTAssertEqual(rows(h, try h.file("cr.csv", "a,b\rx,\"1\r2\"\ry,3\r")), [#"{"a":"x","b":"1\r2"}"#, #"{"a":"y","b":"3"}"#])
+        for (name, text) in [("empty.csv", ""), ("bom.csv", "\u{FEFF}"), ("header.csv", "a,b\r\n"), ("blank.csv", "\n\n")] {
+            let h = try RecipeHarness()
+            XCTAssertEqual(rows(h, try h.file(name, text)), [], name)
+        }
+    }
+
+    func testTheConvenienceFactoryAndARoundTripWithExportCSV() throws {
+        let h = try RecipeHarness()
+        h.runOK(#"export.csv("round.csv", { {id = 1, note = 'a "quoted", multi\nline'}, {id = 2, note = ""} })"#)
+        let path = h.outFolder.appendingPathComponent("round.csv").path
+        var configuration = RunConfiguration(output: h.output)
+        configuration.plugins = [JSONPlugin.make(), CSVPlugin.make(allowedFiles: [path])]
+        let recipe = RecipeFile(displayPath: "recipes/read.lua", url: h.root.appendingPathComponent("read.lua"),
+                                source: "for row in csv.rows('\(path)') do print(json.encode(row)) end")
+        XCTAssertNil(ScriptRuntime.run(recipe, configuration: configuration).failure)
+        XCTAssertEqual(h.output.lines, [#"{"id":"1","note":"a \"quoted\", multi\nline"}"#, #"{"id":"2","note":""}"#])
+    }
+
     func testTooManyFieldsNamesTheLine() throws {
         let h = try RecipeHarness()
         let path = try h.file("bad.csv", "id,email\n1,a\n\"multi\nline\",b\n2,b,extra\n")

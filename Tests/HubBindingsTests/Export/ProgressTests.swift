@@ -64,6 +64,11 @@ final class ProgressTests: XCTestCase {
             + "\rsync   50% 50/100  25.0/s  ETA 0:02\u{1B}[K"
             + "\rsync  100% 100/100  25.0/s  done\u{1B}[K\n")
 
+        XCTAssertEqual(TerminalProgressReporter.line(for: ProgressState(id: 1, label: "", total: nil, count: 420), elapsed: 10),
+                       "420  42.0/s")
+        XCTAssertEqual(TerminalProgressReporter.line(for: ProgressState(id: 1, label: "x", total: 10_000, count: 1), elapsed: 1),
+                       "x    0% 1/10000  1.0/s  ETA 2:46:39")
+
         let silent = Sink()
         let off = TerminalProgressReporter(isEnabled: false, clock: { 0 }, sink: { silent.text += $0 })
         off.started(bar)
