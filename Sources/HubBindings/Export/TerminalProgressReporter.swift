@@ -68,9 +68,15 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
     }
 
     /// The text of one bar (no `\r`), e.g. `import  42% 420/1000  85.3/s  ETA 0:07`.
+    /// Control characters in the label show as `?`, so a label cannot move the cursor
+    /// or send escape sequences to the terminal.
     public static func line(for bar: ProgressState, elapsed: Double) -> String {
         var parts: [String] = []
-        if !bar.label.isEmpty { parts.append(bar.label) }
+        if !bar.label.isEmpty {
+            parts.append(String(String.UnicodeScalarView(bar.label.unicodeScalars.map {
+                $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "?" : $0
+            })))
+        }
         let rate = elapsed > 0 ? Double(bar.count) / elapsed : nil
         if let total = bar.total, total > 0 {
             let percent = min(100, Int(Double(bar.count) * 100 / Double(total)))

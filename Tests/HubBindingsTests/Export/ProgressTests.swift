@@ -68,6 +68,8 @@ final class ProgressTests: XCTestCase {
                        "420  42.0/s")
         XCTAssertEqual(TerminalProgressReporter.line(for: ProgressState(id: 1, label: "x", total: 10_000, count: 1), elapsed: 1),
                        "x    0% 1/10000  1.0/s  ETA 2:46:39")
+        XCTAssertEqual(TerminalProgressReporter.line(for: ProgressState(id: 1, label: "a\u{1B}[2Jb\n", total: nil), elapsed: 0),
+                       "a?[2Jb?  0")
 
         let silent = Sink()
         let off = TerminalProgressReporter(isEnabled: false, clock: { 0 }, sink: { silent.text += $0 })
