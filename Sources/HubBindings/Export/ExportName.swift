@@ -1,8 +1,9 @@
 /// The rule for export names: a plain file name inside the run's output folder.
 ///
 /// Valid: non-empty, at most 200 bytes of UTF-8, no `/` or `\`, not starting with
-/// `.` (so also not `.` or `..`, and never a hidden or partial file), no control
-/// characters (U+0000–U+001F, U+007F–U+009F).
+/// `.` (so also not `.` or `..`, and never a hidden or partial file), only printable
+/// characters: no control or format characters (which include the bidirectional
+/// overrides that make `exe.txt` look like `txt.exe`) and no line or paragraph separators.
 enum ExportName {
     static let maxBytes = 200
 
@@ -10,7 +11,11 @@ enum ExportName {
         guard !name.isEmpty, name.utf8.count <= maxBytes, !name.hasPrefix(".") else { return false }
         for scalar in name.unicodeScalars {
             if scalar == "/" || scalar == "\\" { return false }
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) { return false }
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .unassigned, .surrogate, .privateUse:
+                return false
+            default: continue
+            }
         }
         return true
     }

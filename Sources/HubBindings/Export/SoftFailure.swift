@@ -31,7 +31,8 @@ enum SoftFailure {
         }
     }
 
-    /// `text` quoted for a message, with control characters, `'` and `\` escaped,
+    /// `text` quoted for a message, with `'`, `\`, control and format characters
+    /// (e.g. `\u{202E}`, which would reverse the rest of the line) escaped,
     /// cut at `limit` characters (then ending in `…`).
     static func quoted(_ text: String, limit: Int = 200) -> String {
         var out = ""
@@ -44,6 +45,8 @@ enum SoftFailure {
             case "\\": out += "\\\\"
             case let c where c.value < 0x20 || c.value == 0x7F:
                 out += "\\x" + String(c.value, radix: 16, uppercase: true).leftPadded(to: 2)
+            case let c where [.control, .format, .lineSeparator, .paragraphSeparator].contains(c.properties.generalCategory):
+                out += "\\u{" + String(c.value, radix: 16, uppercase: true).leftPadded(to: 4) + "}"
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -54,7 +54,9 @@ final class ExportJSONLTests: XCTestCase {
         XCTAssertEqual(h.runFailing("export.jsonl(nil, {})"),
                        "recipes/test.lua:1: bad argument #1 to 'export.jsonl' (string expected, got nil)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: h.outFolder.path), "nothing exported: no folder")
-        h.runOK("export.jsonl(string.rep('n', 200), {})")
+        XCTAssertEqual(h.runFailing("export.jsonl('a\\u{202E}lmth.exe', {})"),
+                       "recipes/test.lua:1: bad argument #1 to 'export.jsonl' (export names are plain file names like 'events.jsonl', got 'a\\u{202E}lmth.exe')")
+        h.runOK("export.jsonl(string.rep('n', 200), {}); export.csv('résumé 2026 (final).csv', {})")
     }
 
     func testTheSameNameTwiceInARunIsAnError() throws {
