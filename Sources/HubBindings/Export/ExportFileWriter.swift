@@ -1,0 +1,59 @@
+import Foundation
+
+/// Writes one export file through a 64 KiB buffer with POSIX calls.
+///
+/// The file is created with mode 0600 (exports may hold private data), truncated if
+/// it exists, and never follows a symbolic link. Memory stays constant: the buffer is
+/// written out whenever it fills. Not thread-safe; the owning session serialises use.
+final class ExportFileWriter {
+    static let bufferSize = 64 << 10
+
+    let path: String
+    private var fd: Int32
+    private var buffer: [UInt8] = []
+    /// Bytes accepted so far (written or buffered).
+    private(set) var bytes = 0
+
+    /// Opens `path` for writing; the error names the path and the system's reason.
+    init(path: String) throws {
+        self.path = path
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ExportIOError("cannot create \(path): \(String(cString: strerror(errno)))") }
+        buffer.reserveCapacity(Self.bufferSize)
+    }
+
+    deinit { close() }
+
+    func append(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        bytes += text.utf8.count
+        if buffer.count >= Self.bufferSize { try flush() }
+    }
+
+    /// Writes out the buffer.
+    func flush() throws {
+        guard fd >= 0 else { throw ExportIOError("cannot write \(path): the file is closed") }
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ExportIOError("cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            offset += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Closes the file without flushing (idempotent).
+    func close() {
+        if fd >= 0 { _ = Glibc.close(fd) }
+        fd = -1
+    }
+}
+
+/// A file-system failure while exporting; the message names the path.
+struct ExportIOError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import ScriptHost
+
+/// One file an export wrote.
+public struct ExportedFile: Sendable, Equatable {
+    /// The export name, e.g. `events.jsonl`.
+    public let name: String
+    /// Data rows written (a CSV header is not a row).
+    public let rows: Int
+    /// File size in bytes.
+    public let bytes: Int
+    /// Absolute path of the file.
+    public let path: String
+
+    public init(name: String, rows: Int, bytes: Int, path: String) {
+        self.name = name
+        self.rows = rows
+        self.bytes = bytes
+        self.path = path
+    }
+}
+
+/// The exports of one run: where they go and what was written.
+///
+/// Create one per run and pass it to `ExportPlugin.make(session:)`. The output folder
+/// is created on the first export (mode 0700; missing parents are created too) and
+/// files in it get mode 0600. Each export streams into a hidden partial file
+/// (`.NAME.partial`) that is renamed to `NAME` when the export completes, replacing a
+/// file of that name; an export that never completes (the recipe failed mid-way)
+/// leaves nothing behind once `finish()` runs. Names are reserved when an export
+/// starts, so a name can be used once per run. Thread-safe.
+public final class ExportSession: @unchecked Sendable {
+    /// Where this run's exports go.
+    public let folder: URL
+    private let lock = NSLock()
+    private var completed: [ExportedFile] = []
+    private var reserved: Set<String> = []
+    private var active: [Int: ActiveExport] = [:]
+    private var nextID = 1
+    private var folderReady = false
+
+    public init(folder: URL) {
+        self.folder = folder.standardizedFileURL
+    }
+
+    deinit { finish() }
+
+    /// The files completed so far, in order.
+    public var files: [ExportedFile] { lock.withLock { completed } }
+
+    /// `wrote 3 files to /…/out` (or `wrote 1 file …`); nil when nothing was exported.
+    public var summaryLine: String? {
+        let files = self.files
+        guard !files.isEmpty else { return nil }
+        return "wrote \(files.count) \(files.count == 1 ? "file" : "files") to \(folder.path)"
+    }
+
+    /// Ends the session: exports still in progress are abandoned and their partial
+    /// files removed. Completed files stay. Idempotent; also runs on deinit.
+    public func finish() {
+        let abandoned = lock.withLock {
+            let list = Array(active.values)
+            active.removeAll()
+            return list
+        }
+        for export in abandoned { export.abandon() }
+    }
+
+    // MARK: Used by ExportPlugin
+
+    /// Reserves `name` and opens its partial file; returns the export's handle.
+    func begin(name: String, format: ExportFormat, function: String) throws -> Int {
+        try lock.withLock {
+            guard !reserved.contains(name) else {
+                throw ScriptMessageError("\(function): \(SoftFailure.quoted(name)) was already exported in this run; use another name")
+            }
+            try prepareFolder(function: function)
+            let final = folder.appendingPathComponent(name).path
+            let partial = folder.appendingPathComponent(".\(name).partial").path
+            let export: ActiveExport
+            do { export = try ActiveExport(name: name, function: function, format: format, partialPath: partial, finalPath: final) }
+            catch let e as ExportIOError { throw ScriptMessageError("\(function): \(e.description)") }
+            reserved.insert(name)
+            let id = nextID
+            nextID += 1
+            active[id] = export
+            return id
+        }
+    }
+
+    func export(_ id: Int) throws -> ActiveExport {
+        guard let export = lock.withLock({ active[id] }) else {
+            throw ScriptMessageError("export: this export has already finished")
+        }
+        return export
+    }
+
+    /// Flushes, closes and renames the export into place; records and returns it.
+    func complete(_ id: Int) throws -> ExportedFile {
+        let export = try self.export(id)
+        lock.withLock { _ = active.removeValue(forKey: id) }
+        let file: ExportedFile
+        do { file = try export.complete() } catch let e as ExportIOError {
+            export.abandon()
+            throw ScriptMessageError("\(export.function): \(e.description)")
+        }
+        lock.withLock { completed.append(file) }
+        return file
+    }
+
+    private func prepareFolder(function: String) throws {
+        guard !folderReady else { return }
+        let path = folder.path
+        do {
+            try FileManager.default.createDirectory(
+                at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw ScriptMessageError("\(function): cannot create the export folder \(path): \(error.localizedDescription)")
+        }
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw ScriptMessageError("\(function): cannot create the export folder \(path): \(String(cString: strerror(errno)))")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ScriptMessageError("\(function): the export folder \(path) is not a folder")
+        }
+        folderReady = true
+    }
+}

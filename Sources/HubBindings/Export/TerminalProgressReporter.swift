@@ -1,0 +1,113 @@
+import Foundation
+
+/// Draws the latest-updated bar as one line on stderr, redrawn in place with `\r`:
+/// `label  42% 420/1000  85.3/s  ETA 0:07` (without a total: `label 420  85.3/s`).
+///
+/// Draws only when stderr is a terminal (`isatty(2)`), and otherwise nothing at all.
+/// Redraws at most every `interval` seconds (0.1 s: ~10 per second); a bar's
+/// `done` always draws its final state and ends the line. Call `endLine()` when the
+/// run ends, so a bar left unfinished does not run into the next output.
+/// The clock and the sink are injectable for tests.
+public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendable {
+    public let isEnabled: Bool
+    public let interval: Double
+    private let clock: @Sendable () -> Double
+    private let sink: @Sendable (String) -> Void
+    private let lock = NSLock()
+    private var startTimes: [Int: Double] = [:]
+    private var lastDraw = -Double.infinity
+    private var lineOpen = false
+
+    public init(isEnabled: Bool = isatty(2) == 1, interval: Double = 0.1,
+                clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime },
+                sink: @escaping @Sendable (String) -> Void = TerminalProgressReporter.writeStderr) {
+        self.isEnabled = isEnabled
+        self.interval = interval
+        self.clock = clock
+        self.sink = sink
+    }
+
+    public func started(_ bar: ProgressState) {
+        guard isEnabled else { return }
+        lock.withLock {
+            startTimes[bar.id] = clock()
+            drawLocked(bar, force: true)
+        }
+    }
+
+    public func advanced(_ bar: ProgressState) {
+        guard isEnabled else { return }
+        lock.withLock { drawLocked(bar, force: false) }
+    }
+
+    public func finished(_ bar: ProgressState) {
+        guard isEnabled else { return }
+        lock.withLock {
+            drawLocked(bar, force: true)
+            endLineLocked()
+            startTimes[bar.id] = nil
+        }
+    }
+
+    /// Ends a line left open by an unfinished bar.
+    public func endLine() {
+        lock.withLock { endLineLocked() }
+    }
+
+    private func endLineLocked() {
+        if lineOpen { sink("\n") }
+        lineOpen = false
+    }
+
+    private func drawLocked(_ bar: ProgressState, force: Bool) {
+        let now = clock()
+        guard force || now - lastDraw >= interval else { return }
+        lastDraw = now
+        lineOpen = true
+        sink("\r" + Self.line(for: bar, elapsed: now - (startTimes[bar.id] ?? now)) + "\u{1B}[K")
+    }
+
+    /// The text of one bar (no `\r`), e.g. `import  42% 420/1000  85.3/s  ETA 0:07`.
+    /// Control characters in the label show as `?`, so a label cannot move the cursor
+    /// or send escape sequences to the terminal.
+    public static func line(for bar: ProgressState, elapsed: Double) -> String {
+        var parts: [String] = []
+        if !bar.label.isEmpty {
+            parts.append(String(String.UnicodeScalarView(bar.label.unicodeScalars.map {
+                $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "?" : $0
+            })))
+        }
+        let rate = elapsed > 0 ? Double(bar.count) / elapsed : nil
+        if let total = bar.total, total > 0 {
+            let percent = min(100, Int(Double(bar.count) * 100 / Double(total)))
+            parts.append("\(String(percent).leftPadded(to: 3, with: " "))% \(bar.count)/\(total)")
+        } else {
+            parts.append("\(bar.count)")
+        }
+        if let rate { parts.append(String(format: "%.1f/s", rate)) }
+        if let total = bar.total, let rate, rate > 0, !bar.isDone, bar.count < total {
+            parts.append("ETA " + formatDuration(Double(total - bar.count) / rate))
+        }
+        if bar.isDone { parts.append("done") }
+        return parts.joined(separator: "  ")
+    }
+
+    /// `m:ss`, or `h:mm:ss` from an hour.
+    static func formatDuration(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded(.up))
+        let (h, m, sec) = (s / 3600, s / 60 % 60, s % 60)
+        let ss = String(sec).leftPadded(to: 2)
+        return h > 0 ? "\(h):\(String(m).leftPadded(to: 2)):\(ss)" : "\(m):\(ss)"
+    }
+
+    public static let writeStderr: @Sendable (String) -> Void = { text in
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+}
