@@ -16,6 +16,10 @@ public struct HubRunRequest: Sendable {
     public var timeout: Double?
     /// Folders `require` may load from.
     public var libraryFolders: [URL] = []
+    /// Where `export.*` writes (`--out`); default: `runs/<run id>/` in the state directory.
+    public var outputFolder: URL?
+    /// Progress bars (`progress(…)`); default: on stderr when it is a terminal.
+    public var progress: (any ProgressReporter)?
     /// Plugins beyond json, log, params and hub (export, csv, progress, …), made per run.
     public var extraPlugins: @Sendable (HubRunEnvironment) -> [Plugin] = { _ in [] }
 
@@ -40,6 +44,9 @@ public struct HubRunOutcome: Sendable {
     public var plan: Plan?
     /// Warnings to show (e.g. an apply that did not make every planned write).
     public var warnings: [String]
+    /// Files the recipe exported, and where.
+    public var exports: [ExportedFile]
+    public var outputFolder: URL
 }
 
 /// Runs a prepared recipe against a Hub connection: gating, the journal, write
@@ -48,7 +55,7 @@ public struct HubRunOutcome: Sendable {
 /// cannot start.
 public enum HubRecipeRun {
     public static func execute(_ prepared: PreparedRecipe, request: HubRunRequest, connection: HubConnection,
-                               journal: Journal, output: any ScriptOutput,
+                               journal: Journal, state: StateDirectory, output: any ScriptOutput,
                                configure: (inout RunConfiguration) -> Void = { _ in }) throws -> HubRunOutcome {
         let sha = Digest.sha256Hex(prepared.file.source)
         let params = ScriptValue.object(prepared.params.values)
@@ -65,8 +72,25 @@ public enum HubRecipeRun {
         let limits = [prepared.manifest.limits.writes, request.maxWrites].compactMap { $0 }
         let coordinator = WriteCoordinator(runID: runID, mode: writeMode, journal: journal, writeLimit: limits.min())
         let context = HubRunContext(client: connection.client, writes: coordinator)
+        context.onWrite = { intent, result in
+            output.event("write", [
+                "method": .string(intent.method), "path": .string(intent.path), "summary": .string(intent.summary),
+                "key": .string(result.key), "replayed": .bool(result.replayed), "planned": .bool(result.planned),
+            ])
+        }
+        let outputFolder = try request.outputFolder ?? state.runsFolder.appendingPathComponent(runID, isDirectory: true)
         try journal.startRun(RunStart(id: runID, recipePath: prepared.file.displayPath, recipeSHA256: sha,
-                                      params: params, profile: connection.profileName, mode: mode))
+                                      params: params, profile: connection.profileName, mode: mode,
+                                      outputFolder: outputFolder.path))
+        let exports = ExportSession(folder: outputFolder)
+        let fileParams = Set(prepared.manifest.params.filter { $0.kind == .file }.compactMap { prepared.params.values[$0.name]?.stringValue })
+        let csv = CSVSession(allowedFiles: fileParams)
+        let progress = request.progress ?? TerminalProgressReporter()
+        defer {
+            exports.finish()
+            csv.closeAll()
+            (progress as? TerminalProgressReporter)?.endLine()
+        }
 
         var configuration = RunConfiguration(output: output)
         configuration.limits = prepared.manifest.limits.applied(to: RunLimits())
@@ -75,12 +99,14 @@ public enum HubRecipeRun {
         let environment = HubRunEnvironment(runID: runID, prepared: prepared, output: output)
         configuration.plugins = [
             JSONPlugin.make(), LogPlugin.make(output: output), ParamsPlugin.make(prepared.params.values),
-            HubModule.make(context),
+            HubModule.make(context), ExportPlugin.make(session: exports), CSVPlugin.make(session: csv),
+            ProgressPlugin.make(reporter: progress),
         ] + request.extraPlugins(environment)
         configuration.gate = HubGate.bindingGate(needs: prepared.manifest.needs)
         configure(&configuration)
 
         let report = ScriptRuntime.run(prepared.file, configuration: configuration)
+        exports.finish()
         var warnings: [String] = []
         if report.succeeded { warnings = (try? coordinator.finish()) ?? [] }
         let counts = RunCounts(reads: context.reads, writes: coordinator.counts)
@@ -97,7 +123,7 @@ public enum HubRecipeRun {
                         params: params, createdAt: Date(), writes: coordinator.planned, counts: counts)
         }
         return HubRunOutcome(runID: runID, exitCode: report.exitCode, report: report, failure: report.failure,
-                             counts: counts, plan: plan, warnings: warnings)
+                             counts: counts, plan: plan, warnings: warnings, exports: exports.files, outputFolder: outputFolder)
     }
 
     /// The run id and journal mode: a new id, the plan's (apply), or an existing run to

@@ -6,7 +6,7 @@ enum WriteMessages {
     static let newPlanAdvice = "Make a new plan with hubscript plan, review it, and apply that one."
 
     static func limitReached(limit: Int, intent: WriteIntent) -> String {
-        "writes: the recipe's limit is \(limit) (limits.writes / --max-writes); stopped before write \(limit + 1): "
+        "limit exceeded: writes: the recipe's limit is \(limit) (limits.writes / --max-writes); stopped before write \(limit + 1): "
             + "\(intent.method) \(intent.path)"
     }
 

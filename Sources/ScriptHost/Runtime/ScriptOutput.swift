@@ -54,7 +54,9 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
         writeStderr(line + "\n")
     }
 
+    /// Machine events exist only in `--json` mode; otherwise this does nothing.
     public func event(_ type: String, _ fields: [String: ScriptValue]) {
+        guard json else { return }
         var all = fields
         all["type"] = .string(type)
         let line = (try? JSONCodec.encode(.object(all))) ?? #"{"type":"error","message":"unencodable event"}"#

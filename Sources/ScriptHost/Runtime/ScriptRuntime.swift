@@ -155,7 +155,8 @@ public enum ScriptRuntime {
         case .timeout:
             message = "limit exceeded: timeout (\(formatSeconds(limits.timeoutSeconds))); raise it with --timeout or limits.timeout in the recipe manifest"
         case .host:
-            message = "limit exceeded: \(hostMessage ?? "stopped by the host")"
+            // A binding's ScriptLimitError says itself what stopped the run.
+            message = hostMessage ?? "the host stopped the run"
         }
         return ScriptFailure(kind: .limit(kind), message: message)
     }

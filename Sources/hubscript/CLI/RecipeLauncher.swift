@@ -26,7 +26,7 @@ struct RecipeLauncher {
                 request.extraPlugins = { extra($0) + [BenchPlugin.make()] }
             }
             let outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
-                                                   output: output) { configuration in
+                                                   state: common.state, output: output) { configuration in
                 configuration.onWatchdog = { failure in
                     reporter.report(failure: failure)
                     output.flush()

@@ -33,8 +33,14 @@ struct RunReporter: Sendable {
                 "reads": .integer(Int64(c.reads)), "writes": .integer(Int64(c.writes)), "replayed": .integer(Int64(c.replayed)),
                 "planned": .integer(Int64(c.planned)), "failed": .integer(Int64(c.failed)),
                 "duration_ms": .integer(Int64(seconds * 1000)),
+                "exports": .array(outcome.exports.map { .object(["name": .string($0.name), "rows": .integer(Int64($0.rows)), "path": .string($0.path)]) }),
+                "output_folder": .string(outcome.outputFolder.path),
             ])
         } else {
+            if !outcome.exports.isEmpty {
+                let files = outcome.exports.map { "\($0.name) (\($0.rows) rows)" }.joined(separator: ", ")
+                output.writeStderr("exported \(files) to \(outcome.outputFolder.path)\n")
+            }
             var parts = ["\(c.reads) reads", "\(c.writes) writes"]
             if c.replayed > 0 { parts.append("\(c.replayed) replayed") }
             if c.planned > 0 { parts.append("\(c.planned) planned") }

@@ -12,6 +12,7 @@ struct RunCommand: Command {
         OptionSpec(name: "timeout", valueName: "seconds", help: "Wall-clock limit for the run (overrides the manifest)."),
         OptionSpec(name: "max-writes", valueName: "n", help: "Stop before the first write past n (with limits.writes, the lower wins)."),
         OptionSpec(name: "lib", valueName: "dir", help: "Add a folder that require() may load modules from.", repeatable: true),
+        OptionSpec(name: "out", valueName: "dir", help: "Where export.* writes (default: runs/<run id>/ in the state directory)."),
     ] + CommonOptions.specs
 
     static let configuration = CommandConfiguration(
@@ -67,6 +68,7 @@ struct RunCommand: Command {
             launcher.request.maxWrites = n
         }
         launcher.request.libraryFolders = arguments.all("lib").map { URL(fileURLWithPath: $0) }
+        launcher.request.outputFolder = arguments.value("out").map { URL(fileURLWithPath: $0, isDirectory: true) }
         return launcher
     }
 
@@ -87,7 +89,7 @@ struct PlanCommand: Command {
         name: "plan",
         abstract: "Run a recipe with reads live and writes recorded, not sent; print or save the plan.",
         usage: "FILE [--param name=value]… [--out PLAN.json]",
-        options: RunCommand.recipeOptions + [
+        options: RunCommand.recipeOptions.filter { $0.name != "out" } + [
             OptionSpec(name: "out", valueName: "file", help: "Save the plan as JSON (for hubscript apply) instead of printing the table."),
         ],
         discussion: "Apply a saved plan with 'hubscript apply PLAN.json': it sends exactly the planned writes, or stops.")
@@ -104,6 +106,7 @@ struct PlanCommand: Command {
         (params, paramsFile) = try RunCommand.params(arguments)
         out = arguments.value("out")
         var launcher = try RunCommand.launcher(arguments)
+        launcher.request.outputFolder = nil
         launcher.request.mode = .plan
         self.launcher = launcher
     }

@@ -127,7 +127,7 @@ final class LiveWriteTests: XCTestCase {
         _ = try perform(c, hub, Fixture.suspend("usr_ada"))
         _ = try perform(c, hub, Fixture.suspend("usr_bob"))
         XCTAssertLimitError(
-            "writes: the recipe's limit is 2 (limits.writes / --max-writes); stopped before write 3: POST /users/usr_carol/suspend"
+            "limit exceeded: writes: the recipe's limit is 2 (limits.writes / --max-writes); stopped before write 3: POST /users/usr_carol/suspend"
         ) { try perform(c, hub, Fixture.suspend("usr_carol")) }
         XCTAssertEqual(hub.totalSends, 2)
         XCTAssertEqual(try journal.writes(runID: "run_test").count, 2)
@@ -142,7 +142,7 @@ final class LiveWriteTests: XCTestCase {
         let resumed = coordinator(journal, limit: 1)
         XCTAssertTrue(try perform(resumed, hub, Fixture.suspend("usr_ada")).replayed)
         XCTAssertLimitError(
-            "writes: the recipe's limit is 1 (limits.writes / --max-writes); stopped before write 2: DELETE /users/usr_ada/sessions/ses_1"
+            "limit exceeded: writes: the recipe's limit is 1 (limits.writes / --max-writes); stopped before write 2: DELETE /users/usr_ada/sessions/ses_1"
         ) { try perform(resumed, hub, Fixture.revokeSession("usr_ada", "ses_1")) }
         XCTAssertEqual(hub.totalSends, 1)
     }
@@ -150,7 +150,7 @@ final class LiveWriteTests: XCTestCase {
     func testALimitOfZeroStopsBeforeTheFirstWrite() throws {
         let c = coordinator(try Fixture.journal(), limit: 0)
         XCTAssertLimitError(
-            "writes: the recipe's limit is 0 (limits.writes / --max-writes); stopped before write 1: POST /users/usr_ada/suspend"
+            "limit exceeded: writes: the recipe's limit is 0 (limits.writes / --max-writes); stopped before write 1: POST /users/usr_ada/suspend"
         ) { try c.perform(Fixture.suspend("usr_ada")) { _ in .nilValue } }
     }
 }

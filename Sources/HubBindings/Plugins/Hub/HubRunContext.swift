@@ -11,6 +11,8 @@ public final class HubRunContext: @unchecked Sendable {
     private var nextList = 1
     /// GET requests made by bindings (pages count once each).
     public private(set) var reads = 0
+    /// Called after every write (sent, replayed or planned), e.g. for `--json` events.
+    public var onWrite: ((_ intent: WriteIntent, _ result: WriteResult) -> Void)?
 
     public init(client: HubClient, writes: WriteCoordinator) {
         self.client = client
@@ -68,6 +70,7 @@ public final class HubRunContext: @unchecked Sendable {
                 throw RejectedWrite(error: error)
             }
         }
+        onWrite?(intent, result)
         if result.value.isNil { return .bool(true) }
         return result.value
     }
