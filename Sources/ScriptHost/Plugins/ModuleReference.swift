@@ -24,7 +24,9 @@ public enum ModuleReference {
             if !plugin.summary.isEmpty { out += plugin.summary + "\n\n" }
             if !plugin.functions.isEmpty {
                 out += "| function | needs | writes | summary |\n|---|---|---|---|\n"
-                for f in plugin.functions.sorted(by: { $0.name < $1.name }) {
+                // Names starting with "_" are internal helpers of the module's Lua wrapper.
+                for f in plugin.functions.sorted(by: { $0.name < $1.name })
+                where !(f.name.split(separator: ".").last ?? "").hasPrefix("_") {
                     out += "| `\(plugin.module).\(f.name)` | \(f.capability.map { "`\($0)`" } ?? "—") | \(f.writes ? "yes" : "no") | \(f.summary) |\n"
                 }
                 out += "\n"

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPKit
+import HubBindings
 import ScriptHost
 
 /// `hubscript docs modules`: the module reference as Markdown (docs/modules.md).
@@ -14,14 +16,24 @@ struct DocsCommand: Command {
     }
 
     func run() throws -> Int32 {
-        Console.out(ModuleReference.markdown(plugins: BuiltinPlugins.documented))
+        Console.out(ModuleReference.markdown(plugins: try BuiltinPlugins.documented()))
         return ExitCode.success
     }
 }
 
-/// The modules every run installs, as documented (params is per run, shown empty).
+/// The modules every run installs, as documented. Their declarations need a run's
+/// objects, so documentation uses throwaway ones (nothing is called).
 enum BuiltinPlugins {
-    static var documented: [Plugin] {
-        [JSONPlugin.make(), LogPlugin.make(output: MemoryOutput()), ParamsPlugin.make([:])]
+    static func documented() throws -> [Plugin] {
+        let client = try HubClient(baseURL: URL(string: "http://localhost")!, credential: .none,
+                                   transport: InProcessTransport(handler: { _ in HTTPResponseMessage(status: 503) }))
+        let coordinator = WriteCoordinator(runID: "docs", mode: .plan, journal: try Journal.inMemory(), writeLimit: nil)
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-docs")
+        return [
+            JSONPlugin.make(), LogPlugin.make(output: MemoryOutput()), ParamsPlugin.make([:]),
+            HubModule.make(HubRunContext(client: client, writes: coordinator)),
+            ExportPlugin.make(session: ExportSession(folder: scratch)), CSVPlugin.make(allowedFiles: []),
+            ProgressPlugin.make(reporter: MemoryProgressReporter()),
+        ]
     }
 }

@@ -16,7 +16,9 @@ public enum HubModule {
             The Substratal Hub (HUB-API.md). Lists are lazy: `for u in hub.users.list{status = "active"} do … end`, \
             or `:collect()`, `:count()`, `:first()`. Errors are tables with `code`, `message`, `status`, `request_id`, \
             `details`, `hint` (`local ok, err = pcall(…)`; `err.code`). Every write takes a last options table; \
-            `{ key = … }` sets the idempotency key (default: derived from the run, the request and its occurrence).
+            `{ key = … }` sets the idempotency key (default: derived from the run, the request and its occurrence). \
+            Also `hub.sessions.revoke_all(user_id)`: revokes every live session, returns how many. A binding whose \
+            permission the manifest's `needs` does not list fails with `permission_not_declared`.
             """,
             functions: b.users + b.roles + b.entitlements + b.sessions + b.apiKeys + b.organizations + b.audit + b.misc,
             luaWrapper: HubModuleLua.source)
