@@ -1,0 +1,137 @@
+import Foundation
+import HubBindings
+import ScriptHost
+import XCTest
+
+/// The configuration file, its search order, profiles and the state directory.
+final class ConfigTests: XCTestCase {
+    var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    func write(_ name: String, _ text: String) throws -> URL {
+        let url = folder.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    func testNoConfigMeansTheBuiltinSandbox() throws {
+        let config = try HubConfig.load(explicit: nil, environment: ["HOME": folder.path], currentDirectory: folder.path)
+        XCTAssertNil(config.source)
+        let (name, setting) = try config.profile(named: nil)
+        XCTAssertEqual(name, "sandbox")
+        XCTAssertEqual(setting, .sandbox)
+    }
+
+    func testSearchOrderExplicitThenEnvironmentThenWorkingDirectoryThenXDG() throws {
+        let explicit = try write("explicit.lua", #"return { profiles = { a = { sandbox = true } } }"#)
+        let fromEnv = try write("env.lua", #"return { profiles = { b = { sandbox = true } } }"#)
+        _ = try write("cwd/hubscript.config.lua", #"return { profiles = { c = { sandbox = true } } }"#)
+        _ = try write("xdg/hubscript/config.lua", #"return { profiles = { d = { sandbox = true } } }"#)
+        let env = ["HUBSCRIPT_CONFIG": fromEnv.path, "XDG_CONFIG_HOME": folder.appendingPathComponent("xdg").path]
+        let cwd = folder.appendingPathComponent("cwd").path
+        XCTAssertEqual(try HubConfig.load(explicit: explicit.path, environment: env, currentDirectory: cwd).profiles.keys.first, "a")
+        XCTAssertEqual(try HubConfig.load(explicit: nil, environment: env, currentDirectory: cwd).profiles.keys.first, "b")
+        var noEnv = env
+        noEnv["HUBSCRIPT_CONFIG"] = nil
+        XCTAssertEqual(try HubConfig.load(explicit: nil, environment: noEnv, currentDirectory: cwd).profiles.keys.first, "c")
+        XCTAssertEqual(try HubConfig.load(explicit: nil, environment: noEnv, currentDirectory: folder.path).profiles.keys.first, "d")
+    }
+
+    func testProfilesParseIntoHubProfiles() throws {
+        let url = try write("c.lua", """
+            -- comments are fine: this is Lua
+            return {
+              default_profile = "prod",
+              profiles = {
+                prod = { hub_url = "https://hub.example.com", api_key_env = "HUB_KEY", rate_limit_per_minute = 50,
+                         api_key_permissions = { "users.list" } },
+                me = { hub_url = "https://hub.example.com", email = "me@example.com", api_prefix = "/v1" },
+                dev = { sandbox = true },
+              },
+            }
+            """)
+        let config = try HubConfig.load(explicit: url.path)
+        let (name, setting) = try config.profile(named: nil)
+        XCTAssertEqual(name, "prod")
+        guard case .hub(let prod) = setting else { return XCTFail("prod is a hub profile") }
+        XCTAssertEqual(prod.hubURL.absoluteString, "https://hub.example.com")
+        XCTAssertEqual(prod.auth, .apiKey(.environment("HUB_KEY")))
+        XCTAssertEqual(prod.rateLimitPerMinute, 50)
+        XCTAssertEqual(prod.apiKeyPermissions, ["users.list"])
+        guard case .hub(let me) = try config.profile(named: "me").setting else { return XCTFail("me is a hub profile") }
+        XCTAssertEqual(me.auth, .session(email: "me@example.com"))
+        XCTAssertEqual(me.apiPrefix, "/v1")
+        XCTAssertEqual(try config.profile(named: "dev").setting, .sandbox)
+    }
+
+    func testMistakesNameTheKey() throws {
+        let cases: [(String, String)] = [
+            (#"return { profiles = { p = { hub_url = "https://h", emial = "x" } } }"#,
+             "unknown key 'emial' in profiles.p (allowed: sandbox, hub_url, api_prefix, email, api_key, api_key_env, api_key_id, api_key_permissions, rate_limit_per_minute, dispatch_url, dispatch_token_ref)"),
+            (#"return { profiles = { p = { email = "x@y" } } }"#,
+             "profiles.p.hub_url is required (e.g. \"https://api.substratalapps.com\"), or set sandbox = true"),
+            (#"return { profiles = { p = { hub_url = "https://h" } } }"#,
+             "profiles.p needs exactly one of email (a user session: hubscript login), api_key_env (the variable holding an API key) or api_key"),
+            (#"return { profile = {} }"#, "unknown key 'profile' in the top level (allowed: default_profile, profiles)"),
+            (#"return 42"#, "must return a table, e.g. return { profiles = { … } }"),
+        ]
+        for (text, message) in cases {
+            let url = try write("bad.lua", text)
+            XCTAssertThrowsError(try HubConfig.load(explicit: url.path)) { error in
+                XCTAssertEqual("\(error)", "config \(url.path): \(message)")
+            }
+        }
+    }
+
+    func testConfigFilesAreDataOnly() throws {
+        let url = try write("evil.lua", #"return { profiles = { p = { hub_url = io.read() } } }"#)
+        XCTAssertThrowsError(try HubConfig.load(explicit: url.path)) { error in
+            XCTAssertTrue("\(error)".contains("recipe attempted to access nonexistent global 'io'"), "\(error)")
+        }
+    }
+
+    func testUnknownProfileAndAmbiguousDefault() throws {
+        let url = try write("two.lua", #"return { profiles = { a = { sandbox = true }, b = { sandbox = true } } }"#)
+        let config = try HubConfig.load(explicit: url.path)
+        XCTAssertThrowsError(try config.profile(named: "zz")) { error in
+            XCTAssertEqual("\(error)", "no profile 'zz' in \(url.path) (profiles: a, b, or 'sandbox')")
+        }
+        XCTAssertThrowsError(try config.profile(named: nil)) { error in
+            XCTAssertEqual("\(error)", "\(url.path) has several profiles and no default_profile; pass --profile NAME")
+        }
+        XCTAssertThrowsError(try HubConfig.load(explicit: folder.appendingPathComponent("missing.lua").path)) { error in
+            XCTAssertTrue("\(error)".hasSuffix("does not exist (given with --config)"))
+        }
+    }
+
+    func testStateDirectoryOrderAndPermissions() throws {
+        XCTAssertEqual(StateDirectory(explicit: "/x/y", environment: ["XDG_STATE_HOME": "/s"]).url.path, "/x/y")
+        XCTAssertEqual(StateDirectory(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"]).url.path, "/s/hubscript")
+        XCTAssertEqual(StateDirectory(environment: ["HOME": "/h"]).url.path, "/h/.local/state/hubscript")
+        let state = StateDirectory(explicit: folder.appendingPathComponent("state").path)
+        let journal = try state.journalFile
+        let attributes = try FileManager.default.attributesOfItem(atPath: journal.deletingLastPathComponent().path)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o700)
+    }
+
+    func testBuiltinSandboxConnectionWorksAndPersists() throws {
+        let state = StateDirectory(explicit: folder.appendingPathComponent("state").path)
+        let connection = try HubConnection.open(config: .empty, profile: nil, state: state, warn: { _ in })
+        XCTAssertEqual(connection.profileName, "sandbox")
+        XCTAssertEqual(connection.notice, "hubscript: no configuration found; using the built-in sandbox Hub (\(try state.sandboxFile.path)). See README, \"Profiles\".")
+        let ada = try connection.client.get("/users/usr_ada").json
+        XCTAssertEqual(ada["email"]?.stringValue, "ada@example.com")
+        _ = try connection.client.post("/users/usr_ada/suspend", body: ["reason": "test"], idempotencyKey: "config-test")
+        let again = try HubConnection.open(config: .empty, profile: nil, state: state, warn: { _ in })
+        XCTAssertEqual(try again.client.get("/users/usr_ada").json["status"]?.stringValue, "suspended")
+    }
+}
