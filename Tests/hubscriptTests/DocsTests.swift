@@ -6,7 +6,10 @@ import XCTest
 final class DocsTests: XCTestCase {
     func testModuleReferenceMatchesTheDeclarations() throws {
         let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let binary = Bundle(for: Self.self).bundleURL.deletingLastPathComponent().appendingPathComponent("hubscript")
+        // The test bundle sits in the products folder (Linux: the bundle URL is that folder).
+        let bundle = Bundle(for: Self.self).bundleURL
+        let binary = [bundle, bundle.deletingLastPathComponent()].map { $0.appendingPathComponent("hubscript") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? bundle.appendingPathComponent("hubscript")
         let process = Process()
         process.executableURL = binary
         process.arguments = ["docs", "modules"]
