@@ -86,6 +86,7 @@ public enum HubRecipeRun {
         let fileParams = Set(prepared.manifest.params.filter { $0.kind == .file }.compactMap { prepared.params.values[$0.name]?.stringValue })
         let csv = CSVSession(allowedFiles: fileParams)
         let progress = request.progress ?? TerminalProgressReporter()
+        context.progress = progress
         defer {
             exports.finish()
             csv.closeAll()

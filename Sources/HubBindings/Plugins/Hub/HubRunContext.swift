@@ -8,6 +8,9 @@ public final class HubRunContext: @unchecked Sendable {
     public let client: HubClient
     public let writes: WriteCoordinator
     private var lists: [Int: HubPageIterator] = [:]
+    private var listProgress: [Int: ProgressState] = [:]
+    /// Shows how many items each lazy list has fetched (a bar per list, total unknown).
+    public var progress: (any ProgressReporter)?
     private var nextList = 1
     /// GET requests made by bindings (pages count once each).
     public private(set) var reads = 0
@@ -31,6 +34,12 @@ public final class HubRunContext: @unchecked Sendable {
         let id = nextList
         nextList += 1
         lists[id] = client.paginate(path: path, query: query, limit: 100).makeIterator()
+        if let progress {
+            // Ids far above the progress module's own (1, 2, …).
+            let bar = ProgressState(id: 1_000_000 + id, label: "reading \(path)", total: nil)
+            listProgress[id] = bar
+            progress.started(bar)
+        }
         return id
     }
 
@@ -41,9 +50,18 @@ public final class HubRunContext: @unchecked Sendable {
         let page = try iterator.nextPage()
         guard let page else {
             lists[id] = nil
+            if var bar = listProgress.removeValue(forKey: id) {
+                bar.isDone = true
+                progress?.finished(bar)
+            }
             return .nilValue
         }
         lists[id] = iterator
+        if var bar = listProgress[id] {
+            bar.count += Int64(page.count)
+            listProgress[id] = bar
+            progress?.advanced(bar)
+        }
         return .array(page.map(ScriptValue.init))
     }
 
