@@ -102,7 +102,10 @@ local function process(row)
       return
     end
     local granted, result = pcall(hub.entitlements.grant, user.id, { application_id = app, source = params.source })
-    if granted then
+    if granted and result.planned then
+      -- hubscript plan / --dry-run: nothing was sent
+      outcome, report.message = "granted", "planned (dry run): nothing was sent"
+    elseif granted then
       outcome, report.entitlement_id = "granted", result.id
     elseif util.error_code(result) == "entitlement_already_exists" then
       -- granted by someone else between our check and our write
@@ -124,7 +127,8 @@ local function process(row)
   if report.user_id and report.user_id ~= input then who = ("%s (%s)"):format(who, report.user_id) end
   local shown = outcome
   if outcome == "error" then shown = "error: " .. report.error_code
-  elseif outcome == "skipped" then shown = "skipped: " .. report.message end
+  elseif outcome == "skipped" then shown = "skipped: " .. report.message
+  elseif outcome == "granted" and report.entitlement_id == nil then shown = "granted (planned)" end
   print(("row %d %s: %s"):format(n, who, shown))
   return report
 end
