@@ -31,9 +31,11 @@ local by_status = {}
 
 -- Rows are produced member by member and streamed into the file: memory holds one
 -- member's entitlements and roles at a time, however large the organization.
+local bar = progress(nil, "members of " .. org.id)
 local function rows()
   for member in hub.organizations.members(org.id) do
     counts.members = counts.members + 1
+    bar:advance()
     local user = member.user
     if type(user) ~= "table" or user == json.null then
       user = hub.users.get(member.user_id)
@@ -93,6 +95,8 @@ local report = export.csv("access-review-" .. org.id .. ".csv", coroutine.wrap(r
               "status", "source", "granted_at", "assigned_at" },
   excel_safe = true,   -- names and emails come from users: no formulas when opened in a spreadsheet
 })
+
+bar:done()
 
 local statuses = {}
 for status, n in pairs(by_status) do statuses[#statuses + 1] = ("%s %d"):format(status, n) end

@@ -63,7 +63,12 @@ if util.trim(params.user) then
 end
 
 local name = util.trim(params.out) or ("audit-events." .. format)
-local events = hub.audit.query(filter)
+-- The total is unknown without reading everything twice: the bar counts up.
+local bar = progress(nil, "audit events")
+local events = util.map(hub.audit.query(filter), function(e)
+  bar:advance()
+  return e
+end)
 
 local summary
 if format == "jsonl" then
@@ -81,6 +86,8 @@ else
   end), { columns = { "id", "timestamp", "action", "actor_type", "actor_id", "target_type", "target_id",
                       "target_user_id", "application_id", "organization_id", "request_id" } })
 end
+
+bar:done()
 
 local scope = { "since " .. filter.since }
 if filter["until"] then scope[#scope + 1] = "until " .. filter["until"] end

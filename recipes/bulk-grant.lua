@@ -86,6 +86,10 @@ local function process(row)
       error(setmetatable(e, { __tostring = function(t) return t.code .. ": " .. t.message end }))
     end
     local got, user = pcall(hub.users.get, input)
+    if not got and util.error_code(user) == "not_found" and input:find("@", 1, true) and input:lower() ~= input then
+      -- The Hub matches emails exactly; spreadsheets often capitalise them.
+      got, user = pcall(hub.users.get, input:lower())
+    end
     if not got then
       if util.error_code(user) == "not_found" then outcome = "not found"; return end
       error(user, 0)
