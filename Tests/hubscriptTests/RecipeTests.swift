@@ -123,6 +123,11 @@ final class RecipeTests: XCTestCase {
         return items
     }
 
+    /// Whether an audit event comes from the sandbox's seed rather than from a run.
+    static func seeded(_ event: [String: Any]) -> Bool {
+        (event["request_id"] as? String)?.hasPrefix("req_seed_") == true
+    }
+
     // MARK: offboard
 
     func testOffboardTwiceChangesNothingTheSecondTime() throws {
@@ -191,6 +196,7 @@ final class RecipeTests: XCTestCase {
             + "\r\n"
             + "usr_support,,\"a \"\"duplicate\"\" row\"\r\n"
             + "usr_ada,someone.else@example.com,the id wins\r\n"
+            + ",Support@Example.com,capitalised\r\n"
         try Data(text.utf8).write(to: csv)
         let args = ["run", "recipes/bulk-grant.lua", "--param", "file=\(csv.path)", "--param", "app=app_wiki"]
 
@@ -203,13 +209,14 @@ final class RecipeTests: XCTestCase {
             "row 4 nobody@example.com: not found",
             "row 5 usr_support: already held",
             "row 6 usr_ada: already held",
-            "bulk-grant app_wiki: 2 granted, 3 already held, 1 not found, 0 skipped, 0 errors (6 rows)",
-            "report: bulk-grant-report.csv (6 rows)",
+            "row 7 Support@Example.com (usr_support): already held",
+            "bulk-grant app_wiki: 2 granted, 4 already held, 1 not found, 0 skipped, 0 errors (7 rows)",
+            "report: bulk-grant-report.csv (7 rows)",
         ], first.all)
 
         let report = try exported("bulk-grant-report.csv").components(separatedBy: "\r\n")
         XCTAssertEqual(report.first, "row,input,user_id,email,user_status,outcome,entitlement_id,error_code,message")
-        XCTAssertEqual(report.count, 8, "header, 6 rows, final CRLF: \(report)")
+        XCTAssertEqual(report.count, 9, "header, 7 rows, final CRLF: \(report)")
         XCTAssertEqual(report[3], "3,ada@example.com,usr_ada,ada@example.com,active,already held,ent_ada_wiki,,")
         XCTAssertEqual(report[4], "4,nobody@example.com,,,,not found,,,")
         XCTAssertTrue(report[1].hasPrefix("1,usr_support,usr_support,support@example.com,active,granted,ent_"), report[1])
@@ -219,7 +226,7 @@ final class RecipeTests: XCTestCase {
         XCTAssertEqual(second.summary?["writes"] as? Int, 0, second.all)
         XCTAssertEqual(second.printed.filter { $0.hasSuffix(": granted") }, [], second.all)
         XCTAssertEqual(second.printed.last(where: { $0.hasPrefix("bulk-grant ") }),
-                       "bulk-grant app_wiki: 0 granted, 5 already held, 1 not found, 0 skipped, 0 errors (6 rows)", second.all)
+                       "bulk-grant app_wiki: 0 granted, 6 already held, 1 not found, 0 skipped, 0 errors (7 rows)", second.all)
 
         // A row without an identifier fails alone; the run then exits 1.
         let bad = scratch.appendingPathComponent("bad.csv")
@@ -249,8 +256,40 @@ final class RecipeTests: XCTestCase {
                        ["ent_ada_wiki"])
         XCTAssertEqual(try list(hub, "/users/usr_support/entitlements", "application_id=app_crm").count, 1)
         XCTAssertEqual(try list(hub, "/audit-events", "action=entitlement.granted&since=2020-01-01T00:00:00Z")
-            .filter { ["usr_support", "usr_admin"].contains($0["target_user_id"] as? String) }.count, 3,
+            .filter { !Self.seeded($0) && ["usr_support", "usr_admin"].contains($0["target_user_id"] as? String) }.count, 3,
                        "exactly one grant event per granted row, over all runs")
+    }
+
+    /// A run stopped by its write limit and resumed grants every user exactly once.
+    func testBulkGrantResumedAfterAStopGrantsEachUserOnce() throws {
+        let csv = scratch.appendingPathComponent("three.csv")
+        try Data("id\nusr_ada\nusr_support\nusr_admin\n".utf8).write(to: csv)
+        let stopped = try hubscript(["run", "recipes/bulk-grant.lua", "--param", "file=\(csv.path)", "--param", "app=app_chat",
+                                     "--max-writes", "1", "--json"])
+        XCTAssertEqual(stopped.status, 4, stopped.all)
+        XCTAssertEqual(stopped.printed, ["row 1 usr_ada: granted"], stopped.all)
+        XCTAssertEqual(stopped.summary?["writes"] as? Int, 1, stopped.all)
+        let runID = try XCTUnwrap(stopped.summary?["run_id"] as? String, stopped.all)
+
+        let resumed = try hubscript(["runs", "resume", runID, "--json"])
+        XCTAssertEqual(resumed.status, 0, resumed.all)
+        XCTAssertEqual(resumed.printed, [
+            "row 1 usr_ada: already held",
+            "row 2 usr_support: granted",
+            "row 3 usr_admin: granted",
+            "bulk-grant app_chat: 2 granted, 1 already held, 0 not found, 0 skipped, 0 errors (3 rows)",
+            "report: bulk-grant-report.csv (3 rows)",
+        ], resumed.all)
+        XCTAssertEqual(resumed.summary?["run_id"] as? String, runID)
+        XCTAssertEqual(resumed.summary?["writes"] as? Int, 2, resumed.all)
+
+        let hub = try sandbox()
+        for user in ["usr_ada", "usr_support", "usr_admin"] {
+            XCTAssertEqual(try list(hub, "/users/\(user)/entitlements", "application_id=app_chat").count, 1, user)
+        }
+        let grants = try list(hub, "/audit-events", "action=entitlement.granted&application_id=app_chat&since=2020-01-01T00:00:00Z")
+            .filter { !Self.seeded($0) && ["usr_ada", "usr_support", "usr_admin"].contains($0["target_user_id"] as? String) }
+        XCTAssertEqual(grants.count, 3, "one grant each: \(grants)")
     }
 
     // MARK: audit-export
