@@ -178,6 +178,8 @@ final class RecipeTests: XCTestCase {
             let members = try list(hub, "/organizations/\(id)/members").compactMap { $0["user_id"] as? String }
             XCTAssertFalse(members.contains("usr_ada"), "ada is still a member of \(id)")
         }
+        let changes = try list(hub, "/audit-events", "target_user_id=usr_ada&since=2020-01-01T00:00:00Z").filter { !Self.seeded($0) }
+        XCTAssertEqual(changes.count, 11, "one event per write of the first run, none from the second or from bulk-grant")
         // The trail the first run exported: ada's seeded events plus one per write (11).
         let trail = try exported("usr_ada-audit.jsonl").split(separator: "\n")
         XCTAssertEqual(trail.count, 16)
