@@ -103,6 +103,12 @@ local function process(row)
     local existing = held(user.id)
     if existing then
       outcome, report.entitlement_id = "already held", existing.id
+      -- worth a look in the report: held, but not necessarily usable
+      if existing.status ~= "active" then
+        report.message = ("entitlement is %s (%s)"):format(existing.status, util.value(existing.disabled_reason) or "no reason given")
+      elseif existing.source == "org_seat" then
+        report.message = "through a seat of " .. (util.value(existing.organization_id) or "an organization")
+      end
       return
     end
     local granted, result = pcall(hub.entitlements.grant, user.id, { application_id = app, source = params.source })
