@@ -65,10 +65,14 @@ function util.timestamp(s)
   mo, d = tonumber(mo), tonumber(d)
   if mo < 1 or mo > 12 or d < 1 or d > 31 then return nil, "month or day out of range" end
   if rest == "" then return s .. "T00:00:00Z" end
-  local h, mi, se, frac, zone = rest:match("^[Tt ](%d%d):(%d%d):(%d%d)(%.?%d*)(.*)$")
+  local h, mi, se, zone = rest:match("^[Tt ](%d%d):(%d%d):(%d%d)(.*)$")
   if not h then return nil, "time must be hh:mm:ss" end
   if tonumber(h) > 23 or tonumber(mi) > 59 or tonumber(se) > 60 then return nil, "time out of range" end
-  if frac == "." then return nil, "empty fraction of a second" end
+  local frac = ""
+  if zone:sub(1, 1) == "." then
+    frac, zone = zone:match("^(%.%d+)(.*)$")
+    if not frac then return nil, "a fraction of a second needs digits" end
+  end
   if zone == "Z" or zone == "z" then zone = "Z"
   elseif not zone:match("^[%+%-]%d%d:%d%d$") then return nil, "needs a time zone: Z or +hh:mm" end
   return ("%s-%02d-%02dT%s:%s:%s%s%s"):format(y, mo, d, h, mi, se, frac, zone)
