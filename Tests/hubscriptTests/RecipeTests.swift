@@ -266,6 +266,13 @@ final class RecipeTests: XCTestCase {
     func testBulkGrantResumedAfterAStopGrantsEachUserOnce() throws {
         let csv = scratch.appendingPathComponent("three.csv")
         try Data("id\nusr_ada\nusr_support\nusr_admin\n".utf8).write(to: csv)
+        let plan = try hubscript(["plan", "recipes/bulk-grant.lua", "--param", "file=\(csv.path)", "--param", "app=app_chat"])
+        XCTAssertEqual(plan.status, 0, plan.all)
+        XCTAssertEqual(Array(plan.lines.prefix(3)), [
+            "row 1 usr_ada: granted (planned)", "row 2 usr_support: granted (planned)", "row 3 usr_admin: granted (planned)",
+        ], plan.all)
+        XCTAssertTrue(plan.stderr.contains("3 writes planned"), plan.all)
+
         let stopped = try hubscript(["run", "recipes/bulk-grant.lua", "--param", "file=\(csv.path)", "--param", "app=app_chat",
                                      "--max-writes", "1", "--json"])
         XCTAssertEqual(stopped.status, 4, stopped.all)
