@@ -36,9 +36,11 @@ local function rows()
   for member in hub.organizations.members(org.id) do
     counts.members = counts.members + 1
     bar:advance()
+    -- Members carry a summary of the user; a Hub that leaves it out costs one read more.
     local user = member.user
     if type(user) ~= "table" or user == json.null then
-      user = hub.users.get(member.user_id)
+      local ok, got = pcall(hub.users.get, member.user_id)
+      user = ok and got or {}
     end
     local person = {
       user_id = member.user_id or user.id, email = value(user.email),
