@@ -38,7 +38,9 @@ extension HubEngine {
             guard c.now - cur.issued < HubEngine.cursorTTL, cur.issued <= c.now + 60 else {
                 throw HubError(status: 400, code: "invalid_cursor", message: "The cursor expired (24 h); start again without it.")
             }
-            q.add("(\(q.sort) < ? OR (\(q.sort) = ? AND \(q.seq) < ?))", .int(cur.sort), .int(cur.sort), .int(cur.seq))
+            // A row value, so SQLite walks the (sort, seq) index from the cursor on
+            // instead of re-sorting the whole filtered range for every page.
+            q.add("(\(q.sort), \(q.seq)) < (?, ?)", .int(cur.sort), .int(cur.seq))
         }
         let whereClause = q.conditions.isEmpty ? "" : " WHERE " + q.conditions.joined(separator: " AND ")
         let sql = "SELECT \(q.columns), \(q.sort), \(q.seq) FROM \(q.from)\(whereClause) ORDER BY \(q.sort) DESC, \(q.seq) DESC LIMIT ?"

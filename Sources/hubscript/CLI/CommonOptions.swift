@@ -52,11 +52,16 @@ struct CommandGroup: Sendable {
     var help: String {
         var text = "OVERVIEW: \(abstract)\n\nUSAGE: hubscript \(name) <subcommand> [options]\n\nSUBCOMMANDS:\n"
         var width = 0
-        for s in subcommands { width = max(width, s.configuration.name.count) }
+        for s in subcommands { width = max(width, Self.word(s).count) }
         for s in subcommands {
-            text += "  " + s.configuration.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + s.configuration.abstract + "\n"
+            text += "  " + Self.word(s).padding(toLength: width, withPad: " ", startingAt: 0) + "  " + s.configuration.abstract + "\n"
         }
         return text + "\nSee 'hubscript \(name) <subcommand> --help'.\n"
+    }
+
+    /// A subcommand's own word: its name is "group word" so its help reads right.
+    static func word(_ entry: HubscriptCLI.Entry) -> String {
+        String(entry.configuration.name.split(separator: " ").last ?? "")
     }
 
     func main(_ args: [String]) -> Int32 {
@@ -65,7 +70,7 @@ struct CommandGroup: Sendable {
             Console.err(help)
             return ExitCode.usage
         }
-        guard let sub = subcommands.first(where: { $0.configuration.name == first }) else {
+        guard let sub = subcommands.first(where: { Self.word($0) == first }) else {
             Console.err("hubscript \(name): unknown subcommand '\(first)'\nRun 'hubscript \(name) --help' for the list.\n")
             return ExitCode.usage
         }

@@ -36,7 +36,7 @@ enum RunsCommands {
 
 struct RunsListCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "list", abstract: "List recent runs, newest first.", usage: "[--limit N]",
+        name: "runs list", abstract: "List recent runs, newest first.", usage: "[--limit N]",
         options: [OptionSpec(name: "limit", valueName: "n", help: "How many (default 20).")] + CommonOptions.specs)
 
     let common: CommonOptions.Values
@@ -67,7 +67,7 @@ struct RunsListCommand: Command {
 
 struct RunsShowCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "show", abstract: "Show a run and its writes.", usage: "ID", options: CommonOptions.specs)
+        name: "runs show", abstract: "Show a run and its writes.", usage: "ID", options: CommonOptions.specs)
 
     let common: CommonOptions.Values
     let id: String
@@ -106,7 +106,7 @@ struct RunsShowCommand: Command {
 
 struct RunsResumeCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "resume", abstract: "Resume a run: its recipe runs again, journalled writes replay, the rest are sent.",
+        name: "runs resume", abstract: "Resume a run: its recipe runs again, journalled writes replay, the rest are sent.",
         usage: "ID [--force]",
         options: [
             OptionSpec(name: "force", valueName: nil, help: "Resume even if the recipe file changed since the run started."),

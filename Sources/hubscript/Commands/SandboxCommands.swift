@@ -13,7 +13,7 @@ enum SandboxCommands {
 /// `hubscript sandbox serve`: the sandbox Hub and Dispatch over HTTP on loopback.
 struct SandboxServeCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "serve",
+        name: "sandbox serve",
         abstract: "Serve the sandbox Hub and Dispatch over HTTP on 127.0.0.1 until Ctrl-C.",
         usage: "[--port P] [--dispatch-port P] [--faults SPEC] [--rate-limits standard|off] [--memory] [--seed N]",
         options: [
@@ -126,7 +126,7 @@ struct SandboxServeCommand: Command {
 /// `hubscript sandbox reset`: wipe the stored sandbox Hub and seed it again.
 struct SandboxResetCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "reset",
+        name: "sandbox reset",
         abstract: "Wipe the built-in sandbox Hub in the state directory and seed it again.",
         usage: "[--seed N] [--users N] [--audit-events N]",
         options: [

@@ -22,8 +22,9 @@ extension Bindings {
             list("entitlements.list", "users.list", "hub.entitlements.list{application_id, status, user_id, organization_id, source, include_inactive} -> iterator") { call in
                 ("/entitlements", try call.query(1, allowed: Self.entitlementFilters))
             },
-            list("entitlements.for_user", "users.list", "hub.entitlements.for_user(user_id, {application_id, status, source}) -> iterator") { call in
-                ("/users/\(segment(try call.id(1)))/entitlements", try call.query(2, allowed: ["application_id", "status", "source"]))
+            list("entitlements.for_user", "users.list", "hub.entitlements.for_user(user_id, {application_id, status, source, include_inactive}) -> iterator") { call in
+                ("/users/\(segment(try call.id(1)))/entitlements",
+                 try call.query(2, allowed: ["application_id", "status", "source", "include_inactive"]))
             },
             fn("entitlements.get", "users.list", "hub.entitlements.get(id) -> entitlement") { call, ctx in
                 try ctx.get("/entitlements/\(segment(try call.id(1)))")

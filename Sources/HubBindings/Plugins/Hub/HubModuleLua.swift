@@ -10,7 +10,7 @@ enum HubModuleLua {
         let lists = listBindings.map { "[\"\($0)\"] = true" }.joined(separator: ", ")
         return """
         local raw, support = ...
-        local next_page, setmetatable, pairs, type = raw._next_page, setmetatable, pairs, type
+        local next_page, setmetatable, pairs, type, pcall, error = raw._next_page, setmetatable, pairs, type, pcall, error
         local is_list = { \(lists) }
 
         -- A lazy list: call it (or use it in a generic for) for the next item; pages are
@@ -44,8 +44,13 @@ enum HubModuleLua {
         -- The next item, or nil.
         function List:first() return self() end
 
+        -- Argument errors are raised at the recipe's line, not this wrapper's.
         local function lister(open)
-          return function(...) return setmetatable({ _handle = open(...), _i = 0 }, List) end
+          return function(...)
+            local ok, handle = pcall(open, ...)
+            if not ok then error(handle, 2) end
+            return setmetatable({ _handle = handle, _i = 0 }, List)
+          end
         end
 
         local hub = {}
