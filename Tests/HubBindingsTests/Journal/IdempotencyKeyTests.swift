@@ -49,9 +49,9 @@ final class IdempotencyKeyTests: XCTestCase {
     }
 
     func testRunIDs() {
-        var rng = FixedRandom(value: 0x9f3a)
+        var rng = FixedGenerator(value: 0x9f3a)
         XCTAssertEqual(RunID.generate(now: Fixture.start, using: &rng), "run_20261130T142233Z_9f3a")
-        rng = FixedRandom(value: 0x00a)
+        rng = FixedGenerator(value: 0x00a)
         XCTAssertEqual(RunID.generate(now: Fixture.start, using: &rng), "run_20261130T142233Z_000a")
         let scheduled = Date(timeIntervalSince1970: 1_796_004_000)  // 2026-11-30T02:00:00Z
         XCTAssertEqual(RunID.forJob(name: "nightly-audit", scheduledAt: scheduled), "job_nightly-audit_20261130T020000Z")
@@ -61,7 +61,7 @@ final class IdempotencyKeyTests: XCTestCase {
 }
 
 /// A random source that always yields the same 64 bits.
-struct FixedRandom: RandomNumberGenerator {
+struct FixedGenerator: RandomNumberGenerator {
     let value: UInt64
     mutating func next() -> UInt64 { value }
 }

@@ -40,7 +40,7 @@ final class PlanTests: XCTestCase {
         let c = WriteCoordinator(runID: "run_test", mode: .plan, journal: try Fixture.journal(), writeLimit: 1)
         _ = try c.perform(Fixture.suspend("usr_ada")) { _ in .nilValue }
         XCTAssertLimitError(
-            "writes: the recipe's limit is 1 (limits.writes / --max-writes); stopped before write 2: POST /users/usr_bob/suspend"
+            "limit exceeded: writes: the recipe's limit is 1 (limits.writes / --max-writes); stopped before write 2: POST /users/usr_bob/suspend"
         ) { try c.perform(Fixture.suspend("usr_bob")) { _ in .nilValue } }
         XCTAssertEqual(c.planned.count, 1)
     }
