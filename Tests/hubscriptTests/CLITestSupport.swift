@@ -55,12 +55,12 @@ final class CLIHarness {
     }
 
     /// A child process running `hubscript args… --state-dir STATE` in the temporary folder.
-    func process(_ args: [String], state: URL? = nil) -> (Process, Pipe, Pipe) {
+    func process(_ args: [String], state: URL? = nil, cwd: URL? = nil) -> (Process, Pipe, Pipe) {
         let p = Process()
         p.executableURL = binary
         p.arguments = args + ["--state-dir", (state ?? stateDir).path]
         p.environment = environment
-        p.currentDirectoryURL = root
+        p.currentDirectoryURL = cwd ?? root
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
@@ -70,8 +70,8 @@ final class CLIHarness {
 
     /// Runs `hubscript args… --state-dir STATE` to its end.
     @discardableResult
-    func run(_ args: [String], state: URL? = nil) throws -> Result {
-        let (p, out, err) = process(args, state: state)
+    func run(_ args: [String], state: URL? = nil, cwd: URL? = nil) throws -> Result {
+        let (p, out, err) = process(args, state: state, cwd: cwd)
         try p.run()
         // Read both pipes while the child runs, so a full pipe never blocks it.
         let errData = LockedData()
