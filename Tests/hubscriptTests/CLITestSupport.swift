@@ -1,0 +1,157 @@
+import Foundation
+import HTTPKit
+import HubSandbox
+import XCTest
+
+/// Runs the built `hubscript` binary in a private temporary folder (its own state
+/// directory, no configuration file found by accident) and reads the sandbox it leaves.
+final class CLIHarness {
+    /// The repository root (this file is Tests/hubscriptTests/CLITestSupport.swift).
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    let binary: URL
+    let root: URL
+    let stateDir: URL
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        var output: String { stdout + stderr }
+    }
+
+    init(testCase: XCTestCase) throws {
+        // The test bundle sits in the products folder (Linux: the bundle URL may be that folder).
+        let bundle = Bundle(for: type(of: testCase)).bundleURL
+        binary = [bundle.deletingLastPathComponent(), bundle].map { $0.appendingPathComponent("hubscript") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? bundle.appendingPathComponent("hubscript")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw XCTSkip("the hubscript binary is not built at \(binary.path) (swift build first)")
+        }
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-cli-tests-\(UUID().uuidString)")
+        stateDir = root.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("config"), withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    /// The environment of every child: no stray configuration file or state folder.
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["HUBSCRIPT_CONFIG"] = nil
+        env["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+        env["XDG_STATE_HOME"] = root.appendingPathComponent("xdg-state").path
+        return env
+    }
+
+    /// Writes `text` to `name` under the temporary folder; returns its absolute path.
+    @discardableResult
+    func file(_ name: String, _ text: String) throws -> String {
+        let url = root.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    /// A child process running `hubscript args… --state-dir STATE` in the temporary folder.
+    func process(_ args: [String], state: URL? = nil, cwd: URL? = nil) -> (Process, Pipe, Pipe) {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args + ["--state-dir", (state ?? stateDir).path]
+        p.environment = environment
+        p.currentDirectoryURL = cwd ?? root
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        return (p, out, err)
+    }
+
+    /// Runs `hubscript args… --state-dir STATE` to its end.
+    @discardableResult
+    func run(_ args: [String], state: URL? = nil, cwd: URL? = nil) throws -> Result {
+        let (p, out, err) = process(args, state: state, cwd: cwd)
+        try p.run()
+        // Read both pipes while the child runs, so a full pipe never blocks it.
+        let errData = LockedData()
+        let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        while !errData.isSet { usleep(1_000) }
+        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData.value, as: UTF8.self))
+    }
+
+    /// Runs and fails the test unless the exit status is `expected`.
+    @discardableResult
+    func run(_ args: [String], state: URL? = nil, expect expected: Int32,
+             file: StaticString = #filePath, line: UInt = #line) throws -> Result {
+        let r = try run(args, state: state)
+        XCTAssertEqual(r.status, expected, "hubscript \(args.joined(separator: " ")):\n\(r.output)", file: file, line: line)
+        return r
+    }
+
+    /// Wipes and reseeds the state directory's sandbox Hub.
+    func resetSandbox(users: Int? = nil, state: URL? = nil) throws {
+        var args = ["sandbox", "reset"]
+        if let users { args += ["--users", String(users)] }
+        try run(args, state: state, expect: 0)
+    }
+
+    /// Opens the state directory's sandbox file (after the CLI processes are done).
+    func sandbox(state: URL? = nil) throws -> SandboxReader {
+        let file = (state ?? stateDir).appendingPathComponent("sandbox/hub.sqlite")
+        return SandboxReader(hub: try HubSandbox(options: SandboxOptions(storage: .file(file), rateLimits: .off)))
+    }
+}
+
+/// `Data` handed from a reader thread.
+final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data: Data?
+    func set(_ d: Data) { lock.withLock { data = d } }
+    var isSet: Bool { lock.withLock { data != nil } }
+    var value: Data { lock.withLock { data ?? Data() } }
+}
+
+/// Reads a sandbox Hub with the jobs key (every permission).
+struct SandboxReader {
+    let hub: HubSandbox
+
+    /// `GET target` → the decoded JSON object; fails on a non-2xx answer.
+    func get(_ target: String) throws -> [String: Any] {
+        var headers = HTTPHeaders()
+        headers.add("Substratal-Version", "1")
+        headers.add("Authorization", "Bearer \(SandboxFixtures.jobsKeySecret)")
+        let response = hub.handle(HTTPRequestMessage(method: "GET", target: target, headers: headers))
+        let text = String(decoding: response.body, as: UTF8.self)
+        guard (200..<300).contains(response.status),
+              let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any] else {
+            throw NSError(domain: "SandboxReader", code: response.status, userInfo: [NSLocalizedDescriptionKey: "GET \(target): \(response.status) \(text)"])
+        }
+        return object
+    }
+
+    /// Every item of a list endpoint (follows cursors). `query` is already encoded.
+    func all(_ path: String, _ query: String = "") throws -> [[String: Any]] {
+        var items: [[String: Any]] = []
+        var cursor: String?
+        repeat {
+            var target = path + "?limit=100" + (query.isEmpty ? "" : "&" + query)
+            if let cursor {
+                target += "&cursor=" + (cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? cursor)
+            }
+            let page = try get(target)
+            items += page["data"] as? [[String: Any]] ?? []
+            let info = page["page"] as? [String: Any]
+            cursor = (info?["has_more"] as? Bool) == true ? info?["next_cursor"] as? String : nil
+        } while cursor != nil
+        return items
+    }
+}
+
+extension Dictionary where Key == String, Value == Any {
+    func string(_ key: String) -> String? { self[key] as? String }
+}
