@@ -58,11 +58,16 @@ public enum HubRecipeRun {
                                journal: Journal, state: StateDirectory, output: any ScriptOutput,
                                configure: (inout RunConfiguration) -> Void = { _ in }) throws -> HubRunOutcome {
         let sha = Digest.sha256Hex(prepared.file.source)
+        // Absolute, so `runs resume` and `apply` find the recipe from any folder.
+        let recipePath = prepared.file.url.standardizedFileURL.path
         let params = ScriptValue.object(prepared.params.values)
         let (runID, mode) = try resolveRun(prepared, request: request, sha: sha, params: params,
                                            profile: connection.profileName, journal: journal)
         try HubGate.checkNeeds(prepared.manifest.needs, client: connection.client, profile: connection.profileName)
 
+        if case .apply(let plan) = request.mode {
+            try verifyPlanStillHolds(plan, prepared, request: request, connection: connection, journal: journal)
+        }
         let writeMode: WriteMode
         switch request.mode {
         case .run: writeMode = .live
@@ -71,46 +76,17 @@ public enum HubRecipeRun {
         }
         let limits = [prepared.manifest.limits.writes, request.maxWrites].compactMap { $0 }
         let coordinator = WriteCoordinator(runID: runID, mode: writeMode, journal: journal, writeLimit: limits.min())
-        let context = HubRunContext(client: connection.client, writes: coordinator)
-        context.onWrite = { intent, result in
-            output.event("write", [
-                "method": .string(intent.method), "path": .string(intent.path), "summary": .string(intent.summary),
-                "key": .string(result.key), "replayed": .bool(result.replayed), "planned": .bool(result.planned),
-            ])
-        }
         let outputFolder = try request.outputFolder ?? state.runsFolder.appendingPathComponent(runID, isDirectory: true)
-        try journal.startRun(RunStart(id: runID, recipePath: prepared.file.displayPath, recipeSHA256: sha,
+        try journal.startRun(RunStart(id: runID, recipePath: recipePath, recipeSHA256: sha,
                                       params: params, profile: connection.profileName, mode: mode,
                                       outputFolder: outputFolder.path))
-        let exports = ExportSession(folder: outputFolder)
-        let fileParams = Set(prepared.manifest.params.filter { $0.kind == .file }.compactMap { prepared.params.values[$0.name]?.stringValue })
-        let csv = CSVSession(allowedFiles: fileParams)
-        let progress = request.progress ?? TerminalProgressReporter()
-        context.progress = progress
-        defer {
-            exports.finish()
-            csv.closeAll()
-            (progress as? TerminalProgressReporter)?.endLine()
-        }
-
-        var configuration = RunConfiguration(output: output)
-        configuration.limits = prepared.manifest.limits.applied(to: RunLimits())
-        if let timeout = request.timeout { configuration.limits.timeoutSeconds = timeout }
-        configuration.libraryFolders = request.libraryFolders
-        let environment = HubRunEnvironment(runID: runID, prepared: prepared, output: output)
-        configuration.plugins = [
-            JSONPlugin.make(), LogPlugin.make(output: output), ParamsPlugin.make(prepared.params.values),
-            HubModule.make(context), ExportPlugin.make(session: exports), CSVPlugin.make(session: csv),
-            ProgressPlugin.make(reporter: progress),
-        ] + request.extraPlugins(environment)
-        configuration.gate = HubGate.bindingGate(needs: prepared.manifest.needs)
-        configure(&configuration)
-
-        let report = ScriptRuntime.run(prepared.file, configuration: configuration)
-        exports.finish()
+        let pass = Pass(prepared: prepared, request: request, runID: runID, client: connection.client,
+                        coordinator: coordinator, output: output, outputFolder: outputFolder,
+                        progress: request.progress ?? TerminalProgressReporter())
+        let report = pass.run(configure: configure)
         var warnings: [String] = []
         if report.succeeded { warnings = (try? coordinator.finish()) ?? [] }
-        let counts = RunCounts(reads: context.reads, writes: coordinator.counts)
+        let counts = RunCounts(reads: pass.context.reads, writes: coordinator.counts)
         let status: RunStatus
         switch report.failure?.kind {
         case nil: status = .succeeded
@@ -120,11 +96,54 @@ public enum HubRecipeRun {
         try journal.finishRun(id: runID, status: status, counts: counts)
         var plan: Plan?
         if case .plan = request.mode {
-            plan = Plan(runID: runID, recipePath: prepared.file.displayPath, recipeSHA256: sha, profile: connection.profileName,
+            plan = Plan(runID: runID, recipePath: recipePath, recipeSHA256: sha, profile: connection.profileName,
                         params: params, createdAt: Date(), writes: coordinator.planned, counts: counts)
         }
         return HubRunOutcome(runID: runID, exitCode: report.exitCode, report: report, failure: report.failure,
-                             counts: counts, plan: plan, warnings: warnings, exports: exports.files, outputFolder: outputFolder)
+                             counts: counts, plan: plan, warnings: warnings, exports: pass.exports.files,
+                             outputFolder: outputFolder)
+    }
+
+    static func sameWrite(_ a: PlannedWrite, _ b: PlannedWrite) -> Bool {
+        a.key == b.key && a.method == b.method && a.path == b.path && a.bodySHA256 == b.bodySHA256
+    }
+
+    /// Before an apply sends anything: runs the recipe once more in plan mode (quietly,
+    /// with a scratch journal and output folder) and compares its writes with the plan.
+    /// If the data changed so that the recipe would now write something else, the apply
+    /// is refused before any write.
+    static func verifyPlanStillHolds(_ plan: Plan, _ prepared: PreparedRecipe, request: HubRunRequest,
+                                     connection: HubConnection, journal: Journal) throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-verify-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let coordinator = WriteCoordinator(runID: plan.runID, mode: .plan, journal: try Journal.inMemory(), writeLimit: nil)
+        let pass = Pass(prepared: prepared, request: request, runID: plan.runID, client: connection.client,
+                        coordinator: coordinator, output: MemoryOutput(), outputFolder: scratch,
+                        progress: MemoryProgressReporter())
+        let report = pass.run(configure: { _ in })
+        if let failure = report.failure {
+            throw PlanRefusal("apply: checking the plan, the recipe failed before sending anything: \(failure.message)")
+        }
+        let now = coordinator.planned
+        var differs: Int?
+        for (index, (planned, wanted)) in zip(plan.writes, now).enumerated() where !sameWrite(planned, wanted) {
+            differs = index
+            break
+        }
+        if differs == nil && plan.writes.count != now.count { differs = min(plan.writes.count, now.count) }
+        guard let index = differs else { return }
+        func describe(_ w: PlannedWrite?) -> String { w.map { "\($0.method) \($0.path) (\($0.summary))" } ?? "nothing" }
+        var message = """
+            apply: the Hub's data changed since the plan was made; nothing was sent.
+              write \(index + 1) in the plan: \(describe(index < plan.writes.count ? plan.writes[index] : nil))
+              write \(index + 1) now:         \(describe(index < now.count ? now[index] : nil))
+            (the plan has \(plan.writes.count) writes; the recipe would now make \(now.count))
+            """
+        let done = (try? journal.writes(runID: plan.runID).filter { $0.state == .done }.count) ?? 0
+        message += done > 0
+            ? "\nPart of this plan was already applied (\(done) writes); finish it with hubscript runs resume \(plan.runID)."
+            : "\nMake a new plan with hubscript plan, review it, and apply that one."
+        throw PlanRefusal(message)
     }
 
     /// The run id and journal mode: a new id, the plan's (apply), or an existing run to
@@ -142,7 +161,7 @@ public enum HubRecipeRun {
             guard let existing = try journal.run(id: id) else { return (id, .run) }
             if existing.recipeSHA256 != sha && !request.force {
                 throw HubConfigError("""
-                    run \(id) was started with another version of \(existing.recipePath) \
+                    run \(id) was started with another version of \(DisplayPath.relative(URL(fileURLWithPath: existing.recipePath))) \
                     (sha256 \(existing.recipeSHA256.prefix(12))…, now \(sha.prefix(12))…); resuming could repeat or skip \
                     changes. Pass --force to resume anyway, or start a new run.
                     """)
@@ -156,5 +175,66 @@ public enum HubRecipeRun {
             }
             return (id, .run)
         }
+    }
+}
+
+/// An apply refused before any write (exit code 4: the plan is the run's limit).
+public struct PlanRefusal: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// One execution of the recipe: the plugins over a write coordinator, the sandboxed run.
+struct Pass {
+    let prepared: PreparedRecipe
+    let request: HubRunRequest
+    let runID: String
+    let context: HubRunContext
+    let exports: ExportSession
+    let csv: CSVSession
+    let progress: any ProgressReporter
+    let output: any ScriptOutput
+
+    init(prepared: PreparedRecipe, request: HubRunRequest, runID: String, client: HubClient,
+         coordinator: WriteCoordinator, output: any ScriptOutput, outputFolder: URL, progress: any ProgressReporter) {
+        self.prepared = prepared
+        self.request = request
+        self.runID = runID
+        self.output = output
+        self.progress = progress
+        context = HubRunContext(client: client, writes: coordinator)
+        context.progress = progress
+        context.onWrite = { intent, result in
+            output.event("write", [
+                "method": .string(intent.method), "path": .string(intent.path), "summary": .string(intent.summary),
+                "key": .string(result.key), "replayed": .bool(result.replayed), "planned": .bool(result.planned),
+            ])
+        }
+        exports = ExportSession(folder: outputFolder)
+        let fileParams = prepared.manifest.params.filter { $0.kind == .file }
+            .compactMap { prepared.params.values[$0.name]?.stringValue }
+        csv = CSVSession(allowedFiles: Set(fileParams))
+    }
+
+    func run(configure: (inout RunConfiguration) -> Void) -> RunReport {
+        defer {
+            exports.finish()
+            csv.closeAll()
+            (progress as? TerminalProgressReporter)?.endLine()
+        }
+        var configuration = RunConfiguration(output: output)
+        configuration.limits = prepared.manifest.limits.applied(to: RunLimits())
+        if let timeout = request.timeout { configuration.limits.timeoutSeconds = timeout }
+        configuration.libraryFolders = request.libraryFolders
+        let environment = HubRunEnvironment(runID: runID, prepared: prepared, output: output)
+        configuration.plugins = [
+            JSONPlugin.make(), LogPlugin.make(output: output), ParamsPlugin.make(prepared.params.values),
+            HubModule.make(context), ExportPlugin.make(session: exports), CSVPlugin.make(session: csv),
+            ProgressPlugin.make(reporter: progress),
+        ] + request.extraPlugins(environment)
+        configuration.gate = HubGate.bindingGate(needs: prepared.manifest.needs)
+        configure(&configuration)
+        return ScriptRuntime.run(prepared.file, configuration: configuration)
     }
 }

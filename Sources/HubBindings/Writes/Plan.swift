@@ -9,7 +9,10 @@ public struct Plan: Sendable, Equatable {
 
     /// The plan run's id; `apply` runs under it so derived keys are the same.
     public var runID: String
+    /// The recipe's absolute path (apply finds it from any folder).
     public var recipePath: String
+    /// The recipe's path as people see it: relative to the working directory when inside it.
+    public var recipeDisplayPath: String { DisplayPath.relative(URL(fileURLWithPath: recipePath)) }
     public var recipeSHA256: String
     public var profile: String
     /// The validated params (an object).
@@ -38,15 +41,15 @@ public struct Plan: Sendable, Equatable {
     public func check(recipeSHA256 current: String, profile currentProfile: String, params currentParams: ScriptValue) throws {
         if current != recipeSHA256 {
             throw PlanError(.recipeChanged, """
-                the plan was made with another version of \(recipePath) (sha256 \(recipeSHA256.prefix(12))…, \
-                now \(current.prefix(12))…); nothing was sent. Make a new plan with hubscript plan \(recipePath) \
+                the plan was made with another version of \(recipeDisplayPath) (sha256 \(recipeSHA256.prefix(12))…, \
+                now \(current.prefix(12))…); nothing was sent. Make a new plan with hubscript plan \(recipeDisplayPath) \
                 and apply that one.
                 """)
         }
         if currentProfile != profile {
             throw PlanError(.profileDiffers, """
                 the plan was made for profile "\(profile)", not "\(currentProfile)"; nothing was sent. Apply it \
-                with --profile \(profile), or make a new plan with hubscript plan \(recipePath) --profile \(currentProfile).
+                with --profile \(profile), or make a new plan with hubscript plan \(recipeDisplayPath) --profile \(currentProfile).
                 """)
         }
         let planParams = (try? JSONCodec.encode(params)) ?? ""
@@ -55,7 +58,7 @@ public struct Plan: Sendable, Equatable {
             throw PlanError(.paramsDiffer, """
                 the plan was made with other params (plan → now: \(BodyDiff.summary(params, currentParams))); \
                 nothing was sent. Apply it with the plan's params, or make a new plan with hubscript plan \
-                \(recipePath) and these params.
+                \(recipeDisplayPath) and these params.
                 """)
         }
     }

@@ -14,7 +14,7 @@ public enum PlanTable {
     public static let bodyWidth = 60
 
     public static func render(_ plan: Plan) -> String {
-        var lines = ["Plan \(plan.runID): \(plan.recipePath), profile \(plan.profile)"]
+        var lines = ["Plan \(plan.runID): \(plan.recipeDisplayPath), profile \(plan.profile)"]
         let reads = "\(plan.counts.reads) \(plan.counts.reads == 1 ? "read" : "reads")"
         guard !plan.writes.isEmpty else {
             return (lines + ["No writes planned (\(reads)); nothing was sent."]).joined(separator: "\n") + "\n"

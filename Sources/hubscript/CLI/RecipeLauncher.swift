@@ -35,6 +35,8 @@ struct RecipeLauncher {
             }
             if let plan = outcome.plan, outcome.failure == nil { try onPlan(plan, output) }
             return reporter.finish(outcome)
+        } catch let refusal as PlanRefusal {
+            return reporter.reportSetupFailure(ScriptFailure(kind: .limit(.host), message: refusal.message))
         } catch let denied as HubGate.Denied {
             return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: denied.description), exitCode: ExitCode.capabilityDenied)
         } catch {

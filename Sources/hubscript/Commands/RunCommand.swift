@@ -157,6 +157,6 @@ struct ApplyCommand: Command {
         var launcher = self.launcher
         launcher.request.mode = .apply(plan)
         let params = RunsCommands.cliParams(plan.params)
-        return launcher.launch(path: plan.recipePath, params: params, paramsFile: nil)
+        return launcher.launch(path: plan.recipeDisplayPath, params: params, paramsFile: nil)
     }
 }

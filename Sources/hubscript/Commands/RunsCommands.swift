@@ -58,7 +58,8 @@ struct RunsListCommand: Command {
                 + r.mode.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0) + " "
                 + String(r.counts.writes).padding(toLength: 7, withPad: " ", startingAt: 0) + " "
                 + String(r.counts.replayed).padding(toLength: 9, withPad: " ", startingAt: 0) + " "
-                + RunsCommands.time(r.startedAt).padding(toLength: 21, withPad: " ", startingAt: 0) + " " + r.recipePath + "\n"
+                + RunsCommands.time(r.startedAt).padding(toLength: 21, withPad: " ", startingAt: 0) + " "
+                + DisplayPath.relative(URL(fileURLWithPath: r.recipePath)) + "\n"
         }
         Console.out(text)
         return ExitCode.success
@@ -86,7 +87,7 @@ struct RunsShowCommand: Command {
         }
         var text = """
         run       \(r.id)
-        recipe    \(r.recipePath) (sha256 \(r.recipeSHA256.prefix(16))…)
+        recipe    \(DisplayPath.relative(URL(fileURLWithPath: r.recipePath))) (sha256 \(r.recipeSHA256.prefix(16))…)
         params    \(r.paramsJSON)
         profile   \(r.profile)
         mode      \(r.mode.rawValue), \(r.status.rawValue), attempts \(r.attempts)
@@ -136,6 +137,7 @@ struct RunsResumeCommand: Command {
         var launcher = RecipeLauncher(common: profileCommon, json: json)
         launcher.request.runID = id
         launcher.request.force = force
-        return launcher.launch(path: r.recipePath, params: RunsCommands.cliParams(params), paramsFile: nil)
+        return launcher.launch(path: DisplayPath.relative(URL(fileURLWithPath: r.recipePath)),
+                               params: RunsCommands.cliParams(params), paramsFile: nil)
     }
 }

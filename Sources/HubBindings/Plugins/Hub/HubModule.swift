@@ -49,7 +49,7 @@ struct Bindings {
               _ target: @escaping @Sendable (BindingCall) throws -> (String, [(name: String, value: String)])) -> ScriptFunction {
         fn(name, capability, summary) { call, ctx in
             let (path, query) = try target(call)
-            return .integer(Int64(ctx.openList(path, query)))
+            return .integer(Int64(ctx.openList("hub.\(name)", path, query)))
         }
     }
 

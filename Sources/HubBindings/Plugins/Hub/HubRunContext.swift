@@ -9,6 +9,7 @@ public final class HubRunContext: @unchecked Sendable {
     public let writes: WriteCoordinator
     private var lists: [Int: HubPageIterator] = [:]
     private var listProgress: [Int: ProgressState] = [:]
+    private var listBindings: [Int: String] = [:]
     /// Shows how many items each lazy list has fetched (a bar per list, total unknown).
     public var progress: (any ProgressReporter)?
     private var nextList = 1
@@ -29,10 +30,11 @@ public final class HubRunContext: @unchecked Sendable {
         return ScriptValue(try client.get(path, query: query).json)
     }
 
-    /// Opens a lazy list; returns its handle.
-    func openList(_ path: String, _ query: [(name: String, value: String)]) -> Int {
+    /// Opens a lazy list for the binding `name` (`hub.users.list`); returns its handle.
+    func openList(_ name: String, _ path: String, _ query: [(name: String, value: String)]) -> Int {
         let id = nextList
         nextList += 1
+        listBindings[id] = name
         lists[id] = client.paginate(path: path, query: query, limit: 100).makeIterator()
         if let progress {
             // Ids far above the progress module's own (1, 2, …).
@@ -47,9 +49,13 @@ public final class HubRunContext: @unchecked Sendable {
     func nextPage(_ id: Int) throws -> ScriptValue {
         guard var iterator = lists[id] else { return .nilValue }
         reads += 1
-        let page = try iterator.nextPage()
+        let page: [HubJSON]?
+        do { page = try iterator.nextPage() } catch let error as HubError where error.code == HubError.Code.forbidden {
+            throw HubGate.forbidden(error, binding: listBindings[id] ?? "a hub list", context: self)
+        }
         guard let page else {
             lists[id] = nil
+            listBindings[id] = nil
             if var bar = listProgress.removeValue(forKey: id) {
                 bar.isDone = true
                 progress?.finished(bar)
