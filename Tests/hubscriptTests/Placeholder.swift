@@ -1,2 +1,0 @@
-import XCTest
-final class hubscriptTestsPlaceholder: XCTestCase { func testBuilds() {} }
