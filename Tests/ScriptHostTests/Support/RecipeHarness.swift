@@ -13,10 +13,12 @@ struct RecipeHarness {
     var libraryFolders: [URL] = []
     var gate: (@Sendable (ScriptFunction) throws -> Void)?
 
-    /// Limits small enough to keep bombs fast: 1 s, 32 MiB, 8 MiB per built string.
+    /// Limits small enough to keep bombs fast: 32 MiB, 8 MiB per built string, and a
+    /// 5 s safety timeout (tests of the timeout itself set a shorter one, so a memory
+    /// or instruction test on a loaded machine cannot end as a timeout instead).
     static var smallLimits: RunLimits {
         var l = RunLimits()
-        l.timeoutSeconds = 1
+        l.timeoutSeconds = 5
         l.memoryBytes = 32 << 20
         l.buildBytes = 8 << 20
         return l
