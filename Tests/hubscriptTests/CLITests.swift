@@ -422,6 +422,22 @@ final class CLITests: CLITestCase {
         XCTAssertLessThan(result.seconds, 4, "the deadline, not the watchdog, should stop this run")
     }
 
+    func testManifestTimeoutAndCommandLineOverride() throws {
+        try folder.write("slow.lua", """
+        recipe { name = "slow", limits = { timeout = 30 } }
+        while true do end
+        """)
+        let result = try hubscript("slow.lua", "--timeout", "1")
+        assertResult(result, stdout: "", stderr: Self.timeoutMessage, exitCode: 4)
+        try folder.write("short.lua", """
+        recipe { name = "short", limits = { timeout = 0.5 } }
+        while true do end
+        """)
+        assertResult(try hubscript("short.lua"), stdout: "",
+                     stderr: "error: limit exceeded: timeout (0.5 s); raise it with --timeout or limits.timeout in the recipe manifest\n",
+                     exitCode: 4)
+    }
+
     func testLimitInJSONMode() throws {
         try folder.write("spin.lua", "recipe { name = \"spin\", limits = { instructions = 100000 } }\nwhile true do end\n")
         let result = try hubscript("run", "spin.lua", "--json")
