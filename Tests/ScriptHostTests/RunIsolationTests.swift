@@ -64,3 +64,32 @@ final class RunIsolationTests: RecipeTestCase {
         XCTAssertLessThan(grown, 50 << 20, "RSS grew by \(grown >> 20) MiB over 30 runs of ~21 MiB each")
     }
 }
+
+extension RunIsolationTests {
+    private func runAndForget(_ source: String) -> (weakOutput: () -> MemoryOutput?, report: RunReport) {
+        var output: MemoryOutput? = MemoryOutput()
+        weak let weakOutput = output
+        var configuration = RunConfiguration(output: output!)
+        configuration.limits = RecipeHarness.smallLimits
+        configuration.limits.timeoutSeconds = 600
+        let report = ScriptRuntime.run(
+            RecipeFile(displayPath: "t.lua", url: harness.folder.appendingPathComponent("t.lua"), source: source),
+            configuration: configuration)
+        configuration = RunConfiguration(output: MemoryOutput())
+        output = nil
+        return ({ weakOutput }, report)
+    }
+
+    func testBUGFinishedRunIsRetainedByItsWatchdogUntilTheDeadline() throws {
+        // Watchdog schedules its closure with DispatchQueue.asyncAfter for
+        // timeout + 2 s and disarm() only flips a flag, so the closure, and through
+        // `configuration` the run's output and plugins, stay alive until the
+        // deadline (an hour by default) after the run has returned. A long-lived
+        // host (jobs serve) keeps every recent run's output in memory.
+        let (weakOutput, report) = runAndForget(#"for i = 1, 1000 do print(string.rep("x", 1000)) end"#)
+        XCTAssertNil(report.failure)
+        XCTAssertNotNil(weakOutput(), "released already: the bug is fixed, remove the skip")
+        try skipKnownBug("a finished run's configuration (output, plugins) is retained by the watchdog until timeout + 2 s")
+        XCTAssertNil(weakOutput())
+    }
+}
