@@ -1,0 +1,439 @@
+import Foundation
+import XCTest
+import ScriptHost
+
+/// Manifests are read without running the body, validated key by key with messages
+/// that name the file and line; parameters are typed and validated before a run.
+final class ManifestTests: XCTestCase {
+    private func recipe(_ source: String, path: String = "recipes/x.lua") -> RecipeFile {
+        RecipeFile(displayPath: path, url: URL(fileURLWithPath: "/nonexistent/x.lua"), source: source)
+    }
+
+    private func fixture(_ name: String) throws -> RecipeFile {
+        let url = try XCTUnwrap(Bundle.module.url(forResource: "Fixtures/manifests/\(name)", withExtension: "lua"))
+        return RecipeFile(displayPath: "recipes/\(name).lua", url: url, source: try String(contentsOf: url, encoding: .utf8))
+    }
+
+    private func load(_ source: String) throws -> RecipeManifest {
+        try RecipeManifest.load(from: recipe(source))
+    }
+
+    private func assertManifestError(_ source: String, _ message: String,
+                                     file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try load(source), file: file, line: line) { error in
+            XCTAssertEqual((error as? ManifestError)?.message, message, file: file, line: line)
+        }
+    }
+
+    // MARK: Reading without running
+
+    func testFullManifest() throws {
+        let m = try RecipeManifest.load(from: try fixture("full"))
+        XCTAssertEqual(m.name, "offboard")
+        XCTAssertEqual(m.version, "1.2.0")
+        XCTAssertEqual(m.description, "Suspend a user and remove every kind of access they hold.")
+        XCTAssertEqual(m.params.map(\.name), ["batch", "dry", "groups", "input", "ratio", "reason", "user"])
+        XCTAssertEqual(m.params.map(\.kind), [.integer, .boolean, .list, .file, .number, .string, .string])
+        XCTAssertEqual(m.params.map(\.defaultValue), [.integer(50), .bool(false), .array(["staff", "eng"]), nil,
+                                                      .number(1.0), .string("offboarded"), nil])
+        XCTAssertEqual(m.params.map(\.required), [false, false, false, false, false, false, true])
+        XCTAssertEqual(m.params.map(\.description), [nil, nil, nil, "CSV of users", nil, nil, "usr_… id or email"])
+        XCTAssertEqual(m.needs, ["users.manage", "entitlements.manage", "roles.manage", "audit.view"])
+        XCTAssertEqual(m.limits.writes, 200)
+        XCTAssertEqual(m.limits.timeoutSeconds, 90.5)
+        XCTAssertEqual(m.limits.memoryMB, 64)
+        XCTAssertEqual(m.limits.instructions, 1_000_000)
+    }
+
+    func testManifestLimitsApplyOverDefaults() throws {
+        let m = try RecipeManifest.load(from: try fixture("full"))
+        let limits = m.limits.applied(to: RunLimits())
+        XCTAssertEqual(limits.writes, 200)
+        XCTAssertEqual(limits.timeoutSeconds, 90.5)
+        XCTAssertEqual(limits.memoryBytes, 64 << 20)
+        XCTAssertEqual(limits.instructions, 1_000_000)
+        XCTAssertEqual(limits.buildBytes, RunLimits().buildBytes)
+    }
+
+    func testCommentsStringsAndLongBracketsAroundAndInsideTheManifest() throws {
+        let m = try RecipeManifest.load(from: try fixture("tricky"))
+        XCTAssertEqual(m.name, "tricky")
+        XCTAssertEqual(m.description, #"braces } { in a string, 'quotes' " and \"#)
+        XCTAssertEqual(m.version, "1.0 }")
+        XCTAssertEqual(m.params.map(\.defaultValue), [.string("}"), .string("a]]}{")])
+    }
+
+    func testBodyIsNotRun() throws {
+        let m = try load("""
+        recipe { name = "quiet" }
+        error("boom")
+        local = this is not even Lua
+        """)
+        XCTAssertEqual(m.name, "quiet")
+    }
+
+    func testParenthesizedCallForm() throws {
+        XCTAssertEqual(try load(#"recipe({ name = "paren" })"#).name, "paren")
+    }
+
+    func testEmptyParamsAndNeeds() throws {
+        let m = try load(#"recipe { name = "x", params = {}, needs = {} }"#)
+        XCTAssertEqual(m.params, [])
+        XCTAssertEqual(m.needs, [])
+        XCTAssertNil(m.limits.writes)
+        XCTAssertNil(m.limits.timeoutSeconds)
+        XCTAssertNil(m.limits.memoryMB)
+        XCTAssertNil(m.limits.instructions)
+    }
+
+    // MARK: Where the manifest is
+
+    func testMustStartWithTheManifest() {
+        assertManifestError("print('hi')\nrecipe { name = \"x\" }",
+                            "recipes/x.lua:1: a recipe must start with its manifest: recipe { name = …, … }")
+        assertManifestError("-- header\n\nlocal x = 1",
+                            "recipes/x.lua:3: a recipe must start with its manifest: recipe { name = …, … }")
+        assertManifestError("", "recipes/x.lua:1: a recipe must start with its manifest: recipe { name = …, … }")
+    }
+
+    func testMustBeCalledWithATable() {
+        assertManifestError(#"recipe "x""#, "recipes/x.lua:1: recipe must be called with a table: recipe { name = …, … }")
+    }
+
+    func testUnclosedTable() {
+        assertManifestError("recipe {\n  name = \"x\",\n", "recipes/x.lua:1: the manifest table is not closed (missing '}')")
+    }
+
+    func testUnfinishedStringInsideTheManifest() {
+        assertManifestError("recipe {\n  name = \"x }\n}", "recipes/x.lua:2: unfinished string")
+    }
+
+    func testUnfinishedLongStringInsideTheManifest() {
+        assertManifestError("recipe {\n  name = [==[x ]] }\n}", "recipes/x.lua:2: unfinished long string or comment")
+    }
+
+    func testBUGUnfinishedLongCommentBeforeTheManifestIsMisreported() throws {
+        // ManifestLocator.skipSpaceAndComments calls `try? skipComment()`, dropping its
+        // "unfinished long string or comment" failure; the scan runs to the end and
+        // the message blames a missing manifest on the last line instead:
+        //   "--[[ never closed\nrecipe { name = \"x\" }" -> "recipes/x.lua:2: a recipe must start with its manifest: …"
+        XCTAssertThrowsError(try load("--[[ never closed\nrecipe { name = \"x\" }")) { error in
+            XCTAssertEqual((error as? ManifestError)?.message,
+                           "recipes/x.lua:2: a recipe must start with its manifest: recipe { name = …, … }")
+        }
+        try skipKnownBug("an unfinished long comment before the manifest is reported as a missing manifest")
+        assertManifestError("--[[ never closed\nrecipe { name = \"x\" }", "recipes/x.lua:1: unfinished long string or comment")
+    }
+
+    func testEscapesInsideManifestStrings() throws {
+        let m = try load(#"recipe { name = "x\"}", description = 'it\'s \\', version = "\u{7B}" }"#)
+        XCTAssertEqual(m.name, "x\"}")
+        XCTAssertEqual(m.description, "it's \\")
+        XCTAssertEqual(m.version, "{")
+    }
+
+    func testBUGBackslashZInManifestStringIsUnfinished() throws {
+        // Lua's `\z` escape skips the following whitespace, newlines included, but the
+        // locator treats the newline as the end of an unfinished string:
+        //   recipe { name = "x", description = "long \z
+        //       text" }
+        // -> "recipes/x.lua:1: unfinished string" (valid Lua; `hubscript run` refuses it).
+        let source = "recipe { name = \"x\", description = \"long \\z\n    text\" }"
+        XCTAssertThrowsError(try load(source)) { error in
+            XCTAssertEqual((error as? ManifestError)?.message, "recipes/x.lua:1: unfinished string")
+        }
+        try skipKnownBug("a \\z escape followed by a newline in a manifest string is reported as 'unfinished string'")
+        XCTAssertEqual(try load(source).description, "long text")
+    }
+
+    func testSyntaxErrorInsideTheManifest() {
+        assertManifestError("\nrecipe { name = \"x\" ; = }", "recipes/x.lua:2: unexpected symbol near '='")
+    }
+
+    func testRuntimeErrorInsideTheManifest() {
+        assertManifestError("recipe { name = nope.x }",
+                            "recipes/x.lua:1: recipe attempted to access nonexistent global 'nope'")
+    }
+
+    func testRunawayManifestExpressionHitsItsInstructionLimit() {
+        assertManifestError("recipe { name = (function() while true do end end)() }",
+                            "recipes/x.lua:1: manifest: limit exceeded while evaluating recipes/x.lua")
+    }
+
+    func testBUGRunawayPatternInManifestHangsCheckAndDescribe() throws {
+        // The manifest is evaluated with an instruction cap but no deadline and no
+        // watchdog, so one long C call never ends: `hubscript check x.lua` and
+        // `hubscript describe x.lua` hang on
+        //   recipe { name = string.find(string.rep("a", 40), string.rep("a*", 20) .. "b") or "x" }
+        try skipKnownBug("a runaway pattern in the manifest table makes RecipeManifest.load (check, describe, run) hang")
+        let file = recipe(#"recipe { name = string.find(string.rep("a", 40), string.rep("a*", 20) .. "b") or "x" }"#)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            _ = try? RecipeManifest.load(from: file)
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "RecipeManifest.load did not return within 5 s")
+    }
+
+    // MARK: Validation of keys and types
+
+    func testUnknownKey() {
+        assertManifestError(#"recipe { name = "x", colour = "red" }"#,
+            "recipes/x.lua:1: manifest: unknown key 'colour' in the manifest (allowed: name, version, description, params, needs, limits)")
+    }
+
+    func testMissingName() {
+        assertManifestError(#"recipe { version = "1" }"#,
+                            #"recipes/x.lua:1: manifest: 'name' is required (a short identifier such as "offboard")"#)
+    }
+
+    func testNameOfWrongTypeOrEmpty() {
+        assertManifestError("recipe { name = 1 }", "recipes/x.lua:1: manifest: 'name' must be a non-empty string")
+        assertManifestError(#"recipe { name = "" }"#, "recipes/x.lua:1: manifest: 'name' must be a non-empty string")
+    }
+
+    func testOptionalStringsOfWrongType() {
+        assertManifestError(#"recipe { name = "x", version = 1.5 }"#,
+                            "recipes/x.lua:1: manifest: 'version' must be a string, got number")
+        assertManifestError(#"recipe { name = "x", description = {} }"#,
+                            "recipes/x.lua:1: manifest: 'description' must be a string, got table")
+    }
+
+    func testManifestLineIsWhereTheTableStarts() {
+        assertManifestError("-- comment\n\nrecipe {\n  name = 1 }",
+                            "recipes/x.lua:3: manifest: 'name' must be a non-empty string")
+    }
+
+    func testParamsErrors() {
+        let kinds = "string, number, integer, boolean, list, file"
+        let cases: [(String, String)] = [
+            (#"params = "user""#, "'params' must be a table of name = { type = … }"),
+            (#"params = { "user" }"#, "'params' must be a table of name = { type = … }"),
+            (#"params = { a = "string" }"#, #"params.a must be a table such as { type = "string" }"#),
+            ("params = { a = {} }", "params.a.type is required (one of: \(kinds))"),
+            (#"params = { a = { type = "float" } }"#, "params.a.type 'float' is not a parameter type (one of: \(kinds))"),
+            (#"params = { a = { type = "string", colour = 1 } }"#,
+             "unknown key 'colour' in params.a (allowed: type, required, default, description)"),
+            (#"params = { a = { type = "string", required = "yes" } }"#, "params.a.required must be true or false"),
+            (#"params = { a = { type = "integer", default = "abc" } }"#, "params.a.default must be an integer, got string"),
+            (#"params = { a = { type = "integer", default = 1.5 } }"#, "params.a.default must be an integer, got number"),
+            (#"params = { a = { type = "boolean", default = "true" } }"#,
+             "params.a.default must be a boolean (true or false), got string"),
+            (#"params = { a = { type = "list", default = { 1 } } }"#, "params.a.default must be a list of strings, got table"),
+            (#"params = { a = { type = "file", default = "x.csv" } }"#, "params.a: a file parameter cannot have a default"),
+            (#"params = { a = { type = "string", description = 3 } }"#, "'params.a.description' must be a string, got number"),
+        ]
+        for (field, message) in cases {
+            assertManifestError(#"recipe { name = "x", \#(field) }"#, "recipes/x.lua:1: manifest: " + message)
+        }
+    }
+
+    func testDefaultsAreCoerced() throws {
+        let m = try load(#"recipe { name = "x", params = { n = { type = "number", default = 2 }, i = { type = "integer", default = 3.0 }, l = { type = "list", default = {} } } }"#)
+        XCTAssertEqual(m.params.map(\.defaultValue), [.integer(3), .array([]), .number(2.0)])
+    }
+
+    func testNeedsErrors() {
+        assertManifestError(#"recipe { name = "x", needs = "users.manage" }"#,
+            #"recipes/x.lua:1: manifest: 'needs' must be a list of permission keys such as { "users.manage" }"#)
+        assertManifestError(#"recipe { name = "x", needs = { "users.view", "Users.manage" } }"#,
+            #"recipes/x.lua:1: manifest: needs[2] must be a permission key such as "users.manage""#)
+        assertManifestError(#"recipe { name = "x", needs = { "admin" } }"#,
+            #"recipes/x.lua:1: manifest: needs[1] must be a permission key such as "users.manage""#)
+    }
+
+    func testLimitsErrors() throws {
+        let cases: [(String, String)] = [
+            ("limits = 5", "'limits' must be a table such as { writes = 100 }"),
+            ("limits = { memory = 1 }", "unknown key 'memory' in limits (allowed: writes, timeout, memory_mb, instructions)"),
+            ("limits = { timeout = -1 }", "limits.timeout must be a positive number of seconds"),
+            (#"limits = { timeout = "1m" }"#, "limits.timeout must be a positive number of seconds"),
+            ("limits = { memory_mb = 0 }", "limits.memory_mb must be a positive integer"),
+            ("limits = { instructions = 1.5 }", "limits.instructions must be a positive integer"),
+            ("limits = { writes = -1 }", "limits.writes must be a positive integer"),
+        ]
+        for (field, message) in cases {
+            assertManifestError(#"recipe { name = "x", \#(field) }"#, "recipes/x.lua:1: manifest: " + message)
+        }
+        let limits = try load(#"recipe { name = "x", limits = { writes = 0, timeout = 2 } }"#).limits
+        XCTAssertEqual(limits.writes, 0)
+        XCTAssertEqual(limits.timeoutSeconds, 2)
+    }
+
+    // MARK: Describe
+
+    func testDescriptionText() throws {
+        let m = try RecipeManifest.load(from: try fixture("full"))
+        XCTAssertEqual(ManifestDescription.text(m), """
+        offboard 1.2.0
+          Suspend a user and remove every kind of access they hold.
+
+        Parameters:
+          batch   integer   default 50
+          dry     boolean   default false
+          groups  list      default ["staff","eng"]
+          input   file      — CSV of users
+          ratio   number    default 1.0
+          reason  string    default "offboarded"
+          user    string    required  — usr_… id or email
+
+        Needs: users.manage, entitlements.manage, roles.manage, audit.view
+        Limits: writes 200, timeout 90.5 s, memory 64 MiB, instructions 1000000
+
+        """)
+    }
+
+    func testDescriptionJSON() throws {
+        let m = try load(#"recipe { name = "x", params = { n = { type = "integer", required = true } } }"#)
+        XCTAssertEqual(try JSONCodec.encode(ManifestDescription.json(m)),
+                       #"{"limits":{},"name":"x","needs":[],"params":{"n":{"required":true,"type":"integer"}}}"#)
+    }
+
+    // MARK: Parameters
+
+    private var paramManifest: RecipeManifest {
+        get throws {
+            try load("""
+            recipe { name = "p", params = {
+              user = { type = "string", required = true, description = "usr_… id or email" },
+              n = { type = "integer", default = 5 },
+              ratio = { type = "number" },
+              flag = { type = "boolean" },
+              tags = { type = "list" },
+              input = { type = "file" },
+            } }
+            """)
+        }
+    }
+
+    private func assertParamError(_ cli: [(String, String)], file: [String: ScriptValue] = [:], _ message: String,
+                                  sourceFile: StaticString = #filePath, line: UInt = #line) throws {
+        let manifest = try paramManifest
+        XCTAssertThrowsError(try ParamValues(manifest: manifest, cli: cli, file: file), file: sourceFile, line: line) { error in
+            XCTAssertEqual((error as? ManifestError)?.message, message, file: sourceFile, line: line)
+        }
+    }
+
+    func testMissingRequiredParam() throws {
+        try assertParamError([], "missing required parameter 'user' (string: usr_… id or email); pass --param user=…")
+    }
+
+    func testUnknownParam() throws {
+        try assertParamError([("user", "u"), ("who", "x")],
+                             "unknown parameter 'who' (this recipe takes: flag, input, n, ratio, tags, user)")
+        let none = try load(#"recipe { name = "x" }"#)
+        XCTAssertThrowsError(try ParamValues(manifest: none, cli: [("a", "1")])) { error in
+            XCTAssertEqual((error as? ManifestError)?.message, "unknown parameter 'a' (this recipe takes no parameters)")
+        }
+    }
+
+    func testIntegerParamRejectsText() throws {
+        try assertParamError([("user", "u"), ("n", "abc")], "parameter 'n' must be an integer, got 'abc'")
+        try assertParamError([("user", "u"), ("n", "1.5")], "parameter 'n' must be an integer, got '1.5'")
+    }
+
+    func testNumberParamRejectsNonFinite() throws {
+        try assertParamError([("user", "u"), ("ratio", "inf")], "parameter 'ratio' must be a number, got 'inf'")
+    }
+
+    func testTypedValuesFromTheCommandLine() throws {
+        let v = try ParamValues(manifest: try paramManifest,
+                                cli: [("user", "usr_1"), ("n", " 7 "), ("ratio", "2"), ("flag", "YES"), ("tags", "a, b,,c")])
+        XCTAssertEqual(v.values, ["user": "usr_1", "n": 7, "ratio": .number(2), "flag": true,
+                                  "tags": ["a", "b", "", "c"]])
+    }
+
+    func testDefaultsFillMissingValues() throws {
+        let v = try ParamValues(manifest: try paramManifest, cli: [("user", "u")])
+        XCTAssertEqual(v.values, ["user": "u", "n": 5])
+    }
+
+    func testBooleans() throws {
+        for (text, value) in [("true", true), ("on", true), ("1", true), ("False", false), ("no", false), ("off", false), ("0", false)] {
+            let v = try ParamValues(manifest: try paramManifest, cli: [("user", "u"), ("flag", text)])
+            XCTAssertEqual(v.values["flag"], .bool(value), text)
+        }
+        try assertParamError([("user", "u"), ("flag", "maybe")], "parameter 'flag' must be a boolean (true or false), got 'maybe'")
+    }
+
+    func testLists() throws {
+        XCTAssertEqual(try ParamValues(manifest: try paramManifest, cli: [("user", "u"), ("tags", "")]).values["tags"], .array([]))
+        XCTAssertEqual(try ParamValues(manifest: try paramManifest, cli: [("user", "u"), ("tags", "x")]).values["tags"], .array(["x"]))
+    }
+
+    func testLaterCommandLineValueWins() throws {
+        let v = try ParamValues(manifest: try paramManifest, cli: [("user", "a"), ("user", "b")])
+        XCTAssertEqual(v.values["user"], "b")
+    }
+
+    func testFileParamMustExist() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-params-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let missing = dir.appendingPathComponent("missing.csv").path
+        try assertParamError([("user", "u"), ("input", missing)], "parameter 'input': file \(missing) does not exist")
+        try assertParamError([("user", "u"), ("input", dir.path)], "parameter 'input': \(dir.path) is not a readable file")
+        let csv = dir.appendingPathComponent("users.csv")
+        try Data("id\n".utf8).write(to: csv)
+        let v = try ParamValues(manifest: try paramManifest, cli: [("user", "u"), ("input", dir.path + "/./users.csv")])
+        XCTAssertEqual(v.values["input"], .string(csv.standardizedFileURL.path))
+    }
+
+    func testParamsFileValues() throws {
+        let v = try ParamValues(manifest: try paramManifest, cli: [("n", "9")],
+                                file: ["user": "from-file", "n": 1, "ratio": 3, "flag": false, "tags": ["a"], "input": .null])
+        XCTAssertEqual(v.values, ["user": "from-file", "n": 9, "ratio": .number(3), "flag": false, "tags": ["a"]])
+        XCTAssertEqual(try ParamValues(manifest: try paramManifest, cli: [], file: ["user": "u", "n": 4.0]).values["n"], .integer(4))
+    }
+
+    func testParamsFileErrors() throws {
+        try assertParamError([], file: ["user": "u", "extra": 1],
+                             "unknown parameter 'extra' in the params file (this recipe takes: flag, input, n, ratio, tags, user)")
+        try assertParamError([], file: ["user": "u", "n": "5"], "parameter 'n' must be an integer, got string in the params file")
+        try assertParamError([], file: ["user": "u", "n": 5.5], "parameter 'n' must be an integer, got number in the params file")
+        try assertParamError([], file: ["user": "u", "tags": [1]], "parameter 'tags' must be a list of strings, got table in the params file")
+        try assertParamError([], file: ["user": .null], "missing required parameter 'user' (string: usr_… id or email); pass --param user=…")
+    }
+
+    // MARK: PreparedRecipe
+
+    func testPreparedRecipeReadsTheParamsFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-prepared-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let recipePath = dir.appendingPathComponent("r.lua").path
+        try Data(#"recipe { name = "r", params = { n = { type = "integer", required = true } } }"#.utf8)
+            .write(to: URL(fileURLWithPath: recipePath))
+        let good = dir.appendingPathComponent("good.json").path
+        try Data(#"{"n": 3}"#.utf8).write(to: URL(fileURLWithPath: good))
+        let bad = dir.appendingPathComponent("bad.json").path
+        try Data("{".utf8).write(to: URL(fileURLWithPath: bad))
+        let list = dir.appendingPathComponent("list.json").path
+        try Data("[1]".utf8).write(to: URL(fileURLWithPath: list))
+        let missing = dir.appendingPathComponent("missing.json").path
+
+        XCTAssertEqual(try PreparedRecipe(path: recipePath, paramsFile: good).params.values, ["n": 3])
+        XCTAssertEqual(try PreparedRecipe(path: recipePath, cliParams: [("n", "4")], paramsFile: good).params.values, ["n": 4])
+        let expectations: [(String, String)] = [
+            (bad, "the params file \(bad) is not valid JSON: invalid JSON at byte 2: expected a string key"),
+            (list, "the params file \(list) must hold a JSON object of name: value"),
+            (missing, "cannot read the params file \(missing): No such file or directory"),
+        ]
+        for (paramsFile, message) in expectations {
+            XCTAssertThrowsError(try PreparedRecipe(path: recipePath, paramsFile: paramsFile)) { error in
+                XCTAssertEqual((error as? ManifestError)?.message, message)
+            }
+        }
+    }
+
+    func testParseParamArguments() throws {
+        let parsed = try PreparedRecipe.parseParamArguments(["a=1", "b=x=y", "c="])
+        XCTAssertEqual(parsed.map(\.0), ["a", "b", "c"])
+        XCTAssertEqual(parsed.map(\.1), ["1", "x=y", ""])
+        for bad in ["a", "=v"] {
+            XCTAssertThrowsError(try PreparedRecipe.parseParamArguments([bad])) { error in
+                XCTAssertEqual((error as? ManifestError)?.message, "--param takes name=value, got '\(bad)'")
+            }
+        }
+    }
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class ScriptHostTestsPlaceholder: XCTestCase { func testBuilds() {} }

@@ -1,0 +1,455 @@
+import Foundation
+import XCTest
+
+/// The CLI as a user sees it: exact stdout, stderr and exit codes (DESIGN.md
+/// "Output": 0 success, 1 the recipe failed, 2 usage or configuration, 4 a limit).
+final class CLITests: CLITestCase {
+    static let mainHelp = """
+    OVERVIEW: Run sandboxed Lua recipes against the Substratal Hub.
+
+    USAGE: hubscript <subcommand> [options]
+           hubscript FILE.lua [run options]   (shorthand for 'hubscript run FILE.lua')
+
+    SUBCOMMANDS:
+      run       Run a recipe.
+      check     Check recipes' syntax and manifests without running them.
+      describe  Show a recipe's manifest: parameters, permissions, limits.
+
+    OPTIONS:
+      --version   Show the version.
+      -h, --help  Show help information.
+
+    See 'hubscript <subcommand> --help' for a subcommand's options.
+
+    """
+
+    static let runHelp = """
+    OVERVIEW: Run a recipe.
+
+    USAGE: hubscript run FILE [--param name=value]… [--params-file F.json] [--json] [--timeout S]
+
+    Exit codes: 0 success, 1 the recipe failed, 2 usage or configuration error
+    (including a manifest or parameter problem: nothing of the recipe runs),
+    3 capability denied, 4 a limit stopped the run.
+
+    OPTIONS:
+      --param <name=value>  Set a recipe parameter. (repeatable)
+      --params-file <file>  Read parameters from a JSON object.
+      --json                Write NDJSON events (prints, logs, summary) to stdout.
+      --timeout <seconds>   Wall-clock limit for the run (overrides the manifest).
+      --lib <dir>           Add a folder that require() may load modules from. (repeatable)
+      -h, --help            Show help information.
+
+    """
+
+    static let timeoutMessage =
+        "error: limit exceeded: timeout (1 s); raise it with --timeout or limits.timeout in the recipe manifest\n"
+
+    // MARK: Help and usage
+
+    func testVersion() throws {
+        assertResult(try hubscript("--version"), stdout: "hubscript 0.1.0\n", stderr: "", exitCode: 0)
+    }
+
+    func testHelp() throws {
+        assertResult(try hubscript("--help"), stdout: Self.mainHelp, stderr: "", exitCode: 0)
+        assertResult(try hubscript("-h"), stdout: Self.mainHelp, stderr: "", exitCode: 0)
+        assertResult(try hubscript("help"), stdout: Self.mainHelp, stderr: "", exitCode: 0)
+    }
+
+    func testNoArgumentsPrintsHelpToStderr() throws {
+        assertResult(try hubscript(), stdout: "", stderr: Self.mainHelp, exitCode: 2)
+    }
+
+    func testRunHelp() throws {
+        assertResult(try hubscript("run", "--help"), stdout: Self.runHelp, stderr: "", exitCode: 0)
+    }
+
+    func testCheckAndDescribeHelp() throws {
+        assertResult(try hubscript("check", "--help"), stdout: """
+        OVERVIEW: Check recipes' syntax and manifests without running them.
+
+        USAGE: hubscript check FILE…
+
+        Prints one line per file. Exits 1 if any file fails, 0 if all pass.
+
+        OPTIONS:
+          -h, --help  Show help information.
+
+        """, stderr: "", exitCode: 0)
+        assertResult(try hubscript("describe", "-h"), stdout: """
+        OVERVIEW: Show a recipe's manifest: parameters, permissions, limits.
+
+        USAGE: hubscript describe FILE [--json]
+
+        OPTIONS:
+          --json      Print the manifest as JSON.
+          -h, --help  Show help information.
+
+        """, stderr: "", exitCode: 0)
+    }
+
+    func testUnknownSubcommand() throws {
+        assertResult(try hubscript("frobnicate"), stdout: "", stderr: """
+        hubscript: unknown subcommand 'frobnicate'
+        Run 'hubscript --help' for the list of subcommands.
+
+        """, exitCode: 2)
+    }
+
+    func testRunUsageErrors() throws {
+        let cases: [([String], String)] = [
+            (["run"], "hubscript run: missing the recipe FILE"),
+            (["run", "a.lua", "b.lua"], "hubscript run: expected one recipe FILE, got 2"),
+            (["run", "a.lua", "--bogus"], "hubscript run: unknown option '--bogus'"),
+            (["run", "a.lua", "-x"], "hubscript run: unknown option '-x'"),
+            (["run", "a.lua", "--timeout", "0"], "hubscript run: --timeout takes a positive number of seconds, got '0'"),
+            (["run", "a.lua", "--timeout"], "hubscript run: option '--timeout' needs a value (seconds)"),
+            (["run", "a.lua", "--json=yes"], "hubscript run: option '--json' takes no value"),
+            (["run", "a.lua", "--param", "user"], "hubscript run: --param takes name=value, got 'user'"),
+            (["run", "a.lua", "--params-file", "a", "--params-file", "b"], "hubscript run: option '--params-file' given more than once"),
+        ]
+        for (args, message) in cases {
+            let result = try HubscriptProcess.run(args, in: folder.url)
+            assertResult(result, stdout: "", stderr: message + "\nRun 'hubscript run --help' for usage.\n", exitCode: 2)
+        }
+    }
+
+    func testRunOfMissingFile() throws {
+        assertResult(try hubscript("run", "nope.lua"), stdout: "",
+                     stderr: "error: cannot read nope.lua: No such file or directory\n", exitCode: 2)
+    }
+
+    // MARK: run
+
+    func testRunShippedHelloWithParams() throws {
+        let result = try hubscriptInRepo("run", "recipes/examples/hello.lua", "--param", "name=Ada", "--param", "times=2")
+        assertResult(result, stdout: """
+        hello, Ada!
+        hello, Ada!
+        {"greeted":"Ada","times":2}
+
+        """, stderr: "[info] greeted name=Ada times=2\n", exitCode: 0)
+    }
+
+    func testShorthandRunsTheFile() throws {
+        let result = try hubscriptInRepo("recipes/examples/hello.lua", "--param=name=Grace Hopper")
+        assertResult(result, stdout: """
+        hello, Grace Hopper!
+        {"greeted":"Grace Hopper","times":1}
+
+        """, stderr: "[info] greeted name=\"Grace Hopper\" times=1\n", exitCode: 0)
+    }
+
+    func testParamsFileAndCommandLineOverride() throws {
+        try folder.write("p.json", #"{"name": "file", "times": 2}"#)
+        let hello = HubscriptProcess.repositoryRoot.appendingPathComponent("recipes/examples/hello.lua").path
+        let result = try hubscript("run", hello, "--params-file", "p.json", "--param", "times=1")
+        assertResult(result, stdout: "hello, file!\n{\"greeted\":\"file\",\"times\":1}\n",
+                     stderr: "[info] greeted name=file times=1\n", exitCode: 0)
+    }
+
+    func testBadParamValue() throws {
+        let result = try hubscriptInRepo("run", "recipes/examples/hello.lua", "--param", "times=abc")
+        assertResult(result, stdout: "", stderr: "error: parameter 'times' must be an integer, got 'abc'\n", exitCode: 2)
+    }
+
+    func testUnknownParam() throws {
+        let result = try hubscriptInRepo("recipes/examples/hello.lua", "--param", "who=x")
+        assertResult(result, stdout: "",
+                     stderr: "error: unknown parameter 'who' (this recipe takes: name, times)\n", exitCode: 2)
+    }
+
+    func testMissingRequiredParamRunsNothing() throws {
+        try folder.write("need.lua", """
+        recipe { name = "need", params = { user = { type = "string", required = true, description = "usr_… id" } } }
+        print("BODY RAN")
+        """)
+        assertResult(try hubscript("run", "need.lua"), stdout: "",
+                     stderr: "error: missing required parameter 'user' (string: usr_… id); pass --param user=…\n", exitCode: 2)
+    }
+
+    func testMissingFileParam() throws {
+        try folder.write("f.lua", """
+        recipe { name = "f", params = { input = { type = "file" } } }
+        print("BODY RAN")
+        """)
+        assertResult(try hubscript("run", "f.lua", "--param", "input=users.csv"), stdout: "",
+                     stderr: "error: parameter 'input': file users.csv does not exist\n", exitCode: 2)
+        try folder.write("users.csv", "id\n")
+        let path = folder.url.appendingPathComponent("users.csv").standardizedFileURL.path
+        try folder.write("g.lua", """
+        recipe { name = "g", params = { input = { type = "file" } } }
+        print(params.input == \(luaString(path)))
+        """)
+        assertResult(try hubscript("run", "g.lua", "--param", "input=users.csv"), stdout: "true\n", stderr: "", exitCode: 0)
+    }
+
+    func testSyntaxErrorShowsFileAndLine() throws {
+        try folder.write("syntax.lua", """
+        recipe { name = "syntax" }
+        print("BODY RAN")
+        local x = = 1
+        """)
+        assertResult(try hubscript("run", "syntax.lua"), stdout: "",
+                     stderr: "error: syntax.lua:3: unexpected symbol near '='\n", exitCode: 2)
+    }
+
+    func testRuntimeErrorShowsFileLineAndTraceback() throws {
+        try folder.write("lib/fail.lua", """
+        recipe { name = "fail" }
+        print("before")
+        local function explode(n)
+          error("exploded with " .. n)
+        end
+        explode(3)
+        """)
+        assertResult(try hubscript("run", "lib/fail.lua"), stdout: "before\n", stderr: """
+        error: lib/fail.lua:4: exploded with 3
+        stack traceback:
+        \t[C]: in function 'error'
+        \tlib/fail.lua:4: in local 'explode'
+        \tlib/fail.lua:6: in main chunk
+        \t[C]: in ?
+
+        """, exitCode: 1)
+    }
+
+    func testStrictGlobalErrorThroughTheCLI() throws {
+        try folder.write("g.lua", "recipe { name = \"g\" }\ncount = 1\n")
+        let result = try hubscript("g.lua")
+        XCTAssertEqual(result.exitCode, 1)
+        XCTAssertTrue(result.stderr.hasPrefix(
+            "error: g.lua:2: recipe attempted to assign to undeclared global 'count' (declare it with 'local')\nstack traceback:\n"),
+            result.stderr)
+    }
+
+    func testStructuredErrorFromTheRecipe() throws {
+        try folder.write("s.lua", "recipe { name = \"s\" }\nerror({ code = 'E1', message = 'table error' })\n")
+        assertResult(try hubscript("s.lua"), stdout: "", stderr: "error: (error object is a table value)\n", exitCode: 1)
+    }
+
+    func testManifestErrorRunsNothing() throws {
+        try folder.write("m.lua", """
+        recipe { name = "m", colour = "red" }
+        print("BODY RAN")
+        """)
+        assertResult(try hubscript("run", "m.lua"), stdout: "", stderr:
+            "error: m.lua:1: manifest: unknown key 'colour' in the manifest (allowed: name, version, description, params, needs, limits)\n",
+            exitCode: 2)
+    }
+
+    func testLibraryFolderForRequire() throws {
+        try folder.write("shared/greet.lua", "return { hi = function(n) return 'hi ' .. n end }")
+        try folder.write("r.lua", "recipe { name = \"r\" }\nprint(require('greet').hi('lib'))\n")
+        assertResult(try hubscript("run", "r.lua", "--lib", "shared"), stdout: "hi lib\n", stderr: "", exitCode: 0)
+    }
+
+    // MARK: --json
+
+    func testJSONOutputIsNDJSONWithSummaryLast() throws {
+        let result = try hubscriptInRepo("run", "recipes/examples/hello.lua", "--json", "--param", "times=2")
+        XCTAssertEqual(result.exitCode, 0)
+        XCTAssertEqual(result.stderr, "")
+        let events = try result.stdout.split(separator: "\n").map { line in
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+        }
+        XCTAssertEqual(events.map { $0["type"] as? String }, ["print", "print", "log", "print", "summary"])
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(Array(lines.prefix(4)), [
+            #"{"text":"hello, world!","type":"print"}"#,
+            #"{"text":"hello, world!","type":"print"}"#,
+            #"{"fields":{"name":"world","times":2},"level":"info","message":"greeted","type":"log"}"#,
+            #"{"text":"{\"greeted\":\"world\",\"times\":2}","type":"print"}"#,
+        ])
+        let summary = try XCTUnwrap(events.last)
+        XCTAssertEqual(summary["status"] as? String, "ok")
+        XCTAssertEqual(summary["exit_code"] as? Int, 0)
+        XCTAssertNotNil(summary["duration_ms"] as? Int)
+        XCTAssertGreaterThan(summary["memory_peak_bytes"] as? Int ?? 0, 0)
+        XCTAssertEqual(Set(summary.keys), ["type", "status", "exit_code", "duration_ms", "memory_peak_bytes"])
+    }
+
+    func testJSONOutputOfAFailure() throws {
+        try folder.write("f.lua", "recipe { name = \"f\" }\nprint(\"x\")\nerror(\"bad\")\n")
+        let result = try hubscript("run", "f.lua", "--json")
+        XCTAssertEqual(result.exitCode, 1)
+        XCTAssertEqual(result.stderr, "")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertEqual(lines.first, #"{"text":"x","type":"print"}"#)
+        let error = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
+        XCTAssertEqual(error["type"] as? String, "error")
+        XCTAssertEqual(error["kind"] as? String, "runtime")
+        XCTAssertEqual(error["message"] as? String, "f.lua:3: bad")
+        XCTAssertTrue((error["traceback"] as? String ?? "").hasPrefix("stack traceback:"))
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[2].utf8)) as? [String: Any])
+        XCTAssertEqual(summary["type"] as? String, "summary")
+        XCTAssertEqual(summary["status"] as? String, "failed")
+        XCTAssertEqual(summary["exit_code"] as? Int, 1)
+    }
+
+    func testJSONOutputOfASetupFailure() throws {
+        try folder.write("m.lua", "recipe { name = 1 }\n")
+        assertResult(try hubscript("run", "m.lua", "--json"), stdout: """
+        {"kind":"load","message":"m.lua:1: manifest: 'name' must be a non-empty string","type":"error"}
+        {"exit_code":2,"status":"failed","type":"summary"}
+
+        """, stderr: "", exitCode: 2)
+    }
+
+    // MARK: check
+
+    func testCheckSeveralFiles() throws {
+        try folder.write("good.lua", "recipe { name = \"good\" }\nprint(1)\n")
+        try folder.write("syntax.lua", "recipe { name = \"syntax\" }\nif then\n")
+        try folder.write("manifest.lua", "recipe { name = \"m\", needs = \"all\" }\n")
+        let result = try hubscript("check", "good.lua", "syntax.lua", "manifest.lua", "missing.lua")
+        assertResult(result, stdout: """
+        ok   good.lua
+        FAIL syntax.lua
+             syntax.lua:2: unexpected symbol near 'then'
+        FAIL manifest.lua
+             manifest.lua:1: manifest: 'needs' must be a list of permission keys such as { "users.manage" }
+        FAIL missing.lua
+             cannot read missing.lua: No such file or directory
+        1 passed, 3 failed
+
+        """, stderr: "", exitCode: 1)
+    }
+
+    func testCheckAllGood() throws {
+        try folder.write("a.lua", "recipe { name = \"a\" }\nerror('never runs')\n")
+        assertResult(try hubscript("check", "a.lua"), stdout: "ok   a.lua\n", stderr: "", exitCode: 0)
+        assertResult(try hubscriptInRepo("check", "recipes/examples/hello.lua", "recipes/examples/hello.lua"),
+                     stdout: "ok   recipes/examples/hello.lua\nok   recipes/examples/hello.lua\n2 passed, 0 failed\n",
+                     stderr: "", exitCode: 0)
+    }
+
+    func testCheckUsage() throws {
+        assertResult(try hubscript("check"), stdout: "", stderr: """
+        hubscript check: missing the recipe FILE(s) to check
+        Run 'hubscript check --help' for usage.
+
+        """, exitCode: 2)
+    }
+
+    // MARK: describe
+
+    func testDescribeShippedHello() throws {
+        assertResult(try hubscriptInRepo("describe", "recipes/examples/hello.lua"), stdout: """
+        hello 1.0.0
+          Greets someone; shows params, log and json.
+
+        Parameters:
+          name   string    default "world"  — who to greet
+          times  integer   default 1
+
+        Needs: (no permissions)
+        Limits: (defaults)
+
+        """, stderr: "", exitCode: 0)
+    }
+
+    func testDescribeJSON() throws {
+        assertResult(try hubscriptInRepo("describe", "--json", "recipes/examples/hello.lua"), stdout: """
+        {"description":"Greets someone; shows params, log and json.","limits":{},"name":"hello","needs":[],"params":{"name":{"default":"world","description":"who to greet","required":false,"type":"string"},"times":{"default":1,"required":false,"type":"integer"}},"version":"1.0.0"}
+
+        """, stderr: "", exitCode: 0)
+    }
+
+    func testDescribeDoesNotRunTheBody() throws {
+        try folder.write("d.lua", """
+        recipe {
+          name = "d",
+          params = { user = { type = "string", required = true } },
+          needs = { "users.view" },
+          limits = { writes = 3, timeout = 2.5 },
+        }
+        print("BODY RAN")
+        while true do end
+        """)
+        assertResult(try hubscript("describe", "d.lua"), stdout: """
+        d
+
+        Parameters:
+          user  string    required
+
+        Needs: users.view
+        Limits: writes 3, timeout 2.5 s
+
+        """, stderr: "", exitCode: 0)
+    }
+
+    func testDescribeErrors() throws {
+        try folder.write("bad.lua", "print('x')\n")
+        assertResult(try hubscript("describe", "bad.lua"), stdout: "",
+                     stderr: "error: bad.lua:1: a recipe must start with its manifest: recipe { name = …, … }\n", exitCode: 2)
+        assertResult(try hubscript("describe"), stdout: "", stderr: """
+        hubscript describe: expected one recipe FILE
+        Run 'hubscript describe --help' for usage.
+
+        """, exitCode: 2)
+    }
+
+    // MARK: Limits
+
+    func testInstructionLimitExitsWith4() throws {
+        try folder.write("spin.lua", """
+        recipe { name = "spin", limits = { instructions = 100000 } }
+        print("start")
+        while true do end
+        """)
+        assertResult(try hubscript("spin.lua"), stdout: "start\n", stderr:
+            "error: limit exceeded: instructions (100000); raise limits.instructions in the recipe manifest if the work is expected\n",
+            exitCode: 4)
+    }
+
+    func testMemoryLimitExitsWith4() throws {
+        try folder.write("mem.lua", """
+        recipe { name = "mem", limits = { memory_mb = 16 } }
+        local t = {} while true do t[#t + 1] = { #t } end
+        """)
+        assertResult(try hubscript("mem.lua"), stdout: "", stderr:
+            "error: limit exceeded: memory (16 MiB); raise limits.memory_mb in the recipe manifest if the recipe really needs more\n",
+            exitCode: 4)
+    }
+
+    func testTimeoutExitsWith4() throws {
+        try folder.write("loop.lua", "recipe { name = \"loop\" }\nwhile true do end\n")
+        let result = try hubscript("run", "loop.lua", "--timeout", "1")
+        assertResult(result, stdout: "", stderr: Self.timeoutMessage, exitCode: 4)
+        XCTAssertLessThan(result.seconds, 4, "the deadline, not the watchdog, should stop this run")
+    }
+
+    func testManifestTimeoutAndCommandLineOverride() throws {
+        try folder.write("slow.lua", """
+        recipe { name = "slow", limits = { timeout = 30 } }
+        while true do end
+        """)
+        let result = try hubscript("slow.lua", "--timeout", "1")
+        assertResult(result, stdout: "", stderr: Self.timeoutMessage, exitCode: 4)
+        try folder.write("short.lua", """
+        recipe { name = "short", limits = { timeout = 0.5 } }
+        while true do end
+        """)
+        assertResult(try hubscript("short.lua"), stdout: "",
+                     stderr: "error: limit exceeded: timeout (0.5 s); raise it with --timeout or limits.timeout in the recipe manifest\n",
+                     exitCode: 4)
+    }
+
+    func testLimitInJSONMode() throws {
+        try folder.write("spin.lua", "recipe { name = \"spin\", limits = { instructions = 100000 } }\nwhile true do end\n")
+        let result = try hubscript("run", "spin.lua", "--json")
+        XCTAssertEqual(result.exitCode, 4)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first,
+            #"{"kind":"limit.instructions","message":"limit exceeded: instructions (100000); raise limits.instructions in the recipe manifest if the work is expected","type":"error"}"#)
+        XCTAssertEqual(lines.count, 2)
+        XCTAssertTrue(lines.last?.contains(#""exit_code":4"#) ?? false, result.stdout)
+    }
+
+    private func luaString(_ s: String) -> String {
+        "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
