@@ -92,7 +92,6 @@ typedef struct hs_ctx {
     volatile int limit_hit;
     // the thread (main state or coroutine) now running Lua code, for arming the hook
     lua_State *volatile running;
-    int stop_message_ref;        // registry ref of the preallocated stop message
     // caps on what one C call may build (string.rep, string.format, table.concat)
     size_t build_cap;
     // Swift side
@@ -155,12 +154,14 @@ static inline void *hs_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 // MARK: - Budget hook
 
 // Raises the stop error. Called only from the hook (a Lua context), never from Swift.
+// It is raised as a memory error (lua_error with Lua's own "not enough memory"
+// string throws LUA_ERRMEM): Lua runs no message handler for those, so an xpcall
+// handler cannot run (or loop) inside the hook, where hooks are off.
 static inline int hs_raise_stop(lua_State *L) {
-    hs_ctx *ctx = hs_getctx(L);
     // From now on fire on every instruction of this thread: pcall and error
     // handlers get at most one instruction before the stop is raised again.
     lua_sethook(L, hs_hook, LUA_MASKCOUNT, 1);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->stop_message_ref);
+    lua_pushliteral(L, "not enough memory");   // interned already: no allocation
     return lua_error(L);
 }
 
@@ -546,9 +547,6 @@ static inline int hs_open_sandbox_protected(lua_State *L) {
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
-    // The preallocated stop message (raised by the hook without allocating).
-    lua_pushliteral(L, "hubscript: the run was stopped by a limit");
-    hs_getctx(L)->stop_message_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     return 0;
 }
 
@@ -581,6 +579,23 @@ static inline lua_State *hs_newstate(hs_ctx *ctx) {
 static inline int hs_open_sandbox(lua_State *L) {
     if (!lua_checkstack(L, 4)) return LUA_ERRMEM;
     lua_pushcfunction(L, hs_open_sandbox_protected);
+    return lua_pcall(L, 0, 0, 0);
+}
+
+// For data-only chunks (manifests, configuration): removes the string methods, so a
+// data chunk reaches no C function at all (nothing a count hook cannot interrupt).
+static inline int hs_strip_string_methods_protected(lua_State *L) {
+    lua_pushliteral(L, "");
+    if (lua_getmetatable(L, -1)) {
+        lua_pushnil(L);
+        lua_setfield(L, -2, "__index");
+    }
+    return 0;
+}
+
+static inline int hs_strip_string_methods(lua_State *L) {
+    if (!lua_checkstack(L, 4)) return LUA_ERRMEM;
+    lua_pushcfunction(L, hs_strip_string_methods_protected);
     return lua_pcall(L, 0, 0, 0);
 }
 

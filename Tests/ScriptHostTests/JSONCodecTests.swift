@@ -101,7 +101,7 @@ final class JSONCodecTests: RecipeTestCase {
         assertDecodeError(#""\ud83d""#, "invalid JSON at byte 8: unpaired surrogate")
         assertDecodeError("-", "invalid JSON at byte 2: bad number '-'")
         assertDecodeError(String(repeating: "[", count: 102) + String(repeating: "]", count: 102),
-                          "invalid JSON at byte 102: nesting deeper than 100 levels")
+                          "invalid JSON at byte 101: nesting deeper than 100 levels")
     }
 
     func testDecodeRefusesInvalidUTF8() {
@@ -204,16 +204,12 @@ final class JSONCodecTests: RecipeTestCase {
                        ["false\tjson.decode: invalid JSON at byte 2: expected a string key"])
     }
 
-    func testBUGDecodedDocumentOf101LevelsCannotBeReencoded() throws {
-        // JSONCodec accepts 101 nesting levels (depth 0…100) when decoding and
-        // encoding, but the Lua → Swift reader refuses a table of 101 levels, so
-        //   json.encode(json.decode(string.rep("[", 101) .. string.rep("]", 101)))
-        // fails with "bad argument #1 to 'json.encode' (table nesting deeper than 100 levels)".
-        let source = #"print(#json.encode(json.decode(string.rep("[", 101) .. string.rep("]", 101))))"#
-        let outcome = harness.run(source)
-        XCTAssertEqual(outcome.message,
-                       "recipes/t.lua:1: bad argument #1 to 'json.encode' (table nesting deeper than 100 levels)")
-        try skipKnownBug("json.decode accepts 101 nesting levels that json.encode (the Lua reader) refuses")
-        XCTAssertEqual(outcome.lines, ["202"])
+    func testDecodeAndEncodeAgreeOnTheNestingLimit() throws {
+        // Regression: decode accepted 101 levels that the Lua reader then refused.
+        // Both now stop at 100: what decodes re-encodes.
+        let deepest = #"print(#json.encode(json.decode(string.rep("[", 100) .. string.rep("]", 100))))"#
+        XCTAssertEqual(harness.run(deepest).lines, ["200"])
+        let tooDeep = harness.run(#"json.decode(string.rep("[", 101) .. string.rep("]", 101))"#)
+        XCTAssertEqual(tooDeep.message, "recipes/t.lua:1: json.decode: invalid JSON at byte 101: nesting deeper than 100 levels")
     }
 }

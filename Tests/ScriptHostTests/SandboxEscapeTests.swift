@@ -198,13 +198,9 @@ final class SandboxEscapeTests: RecipeTestCase {
             outcome.message)
     }
 
-    func testBUGRequireErrorsNameTheRecipeLine() throws {
-        // DESIGN.md / STYLE.md 5: every message carries the recipe's file and line.
-        // Errors raised by the host searcher are positioned in the prelude instead:
-        //   recipes/t.lua containing `require("../x")` fails with
-        //   "hubscript:69: require: '../x' is not a module name (…)"
-        try skipKnownBug("require errors are located at 'hubscript:69' (the prelude), not at the recipe's file:line")
-        assertFails(#"local a = 1\nrequire("../x")"#, kind: .runtime, message:
+    func testRequireErrorsNameTheRecipeLine() throws {
+        // Regression: errors of the host searcher were positioned in the prelude.
+        assertFails("local a = 1\nrequire(\"../x\")", kind: .runtime, message:
             "recipes/t.lua:2: require: '../x' is not a module name (use dot-separated names like 'lib.users'; paths are not allowed)")
     }
 
@@ -386,25 +382,25 @@ final class SandboxEscapeTests: RecipeTestCase {
         assertFreshRunWorks()
     }
 
-    func testBUGErrorHandlerThatLoopsEscapesTheLimitHook() throws {
+    func testErrorHandlerThatLoopsCannotEscapeTheLimit() throws {
         // The stop is raised from inside the count hook, where Lua has set
         // `allowhook = 0`; luaG_errormsg then calls the xpcall message handler
         // before unwinding, so the handler runs with hooks disabled and is never
         // stopped. In-process (no watchdog action) the run never returns; the CLI is
         // only rescued by its watchdog at timeout + 2 s (see CLITests).
         //   xpcall(function() while true do end end, function(e) while true do end end)
-        try skipKnownBug("an xpcall message handler runs with hooks off after a limit stop and can loop forever")
+        // Regression: the stop is now raised as a memory error, for which Lua runs no
+        // message handler.
         harness.limits.timeoutSeconds = 0.5
         let outcome = runWithin(seconds: 5, "xpcall(function() while true do end end, function(e) while true do end end)")
         XCTAssertEqual(outcome?.failure?.kind, .limit(.timeout))
         XCTAssertEqual(outcome?.message, LimitMessages.timeout("0.5 s"))
     }
 
-    func testBUGErrorHandlerOfAnOrdinaryErrorThatLoopsEscapesTheLimitHook() throws {
+    func testErrorHandlerOfAnOrdinaryErrorThatLoopsCannotEscapeTheLimit() throws {
         // Same cause: the handler of an ordinary error is interrupted by the hook, and
         // the stop error re-enters the handler with hooks disabled.
         //   xpcall(function() error("boom") end, function(e) while true do end end)
-        try skipKnownBug("an xpcall message handler runs with hooks off after a limit stop and can loop forever")
         harness.limits.instructions = 2_000_000
         let outcome = runWithin(seconds: 5, "xpcall(function() error('boom') end, function(e) while true do end end)")
         XCTAssertEqual(outcome?.failure?.kind, .limit(.instructions))
@@ -505,18 +501,11 @@ final class SandboxEscapeTests: RecipeTestCase {
 }
 
 extension SandboxEscapeTests {
-    func testBUGMemoryLimitSwallowedByPcallNearTheEndOfTheRun() throws {
-        // The allocator marks the memory limit, but the hook re-arms only when it next
-        // fires (up to 1,000 instructions later) and ScriptRuntime.execute ignores
-        // vm.limitHit when the chunk returns normally. Repro (CLI, exit 0):
-        //   recipe { name = "t", limits = { memory_mb = 16 } }
-        //   local ok, e = pcall(string.rep, "x", 20 << 20)
-        //   print(ok, e)        --> "false  not enough memory", exit code 0
+    func testMemoryLimitSwallowedByPcallNearTheEndOfTheRunStillStopsIt() throws {
+        // Regression: the allocator now arms the hook at once, and a chunk that
+        // returns after a limit was hit is still a limit failure.
         harness.limits.buildBytes = 64 << 20
         let outcome = harness.run(#"local ok, e = pcall(string.rep, "x", 40 << 20) print(ok, e)"#)
-        XCTAssertNil(outcome.failure)
-        XCTAssertEqual(outcome.lines, ["false\tnot enough memory"])
-        try skipKnownBug("a memory limit caught by pcall shortly before the recipe ends is lost (run succeeds, exit 0)")
         XCTAssertEqual(outcome.failure?.kind, .limit(.memory))
         XCTAssertEqual(outcome.message, LimitMessages.memory32)
         XCTAssertEqual(outcome.lines, [])

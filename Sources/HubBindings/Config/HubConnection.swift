@@ -1,6 +1,7 @@
 import Foundation
 import HTTPKit
 import HubSandbox
+import ScriptHost
 
 /// A client for the chosen profile, ready for a command: a real Hub over HTTPS
 /// (`LiveTransport`, credentials in the state directory), or the built-in sandbox Hub
@@ -9,15 +10,15 @@ import HubSandbox
 public final class HubConnection: Sendable {
     public let profileName: String
     public let client: HubClient
-    /// The embedded sandbox, when the profile is the built-in one.
-    public let sandbox: HubSandbox?
+    /// The embedded sandbox, when the profile is the built-in one (opened on first use).
+    public let sandbox: LazySandbox?
     /// One line to tell the user, when the built-in sandbox is used for lack of a config.
     public let notice: String?
 
     /// The credential the built-in sandbox profile uses: the sandbox's jobs key.
     public static let sandboxKeyID = SandboxFixtures.jobsKeyId
 
-    init(profileName: String, client: HubClient, sandbox: HubSandbox?, notice: String?) {
+    init(profileName: String, client: HubClient, sandbox: LazySandbox?, notice: String?) {
         self.profileName = profileName
         self.client = client
         self.sandbox = sandbox
@@ -32,7 +33,9 @@ public final class HubConnection: Sendable {
         options.warn = warn
         switch setting {
         case .sandbox:
-            let sandbox = try openSandbox(state: state)
+            // Opened on the first request, so a recipe that never calls the Hub does not
+            // pay for opening (or seeding) the sandbox.
+            let sandbox = LazySandbox { try openSandbox(state: state) }
             options.rateLimitPerMinute = 0
             options.profileName = profileName
             options.apiKeyID = sandboxKeyID
@@ -64,4 +67,36 @@ public final class HubConnection: Sendable {
             throw HubConfigError("cannot open the sandbox Hub in \(state.url.path): \(error) (try hubscript sandbox reset)")
         }
     }
+}
+
+/// A sandbox Hub opened on its first request. If opening fails, every request is
+/// answered `503 service_unavailable` with the reason.
+public final class LazySandbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private let open: () throws -> HubSandbox
+    private var opened: Result<HubSandbox, Error>?
+
+    public init(_ open: @escaping () throws -> HubSandbox) { self.open = open }
+
+    public var hub: HubSandbox {
+        get throws {
+            try lock.withLock {
+                if opened == nil { opened = Result { try open() } }
+                return try opened!.get()
+            }
+        }
+    }
+
+    public func handle(_ request: HTTPRequestMessage) -> HTTPResponseMessage {
+        do { return try hub.handle(request) } catch {
+            let message = ScriptHostJSON.escape("\(error)")
+            return HTTPResponseMessage(status: 503, headers: ["Content-Type": "application/json"],
+                                       body: Data("{\"error\":{\"code\":\"service_unavailable\",\"message\":\(message)}}".utf8))
+        }
+    }
+}
+
+/// JSON string escaping for hand-built error bodies.
+enum ScriptHostJSON {
+    static func escape(_ s: String) -> String { (try? JSONCodec.encode(.string(s))) ?? "\"\"" }
 }

@@ -54,6 +54,9 @@ final class LuaVM {
     private let results = ResultOps()
     private var installRef: Int32 = LUA_NOREF
     private var loadChunkRef: Int32 = LUA_NOREF
+    private var loadDataRef: Int32 = LUA_NOREF
+    /// Data-only: chunks load with no globals and strings have no methods.
+    let dataOnly: Bool
     /// Called before every gated function (capability or write).
     @exclusivity(unchecked) var gate: ((ScriptFunction) throws -> Void)?
     /// The message of a `ScriptLimitError` thrown by a binding.
@@ -64,7 +67,8 @@ final class LuaVM {
         var description: String { if case .failed(let m) = self { return m }; return "" }
     }
 
-    init(limits: VMLimits, host: [ScriptFunction]) throws {
+    init(limits: VMLimits, host: [ScriptFunction], dataOnly: Bool = false) throws {
+        self.dataOnly = dataOnly
         ctx = .allocate(capacity: 1)
         ctx.initialize(to: hs_ctx())
         ctx.pointee.mem_cap = limits.memoryBytes
@@ -122,13 +126,17 @@ final class LuaVM {
         switch call(arguments: [hostTable]) {
         case .failed(let f): throw SetupError.failed("running the prelude: \(f.message)")
         case .ok(let n):
-            guard n == 5 else { throw SetupError.failed("the prelude returned \(n) values, expected 5") }
+            guard n == 6 else { throw SetupError.failed("the prelude returned \(n) values, expected 6") }
+            loadDataRef = try popRef()
             loadChunkRef = try popRef()
             installRef = try popRef()
             refs.errorMeta = try popRef()
             refs.arrayMeta = try popRef()
             refs.null = try popRef()
             results.refs = refs
+        }
+        if dataOnly, hs_strip_string_methods(L) != LUA_OK {
+            throw SetupError.failed("preparing a data-only state: \(popMessage())")
         }
     }
 
@@ -190,7 +198,7 @@ final class LuaVM {
     /// Loads a text chunk with a fresh strict environment.
     /// On success the function is left on the stack; on failure returns the message.
     func loadChunk(source: String, chunkName: String) -> String? {
-        pushRef(loadChunkRef)
+        pushRef(dataOnly ? loadDataRef : loadChunkRef)
         switch call(arguments: [.string(source), .string(chunkName)]) {
         case .failed(let f): return f.message
         case .ok(let n):
@@ -232,7 +240,9 @@ final class LuaVM {
         let ops = results.finish()
         let status = hs_pcall_ops(L, ops, Int32(results.opCount), Int32(arguments.count))
         results.reset()
-        if status == LUA_OK { return .ok(lua_gettop(L) - base) }
+        // A limit hit stops the run even if the recipe's pcall swallowed it just
+        // before the chunk returned.
+        if status == LUA_OK && limitHit == 0 { return .ok(lua_gettop(L) - base) }
         let failure = describeError(status: status)
         lua_settop(L, base)
         return .failed(failure)
@@ -258,6 +268,12 @@ final class LuaVM {
         }
         if status == LUA_ERRMEM {
             return VMFailure(kind: .error, message: "not enough memory", traceback: "", structured: nil)
+        }
+        if lua_type(L, -1) == LUA_TTABLE {
+            var reader = LuaValueReader(state: L, refs: refs)
+            if let value = try? reader.read(-1, depth: 0), let json = try? JSONCodec.encode(value) {
+                return VMFailure(kind: .error, message: "error object: \(json)", traceback: "", structured: value)
+            }
         }
         let type = String(cString: lua_typename(L, lua_type(L, -1)))
         return VMFailure(kind: .error, message: "(error object is a \(type) value)", traceback: "", structured: nil)

@@ -31,13 +31,13 @@ struct ManifestLocator {
 
     private mutating func run() throws -> Located {
         if bytes.starts(with: Array("#".utf8)) { skipLine() }
-        skipSpaceAndComments()
+        try skipSpaceAndComments()
         let startLine = line
         guard readIdentifier() == "recipe" else {
             throw Failure(line: startLine, message: "a recipe must start with its manifest: recipe { name = …, … }")
         }
-        skipSpaceAndComments()
-        if peek() == UInt8(ascii: "(") { pos += 1; skipSpaceAndComments() }
+        try skipSpaceAndComments()
+        if peek() == UInt8(ascii: "(") { pos += 1; try skipSpaceAndComments() }
         guard peek() == UInt8(ascii: "{") else {
             throw Failure(line: line, message: "recipe must be called with a table: recipe { name = …, … }")
         }
@@ -73,11 +73,11 @@ struct ManifestLocator {
         while let c = peek(), c != UInt8(ascii: "\n") { pos += 1 }
     }
 
-    private mutating func skipSpaceAndComments() {
+    private mutating func skipSpaceAndComments() throws {
         while let c = peek() {
             if c == UInt8(ascii: "\n") { line += 1; pos += 1 }
             else if c == 0x20 || c == 0x09 || c == 0x0D { pos += 1 }
-            else if c == UInt8(ascii: "-") && peek(1) == UInt8(ascii: "-") { try? skipComment() }
+            else if c == UInt8(ascii: "-") && peek(1) == UInt8(ascii: "-") { try skipComment() }
             else { return }
         }
     }
@@ -130,6 +130,15 @@ struct ManifestLocator {
             pos += 1
             if c == quote { return }
             if c == UInt8(ascii: "\\") {
+                if peek() == UInt8(ascii: "z") {
+                    // \z skips the following white space, line breaks included.
+                    pos += 1
+                    while let w = peek(), w == 0x20 || w == 0x09 || w == 0x0D || w == 0x0A || w == 0x0B || w == 0x0C {
+                        if w == 0x0A { line += 1 }
+                        pos += 1
+                    }
+                    continue
+                }
                 if peek() == UInt8(ascii: "\n") { line += 1 }
                 pos += 1
             } else if c == UInt8(ascii: "\n") {

@@ -76,7 +76,7 @@ extension RecipeManifest {
             let vm = try LuaVM(
                 limits: VMLimits(memoryBytes: limits.memoryBytes, instructions: limits.instructions ?? 0,
                                  deadline: 0, buildBytes: limits.buildBytes),
-                host: [])
+                host: [], dataOnly: true)
             value = try vm.evaluate(source: chunk, chunkName: "@" + recipe.displayPath)
         } catch let e as ScriptMessageError {
             throw ManifestError(e.message.contains(":\(located.line)") || e.message.hasPrefix(recipe.displayPath)

@@ -2,7 +2,8 @@
 ///
 /// It receives the internal `host` table (Swift functions the recipe never sees) and
 /// returns, in order: the `json.null` sentinel, the array marker metatable, the
-/// structured-error metatable, `install(plugins)` and `load_chunk(source, name)`.
+/// structured-error metatable, `install(plugins)`, `load_chunk(source, name)` and
+/// `load_data(source, name)` (no globals at all, for manifests and configuration).
 /// Everything a recipe can reach is in `base`, reached through a per-chunk strict
 /// `_ENV` whose metatable is locked. The C shim has already removed io, package,
 /// debug, dofile, loadfile, string.dump and most of os, and replaced tostring,
@@ -79,7 +80,8 @@ base.require = function(name)
   local cached = loaded[name]
   if cached ~= nil then return cached end
   if loading[name] then error(format("require: module '%s' requires itself (a cycle)", name), 2) end
-  local source, chunkname = host.module_source(name)
+  local found, source, chunkname = pcall(host.module_source, name)
+  if not found then error(source, 2) end
   local fn, err = rawload(source, chunkname, "t", new_env())
   if not fn then error(err, 0) end
   loading[name] = true
@@ -114,6 +116,21 @@ local function load_chunk(source, chunkname)
   return rawload(source, chunkname, "t", new_env())
 end
 
-return null, array_mt, error_mt, install, load_chunk
+-- Data files (manifests, configuration) see no globals at all: only literal values,
+-- operators and their own local functions.
+local data_env_mt = {
+  __index = function(_, key)
+    error(format("only literal values are allowed here (data only), not the global '%s'", tostring(key)), 2)
+  end,
+  __newindex = function(_, key)
+    error(format("only literal values are allowed here (data only): cannot assign the global '%s'", tostring(key)), 2)
+  end,
+  __metatable = "locked",
+}
+local function load_data(source, chunkname)
+  return rawload(source, chunkname, "t", setmetatable({}, data_env_mt))
+end
+
+return null, array_mt, error_mt, install, load_chunk, load_data
 """#
 }

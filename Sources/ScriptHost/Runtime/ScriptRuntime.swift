@@ -98,7 +98,9 @@ public enum ScriptRuntime {
             folders: [recipe.url.deletingLastPathComponent()] + configuration.libraryFolders)
         let host = [
             ScriptFunction("write_stdout") { call in
-                output.printLine(try call.string(1))
+                // print writes bytes as plain Lua does; text that is not UTF-8 is shown
+                // with replacement characters rather than failing.
+                output.printLine(String(decoding: call.rawBytes(1), as: UTF8.self))
                 return .none
             },
             ScriptFunction("module_source") { call in
@@ -155,8 +157,8 @@ public enum ScriptRuntime {
         case .timeout:
             message = "limit exceeded: timeout (\(formatSeconds(limits.timeoutSeconds))); raise it with --timeout or limits.timeout in the recipe manifest"
         case .host:
-            // A binding's ScriptLimitError says itself what stopped the run.
-            message = hostMessage ?? "the host stopped the run"
+            let what = hostMessage ?? "the host stopped the run"
+            message = what.hasPrefix("limit exceeded") ? what : "limit exceeded: \(what)"
         }
         return ScriptFailure(kind: .limit(kind), message: message)
     }

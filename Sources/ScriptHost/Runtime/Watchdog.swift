@@ -6,18 +6,21 @@ import Foundation
 /// Armed for `deadline + grace`; if the run has not finished by then, `action` runs
 /// on a background thread. The CLI's action flushes output, prints the limit message
 /// and exits with code 4: there is no safe way to stop a thread inside C code.
+/// The pending timer holds the watchdog weakly and `disarm()` drops the action, so a
+/// finished run (its output, plugins) is not kept alive until the deadline.
 final class Watchdog: @unchecked Sendable {
     private let lock = NSLock()
-    private var finished = false
+    private var action: (@Sendable () -> Void)?
 
     init(seconds: Double, action: @escaping @Sendable () -> Void) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
-            let fire = lock.withLock { !finished }
-            if fire { action() }
+        self.action = action
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
+            guard let self, let action = self.lock.withLock({ self.action }) else { return }
+            action()
         }
     }
 
-    func disarm() { lock.withLock { finished = true } }
+    func disarm() { lock.withLock { action = nil } }
 }
 
 /// At the deadline, interrupts the Lua thread so the hook raises the timeout at the
@@ -29,8 +32,9 @@ final class DeadlineInterrupter: @unchecked Sendable {
 
     init(vm: LuaVM, seconds: Double) {
         self.vm = vm
-        DispatchQueue.global().asyncAfter(deadline: .now() + max(0, seconds)) { [self] in
-            lock.withLock { self.vm?.interruptForDeadline() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + max(0, seconds)) { [weak self] in
+            guard let self else { return }
+            self.lock.withLock { self.vm?.interruptForDeadline() }
         }
     }
 

@@ -124,7 +124,7 @@ public enum JSONCodec {
         }
 
         mutating func parseValue(depth: Int) throws -> ScriptValue {
-            guard depth <= JSONCodec.maxDepth else { throw fail("nesting deeper than \(JSONCodec.maxDepth) levels") }
+            guard depth < JSONCodec.maxDepth else { throw fail("nesting deeper than \(JSONCodec.maxDepth) levels") }
             guard pos < bytes.count else { throw fail("unexpected end of input") }
             switch bytes[pos] {
             case UInt8(ascii: "{"): return try parseObject(depth: depth)

@@ -33,10 +33,12 @@ struct RunReporter: Sendable {
                 "reads": .integer(Int64(c.reads)), "writes": .integer(Int64(c.writes)), "replayed": .integer(Int64(c.replayed)),
                 "planned": .integer(Int64(c.planned)), "failed": .integer(Int64(c.failed)),
                 "duration_ms": .integer(Int64(seconds * 1000)),
+                "memory_peak_bytes": .integer(Int64(outcome.report?.memoryPeakBytes ?? 0)),
                 "exports": .array(outcome.exports.map { .object(["name": .string($0.name), "rows": .integer(Int64($0.rows)), "path": .string($0.path)]) }),
                 "output_folder": .string(outcome.outputFolder.path),
             ])
-        } else {
+        } else if c.reads + c.writes + c.replayed + c.planned + c.failed > 0 || !outcome.exports.isEmpty {
+            // People get the summary when the run touched the Hub or exported something.
             if !outcome.exports.isEmpty {
                 let files = outcome.exports.map { "\($0.name) (\($0.rows) rows)" }.joined(separator: ", ")
                 output.writeStderr("exported \(files) to \(outcome.outputFolder.path)\n")

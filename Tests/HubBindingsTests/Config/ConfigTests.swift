@@ -95,7 +95,7 @@ final class ConfigTests: XCTestCase {
     func testConfigFilesAreDataOnly() throws {
         let url = try write("evil.lua", #"return { profiles = { p = { hub_url = io.read() } } }"#)
         XCTAssertThrowsError(try HubConfig.load(explicit: url.path)) { error in
-            XCTAssertTrue("\(error)".contains("recipe attempted to access nonexistent global 'io'"), "\(error)")
+            XCTAssertTrue("\(error)".hasSuffix("evil.lua:1: only literal values are allowed here (data only), not the global 'io'"), "\(error)")
         }
     }
 

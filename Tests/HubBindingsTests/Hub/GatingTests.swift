@@ -41,7 +41,7 @@ final class GatingTests: XCTestCase {
                     if request.method != "GET" { counts.withLock { $0["writes", default: 0] += 1 } }
                     return sandbox.handle(request)
                 }), options: options)
-            return HubConnection(profileName: profile, client: client, sandbox: sandbox, notice: nil)
+            return HubConnection(profileName: profile, client: client, sandbox: LazySandbox { sandbox }, notice: nil)
         }
 
         var jobs: HubConnection { get throws { try connection(key: SandboxFixtures.jobsKeySecret, profile: "jobs") } }

@@ -52,6 +52,15 @@ struct HubscriptProcess {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
+        // Isolated from the machine's state and configuration: a fresh state directory
+        // and a config naming the built-in sandbox (so no "no configuration" notice).
+        let config = scratch.appendingPathComponent("config.lua")
+        try #"return { profiles = { sandbox = { sandbox = true } } }"#.write(to: config, atomically: true, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = scratch.appendingPathComponent("state").path
+        environment["XDG_CONFIG_HOME"] = scratch.appendingPathComponent("config").path
+        environment["HUBSCRIPT_CONFIG"] = config.path
+        process.environment = environment
         let start = Date()
         try process.run()
         let killer = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
