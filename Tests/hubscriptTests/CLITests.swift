@@ -14,6 +14,13 @@ final class CLITests: CLITestCase {
       run       Run a recipe.
       check     Check recipes' syntax and manifests without running them.
       describe  Show a recipe's manifest: parameters, permissions, limits.
+      plan      Run a recipe with reads live and writes recorded, not sent; print or save the plan.
+      apply     Apply a saved plan: run its recipe again, sending only the planned writes.
+      runs      List, show and resume journalled runs.
+      login     Sign in to a profile that uses a user session.
+      logout    Sign out of a session profile and delete its stored credentials.
+      sandbox   Serve or reset the built-in sandbox Hub.
+      docs      Print reference documentation generated from the code.
 
     OPTIONS:
       --version   Show the version.
@@ -26,7 +33,7 @@ final class CLITests: CLITestCase {
     static let runHelp = """
     OVERVIEW: Run a recipe.
 
-    USAGE: hubscript run FILE [--param name=value]… [--params-file F.json] [--json] [--timeout S]
+    USAGE: hubscript run FILE [--param name=value]… [--params-file F.json] [--json] [--timeout S] [--dry-run] [--run-id ID]
 
     Exit codes: 0 success, 1 the recipe failed, 2 usage or configuration error
     (including a manifest or parameter problem: nothing of the recipe runs),
@@ -35,9 +42,17 @@ final class CLITests: CLITestCase {
     OPTIONS:
       --param <name=value>  Set a recipe parameter. (repeatable)
       --params-file <file>  Read parameters from a JSON object.
-      --json                Write NDJSON events (prints, logs, summary) to stdout.
+      --json                Write NDJSON events (prints, logs, writes, summary) to stdout.
       --timeout <seconds>   Wall-clock limit for the run (overrides the manifest).
+      --max-writes <n>      Stop before the first write past n (with limits.writes, the lower wins).
       --lib <dir>           Add a folder that require() may load modules from. (repeatable)
+      --out <dir>           Where export.* writes (default: runs/<run id>/ in the state directory).
+      --profile <name>      The profile to use (default: the config's default_profile, or the built-in sandbox).
+      --config <file>       The configuration file (default: $HUBSCRIPT_CONFIG, ./hubscript.config.lua, ~/.config/hubscript/config.lua).
+      --state-dir <dir>     Where credentials, the journal and the sandbox live (default: $XDG_STATE_HOME/hubscript).
+      --dry-run             Read live, record writes without sending them, print the plan.
+      --run-id <id>         Run under this id; if the journal has it, resume it (done writes replay).
+      --force               With --run-id: resume even if the recipe file changed.
       -h, --help            Show help information.
 
     """
@@ -226,7 +241,7 @@ final class CLITests: CLITestCase {
 
     func testStructuredErrorFromTheRecipe() throws {
         try folder.write("s.lua", "recipe { name = \"s\" }\nerror({ code = 'E1', message = 'table error' })\n")
-        assertResult(try hubscript("s.lua"), stdout: "", stderr: "error: (error object is a table value)\n", exitCode: 1)
+        assertResult(try hubscript("s.lua"), stdout: "", stderr: "error: E1: table error\n", exitCode: 1)
     }
 
     func testManifestErrorRunsNothing() throws {
@@ -267,7 +282,9 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(summary["exit_code"] as? Int, 0)
         XCTAssertNotNil(summary["duration_ms"] as? Int)
         XCTAssertGreaterThan(summary["memory_peak_bytes"] as? Int ?? 0, 0)
-        XCTAssertEqual(Set(summary.keys), ["type", "status", "exit_code", "duration_ms", "memory_peak_bytes"])
+        XCTAssertEqual(Set(summary.keys), ["type", "status", "exit_code", "duration_ms", "memory_peak_bytes", "run_id",
+                                           "reads", "writes", "replayed", "planned", "failed", "exports", "output_folder"])
+        XCTAssertEqual(summary["writes"] as? Int, 0)
     }
 
     func testJSONOutputOfAFailure() throws {

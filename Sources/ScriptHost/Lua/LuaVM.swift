@@ -271,8 +271,16 @@ final class LuaVM {
         }
         if lua_type(L, -1) == LUA_TTABLE {
             var reader = LuaValueReader(state: L, refs: refs)
-            if let value = try? reader.read(-1, depth: 0), let json = try? JSONCodec.encode(value) {
-                return VMFailure(kind: .error, message: "error object: \(json)", traceback: "", structured: value)
+            if let value = try? reader.read(-1, depth: 0) {
+                // error({ code = …, message = … }) reads like a structured error;
+                // any other table is shown as JSON.
+                if let message = value["message"].stringValue {
+                    let code = value["code"].stringValue.map { "\($0): " } ?? ""
+                    return VMFailure(kind: .error, message: code + message, traceback: "", structured: value)
+                }
+                if let json = try? JSONCodec.encode(value) {
+                    return VMFailure(kind: .error, message: "error object: \(json)", traceback: "", structured: value)
+                }
             }
         }
         let type = String(cString: lua_typename(L, lua_type(L, -1)))
