@@ -436,10 +436,10 @@ static inline int hs_lua_collectgarbage(lua_State *L) {
 
 // MARK: - Coroutines: keep ctx->running current so interrupts reach the right thread
 
-// coroutine.resume(co, …): the original, with ctx->running set to co meanwhile.
-static inline int hs_co_resume(lua_State *L) {
+// Calls upvalue 1 with this call's arguments while ctx->running is `co`, then
+// restores the running thread (re-raising any error after that).
+static inline int hs_call_as_running(lua_State *L, lua_State *co) {
     hs_ctx *ctx = hs_getctx(L);
-    lua_State *co = lua_tothread(L, 1);
     lua_State *prev = ctx->running;
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
@@ -451,19 +451,14 @@ static inline int hs_co_resume(lua_State *L) {
     return lua_gettop(L);
 }
 
+// coroutine.resume(co, …): the original (upvalue 1), with ctx->running set to co meanwhile.
+static inline int hs_co_resume(lua_State *L) {
+    return hs_call_as_running(L, lua_tothread(L, 1));
+}
+
 // The function coroutine.wrap returns: upvalue 1 the original wrapper, 2 its coroutine.
 static inline int hs_co_wrapped(lua_State *L) {
-    hs_ctx *ctx = hs_getctx(L);
-    lua_State *co = lua_tothread(L, lua_upvalueindex(2));
-    lua_State *prev = ctx->running;
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    if (co != NULL) ctx->running = co;
-    int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
-    ctx->running = prev;
-    if (ctx->limit_hit) hs_arm(ctx);
-    if (status != LUA_OK) return lua_error(L);
-    return lua_gettop(L);
+    return hs_call_as_running(L, lua_tothread(L, lua_upvalueindex(2)));
 }
 
 // coroutine.wrap(f): the original's function, wrapped by hs_co_wrapped.

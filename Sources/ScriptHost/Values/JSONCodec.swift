@@ -18,44 +18,49 @@ public enum JSONCodec {
 
     /// Encodes `value` as compact canonical JSON.
     public static func encode(_ value: ScriptValue) throws -> String {
-        var out = ""
-        out.reserveCapacity(64)
+        String(decoding: try encodeBytes(value), as: UTF8.self)
+    }
+
+    public static func encodeData(_ value: ScriptValue) throws -> Data {
+        Data(try encodeBytes(value))
+    }
+
+    /// The canonical JSON of `value` as UTF-8 bytes (the fast path: no String building).
+    public static func encodeBytes(_ value: ScriptValue) throws -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(256)
         try write(value, into: &out, depth: 0)
         return out
     }
 
-    public static func encodeData(_ value: ScriptValue) throws -> Data {
-        Data(try encode(value).utf8)
-    }
-
-    private static func write(_ value: ScriptValue, into out: inout String, depth: Int) throws {
+    private static func write(_ value: ScriptValue, into out: inout [UInt8], depth: Int) throws {
         guard depth <= maxDepth else {
             throw Error("cannot encode: nesting deeper than \(maxDepth) levels (a cycle?)")
         }
         switch value {
-        case .nilValue, .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .integer(let i): out += String(i)
-        case .number(let d): out += try formatDouble(d)
+        case .nilValue, .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .integer(let i): out.append(contentsOf: String(i).utf8)
+        case .number(let d): out.append(contentsOf: try formatDouble(d).utf8)
         case .string(let s): writeString(s, into: &out)
         case .bytes: throw Error("cannot encode a string that is not valid UTF-8")
         case .function: throw Error("cannot encode a function")
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (n, item) in items.enumerated() {
-                if n > 0 { out += "," }
+                if n > 0 { out.append(UInt8(ascii: ",")) }
                 try write(item, into: &out, depth: depth + 1)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let fields):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (n, key) in fields.keys.sorted().enumerated() {
-                if n > 0 { out += "," }
+                if n > 0 { out.append(UInt8(ascii: ",")) }
                 writeString(key, into: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 try write(fields[key]!, into: &out, depth: depth + 1)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
@@ -67,21 +72,31 @@ public enum JSONCodec {
         return s
     }
 
-    static func writeString(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20:
-                out += "\\u" + String(format: "%04x", c.value)
-            default: out.unicodeScalars.append(scalar)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Appends `s` quoted; copies runs that need no escaping in one go.
+    static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { bytes in
+            var runStart = 0
+            for (i, b) in bytes.enumerated() where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
+                switch b {
+                case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+                case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+                case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                default:
+                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                            hexDigits[Int(b >> 4)], hexDigits[Int(b & 0xF)]])
+                }
+                runStart = i + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
     // MARK: Decoding
@@ -200,6 +215,19 @@ public enum JSONCodec {
 
         mutating func parseString() throws -> String {
             pos += 1
+            // Fast path: no escapes before the closing quote.
+            var end = pos
+            while end < bytes.count {
+                let b = bytes[end]
+                if b == UInt8(ascii: "\"") {
+                    let slice = UnsafeBufferPointer(rebasing: bytes[pos..<end])
+                    guard let s = String(validating: slice, as: UTF8.self) else { throw fail("string is not valid UTF-8") }
+                    pos = end + 1
+                    return s
+                }
+                if b == UInt8(ascii: "\\") || b < 0x20 { break }
+                end += 1
+            }
             var out = [UInt8]()
             while pos < bytes.count {
                 let b = bytes[pos]
