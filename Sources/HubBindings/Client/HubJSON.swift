@@ -52,17 +52,15 @@ public enum HubJSON: Sendable, Equatable, Hashable {
 
     public var isNull: Bool { self == .null }
 
-    /// Parses `data` as one JSON document. Throws `DecodingError` on malformed input.
+    /// Parses `data` as one JSON document. Throws `HubJSONSyntaxError` on malformed input.
     public static func parse(_ data: Data) throws -> HubJSON {
-        try JSONDecoder().decode(HubJSON.self, from: data)
+        try HubJSONParser.parse(data)
     }
 
-    /// The canonical encoding: sorted keys, no escaped slashes, no whitespace.
+    /// The canonical encoding: sorted keys, no escaped slashes, no whitespace, integral
+    /// numbers without a fraction (non-finite numbers become null).
     public func encoded() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a HubJSON cannot fail: every case maps to a JSON value.
-        return (try? encoder.encode(self)) ?? Data("null".utf8)
+        HubJSONWriter.write(self)
     }
 
     /// The canonical encoding as a string.
