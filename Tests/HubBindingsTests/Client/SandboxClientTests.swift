@@ -109,7 +109,7 @@ struct SandboxClientTests {
         let first = try #require(try store.load(profile: "sandbox")?.refreshToken)
         sandboxClock.advance(by: 16 * 60)
         let failures = ClientLock([Error]())
-        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+        onThreads(16) { _ in
             do { _ = try client.get("/users/me") } catch { failures.withLock { $0.append(error) } }
         }
         #expect(failures.withLock { $0.isEmpty })
