@@ -60,6 +60,17 @@ final class SandboxHarness: @unchecked Sendable {
         try client(.apiKey(SandboxFixtures.jobsKeySecret), configure: configure)
     }
 
+    /// Personal live (active/disabled) entitlements to `app`, by user: a grant to a user
+    /// listed here would be `entitlement_already_exists`.
+    func livePersonal(_ client: HubClient, app: String) throws -> [String: Int] {
+        var byUser: [String: Int] = [:]
+        for e in try client.paginate(path: "/entitlements", query: [("application_id", app)]).allItems()
+        where e["organization_id"]?.isNull != false && ["active", "disabled"].contains(e["status"]?.stringValue ?? "") {
+            byUser[e["user_id"]?.stringValue ?? "", default: 0] += 1
+        }
+        return byUser
+    }
+
     /// A session client logged in as `email` (MFA code given when asked).
     func sessionClient(_ email: String, store: any CredentialStore = InMemoryCredentialStore(),
                        clock: FakeClock = FakeClock()) throws -> HubClient {
