@@ -29,7 +29,24 @@ final class BenchmarkTests: XCTestCase {
         print(String(format: "HubSandbox bench: seed 5000 users + 200k events %.2f s; GET /users?limit=25 %.0f µs; GET /audit-events %.0f µs; grant %.0f µs",
                      seedSeconds, listMicros, auditMicros, grantMicros))
         XCTAssertEqual(grants, ids.count)
+        let fileMicros = try fileGrantMicros()
+        print(String(format: "HubSandbox bench: grant on a WAL file store %.0f µs", fileMicros))
         XCTAssertLessThan(seedSeconds, 30)
         XCTAssertLessThan(listMicros, 5_000)
+    }
+
+    /// µs per grant with `.file` storage (WAL, synchronous=NORMAL), default scale.
+    func fileGrantMicros() throws -> Double {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hubsandbox-bench-\(UUID().uuidString).sqlite")
+        defer { for ext in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + ext) } }
+        let hub = try HubSandbox(options: SandboxOptions(storage: .file(url), rateLimits: .off))
+        let ids = (hub.call("GET", "/users?status=active&limit=100").json["data"]?.items ?? []).compactMap { $0["id"]?.string }
+        let t = Date()
+        for (i, id) in ids.enumerated() {
+            let r = hub.call("POST", "/users/\(id)/entitlements", body: #"{"application_id":"app_hub","source":"trial"}"#,
+                             headers: [("Idempotency-Key", "file-\(i)")])
+            XCTAssertEqual(r.status, 201)
+        }
+        return Date().timeIntervalSince(t) / Double(max(1, ids.count)) * 1e6
     }
 }

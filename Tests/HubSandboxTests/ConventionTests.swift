@@ -113,6 +113,21 @@ final class ConventionTests: XCTestCase {
         XCTAssertFalse(statuses.contains("deleted"))
     }
 
+    func testHealthNeedsNeitherVersionNorToken() throws {
+        let hub = try makeHub()
+        let r = hub.call("GET", "/health", token: nil, version: nil)
+        XCTAssertEqual(r.status, 200)
+        XCTAssertEqual(r.headers["Content-Type"], "application/json")
+    }
+
+    func testPayloadTooLarge() throws {
+        let hub = try makeHub()
+        let big = #"{"display_name":""# + String(repeating: "x", count: 1_048_576) + #""}"#
+        let r = hub.call("PATCH", "/users/usr_ada", body: big)
+        XCTAssertEqual(r.status, 413)
+        XCTAssertEqual(r.code, "payload_too_large")
+    }
+
     func testUnknownRouteAndMethod() throws {
         let hub = try makeHub()
         XCTAssertEqual(hub.call("GET", "/nope").code, "not_found")

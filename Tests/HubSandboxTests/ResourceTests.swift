@@ -22,6 +22,7 @@ final class ResourceTests: XCTestCase {
         let apps = hub.call("GET", "/applications", token: SandboxFixtures.adaKeySecret).json["data"]?.items ?? []
         XCTAssertEqual(Set(apps.compactMap { $0["id"]?.string }), Set(SandboxFixtures.applicationIds))
         XCTAssertEqual(apps.first { $0["id"]?.string == "app_hub" }?["visibility"]?.string, "internal")
+        XCTAssertEqual(hub.call("GET", "/applications?owned=true").json["data"]?.items.count, 0)
     }
 
     func testApiKeysHideRevokedAndNeverShowSecrets() throws {
@@ -33,6 +34,16 @@ final class ResourceTests: XCTestCase {
         XCTAssertEqual(hub.call("GET", "/users", token: SandboxFixtures.adaKeySecret).code, "unauthenticated")
         XCTAssertEqual(hub.call("GET", "/api-keys?owner_user_id=usr_ada").json["data"]?.items.count, 0)
         XCTAssertEqual(hub.call("GET", "/api-keys?owner_user_id=usr_ada&include_inactive=true").json["data"]?.items.count, 1)
+    }
+
+    func testAKeyReadsItsOwnRecordOnly() throws {
+        let hub = try makeHub()
+        let own = hub.call("GET", "/api-keys/key_support_ro", token: SandboxFixtures.supportKeySecret)
+        XCTAssertEqual(own.status, 200)
+        XCTAssertEqual(own.json["permissions"], .array([.string("users.list"), .string("audit.view")]))
+        XCTAssertEqual(own.headers["ETag"], "W/\"1\"")
+        XCTAssertEqual(hub.call("GET", "/api-keys/key_jobs", token: SandboxFixtures.supportKeySecret).code, "forbidden")
+        XCTAssertEqual(hub.call("GET", "/api-keys/key_support_ro").json["id"]?.string, "key_support_ro")
     }
 
     func testSessionsMarkTheCurrentOne() throws {

@@ -27,6 +27,21 @@ final class StorageTests: XCTestCase {
         XCTAssertEqual(users, 60)
     }
 
+    func testTwoInstancesOpeningOneNewFileSeedItOnce() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hubsandbox-\(UUID().uuidString).sqlite")
+        defer { for ext in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + ext) } }
+        let opened = ResultBox()
+        let lock = NSLock()
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            if let hub = try? makeHub(storage: .file(url)), hub.call("GET", "/users/usr_ada").status == 200 {
+                lock.withLock { opened.status += 1 }
+            }
+        }
+        XCTAssertEqual(opened.status, 2)
+        let users = try makeHub(storage: .file(url)).engine.db.first("SELECT COUNT(*) FROM users") { $0.int(0) }
+        XCTAssertEqual(users, 60)
+    }
+
     func testResetIsDeterministic() throws {
         let clock = ManualClock()
         let hub = try makeHub(clock: clock, seed: 5)

@@ -58,15 +58,19 @@ enum JSON: Equatable, Sendable {
         case .string(let s): JSON.writeString(s, into: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))
-            for (i, item) in items.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+            var first = true
+            for item in items {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
                 item.write(into: &out)
             }
             out.append(UInt8(ascii: "]"))
         case .object(let pairs):
             out.append(UInt8(ascii: "{"))
-            for (i, pair) in pairs.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+            var first = true
+            for pair in pairs {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
                 JSON.writeString(pair.0, into: &out)
                 out.append(UInt8(ascii: ":"))
                 pair.1.write(into: &out)
@@ -76,20 +80,35 @@ enum JSON: Equatable, Sendable {
     }
 
     private static let hex = Array("0123456789abcdef".utf8)
+    /// The bytes a JSON string must escape, as a C string for `strcspn` (NUL is caught
+    /// because `strcspn` stops there and the slow path escapes it).
+    private static let mustEscape: [CChar] = [0x22, 0x5C] + (1..<0x20).map { CChar($0) } + [0]
 
+    /// Writes `s` as a JSON string. Strings without `"`, backslash or control characters (nearly
+    /// all) are copied in one go.
     static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(byte)
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
-            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                out.append(contentsOf: Array("\\u00".utf8))
-                out.append(hex[Int(byte >> 4)]); out.append(hex[Int(byte & 0xF)])
-            default: out.append(byte)
+        // strcspn runs in libc, so the common case stays fast in debug builds too.
+        let clean = s.withCString { strcspn($0, JSON.mustEscape) }
+        var s = s
+        s.withUTF8 { buf in
+            let n = buf.count
+            var i = min(clean, n)
+            if i == n { out.append(contentsOf: buf); return }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[0..<i]))
+            while i < n {
+                let byte = buf[i]
+                i += 1
+                switch byte {
+                case 0x22, 0x5C: out.append(0x5C); out.append(byte)
+                case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+                case 0..<0x20:
+                    out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
+                    out.append(hex[Int(byte >> 4)]); out.append(hex[Int(byte & 0xF)])
+                default: out.append(byte)
+                }
             }
         }
         out.append(UInt8(ascii: "\""))

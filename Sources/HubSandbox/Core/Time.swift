@@ -3,23 +3,28 @@ import Foundation
 /// Timestamps are whole UTC seconds since 1970 internally, RFC 3339 (`2026-01-15T12:00:00Z`)
 /// on the wire. Formatting is hand-rolled because it runs for every field of every row.
 enum Time {
-    /// Formats epoch seconds as `YYYY-MM-DDTHH:MM:SSZ`.
+    /// Formats epoch seconds as `YYYY-MM-DDTHH:MM:SSZ`. Straight-line on purpose: it runs
+    /// for every timestamp of every row, also in debug builds.
     static func format(_ t: Int) -> String {
         let days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
         let secs = t - days * 86_400
         let (y, m, d) = civil(fromDays: days)
-        var b = [UInt8](repeating: 0, count: 20)
-        func put(_ v: Int, _ at: Int, _ width: Int) {
-            var v = v
-            for k in stride(from: at + width - 1, through: at, by: -1) { b[k] = UInt8(48 + v % 10); v /= 10 }
+        let h = secs / 3600, mi = secs / 60 % 60, se = secs % 60
+        return String(unsafeUninitializedCapacity: 20) { b in
+            b[0] = UInt8(48 + y / 1000 % 10); b[1] = UInt8(48 + y / 100 % 10)
+            b[2] = UInt8(48 + y / 10 % 10); b[3] = UInt8(48 + y % 10); b[4] = 45
+            b[5] = UInt8(48 + m / 10); b[6] = UInt8(48 + m % 10); b[7] = 45
+            b[8] = UInt8(48 + d / 10); b[9] = UInt8(48 + d % 10); b[10] = 84
+            b[11] = UInt8(48 + h / 10); b[12] = UInt8(48 + h % 10); b[13] = 58
+            b[14] = UInt8(48 + mi / 10); b[15] = UInt8(48 + mi % 10); b[16] = 58
+            b[17] = UInt8(48 + se / 10); b[18] = UInt8(48 + se % 10); b[19] = 90
+            return 20
         }
-        put(y, 0, 4); b[4] = 45; put(m, 5, 2); b[7] = 45; put(d, 8, 2); b[10] = 84
-        put(secs / 3600, 11, 2); b[13] = 58; put(secs / 60 % 60, 14, 2); b[16] = 58; put(secs % 60, 17, 2); b[19] = 90
-        return String(decoding: b, as: UTF8.self)
     }
 
     /// Parses RFC 3339 (`Z` or `±HH:MM` offset, optional fraction, which is dropped) or a
-    /// bare date `YYYY-MM-DD` (midnight UTC). Nil when malformed.
+    /// bare date `YYYY-MM-DD` (midnight UTC). A space before the offset is read as `+`,
+    /// because an unencoded `+` in a query string decodes to a space. Nil when malformed.
     static func parse(_ s: String) -> Int? {
         let c = Array(s.utf8)
         func num(_ a: Int, _ n: Int) -> Int? {
@@ -39,8 +44,8 @@ enum Time {
         guard k < c.count else { return nil }
         var offset = 0
         if c[k] == 90 || c[k] == 122 { guard k + 1 == c.count else { return nil } }
-        else if c[k] == 43 || c[k] == 45, k + 6 == c.count, let oh = num(k + 1, 2), c[k + 3] == 58, let om = num(k + 4, 2) {
-            offset = (oh * 3600 + om * 60) * (c[k] == 43 ? 1 : -1)
+        else if c[k] == 43 || c[k] == 45 || c[k] == 32, k + 6 == c.count, let oh = num(k + 1, 2), c[k + 3] == 58, let om = num(k + 4, 2) {
+            offset = (oh * 3600 + om * 60) * (c[k] == 45 ? -1 : 1)
         } else { return nil }
         return day * 86_400 + h * 3600 + mi * 60 + se - offset
     }

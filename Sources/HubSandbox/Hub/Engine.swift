@@ -38,7 +38,7 @@ struct Route {
 /// The Hub emulation: state, routes and handlers. Every method runs under `lock`
 /// (the pipeline takes it); handlers live in extensions by resource.
 final class HubEngine {
-    var db: Database
+    let db: Database
     let options: SandboxOptions
     let limiter: RateLimiter
     var faultRNG: SplitMix64
@@ -57,8 +57,8 @@ final class HubEngine {
         case .file(let url): db = try Database(path: url.path)
         }
         try db.exec(Schema.sql)
-        let users = try db.first("SELECT COUNT(*) FROM users") { $0.int(0) } ?? 0
-        if users == 0 { try seed(options.seed) }
+        var seeder = Seeder(db: db, seed: options.seed, now: nowSeconds, scale: options.scale)
+        try seeder.run(onlyIfEmpty: true)
         routes = HubEngine.routeTable()
     }
 
@@ -83,10 +83,21 @@ final class HubEngine {
     /// A fresh opaque id with `prefix` (`ent_`, `evt_`…): 20 random base-32 characters.
     func newId(_ prefix: String) -> String { prefix + HubEngine.randomToken(20) }
 
+    /// `count` random characters of a 32-letter alphabet (5 bits each).
     static func randomToken(_ count: Int) -> String {
-        let alphabet = Array("abcdefghijkmnpqrstuvwxyz23456789".utf8)
+        let alphabet: StaticString = "abcdefghijkmnpqrstuvwxyz23456789"
         var rng = SystemRandomNumberGenerator()
-        return String(decoding: (0..<count).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }, as: UTF8.self)
+        return String(unsafeUninitializedCapacity: count) { out in
+            let letters = alphabet.utf8Start
+            var bits: UInt64 = 0, left = 0
+            for i in 0..<count {
+                if left < 5 { bits = rng.next(); left = 64 }
+                out[i] = letters[Int(bits & 31)]
+                bits >>= 5
+                left -= 5
+            }
+            return count
+        }
     }
 
     /// The route table; see HUB-API.md "Endpoints".

@@ -53,13 +53,16 @@ extension HubEngine {
         try db.run("DELETE FROM org_members WHERE organization_id = ? AND user_id = ?", [.text(org), .text(user)])
         try audit(c, action: "organization.member_removed", target: ("organization", org), targetUser: user, org: org,
                   before: .object([("user_id", .string(user)), ("role", .string(m.role))]))
-        return .noContent
+        return Reply(status: 204, body: nil, headers: [("ETag", "W/\"\(m.version + 1)\"")])
     }
 
+    /// The catalog. `owned=true` (the caller's own apps) is always empty: the sandbox has
+    /// no application owners.
     func listApplications(_ c: RequestContext) throws -> Reply {
-        let q = ListQuery(from: "applications", columns: "id, name, slug, visibility, access_tier, receives_platform_notifications",
+        var q = ListQuery(from: "applications", columns: "id, name, slug, visibility, access_tier, receives_platform_notifications",
                           columnCount: 6, sort: "created_at", seq: "seq")
-        return try runList(c, q, scope: "applications", filters: []) { s in
+        if c.q("owned") == "true" { q.add("0") }
+        return try runList(c, q, scope: "applications", filters: ["owned"]) { s in
             .object([("id", .string(s.text(0))), ("name", .string(s.text(1))), ("slug", .string(s.text(2))),
                      ("visibility", .string(s.text(3))), ("access_tier", .string(s.text(4))),
                      ("receives_platform_notifications", .bool(s.bool(5))), ("created_at", .time(s.int(6)))])

@@ -83,13 +83,13 @@ extension HubEngine {
 
     static func encodeCursor(binding: String, issued: Int, sort: Int, seq: Int) -> String {
         let raw = "c1.\(binding).\(issued).\(sort).\(seq)"
-        return Data(raw.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return String(Data(raw.utf8).base64EncodedString().unicodeScalars.compactMap { c -> Character? in
+            c == "+" ? "-" : c == "/" ? "_" : c == "=" ? nil : Character(c)
+        })
     }
 
     static func decodeCursor(_ s: String) -> (binding: String, issued: Int, sort: Int, seq: Int)? {
-        var b64 = s.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var b64 = String(s.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
         while b64.count % 4 != 0 { b64 += "=" }
         guard let data = Data(base64Encoded: b64) else { return nil }
         let parts = String(decoding: data, as: UTF8.self).split(separator: ".")

@@ -24,7 +24,9 @@ extension HubEngine {
     }
 
     func handle(_ request: HTTPRequestMessage) -> HTTPResponseMessage {
-        let requestId = request.headers["X-Request-Id"].flatMap { $0.isEmpty || $0.count > 200 ? nil : $0 }
+        let requestId = request.headers["X-Request-Id"].flatMap { id in
+            id.isEmpty || id.utf8.count > 200 || id.utf8.contains { $0 < 0x20 || $0 > 0x7E } ? nil : id
+        }
             ?? "req_" + HubEngine.randomToken(16)
         var rate: RateLimiter.Outcome?
         lock.lock()

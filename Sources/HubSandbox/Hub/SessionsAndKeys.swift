@@ -64,8 +64,10 @@ extension HubEngine {
         return try runList(c, q, scope: "api-keys", filters: ["owner_user_id", "status", "include_inactive"], map: HubEngine.keyJSON)
     }
 
+    /// A key may read its own record without `api_keys.manage` *(sandbox)*, so a client can
+    /// learn an API key's permissions; other keys need `api_keys.manage`.
     func getApiKey(_ c: RequestContext) throws -> Reply {
-        try c.require("api_keys.manage")
+        if c.who.kind != .apiKey(keyId: c.params[0]) { try c.require("api_keys.manage") }
         guard let k = try db.first("SELECT \(HubEngine.keyColumns) FROM api_keys WHERE id = ?", [.text(c.params[0])], {
             (json: HubEngine.keyJSON($0), version: $0.int(9))
         }) else { throw HubError.notFound("API key \(c.params[0])") }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Deleted users are terminal and left out of lists unless `status` or
 /// `include_inactive=true` is passed. A user may read their own record without
-/// `users.list`. Suspending revokes every live session of the user and writes one
+/// `users.list`. `email_verified` is false exactly for invited users. Suspending revokes every live session of the user and writes one
 /// `user.suspended` event (its `after.sessions_revoked` counts them); entitlements are untouched.
 extension HubEngine {
     static let userColumns = "u.id, u.email, u.display_name, u.status, u.mfa_enabled, u.created_at, u.updated_at, u.last_login_at, u.version"
@@ -12,7 +12,8 @@ extension HubEngine {
     static func userJSON(_ s: Statement) -> JSON {
         .object([
             ("id", .string(s.text(0))), ("email", .string(s.text(1))), ("display_name", .string(s.text(2))),
-            ("status", .string(s.text(3))), ("mfa_enabled", .bool(s.bool(4))), ("created_at", .time(s.int(5))),
+            ("status", .string(s.text(3))), ("mfa_enabled", .bool(s.bool(4))),
+            ("email_verified", .bool(s.text(3) != "invited")), ("created_at", .time(s.int(5))),
             ("updated_at", .time(s.int(6))), ("last_login_at", .time(s.intOrNil(7))),
         ])
     }

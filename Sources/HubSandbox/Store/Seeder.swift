@@ -29,8 +29,11 @@ struct Seeder {
     mutating func int(_ range: Range<Int>) -> Int { range.lowerBound + Int(rng.next() % UInt64(range.count)) }
     mutating func chance(_ p: Double) -> Bool { rng.unit() < p }
 
-    mutating func run() throws {
+    /// Seeds in one transaction. With `onlyIfEmpty`, does nothing when users exist — checked
+    /// inside the write transaction, so two processes opening one new file seed it once.
+    mutating func run(onlyIfEmpty: Bool = false) throws {
         try db.transaction {
+            if onlyIfEmpty, try db.first("SELECT 1 FROM users LIMIT 1", [], { _ in true }) != nil { return }
             try db.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('seed', ?), ('schema', ?)",
                        [.text(String(seed)), .text(String(Schema.version))])
             try catalog()

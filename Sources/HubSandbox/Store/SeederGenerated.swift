@@ -57,7 +57,7 @@ extension Seeder {
             let status = r < 0.65 ? "active" : r < 0.75 ? "disabled" : r < 0.9 ? "expired" : "revoked"
             var source = ["purchase", "trial", "admin_grant", "org_seat"][int(0..<4)]
             if source == "org_seat", org == nil { source = "purchase" }
-            let at = created + int(0..<(30 * d))
+            let d = day, at = created + int(0..<(30 * d))
             try entitlement("ent_" + token(14), id, source == "org_seat" ? org : nil, app, status, source,
                             ends: status == "expired" || source == "trial" ? at + 30 * d : nil,
                             reason: status == "disabled" ? "policy" : status == "revoked" ? "offboarded" : nil,
@@ -65,10 +65,9 @@ extension Seeder {
         }
     }
 
-    private var d: Int { day }
-
     private mutating func auditEvents(_ users: [String]) throws {
         guard !users.isEmpty else { return }
+        let d = day
         let actors = [("user", "usr_admin"), ("user", "usr_support"), ("api_key", "key_jobs")]
         for _ in 0..<scale.auditEvents {
             let action = Seeder.actions[int(0..<Seeder.actions.count)]
