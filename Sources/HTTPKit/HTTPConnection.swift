@@ -3,9 +3,9 @@ import Foundation
 /// One accepted connection, served on its own thread by ``run()``.
 ///
 /// Requests are read, handled and answered strictly in order, so pipelined requests
-/// get their responses in the order they were sent. The connection owns its
-/// descriptor and closes it when ``run()`` returns; the server only ever calls
-/// `shutdown(2)` on it (to wake a blocked read), never `close(2)`.
+/// get their responses in the order they were sent. The descriptor is closed only
+/// when the connection deregisters (``HTTPServer/connectionEnded(_:)``); until then
+/// the server may call `shutdown(2)` on it to wake a blocked read.
 final class HTTPConnection: @unchecked Sendable {
     /// Whether the connection is between requests. Guarded by the server's lock.
     enum State { case idle, active }
@@ -20,6 +20,8 @@ final class HTTPConnection: @unchecked Sendable {
     /// Received bytes not yet consumed by a request.
     private var buffer: [UInt8] = []
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
+    /// Buffer storage kept between requests; more is released once a request is consumed.
+    private static let retainedCapacity = 256 * 1024
 
     init(fd: Int32, server: HTTPServer, limits: HTTPServerLimits, handler: @escaping HTTPServer.Handler) {
         self.fd = fd
@@ -32,11 +34,10 @@ final class HTTPConnection: @unchecked Sendable {
 
     /// Serves requests until the peer closes, a request is refused, a response asks
     /// to close or is dropped, the idle timeout expires, or the server stops; then
-    /// deregisters from the server and closes the descriptor.
+    /// deregisters from the server, which closes the descriptor.
     func run() {
         serve()
         server.connectionEnded(self)
-        Socket.close(fd)
     }
 
     private func serve() {
@@ -78,7 +79,11 @@ final class HTTPConnection: @unchecked Sendable {
             }
         }
         let body = Data(buffer[headLength..<total])
-        buffer.removeSubrange(0..<total)
+        if buffer.capacity > Self.retainedCapacity {
+            buffer = Array(buffer[total...])  // do not keep a large body's storage
+        } else {
+            buffer.removeSubrange(0..<total)
+        }
         return body
     }
 
@@ -91,8 +96,9 @@ final class HTTPConnection: @unchecked Sendable {
             return false
         }
         let keepAlive = head.keepAlive && !HTTPResponseEncoder.asksToClose(response) && !server.isStopping
-        guard write(HTTPResponseEncoder.encode(response, keepAlive: keepAlive, minorVersion: head.minorVersion))
-        else { return false }
+        let bytes = HTTPResponseEncoder.encode(
+            response, keepAlive: keepAlive, minorVersion: head.minorVersion, headOnly: head.method == "HEAD")
+        guard write(bytes) else { return false }
         if !keepAlive { closeGracefully() }
         return keepAlive
     }

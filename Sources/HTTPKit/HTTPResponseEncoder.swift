@@ -10,12 +10,16 @@ enum HTTPResponseEncoder {
     /// an HTTP/1.0 client asked to keep the connection. The handler's own
     /// `Content-Length`, `Transfer-Encoding` and `Connection` fields are replaced, and a
     /// field whose name or value contains CR or LF is dropped (no header injection).
-    /// A status outside 100...999 is sent as 500.
-    static func encode(_ response: HTTPResponseMessage, keepAlive: Bool, minorVersion: Int) -> [UInt8] {
+    /// A status outside 100...999 is sent as 500. With `headOnly` (the answer to a
+    /// HEAD request) the body is left out but `Content-Length` still gives its size.
+    static func encode(
+        _ response: HTTPResponseMessage, keepAlive: Bool, minorVersion: Int, headOnly: Bool = false
+    ) -> [UInt8] {
         let status = (100...999).contains(response.status) ? response.status : 500
         let hasBody = !(status < 200 || status == 204 || status == 304)
+        let writesBody = hasBody && !headOnly
         var out: [UInt8] = []
-        out.reserveCapacity(128 + response.headers.fields.count * 48 + (hasBody ? response.body.count : 0))
+        out.reserveCapacity(128 + response.headers.fields.count * 48 + (writesBody ? response.body.count : 0))
         out.append(contentsOf: "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n".utf8)
         for (name, value) in response.headers where isSafe(name, value) {
             switch name.lowercased() {
@@ -30,7 +34,7 @@ enum HTTPResponseEncoder {
             out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
         }
         out.append(contentsOf: "\r\n".utf8)
-        if hasBody { out.append(contentsOf: response.body) }
+        if writesBody { out.append(contentsOf: response.body) }
         return out
     }
 

@@ -8,11 +8,20 @@ import Foundation
 /// keep-alive`) and pipelined requests are answered in order. Request bodies must be
 /// framed by `Content-Length`.
 ///
+/// The handler sees the method, the target and the header fields exactly as sent
+/// (names in their original case and order). Each response is written with its
+/// status line and reason phrase, the handler's header fields, `Content-Length`, and
+/// `Connection: close` when the connection will close. A HEAD request gets the head
+/// only. `Expect: 100-continue` gets an interim 100 response.
+///
 /// Refused requests get a JSON error body `{"error":{"code":"…","message":"…"}}` and
 /// the connection is closed: malformed → 400 `invalid_request`, head too large → 431
 /// `header_too_large`, body too large → 413 `payload_too_large`, `Transfer-Encoding`
-/// → 411 `length_required`. A response with `dropped == true` is not written: the
-/// connection is closed instead.
+/// → 411 `length_required`, other `Expect` → 417 `expectation_failed`, HTTP/2+
+/// request line → 505 `http_version_not_supported`, a request begun but not finished
+/// within the idle timeout → 408 `request_timeout`, a connection beyond
+/// `maxConnections` → 503 `server_busy`. A response with `dropped == true` is not
+/// written: the connection is closed instead, with no bytes sent.
 ///
 /// Lifecycle: `init` binds, ``start()`` accepts, ``stop()`` shuts down; the server
 /// cannot be restarted. Do not call ``stop()`` from inside a handler (it would wait
@@ -156,11 +165,16 @@ public final class HTTPServer: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Registers an accepted descriptor and starts its thread, or refuses it with 503
-    /// if `maxConnections` are already open.
+    /// Registers an accepted descriptor and starts its thread, refuses it with 503 if
+    /// `maxConnections` are already open, or closes it if ``stop()`` has begun.
     private func admit(_ fd: Int32) {
         Socket.configureConnection(fd, timeout: limits.idleTimeout)
         condition.lock()
+        guard state == .running else {
+            condition.unlock()
+            Socket.close(fd)
+            return
+        }
         guard connections.count < limits.maxConnections else {
             condition.unlock()
             let busy = HTTPResponseEncoder.encode(HTTPRequestError.serverBusy.response, keepAlive: false, minorVersion: 1)
@@ -203,10 +217,13 @@ public final class HTTPServer: @unchecked Sendable {
         return state != .running
     }
 
-    /// Deregisters `connection`; after this the server no longer touches its descriptor.
+    /// Deregisters `connection` and closes its descriptor. Both happen under the lock,
+    /// so ``stop()`` never sees a connection that is gone but still holds a descriptor,
+    /// and never shuts down a descriptor number that has been reused.
     func connectionEnded(_ connection: HTTPConnection) {
         condition.lock()
         connections[ObjectIdentifier(connection)] = nil
+        Socket.close(connection.fd)
         condition.broadcast()
         condition.unlock()
     }

@@ -1,0 +1,214 @@
+import XCTest
+@testable import HTTPKit
+
+/// Binding, concurrency, throughput and shutdown.
+final class HTTPServerLifecycleTests: XCTestCase {
+    func testNonLoopbackHostsAreRejected() {
+        for host in ["0.0.0.0", "192.168.1.10", "example.com", "::", "", "localhost.example"] {
+            XCTAssertThrowsError(try HTTPServer(host: host) { _ in HTTPResponseMessage(status: 200) }, host) { error in
+                XCTAssertEqual(
+                    error as? HTTPServerError,
+                    HTTPServerError(
+                        code: .nonLoopbackHost,
+                        message: "refusing to listen on \"\(host)\": the HTTP server binds only to loopback; "
+                            + "use 127.0.0.1, ::1 or localhost"))
+            }
+        }
+        XCTAssertEqual(
+            "\(HTTPServerError.nonLoopback("10.0.0.1"))",
+            "refusing to listen on \"10.0.0.1\": the HTTP server binds only to loopback; use 127.0.0.1, ::1 or localhost")
+    }
+
+    func testLoopbackHostsAreServed() throws {
+        for (host, urlHost) in [("localhost", "127.0.0.1"), ("::1", "[::1]"), ("127.0.0.2", "127.0.0.2")] {
+            let server = try HTTPServer(host: host) { request in
+                HTTPResponseMessage(status: 200, body: Data(request.target.utf8))
+            }
+            server.start()
+            defer { server.stop() }
+            XCTAssertNotEqual(server.port, 0)
+            let (status, output) = try runCurl(["-g", "http://\(urlHost):\(server.port)/on-\(host)"])
+            XCTAssertEqual(status, 0, host)
+            XCTAssertEqual(output, "HTTP/1.1 200 OK\r\nContent-Length: \(4 + host.utf8.count)\r\n\r\n/on-\(host)")
+        }
+    }
+
+    func testBindingAPortInUseThrowsBindFailed() throws {
+        let first = try HTTPServer { _ in HTTPResponseMessage(status: 200) }
+        defer { first.stop() }
+        XCTAssertThrowsError(try HTTPServer(port: first.port) { _ in HTTPResponseMessage(status: 200) }) { error in
+            let error = error as? HTTPServerError
+            XCTAssertEqual(error?.code, .bindFailed)
+            XCTAssertEqual(
+                error?.message,
+                "cannot bind 127.0.0.1 port \(first.port): Address already in use (errno 98); "
+                    + "choose a free port, or 0 for an ephemeral one")
+        }
+    }
+
+    func testConcurrentClientsAllSucceed() throws {
+        let recorder = RequestRecorder()
+        let inner = echoHandler(recorder)
+        let server = try startServer(self) { request in
+            Thread.sleep(forTimeInterval: 0.001)
+            return inner(request)
+        }
+        let failures = RequestRecorder()
+        let group = DispatchGroup()
+        for client in 0..<8 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                var connection: RawClient?
+                for i in 0..<50 {
+                    if i % 10 == 0 { connection = try? RawClient(port: server.port) }
+                    let target = "/c\(client)/r\(i)"
+                    connection?.send("POST \(target) HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n\(i % 10)!")
+                    if connection?.readResponse() != echoResponse("POST", target, body: "\(i % 10)!") {
+                        failures.record(HTTPRequestMessage(method: "FAILED", target: target))
+                    }
+                }
+            }.start()
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 20), .success)
+        XCTAssertEqual(failures.requests.map(\.target), [])
+        XCTAssertEqual(recorder.requests.count, 400)
+        XCTAssertEqual(Set(recorder.requests.map(\.target)).count, 400)
+    }
+
+    /// Keep-alive throughput for a trivial handler, from 4 client threads in this
+    /// process (so clients and server share the 2 cores). Debug builds included.
+    func testKeepAliveThroughputExceeds2000RequestsPerSecond() throws {
+        let server = try startServer(self) { _ in HTTPResponseMessage(status: 200, body: Data("ok".utf8)) }
+        let counts = RequestRecorder()
+        let group = DispatchGroup()
+        let deadline = Date(timeIntervalSinceNow: 1)
+        for _ in 0..<4 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                guard let client = try? RawClient(port: server.port) else { return }
+                var done = 0
+                while Date() < deadline {
+                    client.send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n")
+                    guard client.readResponse() == "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" else { break }
+                    done += 1
+                }
+                counts.record(HTTPRequestMessage(method: "COUNT", target: "\(done)"))
+            }.start()
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        let total = counts.requests.compactMap { Int($0.target) }.reduce(0, +)
+        print("HTTPServer keep-alive throughput: \(total) requests/s (4 in-process clients)")
+        XCTAssertGreaterThan(total, 2000)
+    }
+
+    func testStopWhileClientsAreConnectedEndsCleanlyAndThePortCanBeBoundAgain() throws {
+        let baseline = openDescriptorCount()
+        let entered = DispatchSemaphore(value: 0)
+        let server = try HTTPServer(limits: .init(shutdownGracePeriod: 3)) { request in
+            if request.target == "/slow" {
+                entered.signal()
+                Thread.sleep(forTimeInterval: 0.3)
+            }
+            return HTTPResponseMessage(status: 200, body: Data(request.target.utf8))
+        }
+        server.start()
+        let port = server.port
+        var idle: RawClient? = try RawClient(port: port)
+        idle?.send("GET /first HTTP/1.1\r\n\r\n")
+        XCTAssertEqual(idle?.readResponse(), "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\n/first")
+        var busy: RawClient? = try RawClient(port: port)
+        busy?.send("GET /slow HTTP/1.1\r\n\r\n")
+        XCTAssertEqual(entered.wait(timeout: .now() + 5), .success)
+        XCTAssertEqual(server.openConnectionCount, 2)
+
+        let started = Date()
+        server.stop()
+        let took = Date().timeIntervalSince(started)
+        XCTAssertLessThan(took, 2, "stop() waited for the idle connection")
+        XCTAssertEqual(server.openConnectionCount, 0)
+
+        let slowRest = busy?.readToEnd()
+        XCTAssertEqual(slowRest?.text, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\n/slow")
+        XCTAssertEqual(slowRest?.closed, true)
+        let idleRest = idle?.readToEnd()
+        XCTAssertEqual(idleRest?.text, "")
+        XCTAssertEqual(idleRest?.closed, true)
+        XCTAssertThrowsError(try RawClient(port: port), "still accepting after stop()")
+
+        server.stop()
+        server.waitUntilStopped()
+        idle = nil
+        busy = nil
+        XCTAssertLessThanOrEqual(openDescriptorCount(), baseline, "descriptors leaked")
+
+        let second = try HTTPServer(port: port) { _ in HTTPResponseMessage(status: 204) }
+        second.start()
+        defer { second.stop() }
+        let client = try RawClient(port: port)
+        client.send("GET / HTTP/1.1\r\n\r\n")
+        XCTAssertEqual(client.readResponse(), "HTTP/1.1 204 No Content\r\n\r\n")
+    }
+
+    func testStopClosesConnectionsWhoseHandlerOutlivesTheGracePeriod() throws {
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let server = try HTTPServer(limits: .init(shutdownGracePeriod: 0.2)) { _ in
+            entered.signal()
+            _ = release.wait(timeout: .now() + 10)
+            return HTTPResponseMessage(status: 200)
+        }
+        server.start()
+        let client = try RawClient(port: server.port)
+        client.send("GET /hang HTTP/1.1\r\n\r\n")
+        XCTAssertEqual(entered.wait(timeout: .now() + 5), .success)
+
+        let started = Date()
+        server.stop()
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2.5)
+        let rest = client.readToEnd()
+        XCTAssertEqual(rest.text, "")
+        XCTAssertTrue(rest.closed)
+
+        release.signal()
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while server.openConnectionCount > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(server.openConnectionCount, 0)
+    }
+
+    func testStopFromASignalDispatchSource() throws {
+        let server = try startServer(self, handler: echoHandler())
+        let port = server.port
+        signal(SIGUSR2, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGUSR2, queue: .global())
+        source.setEventHandler { server.stop() }
+        source.resume()
+        defer { source.cancel() }
+
+        let stopped = DispatchSemaphore(value: 0)
+        Thread {
+            server.waitUntilStopped()
+            stopped.signal()
+        }.start()
+        // libdispatch registers the source asynchronously, and a signal sent before
+        // that is ignored (SIG_IGN), so keep signalling; extra stop() calls are no-ops.
+        var signals = 0
+        repeat {
+            kill(getpid(), SIGUSR2)
+            signals += 1
+        } while stopped.wait(timeout: .now() + 0.05) == .timedOut && signals < 100
+        XCTAssertLessThan(signals, 100, "the signal source never stopped the server")
+        XCTAssertThrowsError(try RawClient(port: port))
+    }
+
+    func testStopBeforeStartAndStartAfterStop() throws {
+        let server = try HTTPServer { _ in HTTPResponseMessage(status: 200) }
+        let port = server.port
+        server.stop()
+        server.waitUntilStopped()
+        server.start()
+        server.stop()
+        XCTAssertThrowsError(try RawClient(port: port))
+    }
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class HTTPKitTestsPlaceholder: XCTestCase { func testBuilds() {} }
