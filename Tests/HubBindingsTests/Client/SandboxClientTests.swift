@@ -37,21 +37,22 @@ struct SandboxClientTests {
         #expect(client.capabilitiesAreStale)
     }
 
-    @Test("API keys: the jobs key reads its own record; the ops key falls back to the declared list", arguments: TransportKind.allCases)
+    @Test("API keys: a key named by id reads its own record; otherwise the declared list", arguments: TransportKind.allCases)
     func apiKeys(kind: TransportKind) throws {
         let h = try SandboxHarness(kind)
         let jobs = try h.jobsClient { $0.apiKeyID = SandboxFixtures.jobsKeyId }
         let jobsCaps = try jobs.capabilities()
         #expect(jobsCaps.source == .apiKeyRecord)
         #expect(jobsCaps.permissions == Set(Capabilities.allPermissions))
-        let ops = try h.client(.apiKey(SandboxFixtures.opsKeySecret)) {
-            $0.apiKeyID = SandboxFixtures.opsKeyId
-            $0.apiKeyPermissions = SandboxFixtures.opsKeyPermissions
-        }
+        let ops = try h.client(.apiKey(SandboxFixtures.opsKeySecret)) { $0.apiKeyID = SandboxFixtures.opsKeyId }
         let opsCaps = try ops.capabilities()
-        #expect(opsCaps.source == .apiKeyDeclared)
+        #expect(opsCaps.source == .apiKeyRecord)
         #expect(opsCaps.permissions == Set(SandboxFixtures.opsKeyPermissions))
         #expect(!opsCaps.canManageBilling)
+        let declared = try h.client(.apiKey(SandboxFixtures.supportKeySecret)) { $0.apiKeyPermissions = ["users.list", "audit.view"] }
+        let declaredCaps = try declared.capabilities()
+        #expect(declaredCaps.source == .apiKeyDeclared)
+        #expect(declaredCaps.permissions == ["users.list", "audit.view"])
     }
 
     @Test("pagination walks every audit event, whatever the page size", arguments: TransportKind.allCases)
