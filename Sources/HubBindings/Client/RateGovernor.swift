@@ -46,14 +46,19 @@ final class RateGovernor: Sendable {
         return wait
     }
 
-    /// Reads the Hub's rate headers from a response.
+    /// Reads the Hub's rate headers from a response. With nothing remaining, every caller
+    /// pauses until one token is back: `RateLimit-Reset` is the time until the bucket is
+    /// full again, so one token takes `Reset / (Limit - Remaining)` (all of `Reset`
+    /// when no `RateLimit-Limit` came).
     func observe(_ headers: HTTPHeaders) {
-        guard let remaining = headers["RateLimit-Remaining"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) else { return }
-        let reset = headers["RateLimit-Reset"].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        func number(_ name: String) -> Double? { headers[name].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
+        guard let remaining = number("RateLimit-Remaining") else { return }
+        let reset = number("RateLimit-Reset") ?? 0
         let now = clock.now()
         state.withLock { s in
             if remaining <= 0, reset > 0 {
-                s.pausedUntil = max(s.pausedUntil, now + reset)
+                let perToken = number("RateLimit-Limit").map { reset / max(1, $0 - remaining) } ?? reset
+                s.pausedUntil = max(s.pausedUntil, now + perToken)
             }
             guard limitPerMinute > 0 else { return }
             refill(&s, now: now)

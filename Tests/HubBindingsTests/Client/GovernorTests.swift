@@ -36,12 +36,15 @@ struct GovernorTests {
         #expect(clock.realSleeps.isEmpty)
     }
 
-    @Test("RateLimit-Remaining 0 waits for RateLimit-Reset; a lower Remaining pulls the bucket down", arguments: TransportKind.allCases)
+    @Test("RateLimit-Remaining 0 waits for one token (from Reset and Limit); a lower Remaining pulls the bucket down", arguments: TransportKind.allCases)
     func serverHeaders(kind: TransportKind) throws {
         let h = try Harness(kind, configure: { $0.rateLimitPerMinute = 60 }) { _, index in
             switch index {
-            case 0: return jsonResponse(["ok": true], headers: [("RateLimit-Limit", "60"), ("RateLimit-Remaining", "0"), ("RateLimit-Reset", "12")])
+            // Empty, full again in 12 s (no Limit header): wait all 12 s.
+            case 0: return jsonResponse(["ok": true], headers: [("RateLimit-Remaining", "0"), ("RateLimit-Reset", "12")])
             case 1: return jsonResponse(["ok": true], headers: [("RateLimit-Remaining", "1"), ("RateLimit-Reset", "30")])
+            // Empty, 60 tokens back in 120 s: one token in 2 s (slower than our own 1/s).
+            case 4: return jsonResponse(["ok": true], headers: [("RateLimit-Limit", "60"), ("RateLimit-Remaining", "0"), ("RateLimit-Reset", "120")])
             default: return jsonResponse(["ok": true])
             }
         }
@@ -55,6 +58,10 @@ struct GovernorTests {
         _ = try h.client.get("/d")
         #expect(h.clock.realSleeps.count == 2)
         #expect(abs(h.clock.realSleeps[1] - 1) < 0.001)
+        _ = try h.client.get("/e")
+        _ = try h.client.get("/f")
+        #expect(h.clock.realSleeps.count == 4)
+        #expect(abs(h.clock.realSleeps[3] - 2) < 0.001)
     }
 
     @Test("concurrent callers share the pace")
