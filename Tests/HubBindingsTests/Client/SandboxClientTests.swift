@@ -131,4 +131,28 @@ struct SandboxClientTests {
         let err = hubError { try client.post("/users/\(SandboxFixtures.supportId)/entitlements", body: body) }
         #expect(err?.code == "idempotency_key_required")
     }
+
+    @Test("the governor paces 150 calls under the sandbox's 100/min without a 429", arguments: TransportKind.allCases)
+    func pacing(kind: TransportKind) throws {
+        let sandboxClock = ManualClock()
+        let h = try SandboxHarness(kind, options: SandboxOptions(rateLimits: .standard, clock: sandboxClock))
+        var options = HubClientOptions(rateLimitPerMinute: 100, clock: LinkedClock(sandboxClock: sandboxClock), random: FixedRandom())
+        options.warn = { _ in }
+        let client = try HubClient(baseURL: h.baseURL, credential: .apiKey(SandboxFixtures.jobsKeySecret), transport: h.transport,
+                                   options: options)
+        let start = sandboxClock.now()
+        for _ in 0..<150 { _ = try client.get("/users/\(SandboxFixtures.adaId)") }
+        #expect(h.count("429") == 0)
+        // 100 from the full bucket, then 50 at 0.6 s / 0.95: about 31.6 s of sandbox time.
+        let elapsed = sandboxClock.now().timeIntervalSince(start)
+        #expect(abs(elapsed - 30 / RateGovernor.safety) < 0.5)
+
+        // Without the governor the same burst runs into the Hub's limit, and 429's
+        // Retry-After is honoured instead.
+        options.rateLimitPerMinute = 0
+        let unpaced = try HubClient(baseURL: h.baseURL, credential: .apiKey(SandboxFixtures.opsKeySecret), transport: h.transport,
+                                    options: options)
+        for _ in 0..<110 { _ = try unpaced.get("/users/\(SandboxFixtures.adaId)") }
+        #expect(h.count("429") > 0)
+    }
 }

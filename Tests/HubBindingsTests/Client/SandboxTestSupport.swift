@@ -25,6 +25,7 @@ final class SandboxHarness: @unchecked Sendable {
                 c["requests", default: 0] += 1
                 if response.dropped { c["dropped", default: 0] += 1 }
                 if response.status >= 500 { c["5xx", default: 0] += 1 }
+                if response.status == 429 { c["429", default: 0] += 1 }
             }
             return response
         }
@@ -44,7 +45,7 @@ final class SandboxHarness: @unchecked Sendable {
 
     deinit { server?.stop() }
 
-    /// How many requests matched `key` (`"METHOD /path"`, `requests`, `dropped`, `5xx`).
+    /// How many requests matched `key` (`"METHOD /path"`, `requests`, `dropped`, `5xx`, `429`).
     func count(_ key: String) -> Int { counts.withLock { $0[key] ?? 0 } }
 
     /// A client on this sandbox with a fake clock, pacing off, warnings collected.
@@ -78,4 +79,12 @@ final class SandboxHarness: @unchecked Sendable {
         try HubAuth(client: client).login(email: email, password: "pw", mfaCode: SandboxFixtures.mfaCode)
         return client
     }
+}
+
+/// The client's clock driving the sandbox's: sleeping advances the sandbox's time, so
+/// pacing and the sandbox's token buckets run on one virtual timeline.
+struct LinkedClock: HubClock {
+    let sandboxClock: ManualClock
+    func now() -> TimeInterval { sandboxClock.now().timeIntervalSince1970 }
+    func sleep(_ seconds: TimeInterval) { if seconds > 0 { sandboxClock.advance(by: seconds) } }
 }
