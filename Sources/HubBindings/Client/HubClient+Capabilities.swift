@@ -8,10 +8,10 @@ extension HubClient {
     /// seed role table gives the permissions of the roles held), `/organizations`.
     /// API key: `/users/me` answers `user_token_required`; the permissions then come
     /// from, in order: the key's record `GET /api-keys/{apiKeyID}` when the profile names
-    /// the key and the key may read it (`api_keys.manage`); the profile's declared
-    /// `apiKeyPermissions`; else every platform permission (source `.apiKeyAssumed`: the
-    /// Hub has no endpoint for a key to read its own permissions without
-    /// `api_keys.manage`). The server still refuses what the key lacks.
+    /// the key and the Hub lets it read its record (with `api_keys.manage`; the sandbox
+    /// lets a key read its own); the profile's declared `apiKeyPermissions`; else every
+    /// platform permission (source `.apiKeyAssumed`: a key cannot be mapped to its record
+    /// from the secret alone). The server still refuses what the key lacks.
     public func capabilities(refresh: Bool = false) throws -> Capabilities {
         if !refresh, let cached = state.withLock({ $0.capabilitiesStale ? nil : $0.capabilities }) {
             return cached

@@ -53,19 +53,15 @@ public enum HubJSON: Sendable, Equatable, Hashable {
 
     public var isNull: Bool { self == .null }
 
-    /// Parses `data` as one JSON document. Throws `JSONCodec.Error` on malformed input.
-    /// Uses ScriptHost's byte-level parser: Foundation's JSONDecoder costs about a
-    /// millisecond per page of 25 audit events on Linux, which dominated bulk reads.
+    /// Parses `data` as one JSON document. Throws `HubJSONSyntaxError` on malformed input.
     public static func parse(_ data: Data) throws -> HubJSON {
-        HubJSON(try JSONCodec.decode(data))
+        try HubJSONParser.parse(data)
     }
 
-    /// The canonical encoding: sorted keys, no escaped slashes, no whitespace.
+    /// The canonical encoding: sorted keys, no escaped slashes, no whitespace, integral
+    /// numbers without a fraction (non-finite numbers become null).
     public func encoded() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a HubJSON cannot fail: every case maps to a JSON value.
-        return (try? encoder.encode(self)) ?? Data("null".utf8)
+        HubJSONWriter.write(self)
     }
 
     /// The canonical encoding as a string.

@@ -144,18 +144,20 @@ final class LiveExchange: @unchecked Sendable {
     }
 }
 
-/// Routes URLSession callbacks to the exchange of each task.
+/// Routes URLSession callbacks to the exchange of each task. Tasks are keyed by
+/// identity: `taskIdentifier` is only unique within one session, and both sessions
+/// share this delegate.
 final class LiveTransportDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let exchanges = ClientLock([Int: LiveExchange]())
+    private let exchanges = ClientLock([ObjectIdentifier: LiveExchange]())
 
     func register(_ task: URLSessionTask) -> LiveExchange {
         let exchange = LiveExchange()
-        exchanges.withLock { $0[task.taskIdentifier] = exchange }
+        exchanges.withLock { $0[ObjectIdentifier(task)] = exchange }
         return exchange
     }
 
     private func exchange(_ task: URLSessionTask) -> LiveExchange? {
-        exchanges.withLock { $0[task.taskIdentifier] }
+        exchanges.withLock { $0[ObjectIdentifier(task)] }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
@@ -185,7 +187,7 @@ final class LiveTransportDelegate: NSObject, URLSessionDataDelegate, @unchecked 
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
         exchange.error = error
         exchange.done.signal()
     }

@@ -143,3 +143,19 @@ func hubError(_ body: () throws -> Any, sourceLocation: SourceLocation = #_sourc
 func jsonResponse(status: Int, _ body: HubJSON, headers: [(String, String)] = []) -> HTTPResponseMessage {
     jsonResponse(body, status: status, headers: headers)
 }
+
+/// Runs `body(i)` for i in 0..<count on `count` threads of their own, all at once (so
+/// many callers really are in flight together, whatever the core count).
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for i in 0..<count {
+        group.enter()
+        let thread = Thread {
+            body(i)
+            group.leave()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+    group.wait()
+}

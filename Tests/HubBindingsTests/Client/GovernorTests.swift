@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Rate governor")
 struct GovernorTests {
-    @Test("paces under the limit: a burst of the bucket, then limit/60 per second")
+    @Test("paces under the limit: a burst of the bucket, then 95% of limit/60 per second")
     func pacing() {
         let clock = FakeClock()
         let governor = RateGovernor(limitPerMinute: 120, clock: clock)
@@ -13,9 +13,10 @@ struct GovernorTests {
         #expect(clock.realSleeps.isEmpty)
         let start = clock.now()
         for _ in 0..<60 { governor.acquire() }
-        // 60 more at 2 per second take 30 s of (virtual) waiting, each about 0.5 s.
-        #expect(abs(clock.now() - start - 30) < 0.001)
-        #expect(clock.realSleeps.allSatisfy { abs($0 - 0.5) < 0.001 })
+        // 60 more at 0.95 · 2 per second: 60 / 1.9 s of (virtual) waiting, 1 / 1.9 s each.
+        let rate = RateGovernor.safety * 2
+        #expect(abs(clock.now() - start - 60 / rate) < 0.001)
+        #expect(clock.realSleeps.allSatisfy { abs($0 - 1 / rate) < 0.001 })
     }
 
     @Test("the client keeps 150 requests at 100/min to the pace", arguments: TransportKind.allCases)
@@ -23,8 +24,8 @@ struct GovernorTests {
         let h = try Harness(kind, configure: { $0.rateLimitPerMinute = 100 }) { _, _ in jsonResponse(["ok": true]) }
         let start = h.clock.now()
         for _ in 0..<150 { _ = try h.client.get("/users/me") }
-        // 100 from the full bucket, then 50 at 0.6 s each.
-        #expect(abs(h.clock.now() - start - 30) < 0.01)
+        // 100 from the full bucket, then 50 at 0.6 s / 0.95 each.
+        #expect(abs(h.clock.now() - start - 30 / RateGovernor.safety) < 0.01)
         #expect(h.requests.count == 150)
     }
 
@@ -36,12 +37,15 @@ struct GovernorTests {
         #expect(clock.realSleeps.isEmpty)
     }
 
-    @Test("RateLimit-Remaining 0 waits for RateLimit-Reset; a lower Remaining pulls the bucket down", arguments: TransportKind.allCases)
+    @Test("RateLimit-Remaining 0 waits for one token (from Reset and Limit); a lower Remaining pulls the bucket down", arguments: TransportKind.allCases)
     func serverHeaders(kind: TransportKind) throws {
         let h = try Harness(kind, configure: { $0.rateLimitPerMinute = 60 }) { _, index in
             switch index {
-            case 0: return jsonResponse(["ok": true], headers: [("RateLimit-Limit", "60"), ("RateLimit-Remaining", "0"), ("RateLimit-Reset", "12")])
+            // Empty, full again in 12 s (no Limit header): wait all 12 s.
+            case 0: return jsonResponse(["ok": true], headers: [("RateLimit-Remaining", "0"), ("RateLimit-Reset", "12")])
             case 1: return jsonResponse(["ok": true], headers: [("RateLimit-Remaining", "1"), ("RateLimit-Reset", "30")])
+            // Empty, 60 tokens back in 120 s: one token in 2 s (slower than our own 1/s).
+            case 4: return jsonResponse(["ok": true], headers: [("RateLimit-Limit", "60"), ("RateLimit-Remaining", "0"), ("RateLimit-Reset", "120")])
             default: return jsonResponse(["ok": true])
             }
         }
@@ -54,7 +58,11 @@ struct GovernorTests {
         #expect(h.clock.realSleeps == [12])
         _ = try h.client.get("/d")
         #expect(h.clock.realSleeps.count == 2)
-        #expect(abs(h.clock.realSleeps[1] - 1) < 0.001)
+        #expect(abs(h.clock.realSleeps[1] - 1 / RateGovernor.safety) < 0.001)
+        _ = try h.client.get("/e")
+        _ = try h.client.get("/f")
+        #expect(h.clock.realSleeps.count == 4)
+        #expect(abs(h.clock.realSleeps[3] - 2) < 0.001)
     }
 
     @Test("concurrent callers share the pace")
@@ -62,9 +70,9 @@ struct GovernorTests {
         let clock = FakeClock(advancesOnSleep: false)
         let governor = RateGovernor(limitPerMinute: 60, clock: clock)
         DispatchQueue.concurrentPerform(iterations: 90) { _ in governor.acquire() }
-        // 60 immediate, 30 reserved 1 s apart: the reservations add up to 1+2+…+30 s.
+        // 60 immediate, 30 reserved 1/0.95 s apart: the reservations add up to (1+2+…+30)/0.95 s.
         let waits = clock.realSleeps.sorted()
         #expect(waits.count == 30)
-        #expect(abs(waits.reduce(0, +) - 465) < 1)
+        #expect(abs(waits.reduce(0, +) - 465 / RateGovernor.safety) < 1)
     }
 }

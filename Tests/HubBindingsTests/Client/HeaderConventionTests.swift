@@ -113,3 +113,20 @@ struct LiveConnectionTests {
         #expect(h.requests.first?.headers["Connection"] != "close")
     }
 }
+
+extension LiveConnectionTests {
+    @Test("reads and writes in flight together each get their own answer")
+    func interleaved() throws {
+        let h = try Harness(.live) { request, _ in jsonResponse(["method": .string(request.method), "path": .string(request.path)]) }
+        let mismatches = ClientLock(0)
+        onThreads(8) { worker in
+            for i in 0..<25 {
+                let path = "/probe/\(worker)/\(i)"
+                let response = i % 2 == 0 ? try? h.client.get(path) : try? h.client.post(path, body: [:], idempotencyKey: path)
+                if response?.json["path"]?.stringValue != path { mismatches.withLock { $0 += 1 } }
+            }
+        }
+        #expect(mismatches.withLock { $0 } == 0)
+        #expect(h.requests.count == 200)
+    }
+}

@@ -57,4 +57,30 @@ struct ProfileAndJSONTests {
         #expect(value.jsonText == #"{"a":{"n":-3},"b":[1,2.5,true,null,"x"]}"#)
         #expect(HubJSON.string("a/b").jsonText == #""a/b""#)
     }
+
+    @Test("the parser handles escapes, surrogate pairs, numbers and whitespace")
+    func parser() throws {
+        let text = #" { "s" : "a\"b\\c\/d\n\t\u00e9\ud83d\ude00", "n": [0, -1.5e3, 2E-2, 12345678901234], "e": {}, "z": [ ] } "#
+        let value = try HubJSON.parse(Data(text.utf8))
+        #expect(value["s"] == .string("a\"b\\c/d\n\té😀"))
+        #expect(value["n"] == [0, -1500, 0.02, 12345678901234])
+        #expect(value["e"] == .object([:]))
+        #expect(value["z"] == .array([]))
+        #expect(try HubJSON.parse(value.encoded()) == value)
+        #expect(HubJSON.string("tab\t \u{01} é").jsonText == #""tab\t \u0001 é""#)
+    }
+
+    @Test("malformed JSON is refused with the offset", arguments: ["", "{", "[1,]", "{\"a\" 1}", "01", "1.", "\"\\x\"", "tru", "[1] 2",
+                                                                   "\"\\ud800\"", "\"a\nb\"", "-", "{\"a\":}"])
+    func malformed(text: String) {
+        #expect(throws: HubJSONSyntaxError.self) { try HubJSON.parse(Data(text.utf8)) }
+    }
+
+    @Test("nesting is capped")
+    func depth() {
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        #expect(throws: HubJSONSyntaxError.self) { try HubJSON.parse(Data(deep.utf8)) }
+        let fine = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect((try? HubJSON.parse(Data(fine.utf8))) != nil)
+    }
 }

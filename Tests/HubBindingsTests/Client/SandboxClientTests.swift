@@ -37,21 +37,22 @@ struct SandboxClientTests {
         #expect(client.capabilitiesAreStale)
     }
 
-    @Test("API keys: the jobs key reads its own record; the ops key falls back to the declared list", arguments: TransportKind.allCases)
+    @Test("API keys: a key named by id reads its own record; otherwise the declared list", arguments: TransportKind.allCases)
     func apiKeys(kind: TransportKind) throws {
         let h = try SandboxHarness(kind)
         let jobs = try h.jobsClient { $0.apiKeyID = SandboxFixtures.jobsKeyId }
         let jobsCaps = try jobs.capabilities()
         #expect(jobsCaps.source == .apiKeyRecord)
         #expect(jobsCaps.permissions == Set(Capabilities.allPermissions))
-        let ops = try h.client(.apiKey(SandboxFixtures.opsKeySecret)) {
-            $0.apiKeyID = SandboxFixtures.opsKeyId
-            $0.apiKeyPermissions = SandboxFixtures.opsKeyPermissions
-        }
+        let ops = try h.client(.apiKey(SandboxFixtures.opsKeySecret)) { $0.apiKeyID = SandboxFixtures.opsKeyId }
         let opsCaps = try ops.capabilities()
-        #expect(opsCaps.source == .apiKeyDeclared)
+        #expect(opsCaps.source == .apiKeyRecord)
         #expect(opsCaps.permissions == Set(SandboxFixtures.opsKeyPermissions))
         #expect(!opsCaps.canManageBilling)
+        let declared = try h.client(.apiKey(SandboxFixtures.supportKeySecret)) { $0.apiKeyPermissions = ["users.list", "audit.view"] }
+        let declaredCaps = try declared.capabilities()
+        #expect(declaredCaps.source == .apiKeyDeclared)
+        #expect(declaredCaps.permissions == ["users.list", "audit.view"])
     }
 
     @Test("pagination walks every audit event, whatever the page size", arguments: TransportKind.allCases)
@@ -109,7 +110,7 @@ struct SandboxClientTests {
         let first = try #require(try store.load(profile: "sandbox")?.refreshToken)
         sandboxClock.advance(by: 16 * 60)
         let failures = ClientLock([Error]())
-        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+        onThreads(16) { _ in
             do { _ = try client.get("/users/me") } catch { failures.withLock { $0.append(error) } }
         }
         #expect(failures.withLock { $0.isEmpty })
@@ -129,5 +130,29 @@ struct SandboxClientTests {
         #expect(first.json["id"] == second.json["id"])
         let err = hubError { try client.post("/users/\(SandboxFixtures.supportId)/entitlements", body: body) }
         #expect(err?.code == "idempotency_key_required")
+    }
+
+    @Test("the governor paces 150 calls under the sandbox's 100/min without a 429", arguments: TransportKind.allCases)
+    func pacing(kind: TransportKind) throws {
+        let sandboxClock = ManualClock()
+        let h = try SandboxHarness(kind, options: SandboxOptions(rateLimits: .standard, clock: sandboxClock))
+        var options = HubClientOptions(rateLimitPerMinute: 100, clock: LinkedClock(sandboxClock: sandboxClock), random: FixedRandom())
+        options.warn = { _ in }
+        let client = try HubClient(baseURL: h.baseURL, credential: .apiKey(SandboxFixtures.jobsKeySecret), transport: h.transport,
+                                   options: options)
+        let start = sandboxClock.now()
+        for _ in 0..<150 { _ = try client.get("/users/\(SandboxFixtures.adaId)") }
+        #expect(h.count("429") == 0)
+        // 100 from the full bucket, then 50 at 0.6 s / 0.95: about 31.6 s of sandbox time.
+        let elapsed = sandboxClock.now().timeIntervalSince(start)
+        #expect(abs(elapsed - 30 / RateGovernor.safety) < 0.5)
+
+        // Without the governor the same burst runs into the Hub's limit, and 429's
+        // Retry-After is honoured instead.
+        options.rateLimitPerMinute = 0
+        let unpaced = try HubClient(baseURL: h.baseURL, credential: .apiKey(SandboxFixtures.opsKeySecret), transport: h.transport,
+                                    options: options)
+        for _ in 0..<110 { _ = try unpaced.get("/users/\(SandboxFixtures.adaId)") }
+        #expect(h.count("429") > 0)
     }
 }

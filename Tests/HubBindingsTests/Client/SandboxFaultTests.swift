@@ -9,16 +9,6 @@ struct SandboxFaultTests {
     static let app = "app_chat"
     static let grants = 500
 
-    /// Personal live (active/disabled) entitlements to `app`, by user.
-    static func livePersonal(_ client: HubClient) throws -> [String: Int] {
-        var byUser: [String: Int] = [:]
-        for e in try client.paginate(path: "/entitlements", query: [("application_id", app)]).allItems()
-        where e["organization_id"]?.isNull != false && ["active", "disabled"].contains(e["status"]?.stringValue ?? "") {
-            byUser[e["user_id"]?.stringValue ?? "", default: 0] += 1
-        }
-        return byUser
-    }
-
     static func grantEvents(_ client: HubClient) throws -> [HubJSON] {
         try client.paginate(path: "/audit-events", query: [("action", "entitlement.granted"), ("application_id", app)]).allItems()
     }
@@ -31,7 +21,7 @@ struct SandboxFaultTests {
         let client = try h.jobsClient { $0.retry = RetryPolicy(maxAttempts: 12) }
 
         let users = try client.paginate(path: "/users", query: [("status", "active")]).allItems().compactMap { $0["id"]?.stringValue }
-        let before = try Self.livePersonal(client)
+        let before = try h.livePersonal(client, app: Self.app)
         let eventsBefore = try Self.grantEvents(client).count
         let targets = Array(users.filter { before[$0] == nil }.prefix(Self.grants))
         try #require(targets.count == Self.grants)
@@ -51,7 +41,7 @@ struct SandboxFaultTests {
         }
         #expect(failures.withLock { $0 } == [])
 
-        let after = try Self.livePersonal(client)
+        let after = try h.livePersonal(client, app: Self.app)
         #expect(targets.allSatisfy { after[$0] == 1 })
         #expect(after.values.reduce(0, +) - before.values.reduce(0, +) == Self.grants)
         let events = try Self.grantEvents(client)

@@ -25,6 +25,7 @@ final class SandboxHarness: @unchecked Sendable {
                 c["requests", default: 0] += 1
                 if response.dropped { c["dropped", default: 0] += 1 }
                 if response.status >= 500 { c["5xx", default: 0] += 1 }
+                if response.status == 429 { c["429", default: 0] += 1 }
             }
             return response
         }
@@ -44,7 +45,7 @@ final class SandboxHarness: @unchecked Sendable {
 
     deinit { server?.stop() }
 
-    /// How many requests matched `key` (`"METHOD /path"`, `requests`, `dropped`, `5xx`).
+    /// How many requests matched `key` (`"METHOD /path"`, `requests`, `dropped`, `5xx`, `429`).
     func count(_ key: String) -> Int { counts.withLock { $0[key] ?? 0 } }
 
     /// A client on this sandbox with a fake clock, pacing off, warnings collected.
@@ -60,6 +61,17 @@ final class SandboxHarness: @unchecked Sendable {
         try client(.apiKey(SandboxFixtures.jobsKeySecret), configure: configure)
     }
 
+    /// Personal live (active/disabled) entitlements to `app`, by user: a grant to a user
+    /// listed here would be `entitlement_already_exists`.
+    func livePersonal(_ client: HubClient, app: String) throws -> [String: Int] {
+        var byUser: [String: Int] = [:]
+        for e in try client.paginate(path: "/entitlements", query: [("application_id", app)]).allItems()
+        where e["organization_id"]?.isNull != false && ["active", "disabled"].contains(e["status"]?.stringValue ?? "") {
+            byUser[e["user_id"]?.stringValue ?? "", default: 0] += 1
+        }
+        return byUser
+    }
+
     /// A session client logged in as `email` (MFA code given when asked).
     func sessionClient(_ email: String, store: any CredentialStore = InMemoryCredentialStore(),
                        clock: FakeClock = FakeClock()) throws -> HubClient {
@@ -67,4 +79,12 @@ final class SandboxHarness: @unchecked Sendable {
         try HubAuth(client: client).login(email: email, password: "pw", mfaCode: SandboxFixtures.mfaCode)
         return client
     }
+}
+
+/// The client's clock driving the sandbox's: sleeping advances the sandbox's time, so
+/// pacing and the sandbox's token buckets run on one virtual timeline.
+struct LinkedClock: HubClock {
+    let sandboxClock: ManualClock
+    func now() -> TimeInterval { sandboxClock.now().timeIntervalSince1970 }
+    func sleep(_ seconds: TimeInterval) { if seconds > 0 { sandboxClock.advance(by: seconds) } }
 }

@@ -1,0 +1,241 @@
+import Foundation
+
+/// A malformed JSON document: what was expected and at which byte.
+public struct HubJSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var offset: Int
+    public var description: String { "invalid JSON at byte \(offset): \(message)" }
+}
+
+/// A strict RFC 8259 parser straight into `HubJSON` (Foundation's decoders are an order
+/// of magnitude slower for untyped values). Nesting deeper than 512 levels is refused.
+struct HubJSONParser {
+    private let bytes: [UInt8]
+    private var index = 0
+    private static let maxDepth = 512
+
+    static func parse(_ data: Data) throws -> HubJSON {
+        var parser = HubJSONParser(bytes: [UInt8](data))
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == parser.bytes.count else { throw parser.error("trailing characters") }
+        return value
+    }
+
+    private init(bytes: [UInt8]) { self.bytes = bytes }
+
+    private func error(_ message: String) -> HubJSONSyntaxError { HubJSONSyntaxError(message: message, offset: index) }
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func skipWhitespace() {
+        while let c = current, c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { index += 1 }
+    }
+
+    private mutating func expect(_ literal: String, _ value: HubJSON) throws -> HubJSON {
+        for byte in literal.utf8 {
+            guard current == byte else { throw error("expected \(literal)") }
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func parseValue(depth: Int) throws -> HubJSON {
+        guard depth < Self.maxDepth else { throw error("nesting too deep") }
+        switch current {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth)
+        case UInt8(ascii: "["): return try parseArray(depth: depth)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): return try expect("true", .bool(true))
+        case UInt8(ascii: "f"): return try expect("false", .bool(false))
+        case UInt8(ascii: "n"): return try expect("null", .null)
+        case let c? where c == UInt8(ascii: "-") || (c >= 0x30 && c <= 0x39): return try parseNumber()
+        default: throw error("expected a value")
+        }
+    }
+
+    private mutating func parseObject(depth: Int) throws -> HubJSON {
+        index += 1
+        var members: [String: HubJSON] = [:]
+        skipWhitespace()
+        if current == UInt8(ascii: "}") { index += 1; return .object(members) }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
+            let key = try parseString()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            skipWhitespace()
+            members[key] = try parseValue(depth: depth + 1)
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"): index += 1; return .object(members)
+            default: throw error("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws -> HubJSON {
+        index += 1
+        var items: [HubJSON] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") { index += 1; return .array(items) }
+        while true {
+            skipWhitespace()
+            items.append(try parseValue(depth: depth + 1))
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"): index += 1; return .array(items)
+            default: throw error("expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func parseNumber() throws -> HubJSON {
+        let start = index
+        if current == UInt8(ascii: "-") { index += 1 }
+        guard let first = current, first >= 0x30 && first <= 0x39 else { throw error("expected a digit") }
+        if first == 0x30 { index += 1 } else { skipDigits() }
+        if current == UInt8(ascii: ".") {
+            index += 1
+            guard skipDigits() > 0 else { throw error("expected a digit after '.'") }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            index += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+            guard skipDigits() > 0 else { throw error("expected an exponent") }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard let value = Double(text) else { throw error("bad number") }
+        return .number(value)
+    }
+
+    @discardableResult
+    private mutating func skipDigits() -> Int {
+        let start = index
+        while let c = current, c >= 0x30 && c <= 0x39 { index += 1 }
+        return index - start
+    }
+
+    private mutating func parseString() throws -> String {
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = index
+        func flushRun(_ parser: HubJSONParser, _ end: Int) {
+            if end > runStart { scalars.append(contentsOf: String(decoding: parser.bytes[runStart..<end], as: UTF8.self).unicodeScalars) }
+        }
+        while true {
+            guard let c = current else { throw error("unterminated string") }
+            switch c {
+            case UInt8(ascii: "\""):
+                flushRun(self, index)
+                index += 1
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                flushRun(self, index)
+                index += 1
+                scalars.append(try parseEscape())
+                runStart = index
+            case 0..<0x20:
+                throw error("control character in string")
+            default:
+                index += 1
+            }
+        }
+    }
+
+    private mutating func parseEscape() throws -> Unicode.Scalar {
+        guard let c = current else { throw error("unterminated escape") }
+        index += 1
+        switch c {
+        case UInt8(ascii: "\""): return "\""
+        case UInt8(ascii: "\\"): return "\\"
+        case UInt8(ascii: "/"): return "/"
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            let high = try parseHex4()
+            if (0xD800..<0xDC00).contains(high) {
+                guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw error("lone surrogate")
+                }
+                index += 2
+                let low = try parseHex4()
+                guard (0xDC00..<0xE000).contains(low) else { throw error("bad surrogate pair") }
+                return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))!
+            }
+            guard let scalar = Unicode.Scalar(high) else { throw error("lone surrogate") }
+            return scalar
+        default:
+            throw error("bad escape")
+        }
+    }
+
+    private mutating func parseHex4() throws -> UInt32 {
+        guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
+            throw error("expected 4 hex digits")
+        }
+        index += 4
+        return value
+    }
+}
+
+/// The canonical writer: sorted keys, no whitespace, `/` unescaped, integral numbers
+/// without a fraction, non-ASCII kept as UTF-8.
+enum HubJSONWriter {
+    static func write(_ value: HubJSON) -> Data {
+        var out = ""
+        write(value, into: &out)
+        return Data(out.utf8)
+    }
+
+    private static func write(_ value: HubJSON, into out: inout String) {
+        switch value {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let n):
+            if n.rounded() == n, abs(n) < 9.0e15 { out += String(Int64(n)) } else if n.isFinite { out += "\(n)" } else { out += "null" }
+        case .string(let s): writeString(s, into: &out)
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                write(item, into: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (i, key) in members.keys.sorted().enumerated() {
+                if i > 0 { out += "," }
+                writeString(key, into: &out)
+                out += ":"
+                write(members[key]!, into: &out)
+            }
+            out += "}"
+        }
+    }
+
+    private static func writeString(_ s: String, into out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let c where c.value < 0x20:
+                out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count) + String(c.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}
