@@ -101,7 +101,7 @@ struct HeaderConventionTests {
 
 @Suite("Live transport connections")
 struct LiveConnectionTests {
-    @Test("reads reuse one keep-alive connection; writes use their own")
+    @Test("on loopback, reads and writes share one keep-alive connection (HTTPKit's client never resends)")
     func keepAlive() throws {
         let h = try Harness(.live) { request, _ in
             request.method == "GET" ? jsonResponse(["ok": true]) : jsonResponse(status: 201, ["ok": true])
@@ -109,8 +109,27 @@ struct LiveConnectionTests {
         for _ in 0..<20 { _ = try h.client.get("/users/me") }
         #expect(h.server?.openConnectionCount == 1)
         _ = try h.client.post("/users/usr_1/entitlements", body: [:], idempotencyKey: "k")
-        #expect(h.requests.last?.headers["Connection"] == "close")
-        #expect(h.requests.first?.headers["Connection"] != "close")
+        #expect(h.server?.openConnectionCount == 1)
+        #expect(h.requests.allSatisfy { $0.headers["Connection"] != "close" })
+    }
+
+    @Test("over URLSession (as for HTTPS), writes go out on a connection of their own")
+    func urlSessionWritesUseTheirOwnConnection() throws {
+        let seen = ClientLock([HTTPRequestMessage]())
+        let server = try HTTPServer { request in
+            seen.withLock { $0.append(request) }
+            return jsonResponse(status: request.method == "GET" ? 200 : 201, ["ok": true])
+        }
+        server.start()
+        defer { server.stop() }
+        let client = try HubClient(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, credential: .apiKey("k"),
+                                   transport: LiveTransport(loopbackFastPath: false),
+                                   options: HubClientOptions(rateLimitPerMinute: 0))
+        _ = try client.get("/users/me")
+        _ = try client.post("/users/usr_1/entitlements", body: [:], idempotencyKey: "k")
+        let requests = seen.withLock { $0 }
+        #expect(requests.first?.headers["Connection"] != "close")
+        #expect(requests.last?.headers["Connection"] == "close")
     }
 }
 
