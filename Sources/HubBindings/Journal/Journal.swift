@@ -35,7 +35,18 @@ public final class Journal: @unchecked Sendable {
         self.clock = clock
         db = try SQLiteConnection(path: path, busyTimeoutMs: busyTimeout)
         if path != ":memory:" {
-            try db.query("PRAGMA journal_mode = WAL")
+            // Switching to WAL needs a lock the busy handler does not always wait for
+            // (two processes opening a new journal at once): retry for up to ~2 s.
+            var attempt = 0
+            while true {
+                do {
+                    try db.query("PRAGMA journal_mode = WAL")
+                    break
+                } catch let error as JournalError where attempt < 100 && "\(error)".contains("locked") {
+                    attempt += 1
+                    usleep(20_000)
+                }
+            }
         }
         try db.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
         try JournalSchema.migrate(db)

@@ -39,7 +39,18 @@ final class Database {
         handle = db
         sqlite3_busy_timeout(db, 5_000)
         if path != ":memory:" {
-            try exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+            // Switching to WAL needs a lock the busy handler does not always wait for
+            // (two processes opening a new file at once): retry for up to ~2 s.
+            var attempt = 0
+            while true {
+                do {
+                    try exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+                    break
+                } catch let error as SQLiteError where (error.code == SQLITE_BUSY || error.code == SQLITE_LOCKED) && attempt < 100 {
+                    attempt += 1
+                    usleep(20_000)
+                }
+            }
         }
         try exec("PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY;")
     }

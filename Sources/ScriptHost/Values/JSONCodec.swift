@@ -221,8 +221,8 @@ public enum JSONCodec {
                 let b = bytes[end]
                 if b == UInt8(ascii: "\"") {
                     let slice = UnsafeBufferPointer(rebasing: bytes[pos..<end])
+                    pos = end + 1   // errors name the byte after the string, as the slow path does
                     guard let s = String(validating: slice, as: UTF8.self) else { throw fail("string is not valid UTF-8") }
-                    pos = end + 1
                     return s
                 }
                 if b == UInt8(ascii: "\\") || b < 0x20 { break }
