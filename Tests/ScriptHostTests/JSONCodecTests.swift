@@ -204,6 +204,16 @@ final class JSONCodecTests: RecipeTestCase {
                        ["false\tjson.decode: invalid JSON at byte 2: expected a string key"])
     }
 
+    func testNumbersFollowTheJSONGrammar() throws {
+        assertDecodeError("01", "invalid JSON at byte 3: bad number '01'")
+        assertDecodeError("1.", "invalid JSON at byte 3: bad number '1.'")
+        assertDecodeError("1e", "invalid JSON at byte 3: bad number '1e'")
+        assertDecodeError("1e400", "invalid JSON at byte 6: number '1e400' is out of range")
+        XCTAssertEqual(try JSONCodec.decode("-0"), .integer(0))
+        XCTAssertEqual(try JSONCodec.decode("1.5e-3"), .number(0.0015))
+        XCTAssertEqual(try JSONCodec.decode("12345678901234567890"), .number(12345678901234567890.0))
+    }
+
     func testDecodeAndEncodeAgreeOnTheNestingLimit() throws {
         // Regression: decode accepted 101 levels that the Lua reader then refused.
         // Both now stop at 100: what decodes re-encodes.

@@ -191,25 +191,36 @@ public enum JSONCodec {
             }
         }
 
+        /// RFC 8259 numbers only: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+        /// Integers that fit Int64 stay integers; larger ones become floats; a number
+        /// too large for a float is refused.
         mutating func parseNumber() throws -> ScriptValue {
             let start = pos
-            var isFloat = false
-            if bytes[pos] == UInt8(ascii: "-") { pos += 1 }
-            while pos < bytes.count {
-                let b = bytes[pos]
-                if b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") { pos += 1; continue }
-                if b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
-                    || b == UInt8(ascii: "+") || b == UInt8(ascii: "-")
-                {
-                    isFloat = true
-                    pos += 1
-                    continue
-                }
-                break
+            func digits() -> Int {
+                let from = pos
+                while pos < bytes.count, bytes[pos] >= UInt8(ascii: "0"), bytes[pos] <= UInt8(ascii: "9") { pos += 1 }
+                return pos - from
             }
-            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<pos]), as: UTF8.self)
-            if !isFloat, let i = Int64(text) { return .integer(i) }
-            guard let d = Double(text), text != "-" else { throw fail("bad number '\(text)'") }
+            func text() -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<pos]), as: UTF8.self) }
+            if bytes[pos] == UInt8(ascii: "-") { pos += 1 }
+            let leadingZero = pos < bytes.count && bytes[pos] == UInt8(ascii: "0")
+            let intDigits = digits()
+            guard intDigits > 0, !(leadingZero && intDigits > 1) else { throw fail("bad number '\(text())'") }
+            var isFloat = false
+            if pos < bytes.count, bytes[pos] == UInt8(ascii: ".") {
+                pos += 1
+                isFloat = true
+                guard digits() > 0 else { throw fail("bad number '\(text())'") }
+            }
+            if pos < bytes.count, bytes[pos] == UInt8(ascii: "e") || bytes[pos] == UInt8(ascii: "E") {
+                pos += 1
+                isFloat = true
+                if pos < bytes.count, bytes[pos] == UInt8(ascii: "+") || bytes[pos] == UInt8(ascii: "-") { pos += 1 }
+                guard digits() > 0 else { throw fail("bad number '\(text())'") }
+            }
+            let literal = text()
+            if !isFloat, let i = Int64(literal) { return .integer(i) }
+            guard let d = Double(literal), d.isFinite else { throw fail("number '\(literal)' is out of range") }
             return .number(d)
         }
 
