@@ -56,6 +56,17 @@ final class ActiveExport {
         rows = number
     }
 
+    /// JSONL only: writes a row that is already canonical JSON (a Hub list item).
+    func writeEncoded(_ json: Data) throws {
+        do {
+            try writer.append(bytes: json)
+            try writer.append("\n")
+        } catch let e as ExportIOError {
+            throw ScriptMessageError("\(function): \(e.description)")
+        }
+        rows += 1
+    }
+
     private func writeCSV(_ row: ScriptValue, number: Int) throws {
         guard case .object(let fields) = row else {
             if case .array = row {

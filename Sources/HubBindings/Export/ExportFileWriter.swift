@@ -24,6 +24,12 @@ final class ExportFileWriter {
 
     deinit { close() }
 
+    func append(bytes data: Data) throws {
+        buffer.append(contentsOf: data)
+        bytes += data.count
+        if buffer.count >= Self.bufferSize { try flush() }
+    }
+
     func append(_ text: String) throws {
         buffer.append(contentsOf: text.utf8)
         bytes += text.utf8.count

@@ -31,6 +31,17 @@ public enum ExportPlugin {
                 "_write": .function(ScriptFunction("export.write", summary: "internal: _write(handle, row) -> nothing | nil, message") { call in
                     try SoftFailure.wrap { try write(call, session: session) }
                 }),
+                "_write_hub_list": .function(ScriptFunction("export.write_hub_list", summary: "internal: _write_hub_list(handle, list handle) -> true | false (no page source) | nil, message") { call in
+                    try SoftFailure.wrap {
+                        guard let pages = session.hubPages else { return .value(.bool(false)) }
+                        let export = try session.export(Int(try call.integer(1)))
+                        let list = Int(try call.integer(2))
+                        while let page = try pages(list) {
+                            for item in page { try export.writeEncoded(item) }
+                        }
+                        return .value(.bool(true))
+                    }
+                }),
                 "_finish": .function(ScriptFunction("export.finish", summary: "internal: _finish(handle) -> summary | nil, message") { call in
                     try SoftFailure.wrap {
                         let file = try session.complete(Int(try call.integer(1)))

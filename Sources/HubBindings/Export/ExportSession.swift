@@ -43,6 +43,12 @@ public final class ExportSession: @unchecked Sendable {
         self.folder = folder.standardizedFileURL
     }
 
+    /// The next page of the `hub` list with this handle, each item as canonical JSON,
+    /// or nil at its end. Set by the run when the `hub` module is installed: it lets
+    /// `export.jsonl(name, hub.audit.query{…})` stream the Hub's pages straight into the
+    /// file, without turning every item into a Lua table and back.
+    var hubPages: ((Int) throws -> [Data]?)?
+
     deinit { finish() }
 
     /// The files completed so far, in order.

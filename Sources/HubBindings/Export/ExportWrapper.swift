@@ -4,7 +4,7 @@ enum ExportWrapper {
     static let source = #"""
 local raw = ...
 local type, select, error, getmetatable = type, select, error, getmetatable
-local write, finish = raw._write, raw._finish
+local write, finish, write_hub_list = raw._write, raw._finish, raw._write_hub_list
 local ipairs_step, next = ipairs({}), next
 
 local function callable(f)
@@ -57,8 +57,20 @@ local function export(fname, open, name, ...)
   if not form then return nil, f end
   local h, err = open(name, options)
   if not h then return nil, err end
-  err = pump(h, form, f, s, ctl)
-  if err then return nil, err end
+  -- A hub list not yet started (hub.audit.query{…}) streams its pages straight from
+  -- the Hub into a JSONL file, without Lua tables in between.
+  local mt = form == "function" and fname == "export.jsonl" and getmetatable(f)
+  local streamed = false
+  if type(mt) == "table" and mt.__name == "hub.list" and f._page == nil and not f._done then
+    local ok, e = write_hub_list(h, f._handle)
+    if ok == nil then return nil, e end
+    streamed = ok
+    if streamed then f._done = true end
+  end
+  if not streamed then
+    err = pump(h, form, f, s, ctl)
+    if err then return nil, err end
+  end
   return finish(h)
 end
 

@@ -47,7 +47,18 @@ public final class HubRunContext: @unchecked Sendable {
 
     /// The next page of list `id` as an array, or nil at the end (the list is closed).
     func nextPage(_ id: Int) throws -> ScriptValue {
-        guard var iterator = lists[id] else { return .nilValue }
+        guard let page = try nextItems(id) else { return .nilValue }
+        return .array(page.map(ScriptValue.init))
+    }
+
+    /// The next page of list `id` with each item as canonical JSON (export's fast path).
+    func nextEncodedPage(_ id: Int) throws -> [Data]? {
+        try nextItems(id)?.map { $0.encoded() }
+    }
+
+    /// The next page of list `id`, or nil at the end (the list is then closed).
+    private func nextItems(_ id: Int) throws -> [HubJSON]? {
+        guard var iterator = lists[id] else { return nil }
         reads += 1
         let page: [HubJSON]?
         do { page = try iterator.nextPage() } catch let error as HubError where error.code == HubError.Code.forbidden {
@@ -60,7 +71,7 @@ public final class HubRunContext: @unchecked Sendable {
                 bar.isDone = true
                 progress?.finished(bar)
             }
-            return .nilValue
+            return nil
         }
         lists[id] = iterator
         if var bar = listProgress[id] {
@@ -68,7 +79,7 @@ public final class HubRunContext: @unchecked Sendable {
             listProgress[id] = bar
             progress?.advanced(bar)
         }
-        return .array(page.map(ScriptValue.init))
+        return page
     }
 
     // MARK: Writes
