@@ -123,6 +123,18 @@ struct HubJSONParser {
 
     private mutating func parseString() throws -> String {
         index += 1
+        // Fast path: a string with no escape is one slice of the input.
+        var end = index
+        while end < bytes.count {
+            let c = bytes[end]
+            if c == UInt8(ascii: "\"") {
+                let s = String(decoding: bytes[index..<end], as: UTF8.self)
+                index = end + 1
+                return s
+            }
+            if c == UInt8(ascii: "\\") || c < 0x20 { break }
+            end += 1
+        }
         var scalars = String.UnicodeScalarView()
         var runStart = index
         func flushRun(_ parser: HubJSONParser, _ end: Int) {
@@ -188,54 +200,71 @@ struct HubJSONParser {
 }
 
 /// The canonical writer: sorted keys, no whitespace, `/` unescaped, integral numbers
-/// without a fraction, non-ASCII kept as UTF-8.
+/// without a fraction, non-ASCII kept as UTF-8. Writes bytes, copying runs of
+/// characters that need no escape in one go (exports stream pages through it).
 enum HubJSONWriter {
     static func write(_ value: HubJSON) -> Data {
-        var out = ""
+        var out = [UInt8]()
+        out.reserveCapacity(512)
         write(value, into: &out)
-        return Data(out.utf8)
+        return Data(out)
     }
 
-    private static func write(_ value: HubJSON, into out: inout String) {
+    private static func write(_ value: HubJSON, into out: inout [UInt8]) {
         switch value {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .number(let n):
-            if n.rounded() == n, abs(n) < 9.0e15 { out += String(Int64(n)) } else if n.isFinite { out += "\(n)" } else { out += "null" }
+            if n.rounded() == n, abs(n) < 9.0e15 {
+                out.append(contentsOf: String(Int64(n)).utf8)
+            } else if n.isFinite {
+                out.append(contentsOf: "\(n)".utf8)
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 write(item, into: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, key) in members.keys.sorted().enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 writeString(key, into: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 write(members[key]!, into: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20:
-                out += "\\u" + String(repeating: "0", count: 4 - String(c.value, radix: 16).count) + String(c.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    private static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { bytes in
+            var runStart = 0
+            for (i, b) in bytes.enumerated() where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
+                switch b {
+                case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+                case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+                case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                default:
+                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                            hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+                }
+                runStart = i + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }
