@@ -7,7 +7,7 @@ import ScriptHost
 public final class HubRunContext: @unchecked Sendable {
     public let client: HubClient
     public let writes: WriteCoordinator
-    private var lists: [Int: HubPageIterator] = [:]
+    private var lists: [Int: PrefetchingPages] = [:]
     private var listProgress: [Int: ProgressState] = [:]
     private var listBindings: [Int: String] = [:]
     /// Shows how many items each lazy list has fetched (a bar per list, total unknown).
@@ -35,7 +35,7 @@ public final class HubRunContext: @unchecked Sendable {
         let id = nextList
         nextList += 1
         listBindings[id] = name
-        lists[id] = client.paginate(path: path, query: query, limit: 100).makeIterator()
+        lists[id] = PrefetchingPages(client.paginate(path: path, query: query, limit: 100).makeIterator())
         if let progress {
             // Ids far above the progress module's own (1, 2, …).
             let bar = ProgressState(id: 1_000_000 + id, label: "reading \(path)", total: nil)
@@ -58,10 +58,10 @@ public final class HubRunContext: @unchecked Sendable {
 
     /// The next page of list `id`, or nil at the end (the list is then closed).
     private func nextItems(_ id: Int) throws -> [HubJSON]? {
-        guard var iterator = lists[id] else { return nil }
+        guard let pages = lists[id] else { return nil }
         reads += 1
         let page: [HubJSON]?
-        do { page = try iterator.nextPage() } catch let error as HubError where error.code == HubError.Code.forbidden {
+        do { page = try pages.next() } catch let error as HubError where error.code == HubError.Code.forbidden {
             throw HubGate.forbidden(error, binding: listBindings[id] ?? "a hub list", context: self)
         }
         guard let page else {
@@ -73,7 +73,6 @@ public final class HubRunContext: @unchecked Sendable {
             }
             return nil
         }
-        lists[id] = iterator
         if var bar = listProgress[id] {
             bar.count += Int64(page.count)
             listProgress[id] = bar
