@@ -36,6 +36,29 @@ enum Socket {
     /// Creates a non-blocking, close-on-exec listening socket bound to `address:port`
     /// (`SO_REUSEADDR` set, so a stopped server's port can be bound again at once) and
     /// returns it with the port actually bound.
+    /// Calls `body` with the `sockaddr` of a loopback `address:port` and its length.
+    static func withSocketAddress(_ address: Loopback, port: UInt16,
+                                  _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
+        switch address {
+        case .v4(let raw):
+            var sin = sockaddr_in()
+            sin.sin_family = sa_family_t(AF_INET)
+            sin.sin_port = port.bigEndian
+            sin.sin_addr.s_addr = raw
+            return withUnsafePointer(to: &sin) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        case .v6:
+            var sin6 = sockaddr_in6()
+            sin6.sin6_family = sa_family_t(AF_INET6)
+            sin6.sin6_port = port.bigEndian
+            sin6.sin6_addr = in6addr_loopback
+            return withUnsafePointer(to: &sin6) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        }
+    }
+
     static func listen(on address: Loopback, host: String, port: UInt16, backlog: Int32) throws -> (fd: Int32, port: UInt16) {
         let family = address == .v6 ? AF_INET6 : AF_INET
         let fd = socket(family, streamType | closeOnExec, 0)
@@ -46,25 +69,7 @@ enum Socket {
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         if address == .v6 { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size)) }
 
-        let bound: Int32
-        switch address {
-        case .v4(let raw):
-            var sin = sockaddr_in()
-            sin.sin_family = sa_family_t(AF_INET)
-            sin.sin_port = port.bigEndian
-            sin.sin_addr.s_addr = raw
-            bound = withUnsafePointer(to: &sin) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-        case .v6:
-            var sin6 = sockaddr_in6()
-            sin6.sin6_family = sa_family_t(AF_INET6)
-            sin6.sin6_port = port.bigEndian
-            sin6.sin6_addr = in6addr_loopback
-            bound = withUnsafePointer(to: &sin6) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
-        }
+        let bound = withSocketAddress(address, port: port) { bind(fd, $0, $1) }
         guard bound == 0 else {
             let code = errno
             close(fd)

@@ -11,25 +11,7 @@ extension Socket {
         let family = address == .v6 ? AF_INET6 : AF_INET
         let fd = socket(family, streamType | closeOnExec, 0)
         guard fd >= 0 else { return .failure(HTTPClientError(.cannotConnect, "cannot create a socket: \(errorText(errno))")) }
-        let result: Int32
-        switch address {
-        case .v4(let raw):
-            var sin = sockaddr_in()
-            sin.sin_family = sa_family_t(AF_INET)
-            sin.sin_port = port.bigEndian
-            sin.sin_addr.s_addr = raw
-            result = withUnsafePointer(to: &sin) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-        case .v6:
-            var sin6 = sockaddr_in6()
-            sin6.sin6_family = sa_family_t(AF_INET6)
-            sin6.sin6_port = port.bigEndian
-            sin6.sin6_addr = in6addr_loopback
-            result = withUnsafePointer(to: &sin6) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
-        }
+        let result = withSocketAddress(address, port: port) { Glibc.connect(fd, $0, $1) }
         guard result == 0 else {
             let code = errno
             close(fd)

@@ -74,8 +74,9 @@ public enum JSONCodec {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    /// Appends `s` quoted; copies runs that need no escaping in one go.
-    static func writeString(_ s: String, into out: inout [UInt8]) {
+    /// Appends `s` as a JSON string (quoted; `"`, `\\` and control characters escaped,
+    /// everything else as UTF-8), copying runs that need no escaping in one go.
+    public static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { bytes in
