@@ -73,18 +73,26 @@ public final class LoopbackHTTPClient: @unchecked Sendable {
         if !kept { close(fd) }
     }
 
-    private func encode(_ request: HTTPRequestMessage, host: String, port: UInt16) -> [UInt8] {
-        var head = "\(request.method) \(request.target) HTTP/1.1\r\nHost: \(host):\(port)\r\n"
+    /// The request's wire bytes. The client frames the message itself: `Host`,
+    /// `Content-Length`, `Connection` and `Transfer-Encoding` from the caller are dropped,
+    /// and so is any header whose value holds CR or LF (it would split the head).
+    func encode(_ request: HTTPRequestMessage, host: String, port: UInt16) -> [UInt8] {
+        var wire = [UInt8]()
+        wire.reserveCapacity(512 + request.body.count)
+        func put(_ s: String) { wire.append(contentsOf: s.utf8) }
+        put(request.method); put(" "); put(request.target); put(" HTTP/1.1\r\nHost: "); put(host); put(":\(port)\r\n")
         for field in request.headers {
-            let name = field.name.lowercased()
-            if name == "host" || name == "content-length" || name == "connection" || name == "transfer-encoding" { continue }
-            if field.value.contains("\r") || field.value.contains("\n") { continue }
-            head += "\(field.name): \(field.value)\r\n"
+            if Self.framingHeaders.contains(where: { HTTPHeaders.namesMatch($0, field.name) }) { continue }
+            if field.value.utf8.contains(where: { $0 == 13 || $0 == 10 }) { continue }
+            put(field.name); put(": "); put(field.value); put("\r\n")
         }
-        if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
-            head += "Content-Length: \(request.body.count)\r\n"
+        if !request.body.isEmpty || request.method == "POST" || request.method == "PUT" || request.method == "PATCH" {
+            put("Content-Length: \(request.body.count)\r\n")
         }
-        head += "\r\n"
-        return Array(head.utf8) + request.body
+        put("\r\n")
+        wire.append(contentsOf: request.body)
+        return wire
     }
+
+    private static let framingHeaders = ["Host", "Content-Length", "Connection", "Transfer-Encoding"]
 }
