@@ -6,7 +6,7 @@ public enum HubClientVersion {
     public static let current = "0.1.0"
 
     /// `Substratal-hubscript/<version> (<os> <os version>)`.
-    public static var userAgent: String {
+    public static let userAgent: String = {
         let v = ProcessInfo.processInfo.operatingSystemVersion
         #if os(Linux)
         let os = "Linux"
@@ -16,7 +16,7 @@ public enum HubClientVersion {
         let os = "Unknown"
         #endif
         return "Substratal-hubscript/\(current) (\(os) \(v.majorVersion).\(v.minorVersion).\(v.patchVersion))"
-    }
+    }()
 }
 
 /// Settings of one `HubClient`. Defaults match seed 000 §4.

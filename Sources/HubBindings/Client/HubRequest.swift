@@ -34,6 +34,10 @@ public struct HubRequest: Sendable {
     public var authenticated: Bool
     /// Extra headers, added after the standard ones.
     public var headers: HTTPHeaders
+    /// Whether the client parses a 2xx body into `HubResponse.json`. False leaves `json`
+    /// `.null` and the body unchecked, for a caller that reads the raw `body` itself
+    /// (list pages bound for an export). Error bodies are always parsed.
+    public var decodesBody = true
 
     public init(_ method: HubMethod, _ path: String, query: [(name: String, value: String)] = [],
                 body: HubJSON? = nil, idempotencyKey: String? = nil, ifMatch: String? = nil,
@@ -66,8 +70,8 @@ public struct HubRequest: Sendable {
 
     /// `/users/{id}/roles/{roleId}`.
     var isRoleAssignment: Bool {
-        let segments = path.split(separator: "/")
-        return segments.count == 4 && segments[0] == "users" && segments[2] == "roles"
+        let segments = path.utf8.split(separator: UInt8(ascii: "/"))
+        return segments.count == 4 && segments[0].elementsEqual("users".utf8) && segments[2].elementsEqual("roles".utf8)
     }
 
     /// The resource whose ETag this request reads or changes, and which a version
@@ -78,25 +82,43 @@ public struct HubRequest: Sendable {
     }
 
     /// The request target (path plus query), percent-encoded, below `prefix`.
+    ///
+    /// Each path segment keeps ASCII letters, digits and `-._~!$&'()*+,=:@` and encodes
+    /// every other byte of its UTF-8 as `%XX` (so `?`, `#`, `;` and `%` are encoded);
+    /// query names and values keep letters, digits and `-._~!$'()*,:@`.
     func target(prefix: String) -> String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "?#;")
-        let encodedPath = path.split(separator: "/", omittingEmptySubsequences: false)
-            .map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? String($0) }
-            .joined(separator: "/")
-        var target = HubRequest.normalizedPrefix(prefix) + (encodedPath.hasPrefix("/") ? "" : "/") + encodedPath
-        if !query.isEmpty {
-            var valueAllowed = CharacterSet.urlQueryAllowed
-            valueAllowed.remove(charactersIn: "&=+;#?/")
-            let pairs = query.map { item in
-                let n = item.name.addingPercentEncoding(withAllowedCharacters: valueAllowed) ?? item.name
-                let v = item.value.addingPercentEncoding(withAllowedCharacters: valueAllowed) ?? item.value
-                return "\(n)=\(v)"
-            }
-            target += "?" + pairs.joined(separator: "&")
+        var target = [UInt8]()
+        target.reserveCapacity(path.utf8.count + 64)
+        target.append(contentsOf: HubRequest.normalizedPrefix(prefix).utf8)
+        if path.utf8.first != UInt8(ascii: "/") { target.append(UInt8(ascii: "/")) }
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") { target.append(byte) } else { Self.append(byte, to: &target, keeping: Self.pathKeeps) }
         }
-        return target
+        for (n, item) in query.enumerated() {
+            target.append(n == 0 ? UInt8(ascii: "?") : UInt8(ascii: "&"))
+            for byte in item.name.utf8 { Self.append(byte, to: &target, keeping: Self.queryKeeps) }
+            target.append(UInt8(ascii: "="))
+            for byte in item.value.utf8 { Self.append(byte, to: &target, keeping: Self.queryKeeps) }
+        }
+        return String(decoding: target, as: UTF8.self)
     }
+
+    private static func append(_ byte: UInt8, to out: inout [UInt8], keeping keeps: [Bool]) {
+        if keeps[Int(byte)] {
+            out.append(byte)
+        } else {
+            out.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+        }
+    }
+
+    private static func table(_ extra: String) -> [Bool] {
+        let keep = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8).union(extra.utf8)
+        return (0..<256).map { keep.contains(UInt8($0)) }
+    }
+
+    private static let hex = Array("0123456789ABCDEF".utf8)
+    private static let pathKeeps = table("!$&'()*+,=:@")
+    private static let queryKeeps = table("!$'()*,:@")
 
     /// `/v1/` → `/v1`, `v1` → `/v1`, `""` and `/` → `""`.
     static func normalizedPrefix(_ prefix: String) -> String {

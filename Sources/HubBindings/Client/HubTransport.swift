@@ -70,7 +70,9 @@ public enum HubTransportPolicy {
 
     /// Whether `host` names the loopback interface.
     public static func isLoopback(_ host: String) -> Bool {
-        let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        var h = Substring(host.lowercased())
+        while h.first == "[" { h.removeFirst() }
+        while h.last == "]" { h.removeLast() }
         if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
         let octets = h.split(separator: ".", omittingEmptySubsequences: false)
         guard octets.count == 4, octets.allSatisfy({ UInt8($0) != nil }) else { return false }

@@ -29,6 +29,8 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
     private let oneShot: URLSession
     private let delegate: LiveTransportDelegate
     private let loopback: LoopbackHTTPClient?
+    /// Base URLs already validated, with their loopback route when they have one.
+    private let routes = ClientLock([URL: LoopbackRoute?]())
 
     public init(maxConnectionsPerHost: Int = 8, loopbackFastPath: Bool = true) {
         loopback = loopbackFastPath
@@ -55,9 +57,9 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
     }
 
     public func perform(_ request: HTTPRequestMessage, baseURL: URL, timeouts: HubTimeouts) throws -> HTTPResponseMessage {
-        try HubTransportPolicy.validate(baseURL)
-        if let loopback, baseURL.scheme == "http", let host = baseURL.host, LoopbackHTTPClient.isLoopback(host) {
-            return try performOnLoopback(loopback, request, baseURL: baseURL, host: host, timeouts: timeouts)
+        let route = try route(baseURL)   // validates the URL
+        if let loopback, let route {
+            return try performOnLoopback(loopback, request, route: route, timeouts: timeouts)
         }
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
@@ -84,14 +86,35 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
 }
 
 extension LiveTransport {
-    private func performOnLoopback(_ client: LoopbackHTTPClient, _ request: HTTPRequestMessage, baseURL: URL, host: String,
+    /// Where plain HTTP to a loopback base URL goes.
+    struct LoopbackRoute {
+        let host: String
+        let port: UInt16
+        /// The base URL's path without a trailing slash, put before each request target.
+        let pathPrefix: String
+    }
+
+    /// Validates `baseURL` (once per URL: the answer is cached) and returns its loopback
+    /// route, or nil when it goes through URLSession.
+    private func route(_ baseURL: URL) throws -> LoopbackRoute? {
+        if let known = routes.withLock({ $0[baseURL] }) { return known }
+        try HubTransportPolicy.validate(baseURL)
+        var route: LoopbackRoute?
+        if baseURL.scheme == "http", let host = baseURL.host, LoopbackHTTPClient.isLoopback(host) {
+            var path = baseURL.path
+            while path.hasSuffix("/") { path.removeLast() }
+            route = LoopbackRoute(host: host, port: UInt16(baseURL.port ?? 80), pathPrefix: path)
+        }
+        routes.withLock { $0[baseURL] = .some(route) }
+        return route
+    }
+
+    private func performOnLoopback(_ client: LoopbackHTTPClient, _ request: HTTPRequestMessage, route: LoopbackRoute,
                                    timeouts: HubTimeouts) throws -> HTTPResponseMessage {
         var prefixed = request
-        var path = baseURL.path
-        while path.hasSuffix("/") { path.removeLast() }
-        prefixed.target = path + request.target
+        prefixed.target = route.pathPrefix + request.target
         do {
-            return try client.perform(prefixed, host: host, port: UInt16(baseURL.port ?? 80), timeout: timeouts.read)
+            return try client.perform(prefixed, host: route.host, port: route.port, timeout: timeouts.read)
         } catch let error as HTTPClientError {
             switch error.kind {
             case .cannotConnect: throw HubTransportError(.cannotConnect, error.message)

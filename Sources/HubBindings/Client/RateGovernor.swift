@@ -57,7 +57,7 @@ final class RateGovernor: Sendable {
     /// full again, so one token takes `Reset / (Limit - Remaining)` (all of `Reset`
     /// when no `RateLimit-Limit` came).
     func observe(_ headers: HTTPHeaders) {
-        func number(_ name: String) -> Double? { headers[name].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
+        func number(_ name: String) -> Double? { headers[name].flatMap { Double(HTTPHeaders.trimmingWhitespace($0)) } }
         guard let remaining = number("RateLimit-Remaining") else { return }
         let reset = number("RateLimit-Reset") ?? 0
         let now = clock.now()

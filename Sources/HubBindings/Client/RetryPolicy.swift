@@ -36,7 +36,7 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// `Retry-After` in seconds: delta-seconds or an HTTP date (relative to `now`).
     static func retryAfter(_ headers: HTTPHeaders, now: Date = Date()) -> TimeInterval? {
-        guard let raw = headers["Retry-After"]?.trimmingCharacters(in: .whitespaces) else { return nil }
+        guard let raw = headers["Retry-After"].map({ String(HTTPHeaders.trimmingWhitespace($0)) }) else { return nil }
         if let seconds = Double(raw) { return max(0, seconds) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

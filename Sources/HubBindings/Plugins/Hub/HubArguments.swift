@@ -55,7 +55,25 @@ extension BindingCall {
     }
 }
 
-/// Percent-encodes a path segment (ids are plain, but emails and role slugs may not be).
+/// Percent-encodes a path segment (ids are plain, but emails and role slugs may not be):
+/// letters, digits and `-._~@` are kept, everything else is encoded. An all-ASCII
+/// string (every id) takes a byte loop; others go through Foundation, which also keeps
+/// non-ASCII letters and digits.
 func segment(_ s: String) -> String {
-    s.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~@"))) ?? s
+    guard s.utf8.allSatisfy({ $0 < 0x80 }) else {
+        return s.addingPercentEncoding(withAllowedCharacters: segmentAllowed) ?? s
+    }
+    if s.utf8.allSatisfy({ segmentKeeps[Int($0)] }) { return s }
+    var out = [UInt8]()
+    let hex = Array("0123456789ABCDEF".utf8)
+    for byte in s.utf8 {
+        if segmentKeeps[Int(byte)] { out.append(byte) } else { out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]] }
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+private let segmentAllowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~@"))
+private let segmentKeeps: [Bool] = (0..<128).map { byte in
+    let b = UInt8(byte)
+    return (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) || "-._~@".utf8.contains(b)
 }
