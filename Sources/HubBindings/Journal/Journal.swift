@@ -82,10 +82,10 @@ public final class Journal: @unchecked Sendable {
     /// two processes never deadlock upgrading a read lock), committing on success.
     func transaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try locked { db in
-            try db.exec("BEGIN IMMEDIATE")
+            try db.query("BEGIN IMMEDIATE")
             do {
                 let result = try body(db)
-                try db.exec("COMMIT")
+                try db.query("COMMIT")
                 return result
             } catch {
                 try? db.exec("ROLLBACK")

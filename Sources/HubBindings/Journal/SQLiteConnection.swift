@@ -6,6 +6,9 @@ import Foundation
 final class SQLiteConnection {
     private var db: OpaquePointer?
     let path: String
+    /// Prepared statements by SQL text, reused by `query` (a statement in use is taken
+    /// out, so a nested query of the same text prepares its own).
+    private var statements: [String: OpaquePointer] = [:]
 
     /// Opens (creating if missing) the database at `path` (`":memory:"` for a
     /// private in-memory database) and sets `busy_timeout` to `busyTimeoutMs`.
@@ -22,7 +25,10 @@ final class SQLiteConnection {
         sqlite3_busy_timeout(db, busyTimeoutMs)
     }
 
-    deinit { sqlite3_close_v2(db) }
+    deinit {
+        for stmt in statements.values { sqlite3_finalize(stmt) }
+        sqlite3_close_v2(db)
+    }
 
     /// Runs one or more statements that return no rows.
     func exec(_ sql: String) throws {
@@ -35,13 +41,20 @@ final class SQLiteConnection {
         }
     }
 
-    /// Prepares `sql`, binds `values` to `?1…?n`, and calls `row` for each result row.
+    /// Prepares `sql` (once per connection: statements are cached by their text), binds
+    /// `values` to `?1…?n`, and calls `row` for each result row. `sql` is one statement.
     func query(_ sql: String, _ values: [SQLValue] = [], row: (Row) throws -> Void = { _ in }) throws {
-        var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK else {
-            throw JournalError(.sqlite, "journal \(path): \(errorMessage) (in: \(sql.prefix(60)))")
+        var stmt = statements.removeValue(forKey: sql)
+        if stmt == nil {
+            guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK else {
+                throw JournalError(.sqlite, "journal \(path): \(errorMessage) (in: \(sql.prefix(60)))")
+            }
         }
-        defer { sqlite3_finalize(stmt) }
+        defer {
+            sqlite3_reset(stmt)
+            sqlite3_clear_bindings(stmt)
+            if let stmt, statements[sql] == nil { statements[sql] = stmt } else { sqlite3_finalize(stmt) }
+        }
         for (n, value) in values.enumerated() {
             let i = Int32(n + 1)
             switch value {
