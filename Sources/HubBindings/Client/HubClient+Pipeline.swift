@@ -40,7 +40,7 @@ extension HubClient {
             warnIfDeprecated(raw.headers)
             let rid = raw.headers["X-Request-Id"] ?? requestID
             if (200..<300).contains(raw.status) {
-                let response = try Self.makeResponse(raw, requestID: rid)
+                let response = try Self.makeResponse(raw, requestID: rid, decode: request.decodesBody)
                 remember(response, for: request)
                 return response
             }

@@ -21,10 +21,11 @@ extension HubClient {
         }
     }
 
-    /// A 2xx response with its body decoded; a body that is not JSON is `invalid_response`.
-    static func makeResponse(_ raw: HTTPResponseMessage, requestID: String) throws -> HubResponse {
+    /// A 2xx response with its body decoded (unless `decode` is false: then `json` is
+    /// `.null`); a body that is not JSON is `invalid_response`.
+    static func makeResponse(_ raw: HTTPResponseMessage, requestID: String, decode: Bool = true) throws -> HubResponse {
         let json: HubJSON
-        if raw.body.isEmpty {
+        if raw.body.isEmpty || !decode {
             json = .null
         } else {
             do {
@@ -47,7 +48,7 @@ extension HubClient {
                         details: details, requestID: requestID)
     }
 
-    private static func invalidBody(_ raw: HTTPResponseMessage, requestID: String) -> HubError {
+    static func invalidBody(_ raw: HTTPResponseMessage, requestID: String) -> HubError {
         let snippet = String(decoding: raw.body.prefix(120), as: UTF8.self)
         let type = raw.headers["Content-Type"] ?? "no content type"
         return HubError(code: HubError.Code.invalidResponse,

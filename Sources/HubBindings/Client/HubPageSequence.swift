@@ -1,4 +1,5 @@
 import Foundation
+import HTTPKit
 
 /// Every item of a cursor-paginated list, fetched a page at a time as iteration
 /// reaches it. Nothing is fetched until the first item is asked for; iteration stops
@@ -57,18 +58,40 @@ public struct HubPageIterator: IteratorProtocol {
 
     /// The items of the next page, or nil when there are no more pages.
     public mutating func nextPage() throws -> [HubJSON]? {
+        try nextPage(canonical: false)?.decodedItems()
+    }
+
+    /// The next page, its items decoded or (`canonical`) each as canonical JSON bytes
+    /// read straight from the response; nil when there are no more pages.
+    public mutating func nextPage(canonical: Bool) throws -> HubListPage? {
         guard !finished else { return nil }
         var query = sequence.query
         query.append((name: "limit", value: String(sequence.limit)))
         if let cursor { query.append((name: "cursor", value: cursor)) }
-        let response = try sequence.client.send(HubRequest(.get, sequence.path, query: query, feature: sequence.feature))
-        guard let items = response.json["data"]?.arrayValue else {
+        var request = HubRequest(.get, sequence.path, query: query, feature: sequence.feature)
+        request.decodesBody = !canonical
+        let response = try sequence.client.send(request)
+        let items: HubListPage?
+        let page: HubJSON?
+        if canonical {
+            let scanned: HubJSONCanonical.Page?
+            do { scanned = try HubJSONCanonical.page(response.body) } catch {
+                finished = true
+                throw HubClient.invalidBody(HTTPResponseMessage(status: response.status, headers: response.headers,
+                                                                body: response.body), requestID: response.requestID)
+            }
+            items = scanned.map { .canonical($0.items) }
+            page = scanned?.page
+        } else {
+            items = response.json["data"]?.arrayValue.map { .decoded($0) }
+            page = response.json["page"]
+        }
+        guard let items else {
             finished = true
             throw HubError(code: HubError.Code.invalidResponse, message: "\(sequence.path) did not answer a list ({data, page})",
                            status: response.status, requestID: response.requestID)
         }
         pagesFetched += 1
-        let page = response.json["page"]
         cursor = page?["next_cursor"]?.stringValue
         if page?["has_more"]?.boolValue != true || cursor == nil { finished = true }
         return items
@@ -83,6 +106,37 @@ public struct HubPageIterator: IteratorProtocol {
             self.error = (error as? HubError)
                 ?? HubError(code: HubError.Code.invalidResponse, message: String(describing: error))
             return nil
+        }
+    }
+}
+
+/// One page of a list, in the form its reader asked for.
+public enum HubListPage: Sendable {
+    /// Items parsed into values (a recipe iterating in Lua).
+    case decoded([HubJSON])
+    /// Items as canonical JSON bytes, exactly `item.encoded()` (an export writing JSONL).
+    case canonical([Data])
+
+    public var count: Int {
+        switch self {
+        case .decoded(let items): items.count
+        case .canonical(let items): items.count
+        }
+    }
+
+    /// The items as values (parsing canonical bytes when needed).
+    public func decodedItems() throws -> [HubJSON] {
+        switch self {
+        case .decoded(let items): items
+        case .canonical(let items): try items.map { try HubJSON.parse($0) }
+        }
+    }
+
+    /// The items as canonical JSON bytes (encoding values when needed).
+    public func canonicalItems() -> [Data] {
+        switch self {
+        case .decoded(let items): items.map { $0.encoded() }
+        case .canonical(let items): items
         }
     }
 }

@@ -47,21 +47,21 @@ public final class HubRunContext: @unchecked Sendable {
 
     /// The next page of list `id` as an array, or nil at the end (the list is closed).
     func nextPage(_ id: Int) throws -> ScriptValue {
-        guard let page = try nextItems(id) else { return .nilValue }
-        return .array(page.map(ScriptValue.init))
+        guard let page = try nextItems(id, canonical: false) else { return .nilValue }
+        return .array(try page.decodedItems().map(ScriptValue.init))
     }
 
     /// The next page of list `id` with each item as canonical JSON (export's fast path).
     func nextEncodedPage(_ id: Int) throws -> [Data]? {
-        try nextItems(id)?.map { $0.encoded() }
+        try nextItems(id, canonical: true)?.canonicalItems()
     }
 
     /// The next page of list `id`, or nil at the end (the list is then closed).
-    private func nextItems(_ id: Int) throws -> [HubJSON]? {
+    private func nextItems(_ id: Int, canonical: Bool) throws -> HubListPage? {
         guard let pages = lists[id] else { return nil }
         reads += 1
-        let page: [HubJSON]?
-        do { page = try pages.next() } catch let error as HubError where error.code == HubError.Code.forbidden {
+        let page: HubListPage?
+        do { page = try pages.next(canonical: canonical) } catch let error as HubError where error.code == HubError.Code.forbidden {
             throw HubGate.forbidden(error, binding: listBindings[id] ?? "a hub list", context: self)
         }
         guard let page else {

@@ -12,7 +12,9 @@ import Foundation
 final class PrefetchingPages: @unchecked Sendable {
     private var iterator: HubPageIterator
     private var pending: DispatchWorkItem?
-    private var result: Result<[HubJSON]?, Error>?
+    private var result: Result<HubListPage?, Error>?
+    /// The form the last `next` asked for; the prefetch of the following page uses it.
+    private var canonical = false
     private var finished = false
     private let queue = DispatchQueue(label: "hubscript.hub-list-prefetch")
 
@@ -20,24 +22,29 @@ final class PrefetchingPages: @unchecked Sendable {
         self.iterator = iterator
     }
 
-    /// The next page, or nil after the last one.
-    func next() throws -> [HubJSON]? {
+    /// The next page, or nil after the last one: decoded items, or (`canonical`) each
+    /// item's canonical JSON bytes. A page prefetched in the other form is converted.
+    func next(canonical: Bool) throws -> HubListPage? {
         if finished { return nil }
+        self.canonical = canonical
         if pending == nil { start() }
         pending!.wait()
         pending = nil
-        let page = try result!.get()
-        if page == nil {
+        guard let page = try result!.get() else {
             finished = true
-        } else {
-            start()   // fetch the next page while this one is used
+            return nil
         }
-        return page
+        start()   // fetch the next page while this one is used
+        switch (page, canonical) {
+        case (.decoded, true): return .canonical(page.canonicalItems())
+        case (.canonical, false): return .decoded(try page.decodedItems())
+        default: return page
+        }
     }
 
     private func start() {
-        let item = DispatchWorkItem { [self] in
-            result = Result { try iterator.nextPage() }
+        let item = DispatchWorkItem { [self, canonical] in
+            result = Result { try iterator.nextPage(canonical: canonical) }
         }
         pending = item
         queue.async(execute: item)
