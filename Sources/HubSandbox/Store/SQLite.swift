@@ -157,4 +157,17 @@ final class Statement {
         return String(cString: p)
     }
     func bool(_ i: Int32) -> Bool { sqlite3_column_int64(raw, i) != 0 }
+
+    /// Writes column `i` as a JSON string, byte for byte what `JSON.string(text(i))`
+    /// writes (`""` for NULL), without making a `String` for ASCII text.
+    func writeText(_ i: Int32, into out: inout [UInt8]) {
+        guard let p = sqlite3_column_text(raw, i) else { out.appendASCII("\"\""); return }
+        JSON.writeString(cText: p, into: &out)
+    }
+
+    /// Writes column `i` as `JSON.str(textOrNil(i))` writes it: a string, or `null`.
+    func writeTextOrNull(_ i: Int32, into out: inout [UInt8]) {
+        guard let p = sqlite3_column_text(raw, i) else { out.appendASCII("null"); return }
+        JSON.writeString(cText: p, into: &out)
+    }
 }
