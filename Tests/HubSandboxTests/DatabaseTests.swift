@@ -25,19 +25,19 @@ final class DatabaseTests: XCTestCase {
         let db = try Database(path: ":memory:")
         try db.exec("CREATE TABLE t(x INTEGER)")
         for round in 0..<20 {
-            try db.transaction { try db.run("INSERT INTO t(x) VALUES (?)", [.int(round)]) }
-            XCTAssertThrowsError(try db.transaction {
+            _ = try db.transaction { try db.run("INSERT INTO t(x) VALUES (?)", [.int(round)]) }
+            XCTAssertThrowsError(_ = try db.transaction {
                 try db.run("INSERT INTO t(x) VALUES (?)", [.int(-1)])
                 throw Boom()
             })
         }
         XCTAssertEqual(try db.first("SELECT count(*), min(x) FROM t") { [$0.int(0), $0.int(1)] }, [20, 0])
         let cached = db.cachedStatementCount
-        try db.transaction { try db.run("INSERT INTO t(x) VALUES (?)", [.int(100)]) }
+        _ = try db.transaction { try db.run("INSERT INTO t(x) VALUES (?)", [.int(100)]) }
         XCTAssertEqual(db.cachedStatementCount, cached)
         // A failing statement inside rolls back too, and the next transaction starts cleanly.
-        XCTAssertThrowsError(try db.transaction { try db.run("INSERT INTO nope VALUES (1)") })
-        try db.transaction { try db.run("INSERT INTO t(x) VALUES (?)", [.int(101)]) }
+        XCTAssertThrowsError(_ = try db.transaction { try db.run("INSERT INTO nope VALUES (1)") })
+        _ = try db.transaction { try db.run("INSERT INTO t(x) VALUES (?)", [.int(101)]) }
         XCTAssertEqual(try db.first("SELECT count(*) FROM t") { $0.int(0) }, 22)
     }
 }
