@@ -75,6 +75,7 @@ enum HTTPRequestParser {
     ) throws(HTTPRequestError) -> HTTPRequestHead {
         var lineStart = start
         var lines: [Range<Int>] = []
+        lines.reserveCapacity(16)
         var i = start
         while i < end {
             let byte = bytes[i]
@@ -91,10 +92,12 @@ enum HTTPRequestParser {
         }
         guard let requestLine = lines.first else { throw .malformedRequestLine }
         var head = try parseRequestLine(bytes, requestLine)
+        var fields: [(String, String)] = []
+        fields.reserveCapacity(lines.count - 1)
         for line in lines.dropFirst() {
-            let (name, value) = try parseField(bytes, line)
-            head.headers.add(name, value)
+            fields.append(try parseField(bytes, line))
         }
+        head.headers = HTTPHeaders(fields)
         try applySemantics(to: &head, maxBodyBytes: maxBodyBytes)
         return head
     }
@@ -102,16 +105,21 @@ enum HTTPRequestParser {
     private static func parseRequestLine(
         _ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>
     ) throws(HTTPRequestError) -> HTTPRequestHead {
-        let spaces = line.filter { bytes[$0] == space }
-        guard spaces.count == 2 else { throw .malformedRequestLine }
-        let method = line.lowerBound..<spaces[0]
-        let target = spaces[0] + 1..<spaces[1]
-        let version = spaces[1] + 1..<line.upperBound
+        var spaceCount = 0
+        var firstSpace = 0, secondSpace = 0
+        for i in line where bytes[i] == space {
+            spaceCount += 1
+            if spaceCount == 1 { firstSpace = i } else if spaceCount == 2 { secondSpace = i }
+        }
+        guard spaceCount == 2 else { throw .malformedRequestLine }
+        let method = line.lowerBound..<firstSpace
+        let target = firstSpace + 1..<secondSpace
+        let version = secondSpace + 1..<line.upperBound
         guard !method.isEmpty, method.allSatisfy({ isTokenByte(bytes[$0]) }),
             !target.isEmpty, target.allSatisfy({ bytes[$0] > 0x20 && bytes[$0] < 0x7F }),
             version.count == 8
         else { throw .malformedRequestLine }
-        let v = Array(bytes[version])
+        let v = UnsafeBufferPointer(rebasing: bytes[version])
         guard v[0..<5].elementsEqual("HTTP/".utf8), isDigit(v[5]), v[6] == UInt8(ascii: "."), isDigit(v[7])
         else { throw .malformedRequestLine }
         guard v[5] == UInt8(ascii: "1") else { throw .unsupportedVersion(String(decoding: v, as: UTF8.self)) }
@@ -150,7 +158,7 @@ enum HTTPRequestParser {
         var keepAlive = false
         for (name, value) in head.headers {
             switch name.utf8.count {
-            case 14 where name.lowercased() == "content-length":
+            case 14 where HTTPASCII.equalIgnoringCase(name, "content-length") == true:
                 for item in value.split(separator: ",", omittingEmptySubsequences: false) {
                     let digits = item.trimmingSpaces
                     guard !digits.isEmpty, digits.utf8.allSatisfy(isDigit) else { throw .invalidContentLength }
@@ -158,18 +166,16 @@ enum HTTPRequestParser {
                     guard contentLength == nil || contentLength == length else { throw .invalidContentLength }
                     contentLength = length
                 }
-            case 17 where name.lowercased() == "transfer-encoding":
+            case 17 where HTTPASCII.equalIgnoringCase(name, "transfer-encoding") == true:
                 throw .transferEncoding
-            case 10 where name.lowercased() == "connection":
+            case 10 where HTTPASCII.equalIgnoringCase(name, "connection") == true:
                 for option in value.split(separator: ",") {
-                    switch option.trimmingSpaces.lowercased() {
-                    case "close": close = true
-                    case "keep-alive": keepAlive = true
-                    default: break
-                    }
+                    let option = option.trimmingSpaces
+                    if HTTPASCII.lowercasedEquals(option, "close") { close = true }
+                    else if HTTPASCII.lowercasedEquals(option, "keep-alive") { keepAlive = true }
                 }
-            case 6 where name.lowercased() == "expect":
-                guard value.lowercased() == "100-continue" else { throw .unsupportedExpectation }
+            case 6 where HTTPASCII.equalIgnoringCase(name, "expect") == true:
+                guard HTTPASCII.lowercasedEquals(value, "100-continue") else { throw .unsupportedExpectation }
                 head.expectsContinue = head.minorVersion >= 1
             default:
                 break
@@ -217,5 +223,30 @@ extension Substring {
         while let c = s.first, c == " " || c == "\t" { s.removeFirst() }
         while let c = s.last, c == " " || c == "\t" { s.removeLast() }
         return s
+    }
+}
+
+/// ASCII case rules for header names and option tokens, so the per-request path needs
+/// no Foundation or Unicode case mapping. Each falls back to the Unicode-aware call it
+/// replaces when the text is not ASCII, so answers never change.
+enum HTTPASCII {
+    /// Whether `a` equals `lower` (an ASCII literal, lowercase) ignoring ASCII case;
+    /// nil when `a` is not ASCII.
+    static func equalIgnoringCase(_ a: some StringProtocol, _ lower: String) -> Bool? {
+        let x = a.utf8, y = lower.utf8
+        if x.count == y.count {
+            var same = true
+            for (p, q) in zip(x, y) where p != q {
+                if p >= 0x80 { return nil }
+                if (p >= 0x41 && p <= 0x5A ? p | 0x20 : p) != q { same = false; break }
+            }
+            if same { return true }
+        }
+        return x.allSatisfy { $0 < 0x80 } ? false : nil
+    }
+
+    /// `a.lowercased() == lower`, for an ASCII lowercase literal `lower`.
+    static func lowercasedEquals(_ a: some StringProtocol, _ lower: String) -> Bool {
+        equalIgnoringCase(a, lower) ?? (a.lowercased() == lower)
     }
 }

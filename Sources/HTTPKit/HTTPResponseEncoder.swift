@@ -20,14 +20,22 @@ enum HTTPResponseEncoder {
         let writesBody = hasBody && !headOnly
         var out: [UInt8] = []
         out.reserveCapacity(128 + response.headers.fields.count * 48 + (writesBody ? response.body.count : 0))
-        out.append(contentsOf: "HTTP/1.1 \(status) \(reasonPhrase(status))\r\n".utf8)
-        for (name, value) in response.headers where isSafe(name, value) {
-            switch name.lowercased() {
-            case "content-length", "transfer-encoding", "connection": continue
-            default: out.append(contentsOf: "\(name): \(value)\r\n".utf8)
-            }
+        out.append(contentsOf: "HTTP/1.1 ".utf8)
+        appendDecimal(status, to: &out)
+        out.append(UInt8(ascii: " "))
+        out.append(contentsOf: reasonPhrase(status).utf8)
+        out.append(contentsOf: "\r\n".utf8)
+        for (name, value) in response.headers where isSafe(name, value) && !isFraming(name) {
+            out.append(contentsOf: name.utf8)
+            out.append(contentsOf: ": ".utf8)
+            out.append(contentsOf: value.utf8)
+            out.append(contentsOf: "\r\n".utf8)
         }
-        if hasBody { out.append(contentsOf: "Content-Length: \(response.body.count)\r\n".utf8) }
+        if hasBody {
+            out.append(contentsOf: "Content-Length: ".utf8)
+            appendDecimal(response.body.count, to: &out)
+            out.append(contentsOf: "\r\n".utf8)
+        }
         if !keepAlive {
             out.append(contentsOf: "Connection: close\r\n".utf8)
         } else if minorVersion == 0 {
@@ -41,11 +49,44 @@ enum HTTPResponseEncoder {
     /// The interim response that tells a client sending `Expect: 100-continue` to go on.
     static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
-    /// Whether the handler's response asks to close the connection.
+    /// Whether the handler's response asks to close the connection: a `Connection`
+    /// field (any case) with a `close` option (any case, spaces and tabs around it).
     static func asksToClose(_ response: HTTPResponseMessage) -> Bool {
-        response.headers.values("Connection").contains { value in
-            value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "close" }
+        response.headers.fields.contains { field in
+            let isConnection = HTTPASCII.equalIgnoringCase(field.name, "connection")
+                ?? (field.name.caseInsensitiveCompare("Connection") == .orderedSame)
+            guard isConnection else { return false }
+            let value = field.value
+            guard value.utf8.allSatisfy({ $0 < 0x80 }) else {
+                return value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "close" }
+            }
+            return value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).contains { option in
+                var o = option[...]
+                while let f = o.first, f == 0x20 || f == 0x09 { o = o.dropFirst() }
+                while let l = o.last, l == 0x20 || l == 0x09 { o = o.dropLast() }
+                return HTTPASCII.equalIgnoringCase(Substring(o), "close") == true
+            }
         }
+    }
+
+    /// `Content-Length`, `Transfer-Encoding` or `Connection` in any case (the encoder
+    /// writes its own); compared as `name.lowercased()` would compare it.
+    private static func isFraming(_ name: String) -> Bool {
+        guard name.utf8.allSatisfy({ $0 < 0x80 }) else {
+            return ["content-length", "transfer-encoding", "connection"].contains(name.lowercased())
+        }
+        switch name.utf8.count {
+        case 14: return HTTPASCII.equalIgnoringCase(name, "content-length") == true
+        case 17: return HTTPASCII.equalIgnoringCase(name, "transfer-encoding") == true
+        case 10: return HTTPASCII.equalIgnoringCase(name, "connection") == true
+        default: return false
+        }
+    }
+
+    /// Appends `n` (non-negative) in decimal.
+    private static func appendDecimal(_ n: Int, to out: inout [UInt8]) {
+        if n < 10 && n >= 0 { out.append(UInt8(truncatingIfNeeded: 48 + n)); return }
+        out.append(contentsOf: String(n).utf8)
     }
 
     private static func isSafe(_ name: String, _ value: String) -> Bool {

@@ -65,3 +65,43 @@ final class HTTPResponseEncoderTests: XCTestCase {
         XCTAssertEqual(error.response.headers, ["Content-Type": "application/json"])
     }
 }
+
+/// The ASCII fast paths in the parser and encoder answer what the Unicode-aware calls
+/// they replace answer.
+final class HTTPASCIITests: XCTestCase {
+    func testEqualIgnoringCase() {
+        XCTAssertEqual(HTTPASCII.equalIgnoringCase("Content-LENGTH", "content-length"), true)
+        XCTAssertEqual(HTTPASCII.equalIgnoringCase("Content-Lengt", "content-length"), false)
+        XCTAssertEqual(HTTPASCII.equalIgnoringCase("Connection", "close"), false)
+        XCTAssertNil(HTTPASCII.equalIgnoringCase("\u{212A}eep-alive", "keep-alive"))
+        XCTAssertTrue(HTTPASCII.lowercasedEquals("\u{212A}eep-alive", "keep-alive"))  // Kelvin sign lowercases to k
+        XCTAssertFalse(HTTPASCII.lowercasedEquals("cl\u{F6}se", "close"))
+    }
+
+    func testAsksToCloseMatchesTheUnicodeRule() {
+        func reference(_ r: HTTPResponseMessage) -> Bool {
+            r.headers.values("Connection").contains { value in
+                value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "close" }
+            }
+        }
+        let values = ["close", "CLOSE", " close\t", "keep-alive, Close", "closed", "", ",,", "upgrade,\u{A0}close\u{A0}", "clos\u{E9}", "x, close ,y"]
+        let names = ["Connection", "connection", "CONNECTION", "Connectio", "Conn\u{E9}ction", "X-Connection"]
+        for name in names {
+            for value in values {
+                let r = HTTPResponseMessage(status: 200, headers: HTTPHeaders([("A", "b"), (name, value)]))
+                XCTAssertEqual(HTTPResponseEncoder.asksToClose(r), reference(r), "\(name): \(value)")
+            }
+        }
+    }
+
+    func testFramingFieldsAreReplacedInAnyCase() {
+        let response = HTTPResponseMessage(
+            status: 200,
+            headers: HTTPHeaders([("CONTENT-length", "9"), ("transfer-ENCODING", "x"), ("connection", "keep-alive"),
+                                  ("Content-Lengths", "1"), ("Conn\u{E9}ction", "y")]),
+            body: Data("ab".utf8))
+        XCTAssertEqual(
+            String(decoding: HTTPResponseEncoder.encode(response, keepAlive: true, minorVersion: 1), as: UTF8.self),
+            "HTTP/1.1 200 OK\r\nContent-Lengths: 1\r\nConn\u{E9}ction: y\r\nContent-Length: 2\r\n\r\nab")
+    }
+}

@@ -83,3 +83,26 @@ final class AuditTests: XCTestCase {
         XCTAssertEqual(hub.call("GET", "/audit-events?until=\(oldest)").json["data"]?.items.count, 0)
     }
 }
+
+/// The audit list's direct row writer against the JSON-tree rendering of the same rows.
+final class AuditRowWriterTests: XCTestCase {
+    func testWriterMatchesTreeForEveryRow() throws {
+        let hub = try makeHub()
+        let reason = #"q\"uote \\ \n\t\u0001 é 日本 😀"#
+        XCTAssertEqual(hub.call("PATCH", "/entitlements/ent_ada_wiki", body: #"{"status":"disabled","disabled_reason":"\#(reason)"}"#).status, 200)
+        let db = hub.engine.db
+        try db.run("""
+            INSERT INTO audit_events(id, action, actor_type, actor_id, target_type, target_id, target_user_id, application_id,
+              organization_id, before, after, request_id, ts) VALUES ('evt_odd', 'x"y', 'system', NULL, 't\u{1}', 'é', NULL, NULL,
+              NULL, 'not json', '{"a": [1, 2.50, "\\u00e9"], "a": true}', NULL, -5)
+            """)
+        var rows = 0
+        try db.query("SELECT \(HubEngine.auditColumns) FROM audit_events") { s in
+            var direct: [UInt8] = []
+            HubEngine.writeAuditJSON(s, into: &direct)
+            XCTAssertEqual(String(decoding: direct, as: UTF8.self), String(decoding: HubEngine.auditJSON(s).data, as: UTF8.self))
+            rows += 1
+        }
+        XCTAssertGreaterThan(rows, 200)
+    }
+}

@@ -24,3 +24,61 @@ final class JSONTests: XCTestCase {
         }
     }
 }
+
+/// The byte writer's fast paths write exactly what the general path writes.
+final class JSONWriterTests: XCTestCase {
+    func text(_ v: JSON) -> String { String(decoding: v.data, as: UTF8.self) }
+
+    func testStringsNeedingEscapes() {
+        XCTAssertEqual(text(.string("")), #""""#)
+        XCTAssertEqual(text(.string("plain ascii")), #""plain ascii""#)
+        XCTAssertEqual(text(.string("a\"b\\c")), #""a\"b\\c""#)
+        XCTAssertEqual(text(.string("\n\r\t")), #""\n\r\t""#)
+        XCTAssertEqual(text(.string("\u{0}\u{1}\u{8}\u{c}\u{1f}")), #""\u0000\u0001\u0008\u000c\u001f""#)
+        XCTAssertEqual(text(.string("del\u{7f} é 日本 😀 /")), "\"del\u{7f} é 日本 😀 /\"")
+        XCTAssertEqual(text(.string("\"start and end\"")), #""\"start and end\"""#)
+        XCTAssertEqual(text(.string("x\u{1}")), #""x\u0001""#)
+    }
+
+    func testEveryByteRoundTrips() throws {
+        var s = ""
+        for b in 0..<128 { s.unicodeScalars.append(Unicode.Scalar(UInt8(b))) }
+        s += "ÿ€𝄞"
+        XCTAssertEqual(try JSONParser.parse(JSON.string(s).data), .string(s))
+    }
+
+    func testIntegersMatchStringDescription() {
+        for i in [0, 1, 9, 10, -1, -9, -10, 42, 1_768_478_400, -1_768_478_400, Int.max, Int.min, Int.min + 1] {
+            XCTAssertEqual(text(.int(i)), String(i))
+        }
+    }
+
+    func testLiteralsAndRaw() {
+        XCTAssertEqual(text(.array([.null, .bool(true), .bool(false), .double(1.5), .double(.infinity)])),
+                       "[null,true,false,1.5,null]")
+        XCTAssertEqual(text(.object([("a", .raw(Array(#"{"x":[1]}"#.utf8))), ("b", .raw([]))])), #"{"a":{"x":[1]},"b":}"#)
+    }
+
+    func testTimestampWriterMatchesFormat() {
+        for t in [0, 59, 86_399, 86_400, 951_782_400, 1_768_478_400, 4_102_444_799] {
+            var out: [UInt8] = []
+            Time.writeJSON(t, into: &out)
+            XCTAssertEqual(String(decoding: out, as: UTF8.self), "\"" + Time.format(t) + "\"")
+        }
+    }
+
+    func testCTextWriterMatchesStringWriter() {
+        for s in ["", "abc", "a\"b", "tab\there", "é", "日本\n", "\u{7f}\u{1}"] {
+            var fast: [UInt8] = [], slow: [UInt8] = []
+            s.withCString { $0.withMemoryRebound(to: UInt8.self, capacity: s.utf8.count + 1) { JSON.writeString(cText: $0, into: &fast) } }
+            JSON.writeString(s, into: &slow)
+            XCTAssertEqual(fast, slow, s)
+        }
+        // Invalid UTF-8 is repaired as String(cString:) repairs it.
+        let bad: [UInt8] = [0x61, 0xFF, 0x62, 0xC3, 0]
+        var fast: [UInt8] = [], slow: [UInt8] = []
+        bad.withUnsafeBufferPointer { JSON.writeString(cText: $0.baseAddress!, into: &fast) }
+        JSON.writeString(bad.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }, into: &slow)
+        XCTAssertEqual(fast, slow)
+    }
+}

@@ -9,6 +9,9 @@ enum JSON: Equatable, Sendable {
     case string(String)
     case array([JSON])
     case object([(String, JSON)])
+    /// JSON text this module's writer already produced, emitted verbatim (lists render
+    /// their rows straight into bytes). Opaque: subscripts and accessors see nothing in it.
+    case raw([UInt8])
 
     static func == (lhs: JSON, rhs: JSON) -> Bool {
         switch (lhs, rhs) {
@@ -20,6 +23,7 @@ enum JSON: Equatable, Sendable {
         case let (.array(a), .array(b)): return a == b
         case let (.object(a), .object(b)):
             return a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case let (.raw(a), .raw(b)): return a == b
         default: return false
         }
     }
@@ -39,80 +43,6 @@ enum JSON: Equatable, Sendable {
     static func str(_ s: String?) -> JSON { s.map(JSON.string) ?? .null }
     /// An RFC 3339 UTC timestamp, or `.null`.
     static func time(_ t: Int?) -> JSON { t.map { .string(Time.format($0)) } ?? .null }
-
-    /// Compact UTF-8 serialization.
-    var data: Data {
-        var out = [UInt8]()
-        out.reserveCapacity(256)
-        write(into: &out)
-        return Data(out)
-    }
-
-    func write(into out: inout [UInt8]) {
-        switch self {
-        case .null: out.append(contentsOf: [110, 117, 108, 108])
-        case .bool(let b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
-        case .int(let i): out.append(contentsOf: String(i).utf8)
-        case .double(let d):
-            if d.isFinite { out.append(contentsOf: String(d).utf8) } else { out.append(contentsOf: "null".utf8) }
-        case .string(let s): JSON.writeString(s, into: &out)
-        case .array(let items):
-            out.append(UInt8(ascii: "["))
-            var first = true
-            for item in items {
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                item.write(into: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        case .object(let pairs):
-            out.append(UInt8(ascii: "{"))
-            var first = true
-            for pair in pairs {
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                JSON.writeString(pair.0, into: &out)
-                out.append(UInt8(ascii: ":"))
-                pair.1.write(into: &out)
-            }
-            out.append(UInt8(ascii: "}"))
-        }
-    }
-
-    private static let hex = Array("0123456789abcdef".utf8)
-    /// The bytes a JSON string must escape, as a C string for `strcspn` (NUL is caught
-    /// because `strcspn` stops there and the slow path escapes it).
-    private static let mustEscape: [CChar] = [0x22, 0x5C] + (1..<0x20).map { CChar($0) } + [0]
-
-    /// Writes `s` as a JSON string. Strings without `"`, backslash or control characters (nearly
-    /// all) are copied in one go.
-    static func writeString(_ s: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        // strcspn runs in libc, so the common case stays fast in debug builds too.
-        let clean = s.withCString { strcspn($0, JSON.mustEscape) }
-        var s = s
-        s.withUTF8 { buf in
-            let n = buf.count
-            var i = min(clean, n)
-            if i == n { out.append(contentsOf: buf); return }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[0..<i]))
-            while i < n {
-                let byte = buf[i]
-                i += 1
-                switch byte {
-                case 0x22, 0x5C: out.append(0x5C); out.append(byte)
-                case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
-                case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
-                case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
-                case 0..<0x20:
-                    out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
-                    out.append(hex[Int(byte >> 4)]); out.append(hex[Int(byte & 0xF)])
-                default: out.append(byte)
-                }
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
 }
 
 /// Parses JSON text. Throws `JSONParseError` on malformed input or trailing bytes.

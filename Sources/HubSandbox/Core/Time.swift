@@ -6,20 +6,32 @@ enum Time {
     /// Formats epoch seconds as `YYYY-MM-DDTHH:MM:SSZ`. Straight-line on purpose: it runs
     /// for every timestamp of every row, also in debug builds.
     static func format(_ t: Int) -> String {
+        String(unsafeUninitializedCapacity: 20) { fill(t, $0); return 20 }
+    }
+
+    /// Appends `"` + `format(t)` + `"` (a JSON string) to `out`, without allocating.
+    static func writeJSON(_ t: Int, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { b in
+            fill(t, b)
+            out.append(contentsOf: UnsafeBufferPointer(b))
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes the 20 bytes of `format(t)` into `b`.
+    private static func fill(_ t: Int, _ b: UnsafeMutableBufferPointer<UInt8>) {
         let days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
         let secs = t - days * 86_400
         let (y, m, d) = civil(fromDays: days)
         let h = secs / 3600, mi = secs / 60 % 60, se = secs % 60
-        return String(unsafeUninitializedCapacity: 20) { b in
-            b[0] = UInt8(48 + y / 1000 % 10); b[1] = UInt8(48 + y / 100 % 10)
-            b[2] = UInt8(48 + y / 10 % 10); b[3] = UInt8(48 + y % 10); b[4] = 45
-            b[5] = UInt8(48 + m / 10); b[6] = UInt8(48 + m % 10); b[7] = 45
-            b[8] = UInt8(48 + d / 10); b[9] = UInt8(48 + d % 10); b[10] = 84
-            b[11] = UInt8(48 + h / 10); b[12] = UInt8(48 + h % 10); b[13] = 58
-            b[14] = UInt8(48 + mi / 10); b[15] = UInt8(48 + mi % 10); b[16] = 58
-            b[17] = UInt8(48 + se / 10); b[18] = UInt8(48 + se % 10); b[19] = 90
-            return 20
-        }
+        b[0] = UInt8(48 + y / 1000 % 10); b[1] = UInt8(48 + y / 100 % 10)
+        b[2] = UInt8(48 + y / 10 % 10); b[3] = UInt8(48 + y % 10); b[4] = 45
+        b[5] = UInt8(48 + m / 10); b[6] = UInt8(48 + m % 10); b[7] = 45
+        b[8] = UInt8(48 + d / 10); b[9] = UInt8(48 + d % 10); b[10] = 84
+        b[11] = UInt8(48 + h / 10); b[12] = UInt8(48 + h % 10); b[13] = 58
+        b[14] = UInt8(48 + mi / 10); b[15] = UInt8(48 + mi % 10); b[16] = 58
+        b[17] = UInt8(48 + se / 10); b[18] = UInt8(48 + se % 10); b[19] = 90
     }
 
     /// Parses RFC 3339 (`Z` or `±HH:MM` offset, optional fraction, which is dropped) or a

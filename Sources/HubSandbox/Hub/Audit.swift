@@ -33,6 +33,29 @@ extension HubEngine {
         ])
     }
 
+    /// Writes the row as `auditJSON(s).write(into:)` would, byte for byte, reading the
+    /// text columns straight from SQLite (`before`/`after` still go through the parser,
+    /// so stored JSON is normalized exactly as before).
+    static func writeAuditJSON(_ s: Statement, into out: inout [UInt8]) {
+        func raw(_ i: Int32) {
+            (s.textOrNil(i).flatMap { try? JSONParser.parse(Data($0.utf8)) } ?? .null).write(into: &out)
+        }
+        out.appendASCII(#"{"id":"#); s.writeText(0, into: &out)
+        out.appendASCII(#","action":"#); s.writeText(1, into: &out)
+        out.appendASCII(#","actor":{"type":"#); s.writeText(2, into: &out)
+        out.appendASCII(#","id":"#); s.writeTextOrNull(3, into: &out)
+        out.appendASCII(#"},"target":{"type":"#); s.writeText(4, into: &out)
+        out.appendASCII(#","id":"#); s.writeText(5, into: &out)
+        out.appendASCII(#"},"target_user_id":"#); s.writeTextOrNull(6, into: &out)
+        out.appendASCII(#","application_id":"#); s.writeTextOrNull(7, into: &out)
+        out.appendASCII(#","organization_id":"#); s.writeTextOrNull(8, into: &out)
+        out.appendASCII(#","before":"#); raw(9)
+        out.appendASCII(#","after":"#); raw(10)
+        out.appendASCII(#","request_id":"#); s.writeTextOrNull(11, into: &out)
+        out.appendASCII(#","timestamp":"#); Time.writeJSON(s.int(12), into: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
     func listAuditEvents(_ c: RequestContext) throws -> Reply {
         try c.require("audit.view")
         var q = ListQuery(from: "audit_events", columns: HubEngine.auditColumns, columnCount: 13, sort: "ts", seq: "seq")
@@ -51,7 +74,7 @@ extension HubEngine {
         return try runList(c, q, scope: "audit-events", filters: [
             "target_user_id", "target_type", "target_id", "actor_id", "actor_type", "action", "application_id",
             "organization_id", "since", "until",
-        ], map: HubEngine.auditJSON)
+        ], write: HubEngine.writeAuditJSON)
     }
 
     func getAuditEvent(_ c: RequestContext) throws -> Reply {

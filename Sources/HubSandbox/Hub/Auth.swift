@@ -16,17 +16,17 @@ extension HubEngine {
     /// Resolves the bearer token: 401 `unauthenticated` (missing, unknown, expired,
     /// revoked key) or `session_revoked`.
     func authenticate(_ r: HTTPRequestMessage, now: Int) throws -> Caller {
-        guard let h = r.headers["Authorization"], h.hasPrefix("Bearer ") || h.hasPrefix("bearer ") else {
+        guard let h = r.headers.field("Authorization"), h.hasPrefix("Bearer ") || h.hasPrefix("bearer ") else {
             throw HubError.unauthenticated("Send Authorization: Bearer <access token or API key>.")
         }
-        let token = h.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        let token = ASCII.trimmingWhitespace(h.dropFirst(7))
         if token.hasPrefix("satk_") {
             guard let key = try db.first("SELECT id, permissions, status FROM api_keys WHERE secret = ?", [.text(token)], {
                 (id: $0.text(0), perms: $0.text(1), status: $0.text(2))
             }), key.status == "active" else {
                 throw HubError.unauthenticated("The API key is unknown or revoked.")
             }
-            return Caller(kind: .apiKey(keyId: key.id), userId: nil, permissions: HubEngine.permissionSet(key.perms))
+            return Caller(kind: .apiKey(keyId: key.id), userId: nil, permissions: permissions(key.perms))
         }
         guard let row = try db.first("""
             SELECT a.session_id, a.expires_at, s.user_id, s.revoked_at, s.expires_at
@@ -46,11 +46,21 @@ extension HubEngine {
         Set(csv.split(separator: ",").map(String.init))
     }
 
+    /// `permissionSet(csv)`, memoized: the same few permission lists come back on every
+    /// request. At most 256 entries are kept.
+    func permissions(_ csv: String) -> Set<String> {
+        if let known = permissionCache[csv] { return known }
+        if permissionCache.count >= 256 { permissionCache.removeAll() }
+        let set = HubEngine.permissionSet(csv)
+        permissionCache[csv] = set
+        return set
+    }
+
     /// The union of the permissions of the user's roles.
     func userPermissions(_ userId: String) throws -> Set<String> {
         var perms = Set<String>()
         try db.query("SELECT r.permissions FROM role_assignments a JOIN roles r ON r.id = a.role_id WHERE a.user_id = ?",
-                     [.text(userId)]) { perms.formUnion(HubEngine.permissionSet($0.text(0))) }
+                     [.text(userId)]) { perms.formUnion(permissions($0.text(0))) }
         return perms
     }
 
@@ -94,7 +104,7 @@ extension HubEngine {
             INSERT INTO sessions(id, user_id, created_at, last_seen_at, expires_at, ip_address, user_agent)
             VALUES (?, ?, ?, ?, ?, '127.0.0.1', ?)
             """, [.text(sid), .text(userId), .int(c.now), .int(c.now), .int(c.now + HubEngine.sessionTTL),
-                  .opt(c.request.headers["User-Agent"])])
+                  .opt(c.request.headers.field("User-Agent"))])
         try db.run("UPDATE users SET last_login_at = ? WHERE id = ?", [.int(c.now), .text(userId)])
         return try issueTokens(session: sid, userId: userId, c)
     }

@@ -44,6 +44,8 @@ final class HubEngine {
     var faultRNG: SplitMix64
     let lock = NSLock()
     var routes: [Route] = []
+    /// Parsed permission lists by their stored text (see `permissions(_:)`).
+    var permissionCache: [String: Set<String>] = [:]
     /// Test hook: runs (outside the lock) after an idempotency key was reserved and
     /// before the request executes, to hold a request "in flight".
     var afterReservation: (@Sendable (String) -> Void)?

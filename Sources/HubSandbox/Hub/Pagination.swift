@@ -27,6 +27,13 @@ extension HubEngine {
     /// `filters` names the query parameters the cursor is bound to.
     func runList(_ c: RequestContext, _ q: ListQuery, scope: String, filters: [String],
                  map: (Statement) throws -> JSON) throws -> Reply {
+        try runList(c, q, scope: scope, filters: filters, write: { s, out in try map(s).write(into: &out) })
+    }
+
+    /// `runList` with a row writer that renders each row's JSON object straight into the
+    /// response bytes; it must write exactly what the `map` form's JSON would.
+    func runList(_ c: RequestContext, _ q: ListQuery, scope: String, filters: [String],
+                 write: (Statement, inout [UInt8]) throws -> Void) throws -> Reply {
         var q = q
         let limit = try HubEngine.limit(c)
         let binding = HubEngine.bindingHash(c, scope: scope, filters: filters)
@@ -44,21 +51,27 @@ extension HubEngine {
         }
         let whereClause = q.conditions.isEmpty ? "" : " WHERE " + q.conditions.joined(separator: " AND ")
         let sql = "SELECT \(q.columns), \(q.sort), \(q.seq) FROM \(q.from)\(whereClause) ORDER BY \(q.sort) DESC, \(q.seq) DESC LIMIT ?"
-        var items: [JSON] = []
-        items.reserveCapacity(limit)
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + limit * 320)
+        out.appendASCII(#"{"data":["#)
+        var count = 0
         var last: (Int, Int)?
         var hasMore = false
         try db.query(sql, q.args + [.int(limit + 1)]) { s in
-            if items.count == limit { hasMore = true; return }
-            items.append(try map(s))
+            if count == limit { hasMore = true; return }
+            if count > 0 { out.append(UInt8(ascii: ",")) }
+            try write(s, &out)
+            count += 1
             last = (s.int(q.columnCount), s.int(q.columnCount + 1))
         }
-        let next: JSON = hasMore && last != nil
-            ? .string(HubEngine.encodeCursor(binding: binding, issued: c.now, sort: last!.0, seq: last!.1)) : .null
-        return .json(200, .object([
-            ("data", .array(items)),
-            ("page", .object([("next_cursor", next), ("has_more", .bool(hasMore))])),
-        ]))
+        out.appendASCII(#"],"page":{"next_cursor":"#)
+        if hasMore, let last {
+            JSON.writeString(HubEngine.encodeCursor(binding: binding, issued: c.now, sort: last.0, seq: last.1), into: &out)
+        } else {
+            out.appendASCII("null")
+        }
+        out.appendASCII(hasMore ? #","has_more":true}}"# : #","has_more":false}}"#)
+        return .json(200, .raw(out))
     }
 
     /// A single page holding everything (small catalogs), in the list shape.

@@ -71,6 +71,9 @@ final class Database {
         }
     }
 
+    /// How many distinct SQL texts have a prepared statement (tests).
+    var cachedStatementCount: Int { cache.count }
+
     /// The cached prepared statement for `sql`, reset and with `args` bound.
     func statement(_ sql: String, _ args: [SQLValue]) throws -> Statement {
         let stmt: Statement
@@ -109,15 +112,16 @@ final class Database {
         return try s.step() ? map(s) : nil
     }
 
-    /// Runs `body` in a transaction; rolls back when it throws.
+    /// Runs `body` in a transaction; rolls back when it throws. BEGIN, COMMIT and
+    /// ROLLBACK are cached prepared statements like any other, not parsed per call.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        try exec("BEGIN IMMEDIATE")
+        try run("BEGIN IMMEDIATE")
         do {
             let r = try body()
-            try exec("COMMIT")
+            try run("COMMIT")
             return r
         } catch {
-            try? exec("ROLLBACK")
+            _ = try? run("ROLLBACK")
             throw error
         }
     }
@@ -157,4 +161,17 @@ final class Statement {
         return String(cString: p)
     }
     func bool(_ i: Int32) -> Bool { sqlite3_column_int64(raw, i) != 0 }
+
+    /// Writes column `i` as a JSON string, byte for byte what `JSON.string(text(i))`
+    /// writes (`""` for NULL), without making a `String` for ASCII text.
+    func writeText(_ i: Int32, into out: inout [UInt8]) {
+        guard let p = sqlite3_column_text(raw, i) else { out.appendASCII("\"\""); return }
+        JSON.writeString(cText: p, into: &out)
+    }
+
+    /// Writes column `i` as `JSON.str(textOrNil(i))` writes it: a string, or `null`.
+    func writeTextOrNull(_ i: Int32, into out: inout [UInt8]) {
+        guard let p = sqlite3_column_text(raw, i) else { out.appendASCII("null"); return }
+        JSON.writeString(cText: p, into: &out)
+    }
 }

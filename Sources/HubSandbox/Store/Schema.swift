@@ -55,7 +55,9 @@ enum Schema {
       actor_id TEXT, target_type TEXT NOT NULL, target_id TEXT NOT NULL, target_user_id TEXT,
       application_id TEXT, organization_id TEXT, before TEXT, after TEXT, request_id TEXT,
       ts INTEGER NOT NULL);
-    CREATE INDEX IF NOT EXISTS audit_ts ON audit_events(ts, seq);
+    DROP INDEX IF EXISTS audit_ts;
+    CREATE INDEX IF NOT EXISTS audit_ts_covering ON audit_events(ts, seq, id, action, actor_type, actor_id, target_type,
+      target_id, target_user_id, application_id, organization_id, before, after, request_id);
     CREATE INDEX IF NOT EXISTS audit_target_user ON audit_events(target_user_id, ts);
     CREATE TABLE IF NOT EXISTS notifications(
       seq INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, application_id TEXT NOT NULL, user_id TEXT NOT NULL,
