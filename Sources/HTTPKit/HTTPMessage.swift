@@ -76,19 +76,27 @@ public struct HTTPRequestMessage: Sendable, Equatable {
         self.body = body
     }
 
-    /// The percent-decoded path, without the query.
+    /// The percent-decoded path, without the query (kept as is when an escape is invalid).
     public var path: String {
-        let raw = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        return raw.removingPercentEncoding ?? raw
+        let raw: Substring
+        if target.utf8.allSatisfy({ $0 < 0x80 }) {
+            raw = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
+            if !raw.utf8.contains(UInt8(ascii: "%")) { return String(raw) }   // the common case, no Foundation
+        } else {
+            // Split on Characters: a `?` with a combining mark after it is not a separator.
+            raw = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        }
+        return raw.removingPercentEncoding ?? String(raw)
     }
 
-    /// The decoded query items in order; repeated names are kept.
+    /// The decoded query items in order (`+` is a space); repeated names are kept.
     public var queryItems: [(name: String, value: String)] {
         guard let q = target.firstIndex(of: "?") else { return [] }
         let query = target[target.index(after: q)...]
         return query.split(separator: "&").compactMap { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decode(_ s: Substring) -> String {
+                if !s.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) { return String(s) }
                 let plusless = s.replacingOccurrences(of: "+", with: " ")
                 return plusless.removingPercentEncoding ?? plusless
             }

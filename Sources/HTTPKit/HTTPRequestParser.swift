@@ -233,16 +233,8 @@ enum HTTPASCII {
     /// Whether `a` equals `lower` (an ASCII literal, lowercase) ignoring ASCII case;
     /// nil when `a` is not ASCII.
     static func equalIgnoringCase(_ a: some StringProtocol, _ lower: String) -> Bool? {
-        let x = a.utf8, y = lower.utf8
-        if x.count == y.count {
-            var same = true
-            for (p, q) in zip(x, y) where p != q {
-                if p >= 0x80 { return nil }
-                if (p >= 0x41 && p <= 0x5A ? p | 0x20 : p) != q { same = false; break }
-            }
-            if same { return true }
-        }
-        return x.allSatisfy { $0 < 0x80 } ? false : nil
+        guard a.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        return HTTPHeaders.namesMatch(String(a), lower)
     }
 
     /// `a.lowercased() == lower`, for an ASCII lowercase literal `lower`.

@@ -124,6 +124,7 @@ final class HTTPHeadersTests: XCTestCase {
         XCTAssertFalse(HTTPHeaders.namesMatch("Content-Length", "Content-Lengt"))
         XCTAssertFalse(HTTPHeaders.namesMatch("a@", "a`"))   // 0x40 and 0x60 differ only in bit 5 but are not letters
         XCTAssertFalse(HTTPHeaders.namesMatch("X-[", "X-{"))
+        XCTAssertFalse(HTTPHeaders.namesMatch("Idempotency-\u{212A}ey", "Idempotency-Key"))   // Kelvin sign: not a token character
         XCTAssertTrue(HTTPHeaders.namesMatch("", ""))
     }
 
@@ -139,5 +140,39 @@ final class HTTPHeadersTests: XCTestCase {
         XCTAssertEqual(HTTPHeaders.trimmingWhitespace(" \t 12 \t"), "12")
         XCTAssertEqual(HTTPHeaders.trimmingWhitespace("   "), "")
         XCTAssertEqual(HTTPHeaders.trimmingWhitespace("a b"), "a b")
+    }
+}
+
+/// `path` and `queryItems` take byte-level fast paths; they must answer what the plain
+/// Foundation decoding (kept here as the reference) answers.
+final class HTTPRequestTargetTests: XCTestCase {
+    private func referencePath(_ target: String) -> String {
+        let raw = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        return raw.removingPercentEncoding ?? raw
+    }
+
+    private func referenceQuery(_ target: String) -> [String] {
+        guard let q = target.firstIndex(of: "?") else { return [] }
+        return target[target.index(after: q)...].split(separator: "&").compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ s: Substring) -> String {
+                let plusless = s.replacingOccurrences(of: "+", with: " ")
+                return plusless.removingPercentEncoding ?? plusless
+            }
+            guard let name = parts.first, !name.isEmpty else { return nil }
+            return "\(decode(name))=\(parts.count > 1 ? decode(parts[1]) : "")"
+        }
+    }
+
+    func testDecodingMatchesFoundation() {
+        let targets = ["/", "", "?", "?a=1", "/users", "/users/usr_ada?limit=5", "/users/usr%5Fada", "/users/%zz", "/a%20b/c?x=%2",
+                       "/audit-events?limit=100&cursor=YzEuYWJj-_", "/u?q=ada+lovelace&q=a%2Bb&&=x&flag&e=&x==y",
+                       "/u?q=%E6%97%A5%E6%9C%AC&bad=%ff", "/p?a=1?b=2", "/é?q=ü", "/a?x=\u{301}", "/a?\u{301}x=1",
+                       "/users?email=Ada%40Example.com"]
+        for t in targets {
+            let r = HTTPRequestMessage(method: "GET", target: t)
+            XCTAssertEqual(r.path, referencePath(t), t)
+            XCTAssertEqual(r.queryItems.map { "\($0.name)=\($0.value)" }, referenceQuery(t), t)
+        }
     }
 }

@@ -50,7 +50,7 @@ final class RequestContext {
         self.request = request
         self.requestId = requestId
         self.now = now
-        self.query = request.decodedQueryItems
+        self.query = request.queryItems
     }
 
     /// The first value of query parameter `name`.
@@ -98,7 +98,7 @@ final class RequestContext {
     /// ETag check for PATCH/DELETE: when `If-Match` is sent and does not match `version`
     /// (`*` matches anything), `409 version_conflict` with `details.current_etag`.
     func checkIfMatch(_ version: Int) throws {
-        guard let header = request.headers.field("If-Match") else { return }
+        guard let header = request.headers["If-Match"] else { return }
         let current = "W/\"\(version)\""
         let tags = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         if tags.contains("*") || tags.contains(current) || tags.contains("\"\(version)\"") { return }

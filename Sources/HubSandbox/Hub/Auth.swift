@@ -16,7 +16,7 @@ extension HubEngine {
     /// Resolves the bearer token: 401 `unauthenticated` (missing, unknown, expired,
     /// revoked key) or `session_revoked`.
     func authenticate(_ r: HTTPRequestMessage, now: Int) throws -> Caller {
-        guard let h = r.headers.field("Authorization"), h.hasPrefix("Bearer ") || h.hasPrefix("bearer ") else {
+        guard let h = r.headers["Authorization"], h.hasPrefix("Bearer ") || h.hasPrefix("bearer ") else {
             throw HubError.unauthenticated("Send Authorization: Bearer <access token or API key>.")
         }
         let token = ASCII.trimmingWhitespace(h.dropFirst(7))
@@ -104,7 +104,7 @@ extension HubEngine {
             INSERT INTO sessions(id, user_id, created_at, last_seen_at, expires_at, ip_address, user_agent)
             VALUES (?, ?, ?, ?, ?, '127.0.0.1', ?)
             """, [.text(sid), .text(userId), .int(c.now), .int(c.now), .int(c.now + HubEngine.sessionTTL),
-                  .opt(c.request.headers.field("User-Agent"))])
+                  .opt(c.request.headers["User-Agent"])])
         try db.run("UPDATE users SET last_login_at = ? WHERE id = ?", [.int(c.now), .text(userId)])
         return try issueTokens(session: sid, userId: userId, c)
     }

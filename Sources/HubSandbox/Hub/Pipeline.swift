@@ -24,7 +24,7 @@ extension HubEngine {
     }
 
     func handle(_ request: HTTPRequestMessage) -> HTTPResponseMessage {
-        let requestId = request.headers.field("X-Request-Id").flatMap { id in
+        let requestId = request.headers["X-Request-Id"].flatMap { id in
             id.isEmpty || id.utf8.count > 200 || id.utf8.contains { $0 < 0x20 || $0 > 0x7E } ? nil : id
         }
             ?? "req_" + HubEngine.randomToken(16)
@@ -51,7 +51,7 @@ extension HubEngine {
 
     private func prepare(_ request: HTTPRequestMessage, _ ctx: RequestContext, _ rate: inout RateLimiter.Outcome?) -> Phase1 {
         do {
-            var path = Substring(request.decodedPath)
+            var path = Substring(request.path)
             if let prefix = options.apiPrefix, !prefix.isEmpty, path == prefix || path.hasPrefix(prefix + "/") {
                 path = path.dropFirst(prefix.count)
             }
@@ -70,7 +70,7 @@ extension HubEngine {
                 throw HubError(status: 404, code: "not_found", message: "No endpoint \(request.method) \(path).")
             }
             let isHealth = route.segments == ["health"]
-            if !isHealth, request.headers.field("Substratal-Version") != "1" {
+            if !isHealth, request.headers["Substratal-Version"] != "1" {
                 throw HubError(status: 400, code: "unsupported_api_version",
                                message: "Send the header Substratal-Version: 1; this sandbox speaks API version 1 only.",
                                details: [("supported_versions", .array([.string("1")]))])
@@ -101,7 +101,7 @@ extension HubEngine {
 
             var idem: (String, String, String)?
             if route.idempotency != .ignored, let caller = ctx.caller {
-                if let key = request.headers.field("Idempotency-Key") {
+                if let key = request.headers["Idempotency-Key"] {
                     guard (1...255).contains(key.count) else {
                         throw HubError.invalidRequest("Idempotency-Key must be 1–255 characters.")
                     }
