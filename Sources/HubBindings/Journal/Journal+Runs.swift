@@ -51,12 +51,12 @@ extension Journal {
 
     /// The run with this id, or nil.
     public func run(id: String) throws -> RunRecord? {
-        try locked { db in try Journal.selectRuns(db, where: "id = ?1", [.text(id)]).first }
+        try reading { db in try Journal.selectRuns(db, where: "id = ?1", [.text(id)]).first }
     }
 
     /// The most recently started runs, newest first.
     public func listRuns(limit: Int = 20) throws -> [RunRecord] {
-        try locked { db in
+        try reading { db in
             try Journal.selectRuns(db, where: "1", [], suffix: "ORDER BY started_at DESC, id DESC LIMIT \(max(0, limit))")
         }
     }

@@ -9,60 +9,115 @@ extension Journal {
     /// - Throws: if the run is unknown or the journal cannot commit; then do not send.
     public func recordPending(runID: String, sequence: Int, key: String, method: String,
                               path: String, bodySHA256: String?) throws {
-        let now = nowMs()
         try transaction { db in
-            var known = false
-            try db.query("SELECT 1 FROM runs WHERE id = ?1", [.text(runID)]) { _ in known = true }
-            guard known else { throw Journal.unknownRun(runID) }
-            try db.query("""
-                INSERT INTO writes (run_id, seq, key, method, path, body_sha256, state, created_at, updated_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?7)
-                ON CONFLICT (run_id, key) DO UPDATE SET
-                    seq = excluded.seq, state = 'pending', http_status = NULL, response = NULL,
-                    error = NULL, attempts = attempts + 1, updated_at = excluded.updated_at
-                WHERE writes.state != 'done'
-                """,
-                [.text(runID), .init(sequence), .text(key), .text(method), .text(path), .init(bodySHA256), .integer(now)])
+            try insertPending(db, runID: runID, sequence: sequence, key: key, method: method, path: path,
+                              bodySHA256: bodySHA256)
         }
     }
 
+    /// What `beginWrite` found for a key.
+    public enum WriteStart {
+        /// Recorded `pending` (new, or a resend of a pending or failed key): send it.
+        case send
+        /// The key is journalled with another method, path or body: nothing recorded.
+        case conflict(WriteRecord)
+        /// The key is already `done`: replay its stored response, do not send.
+        case done(WriteRecord)
+    }
+
+    /// In one transaction: looks up write `key` of run `runID` and, unless it is `done`
+    /// or was journalled for a different request (same method, path and body digest
+    /// required), records it `pending` as `recordPending` does. A staged outcome of the
+    /// previous write commits with it, so a live write costs one commit.
+    /// - Throws: if the run is unknown or the journal cannot commit; then do not send.
+    public func beginWrite(runID: String, sequence: Int, key: String, method: String, path: String,
+                           bodySHA256: String?) throws -> WriteStart {
+        try transaction { db in
+            if let existing = try Journal.selectWrites(db, where: "run_id = ?1 AND key = ?2", [.text(runID), .text(key)]).first {
+                guard existing.method == method, existing.path == path, existing.bodySHA256 == bodySHA256 else {
+                    return .conflict(existing)
+                }
+                if existing.state == .done { return .done(existing) }
+            }
+            try insertPending(db, runID: runID, sequence: sequence, key: key, method: method, path: path,
+                              bodySHA256: bodySHA256)
+            return .send
+        }
+    }
+
+    private func insertPending(_ db: SQLiteConnection, runID: String, sequence: Int, key: String, method: String,
+                               path: String, bodySHA256: String?) throws {
+        var known = false
+        try db.query("SELECT 1 FROM runs WHERE id = ?1", [.text(runID)]) { _ in known = true }
+        guard known else { throw Journal.unknownRun(runID) }
+        try db.query("""
+            INSERT INTO writes (run_id, seq, key, method, path, body_sha256, state, created_at, updated_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?7)
+            ON CONFLICT (run_id, key) DO UPDATE SET
+                seq = excluded.seq, state = 'pending', http_status = NULL, response = NULL,
+                error = NULL, attempts = attempts + 1, updated_at = excluded.updated_at
+            WHERE writes.state != 'done'
+            """,
+            [.text(runID), .init(sequence), .text(key), .text(method), .text(path), .init(bodySHA256), .integer(nowMs())])
+    }
+
     /// Records that write `key` succeeded with `response` (stored as canonical JSON;
-    /// `.nilValue` — no body — is stored as SQL NULL).
-    public func recordDone(runID: String, key: String, httpStatus: Int? = nil, response: ScriptValue) throws {
+    /// `.nilValue` — no body — is stored as SQL NULL). `deferred`: stage it to commit
+    /// with the next transaction (see the type's contract) instead of committing now.
+    public func recordDone(runID: String, key: String, httpStatus: Int? = nil, response: ScriptValue,
+                           deferred: Bool = false) throws {
         let json: String? = response.isNil ? nil : try JSONCodec.encode(response)
-        try finishWrite(runID: runID, key: key, state: .done, httpStatus: httpStatus, response: json, error: nil)
+        let outcome = StagedOutcome(runID: runID, key: key, state: .done, httpStatus: httpStatus, response: json,
+                                    error: nil, at: nowMs())
+        if deferred {
+            try flush()   // at most one outcome is staged
+            locked { _ in staged = outcome }
+        } else {
+            try transaction { db in try Journal.write(outcome, db) }
+        }
     }
 
     /// Records that the server definitely refused write `key` (`httpStatus`, `error`).
     public func recordFailed(runID: String, key: String, httpStatus: Int?, error: String) throws {
-        try finishWrite(runID: runID, key: key, state: .failed, httpStatus: httpStatus, response: nil, error: error)
+        let outcome = StagedOutcome(runID: runID, key: key, state: .failed, httpStatus: httpStatus, response: nil,
+                                    error: error, at: nowMs())
+        try transaction { db in try Journal.write(outcome, db) }
     }
 
     /// The writes of a run in sequence order.
     public func writes(runID: String) throws -> [WriteRecord] {
-        try locked { db in try Journal.selectWrites(db, where: "run_id = ?1 ORDER BY seq, created_at", [.text(runID)]) }
+        try reading { db in try Journal.selectWrites(db, where: "run_id = ?1 ORDER BY seq, created_at", [.text(runID)]) }
     }
 
     /// The write with this key in this run, or nil.
     public func write(runID: String, key: String) throws -> WriteRecord? {
-        try locked { db in
+        try reading { db in
             try Journal.selectWrites(db, where: "run_id = ?1 AND key = ?2", [.text(runID), .text(key)]).first
         }
     }
 
-    private func finishWrite(runID: String, key: String, state: WriteState, httpStatus: Int?,
-                             response: String?, error: String?) throws {
-        let now = nowMs()
-        try transaction { db in
-            try db.query("""
-                UPDATE writes SET state = ?3, http_status = ?4, response = ?5, error = ?6, updated_at = ?7
-                WHERE run_id = ?1 AND key = ?2
-                """,
-                [.text(runID), .text(key), .text(state.rawValue), .init(httpStatus), .init(response), .init(error),
-                 .integer(now)])
-            guard db.changes == 1 else {
-                throw JournalError(.unknownRun, "the journal holds no pending write \(key) in run \(runID)")
-            }
+    /// The outcome of one write, as stored by `write(_:_:)`.
+    struct StagedOutcome {
+        let runID: String
+        let key: String
+        let state: WriteState
+        let httpStatus: Int?
+        let response: String?
+        let error: String?
+        /// When it was recorded (ms since 1970).
+        let at: Int64
+    }
+
+    /// Stores `outcome` on its write row, inside the caller's transaction.
+    static func write(_ outcome: StagedOutcome, _ db: SQLiteConnection) throws {
+        try db.query("""
+            UPDATE writes SET state = ?3, http_status = ?4, response = ?5, error = ?6, updated_at = ?7
+            WHERE run_id = ?1 AND key = ?2
+            """,
+            [.text(outcome.runID), .text(outcome.key), .text(outcome.state.rawValue), .init(outcome.httpStatus),
+             .init(outcome.response), .init(outcome.error), .integer(outcome.at)])
+        guard db.changes == 1 else {
+            throw JournalError(.unknownRun, "the journal holds no pending write \(outcome.key) in run \(outcome.runID)")
         }
     }
 

@@ -5,10 +5,12 @@ import ScriptHost
 ///
 /// Contracts:
 /// - Each mutating call is one committed transaction when it returns, so a
-///   `recordPending` is durable before the caller sends the request, and a
-///   `recordDone`/`recordFailed` right after. `kill -9` at any point loses at most the
-///   outcome of one in-flight write, which stays `pending` and is resent with the same
-///   key (the Hub replays it).
+///   `recordPending` (or `beginWrite`) is durable before the caller sends the request.
+///   An outcome is committed by `recordDone`/`recordFailed` right after, or — with
+///   `recordDone(…, deferred: true)`, what a live run uses — together with the next
+///   transaction, at `flush()`, or before any read of the journal: one commit per write
+///   instead of two. `kill -9` at any point loses at most the outcome of the last
+///   write, which stays `pending` and is resent with the same key (the Hub replays it).
 /// - The file uses WAL with `synchronous = NORMAL`: a committed transaction survives
 ///   the process being killed (it is in the WAL, handed to the OS), but not a power
 ///   loss, which may drop the last few. That is safe by design: a write whose `done`
@@ -26,6 +28,8 @@ public final class Journal: @unchecked Sendable {
 
     private let db: SQLiteConnection
     private let lock = NSLock()
+    /// An outcome recorded with `deferred: true` and not committed yet (guarded by `lock`).
+    var staged: StagedOutcome?
     private let clock: @Sendable () -> Date
 
     /// Opens the journal file at `path`, creating it (and its schema) if missing.
@@ -72,6 +76,20 @@ public final class Journal: @unchecked Sendable {
         return try body(db)
     }
 
+    /// Runs a read after committing any staged outcome, so reads see every write's state.
+    func reading<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try flush()
+        return try locked(body)
+    }
+
+    /// Commits a staged outcome (`recordDone(…, deferred: true)`), if any.
+    public func flush() throws {
+        guard locked({ _ in staged != nil }) else { return }
+        try transaction { _ in }
+    }
+
+    deinit { try? flush() }
+
     /// Milliseconds since 1970 (UTC) of the journal's clock.
     func nowMs() -> Int64 { Journal.ms(clock()) }
 
@@ -79,13 +97,16 @@ public final class Journal: @unchecked Sendable {
     static func date(_ ms: Int?) -> Date? { ms.map { Date(timeIntervalSince1970: Double($0) / 1000) } }
 
     /// Runs `body` in an IMMEDIATE transaction (taking the write lock up front, so
-    /// two processes never deadlock upgrading a read lock), committing on success.
+    /// two processes never deadlock upgrading a read lock), committing on success. A
+    /// staged outcome is written first and stays staged if the transaction fails.
     func transaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try locked { db in
             try db.query("BEGIN IMMEDIATE")
             do {
+                if let staged { try Journal.write(staged, db) }
                 let result = try body(db)
                 try db.query("COMMIT")
+                staged = nil
                 return result
             } catch {
                 try? db.exec("ROLLBACK")

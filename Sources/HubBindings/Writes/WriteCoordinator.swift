@@ -81,6 +81,10 @@ public final class WriteCoordinator {
         return [WriteMessages.planNotFinished(plan: plan, performed: performed)]
     }
 
+    /// Commits the last write's staged outcome now (the run calls this before each Hub
+    /// read, so an outcome waits for at most the recipe's own code between calls).
+    public func commitOutcomes() throws { try journal.flush() }
+
     /// A write with everything derived from its intent.
     struct Request {
         let number: Int
@@ -122,20 +126,18 @@ public final class WriteCoordinator {
     }
 
     private func performLive(_ r: Request, send: (String) throws -> ScriptValue) throws -> WriteResult {
-        if let existing = try journal.write(runID: runID, key: r.key) {
-            guard existing.method == r.intent.method, existing.path == r.intent.path,
-                  existing.bodySHA256 == r.bodySHA256 else {
-                throw ScriptStructuredError(code: "idempotency_key_reused",
-                                            message: WriteMessages.keyReused(r, existing: existing),
-                                            fields: ["key": .string(r.key)])
-            }
-            if existing.state == .done {
-                counts.replayed += 1
-                return WriteResult(value: try Self.decode(existing), key: r.key, replayed: true, planned: false)
-            }
+        switch try journal.beginWrite(runID: runID, sequence: r.number, key: r.key, method: r.intent.method,
+                                      path: r.intent.path, bodySHA256: r.bodySHA256) {
+        case .conflict(let existing):
+            throw ScriptStructuredError(code: "idempotency_key_reused",
+                                        message: WriteMessages.keyReused(r, existing: existing),
+                                        fields: ["key": .string(r.key)])
+        case .done(let existing):
+            counts.replayed += 1
+            return WriteResult(value: try Self.decode(existing), key: r.key, replayed: true, planned: false)
+        case .send:
+            break
         }
-        try journal.recordPending(runID: runID, sequence: r.number, key: r.key, method: r.intent.method,
-                                  path: r.intent.path, bodySHA256: r.bodySHA256)
         counts.writes += 1
         let value: ScriptValue
         do {
@@ -150,7 +152,9 @@ public final class WriteCoordinator {
             counts.failed += 1
             throw error
         }
-        try journal.recordDone(runID: runID, key: r.key, response: value)
+        // Staged: it commits with the next write's `beginWrite` (or at the next read or
+        // the run's end); if the process dies first, the write is resent and replayed.
+        try journal.recordDone(runID: runID, key: r.key, response: value, deferred: true)
         return WriteResult(value: value, key: r.key, replayed: false, planned: false)
     }
 

@@ -33,19 +33,44 @@ final class LiveWriteTests: XCTestCase {
         XCTAssertEqual(try c.finish(), [])
     }
 
-    func testPendingIsCommittedBeforeSendingAndDoneRightAfter() throws {
+    func testPendingIsCommittedBeforeSendingAndTheOutcomeWithTheNextWrite() throws {
         let dir = try Fixture.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let journal = try Journal(stateDirectory: dir)
         try journal.startRun(Fixture.runStart())
         let observer = try Journal(stateDirectory: dir)  // another connection, as after a crash
-        var seen: [WriteState?] = []
-        let result = try coordinator(journal).perform(Fixture.suspend("usr_ada")) { key in
-            seen.append(try observer.write(runID: "run_test", key: key)?.state)
+        let c = coordinator(journal)
+        var seen: [[WriteState?]] = []
+        let first = try c.perform(Fixture.suspend("usr_ada")) { key in
+            seen.append([try observer.write(runID: "run_test", key: key)?.state])
             return ["status": "suspended"]
         }
-        XCTAssertEqual(seen, [.pending])
-        XCTAssertEqual(try observer.write(runID: "run_test", key: result.key)?.state, .done)
+        // Staged, not committed: a crash now would resend the write (the Hub replays it).
+        XCTAssertEqual(try observer.write(runID: "run_test", key: first.key)?.state, .pending)
+        let second = try c.perform(Fixture.suspend("usr_bob")) { key in
+            // The first outcome committed in the same transaction as this write's pending row.
+            seen.append([try observer.write(runID: "run_test", key: first.key)?.state,
+                         try observer.write(runID: "run_test", key: key)?.state])
+            return ["status": "suspended"]
+        }
+        XCTAssertEqual(seen, [[.pending], [.done, .pending]])
+        try c.commitOutcomes()
+        XCTAssertEqual(try observer.write(runID: "run_test", key: second.key)?.state, .done)
+    }
+
+    func testAStagedOutcomeIsCommittedBeforeAnyReadAndAtTheRunsEnd() throws {
+        let dir = try Fixture.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let journal = try Journal(stateDirectory: dir)
+        try journal.startRun(Fixture.runStart())
+        let observer = try Journal(stateDirectory: dir)
+        let c = coordinator(journal)
+        let a = try c.perform(Fixture.suspend("usr_ada")) { _ in ["status": "suspended"] }
+        XCTAssertEqual(try journal.write(runID: "run_test", key: a.key)?.state, .done)   // a read flushes
+        XCTAssertEqual(try observer.write(runID: "run_test", key: a.key)?.state, .done)
+        let b = try c.perform(Fixture.suspend("usr_bob")) { _ in ["status": "suspended"] }
+        try journal.finishRun(id: "run_test", status: .succeeded)
+        XCTAssertEqual(try observer.write(runID: "run_test", key: b.key)?.state, .done)
     }
 
     func testAResumeReplaysDoneWritesAndResendsPendingOnesWithTheSameKey() throws {

@@ -26,6 +26,7 @@ public final class HubRunContext: @unchecked Sendable {
     // MARK: Reads
 
     func get(_ path: String, _ query: [(name: String, value: String)] = []) throws -> ScriptValue {
+        try writes.commitOutcomes()
         reads += 1
         return ScriptValue(try client.get(path, query: query).json)
     }
@@ -59,6 +60,7 @@ public final class HubRunContext: @unchecked Sendable {
     /// The next page of list `id`, or nil at the end (the list is then closed).
     private func nextItems(_ id: Int, canonical: Bool) throws -> HubListPage? {
         guard let pages = lists[id] else { return nil }
+        try writes.commitOutcomes()
         reads += 1
         let page: HubListPage?
         do { page = try pages.next(canonical: canonical) } catch let error as HubError where error.code == HubError.Code.forbidden {
