@@ -77,15 +77,26 @@ public struct HTTPRequestMessage: Sendable, Equatable {
     }
 
     /// The percent-decoded path, without the query (kept as is when an escape is invalid).
-    public var path: String {
-        let raw: Substring
+    /// For display: route on `pathSegments`, where an encoded `/` stays inside its segment.
+    public var path: String { Self.decode(rawPath) }
+
+    /// The path's segments, split on `/` before each is percent-decoded (so `%2F` is part
+    /// of a segment, never a separator); empty segments are dropped.
+    public var pathSegments: [String] {
+        rawPath.split(separator: "/").map(Self.decode)
+    }
+
+    /// The path as written, up to the `?`.
+    private var rawPath: Substring {
         if target.utf8.allSatisfy({ $0 < 0x80 }) {
-            raw = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
-            if !raw.utf8.contains(UInt8(ascii: "%")) { return String(raw) }   // the common case, no Foundation
-        } else {
-            // Split on Characters: a `?` with a combining mark after it is not a separator.
-            raw = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            return target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
         }
+        // Split on Characters: a `?` with a combining mark after it is not a separator.
+        return target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+    }
+
+    private static func decode(_ raw: Substring) -> String {
+        guard raw.utf8.contains(UInt8(ascii: "%")) else { return String(raw) }   // the common case, no Foundation
         return raw.removingPercentEncoding ?? String(raw)
     }
 

@@ -17,6 +17,17 @@ final class ResourceTests: XCTestCase {
         XCTAssertEqual(hub.call("DELETE", "/organizations/org_nope/members/usr_ada").code, "not_found")
     }
 
+    func testAnEncodedSlashStaysInsideItsSegment() throws {
+        let hub = try makeHub()
+        // Routed on segments split before decoding: `a%2Fsessions` is one id, not a path.
+        let r = hub.call("GET", "/users/usr_ada%2Fsessions")
+        XCTAssertEqual(r.status, 404)
+        XCTAssertEqual(r.code, "not_found")
+        XCTAssertEqual(r.json["error"]?["message"]?.string, "User usr_ada/sessions does not exist or is not visible to the caller.")
+        XCTAssertEqual(hub.call("GET", "/users/usr_ada/sessions").status, 200)
+        XCTAssertEqual(hub.call("GET", "/users/usr%5Fada").json["id"]?.string, "usr_ada")   // other escapes decode
+    }
+
     func testApplicationsCatalog() throws {
         let hub = try makeHub()
         let apps = hub.call("GET", "/applications", token: SandboxFixtures.adaKeySecret).json["data"]?.items ?? []

@@ -13,8 +13,10 @@ public enum HubMethod: String, Sendable, Equatable {
 /// and If-Match; the request only says what to do.
 public struct HubRequest: Sendable {
     public var method: HubMethod
-    /// The path below the Hub URL and api_prefix, e.g. `/users/me`. Not percent-encoded;
-    /// the client encodes each segment.
+    /// The path below the Hub URL and api_prefix, e.g. `/users/me`. The client encodes
+    /// what a segment may not hold; a `%XX` escape is sent as it is, so a variable segment
+    /// that may contain `/`, `%` or `?` is escaped by its caller first (the `hub` bindings
+    /// use `segment(_:)`): then it is encoded exactly once.
     public var path: String
     /// Query parameters in order; a name may repeat.
     public var query: [(name: String, value: String)]
@@ -83,16 +85,22 @@ public struct HubRequest: Sendable {
 
     /// The request target (path plus query), percent-encoded, below `prefix`.
     ///
-    /// Each path segment keeps ASCII letters, digits and `-._~!$&'()*+,=:@` and encodes
-    /// every other byte of its UTF-8 as `%XX` (so `?`, `#`, `;` and `%` are encoded);
-    /// query names and values keep letters, digits and `-._~!$'()*,:@`.
+    /// Each path segment keeps ASCII letters, digits, `-._~!$&'()*+,=:@` and `%XX`
+    /// escapes, and encodes every other byte of its UTF-8 as `%XX` (so `?`, `#`, `;` and a
+    /// `%` that starts no escape are encoded); query names and values keep letters,
+    /// digits and `-._~!$'()*,:@` and encode everything else, `%` included.
     func target(prefix: String) -> String {
         var target = [UInt8]()
         target.reserveCapacity(path.utf8.count + 64)
         target.append(contentsOf: HubRequest.normalizedPrefix(prefix).utf8)
         if path.utf8.first != UInt8(ascii: "/") { target.append(UInt8(ascii: "/")) }
-        for byte in path.utf8 {
-            if byte == UInt8(ascii: "/") { target.append(byte) } else { Self.append(byte, to: &target, keeping: Self.pathKeeps) }
+        let pathBytes = Array(path.utf8)
+        for (i, byte) in pathBytes.enumerated() {
+            if byte == UInt8(ascii: "/") || (byte == UInt8(ascii: "%") && Self.startsEscape(pathBytes, at: i)) {
+                target.append(byte)
+            } else {
+                Self.append(byte, to: &target, keeping: Self.pathKeeps)
+            }
         }
         for (n, item) in query.enumerated() {
             target.append(n == 0 ? UInt8(ascii: "?") : UInt8(ascii: "&"))
@@ -101,6 +109,12 @@ public struct HubRequest: Sendable {
             for byte in item.value.utf8 { Self.append(byte, to: &target, keeping: Self.queryKeeps) }
         }
         return String(decoding: target, as: UTF8.self)
+    }
+
+    /// Whether `bytes[i]` (a `%`) is followed by two hex digits.
+    private static func startsEscape(_ bytes: [UInt8], at i: Int) -> Bool {
+        func isHex(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x66) }
+        return i + 2 < bytes.count && isHex(bytes[i + 1]) && isHex(bytes[i + 2])
     }
 
     private static func append(_ byte: UInt8, to out: inout [UInt8], keeping keeps: [Bool]) {

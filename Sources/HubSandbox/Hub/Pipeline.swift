@@ -52,10 +52,13 @@ extension HubEngine {
     private func prepare(_ request: HTTPRequestMessage, _ ctx: RequestContext, _ rate: inout RateLimiter.Outcome?) -> Phase1 {
         do {
             var path = Substring(request.path)
+            var segments = request.pathSegments[...]
             if let prefix = options.apiPrefix, !prefix.isEmpty, path == prefix || path.hasPrefix(prefix + "/") {
                 path = path.dropFirst(prefix.count)
+                segments = segments.dropFirst(prefix.split(separator: "/").count)
             }
-            let parts = path.split(separator: "/")
+            // Segments are split before decoding: an id holding an encoded `/` stays one segment.
+            let parts = segments.map { Substring($0) }
             var methodMismatch = false
             var found: Route?
             for r in routes {

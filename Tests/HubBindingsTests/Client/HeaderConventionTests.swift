@@ -29,6 +29,30 @@ struct HeaderConventionTests {
         #expect(requests[0].headers["X-Request-Id"] != requests[1].headers["X-Request-Id"])
     }
 
+    @Test("paths are encoded once: escapes pass through, everything else outside a segment's set is encoded")
+    func targetEncoding() {
+        func target(_ path: String, _ query: [(name: String, value: String)] = [], prefix: String = "") -> String {
+            HubRequest(.get, path, query: query).target(prefix: prefix)
+        }
+        #expect(target("/users/usr_ada") == "/users/usr_ada")
+        #expect(target("users/me", prefix: "/v1/") == "/v1/users/me")
+        #expect(target("/roles/a%2Fb") == "/roles/a%2Fb")            // an escaped `/` stays one segment
+        #expect(target("/x/50%/y%zz") == "/x/50%25/y%25zz")          // a `%` that starts no escape is encoded
+        #expect(target("/x/a b?c#d;e") == "/x/a%20b%3Fc%23d%3Be")
+        #expect(target("/x/é") == "/x/%C3%A9")
+        #expect(target("/x/!$&'()*+,=:@-._~") == "/x/!$&'()*+,=:@-._~")
+        #expect(target("/u", [("q", "a+b&c=d/%"), ("email", "ada@example.com")]) == "/u?q=a%2Bb%26c%3Dd%2F%25&email=ada@example.com")
+    }
+
+    @Test("a binding's path segment is escaped once, whatever it holds")
+    func segmentEscaping() {
+        #expect(segment("usr_ada") == "usr_ada")
+        #expect(segment("a/b") == "a%2Fb")
+        #expect(segment("50%") == "50%25")
+        #expect(segment("ada+x@example.com") == "ada%2Bx@example.com")
+        #expect(HubRequest(.get, "/users/\(segment("a/b%2F"))").target(prefix: "") == "/users/a%2Fb%252F")
+    }
+
     @Test("the version constant and User-Agent shape")
     func userAgent() {
         #expect(HubClientVersion.current == "0.1.0")
