@@ -18,6 +18,39 @@ struct PaginationTests {
         }
     }
 
+    @Test("pages read in canonical form equal the decoded items encoded, in either order of forms", arguments: TransportKind.allCases)
+    func canonicalPages(kind: TransportKind) throws {
+        let h = try Harness(kind, Self.lister(total: 10))
+        let expected = try h.client.paginate(path: "/x", limit: 3).allItems().map { $0.encoded() }
+        #expect(expected.count == 10)
+        // The prefetcher fetches each next page in the form last asked for; a page read in
+        // the other form is converted, so alternating forms must still give every item once.
+        let pages = PrefetchingPages(h.client.paginate(path: "/x", limit: 3).makeIterator())
+        var seen: [Data] = []
+        var canonical = false
+        while let page = try pages.next(canonical: canonical) {
+            switch page {
+            case .canonical(let items): #expect(canonical); seen += items
+            case .decoded(let items): #expect(!canonical); seen += items.map { $0.encoded() }
+            }
+            canonical.toggle()
+        }
+        #expect(seen == expected)
+        #expect(try pages.next(canonical: true) == nil)
+    }
+
+    @Test("a list page that is not JSON is invalid_response in canonical form too")
+    func canonicalPageNotJSON() throws {
+        let h = try Harness(.inProcess) { _, _ in
+            HTTPResponseMessage(status: 200, headers: ["Content-Type": "text/html"], body: Data("<html>".utf8))
+        }
+        var iterator = h.client.paginate(path: "/x").makeIterator()
+        let error = try #require(throws: HubError.self) { _ = try iterator.nextPage(canonical: true) }
+        #expect(error.code == HubError.Code.invalidResponse)
+        #expect(error.message == "HTTP 200 with a body that is not a Hub JSON answer (text/html): <html>")
+        #expect(try iterator.nextPage(canonical: true) == nil)   // the list ended
+    }
+
     @Test("walks many pages lazily, keeping filters, and stops when has_more is false", arguments: TransportKind.allCases)
     func manyPages(kind: TransportKind) throws {
         let h = try Harness(kind, Self.lister(total: 1_234))
