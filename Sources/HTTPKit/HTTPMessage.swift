@@ -30,7 +30,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// names are tokens, so ASCII folding is the whole rule; other bytes must match
     /// exactly). A byte loop: Foundation's `caseInsensitiveCompare` was a tenth of the
     /// client's time per request.
-    public static func namesMatch(_ a: String, _ b: String) -> Bool {
+    public static func namesMatch(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
         let x = a.utf8, y = b.utf8
         guard x.count == y.count else { return false }
         return x.elementsEqual(y) { p, q in p == q || (p | 0x20 == q | 0x20 && (p | 0x20) &- 0x61 < 26) }

@@ -234,7 +234,7 @@ enum HTTPASCII {
     /// nil when `a` is not ASCII.
     static func equalIgnoringCase(_ a: some StringProtocol, _ lower: String) -> Bool? {
         guard a.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        return HTTPHeaders.namesMatch(String(a), lower)
+        return HTTPHeaders.namesMatch(a, lower)
     }
 
     /// `a.lowercased() == lower`, for an ASCII lowercase literal `lower`.
