@@ -60,8 +60,11 @@ enum {
     HS_OP_FUNC = 8,      // push a Swift function: trampoline closure with upvalue i (its id)
     HS_OP_REF = 9,       // push registry[i]
     HS_OP_SETMETA = 10,  // stack: …, table -> …, table; setmetatable(table, registry[i])
-    HS_OP_STACK = 11,    // push a copy of stack slot i (an argument of the current call)
 };
+
+// How deep binding calls may nest: a call nests inside another only from a `__gc`
+// finalizer that Lua runs while C pushes the outer call's results.
+enum { HS_MAX_CALL_DEPTH = 8 };
 
 typedef struct hs_op {
     int32_t kind;
@@ -74,7 +77,10 @@ typedef struct hs_op {
 // The Swift entry point. Returns the number of results (>= 0) the result ops leave on
 // the stack, or -1 when the ops build an error value that must be raised. It must
 // leave the Lua stack as it found it and must not call any API that can raise.
-typedef int (*hs_entry_fn)(lua_State *L, void *host, int id);
+// `depth` is the call's nesting level (0 unless called from a finalizer while an
+// outer call's results are being pushed): the Swift side keeps one result buffer per
+// level, so the ops of a call are owned by that call until C has performed them.
+typedef int (*hs_entry_fn)(lua_State *L, void *host, int id, int depth);
 
 typedef struct hs_ctx {
     // memory
@@ -99,6 +105,12 @@ typedef struct hs_ctx {
     void *host;
     const hs_op *ops;
     int nops;
+    int stack_need;        // stack slots the ops need at most (set with ops)
+    // binding calls in progress (see hs_entry_fn); reset by each top-level call
+    int call_depth;
+    // set once the recipe has ended (lua_close runs the last finalizers): from then
+    // on, and after any limit, no binding runs.
+    int closed;
 } hs_ctx;
 
 static inline hs_ctx *hs_getctx(lua_State *L) {
@@ -153,10 +165,11 @@ static inline void *hs_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 
 // MARK: - Budget hook
 
-// Raises the stop error. Called only from the hook (a Lua context), never from Swift.
-// It is raised as a memory error (lua_error with Lua's own "not enough memory"
-// string throws LUA_ERRMEM): Lua runs no message handler for those, so an xpcall
-// handler cannot run (or loop) inside the hook, where hooks are off.
+// Raises the stop error. Called only from the hook, the trampoline and the coroutine
+// wrappers (Lua contexts), never from Swift. It is raised as a memory error (lua_error
+// with Lua's own "not enough memory" string throws LUA_ERRMEM): Lua runs no message
+// handler for those, so an xpcall handler cannot run (or loop) inside the hook, where
+// hooks are off.
 static inline int hs_raise_stop(lua_State *L) {
     // From now on fire on every instruction of this thread: pcall and error
     // handlers get at most one instruction before the stop is raised again.
@@ -232,20 +245,38 @@ static inline void hs_interrupt(hs_ctx *ctx, pthread_t lua_thread, int limit) {
 
 // MARK: - Result ops and the trampoline
 
-// Performs the push operations. Runs in a Lua context (may raise).
-static inline void hs_run_ops(lua_State *L, const hs_op *ops, int nops, int argbase);
+// Performs the push operations. Runs in a Lua context (may raise, but only for memory:
+// the caller has reserved the stack they need).
+static inline void hs_run_ops(lua_State *L, const hs_op *ops, int nops);
 
 static inline int hs_trampoline(lua_State *L) {
     hs_ctx *ctx = hs_getctx(L);
+    // After a limit no binding runs, wherever Lua code still runs (a __close handler,
+    // a finalizer): the stop is raised again instead.
+    if (ctx->limit_hit) return hs_raise_stop(L);
+    if (ctx->closed)
+        return luaL_error(L, "bindings cannot be called after the recipe has ended (from a __gc finalizer)");
+    int depth = ctx->call_depth;
+    if (depth >= HS_MAX_CALL_DEPTH)
+        return luaL_error(L, "bindings nested %d deep: a __gc finalizer called bindings while another binding's results were built", depth);
     int id = (int)lua_tointeger(L, lua_upvalueindex(1));
-    ctx->ops = NULL;
-    ctx->nops = 0;
-    int status = ctx->entry(L, ctx->host, id);
+    int status = ctx->entry(L, ctx->host, id, depth);
     const hs_op *ops = ctx->ops;
     int nops = ctx->nops;
+    int need = ctx->stack_need;
     ctx->ops = NULL;
     ctx->nops = 0;
-    hs_run_ops(L, ops, nops, 0);
+    // A C function starts with LUA_MINSTACK free slots; reserve more before the ops
+    // are lent to C, so performing them can fail only for memory (which ends the run).
+    if (need > LUA_MINSTACK - 2 && !lua_checkstack(L, need + 2)) {
+        if (!ctx->limit_hit) ctx->limit_hit = HS_LIMIT_MEMORY;
+        return hs_raise_stop(L);
+    }
+    // The ops stay owned by this call while C performs them: a finalizer that runs
+    // meanwhile and calls a binding gets the next level's buffer.
+    ctx->call_depth = depth + 1;
+    hs_run_ops(L, ops, nops);
+    ctx->call_depth = depth;
     if (ctx->limit_hit) hs_arm(ctx);
     if (status < 0) {
         if (lua_type(L, -1) == LUA_TSTRING) {   // position of the Lua caller, as luaL_error does
@@ -258,10 +289,7 @@ static inline int hs_trampoline(lua_State *L) {
     return status;
 }
 
-static inline void hs_run_ops(lua_State *L, const hs_op *ops, int nops, int argbase) {
-    (void)argbase;
-    // A C function starts with LUA_MINSTACK free slots; n ops push at most n values.
-    if (nops > LUA_MINSTACK - 4) luaL_checkstack(L, 8, "building results");
+static inline void hs_run_ops(lua_State *L, const hs_op *ops, int nops) {
     if (nops == 1 && ops[0].kind == HS_OP_INT) {   // the common case: one integer
         lua_pushinteger(L, ops[0].i);
         return;
@@ -274,10 +302,7 @@ static inline void hs_run_ops(lua_State *L, const hs_op *ops, int nops, int argb
         case HS_OP_INT: lua_pushinteger(L, op->i); break;
         case HS_OP_NUM: lua_pushnumber(L, op->d); break;
         case HS_OP_STR: lua_pushlstring(L, op->s, op->len); break;
-        case HS_OP_TABLE:
-            luaL_checkstack(L, 4, "building a nested table");
-            lua_createtable(L, (int)op->i, (int)op->len);
-            break;
+        case HS_OP_TABLE: lua_createtable(L, (int)op->i, (int)op->len); break;
         case HS_OP_SETFIELD: lua_rawset(L, -3); break;
         case HS_OP_SETINDEX: lua_rawseti(L, -2, op->i); break;
         case HS_OP_FUNC:
@@ -289,8 +314,7 @@ static inline void hs_run_ops(lua_State *L, const hs_op *ops, int nops, int argb
             lua_rawgeti(L, LUA_REGISTRYINDEX, op->i);
             lua_setmetatable(L, -2);
             break;
-        case HS_OP_STACK: lua_pushvalue(L, (int)op->i); break;
-        default: luaL_error(L, "hubscript: unknown result op %d", (int)op->kind);
+        default: break;   // ResultOps writes only the kinds above
         }
     }
 }
@@ -456,12 +480,62 @@ static inline int hs_co_resume(lua_State *L) {
     return hs_call_as_running(L, lua_tothread(L, 1));
 }
 
-// The function coroutine.wrap returns: upvalue 1 the original wrapper, 2 its coroutine.
-static inline int hs_co_wrapped(lua_State *L) {
-    return hs_call_as_running(L, lua_tothread(L, lua_upvalueindex(2)));
+// coroutine.close(co): the original (upvalue 1), with ctx->running set to co so a
+// deadline reaches the __close handlers it runs. After a limit it closes nothing: a
+// coroutine stopped by the hook keeps Lua's "no hooks" flag set, so its __close
+// handlers would run unstoppable; the stop is raised again instead.
+static inline int hs_co_close(lua_State *L) {
+    if (hs_getctx(L)->limit_hit) return hs_raise_stop(L);
+    return hs_call_as_running(L, lua_tothread(L, 1));
 }
 
-// coroutine.wrap(f): the original's function, wrapped by hs_co_wrapped.
+// The function coroutine.wrap returns (upvalue 2 its coroutine): Lua 5.4.4's auxwrap,
+// with ctx->running set to the coroutine while it runs, and one change: after a limit
+// the dead coroutine is not closed (see hs_co_close) and the stop is raised again.
+static inline int hs_co_wrapped(lua_State *L) {
+    hs_ctx *ctx = hs_getctx(L);
+    lua_State *co = lua_tothread(L, lua_upvalueindex(2));
+    if (ctx->limit_hit) return hs_raise_stop(L);
+    int narg = lua_gettop(L);
+    if (!lua_checkstack(co, narg)) return luaL_error(L, "too many arguments to resume");
+    lua_xmove(L, co, narg);
+    lua_State *prev = ctx->running;
+    ctx->running = co;
+    int nres = 0;
+    int status = lua_resume(co, L, narg, &nres);
+    ctx->running = prev;
+    if (ctx->limit_hit) {
+        hs_arm(ctx);
+        return hs_raise_stop(L);
+    }
+    if (status == LUA_OK || status == LUA_YIELD) {
+        if (!lua_checkstack(L, nres + 1)) {
+            lua_pop(co, nres);
+            return luaL_error(L, "too many results to resume");
+        }
+        lua_xmove(co, L, nres);
+        return nres;
+    }
+    int stat = lua_status(co);
+    if (stat != LUA_OK && stat != LUA_YIELD) {   // an error in the coroutine: close its tbc variables
+        ctx->running = co;
+        stat = lua_resetthread(co);
+        ctx->running = prev;
+        if (ctx->limit_hit) {
+            hs_arm(ctx);
+            return hs_raise_stop(L);
+        }
+    }
+    lua_xmove(co, L, 1);   // the error object
+    if (stat != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
+        luaL_where(L, 1);
+        lua_insert(L, -2);
+        lua_concat(L, 2);
+    }
+    return lua_error(L);
+}
+
+// coroutine.wrap(f): the original makes the coroutine; hs_co_wrapped drives it.
 static inline int hs_co_wrap(lua_State *L) {
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_pushvalue(L, 1);
@@ -533,6 +607,7 @@ static inline int hs_open_sandbox_protected(lua_State *L) {
     lua_getglobal(L, "coroutine");
     hs_wrap_field(L, "resume", hs_co_resume);
     hs_wrap_field(L, "wrap", hs_co_wrap);
+    hs_wrap_field(L, "close", hs_co_close);
     lua_pop(L, 1);
     // The string metatable is hidden: getmetatable("") returns a string.
     lua_pushliteral(L, "");
@@ -614,13 +689,15 @@ typedef struct hs_call_params {
     const hs_op *ops;
     int nops;
     int nargs;
+    int stack_need;
 } hs_call_params;
 
 static inline int hs_call_protected(lua_State *L) {
     hs_call_params *p = (hs_call_params *)lua_touserdata(L, -1);
     lua_pop(L, 1);
     // stack: function
-    hs_run_ops(L, p->ops, p->nops, 0);
+    luaL_checkstack(L, p->stack_need + 2, "building arguments");
+    hs_run_ops(L, p->ops, p->nops);
     lua_call(L, p->nargs, LUA_MULTRET);
     return lua_gettop(L);
 }
@@ -628,14 +705,15 @@ static inline int hs_call_protected(lua_State *L) {
 // Calls the function at the top of the stack with arguments built from ops, under
 // lua_pcall with a traceback handler. Returns a Lua status.
 // stack: …, function -> …, results… (status OK) | …, error value (otherwise)
-static inline int hs_pcall_ops(lua_State *L, const hs_op *ops, int nops, int nargs) {
+static inline int hs_pcall_ops(lua_State *L, const hs_op *ops, int nops, int nargs, int stack_need) {
     if (!lua_checkstack(L, 6)) return LUA_ERRMEM;
+    hs_getctx(L)->call_depth = 0;       // a top-level call: no binding is in progress
     int base = lua_gettop(L);           // the function's slot
     lua_pushcfunction(L, hs_msgh);
     lua_insert(L, base);                // …, msgh, function
     lua_pushcfunction(L, hs_call_protected);
     lua_insert(L, base + 1);            // …, msgh, thunk, function
-    hs_call_params params = {ops, nops, nargs};
+    hs_call_params params = {ops, nops, nargs, stack_need};
     lua_pushlightuserdata(L, &params);  // …, msgh, thunk, function, params
     int status = lua_pcall(L, 2, LUA_MULTRET, base);
     lua_remove(L, base);                // drop msgh
@@ -659,8 +737,10 @@ static inline int hs_ref_top(lua_State *L, int *ref) {
     return lua_pcall(L, 2, 0, 0);
 }
 
-// Frees a state. Finalizers run here with hooks off: the host's watchdog covers them.
+// Frees a state. Finalizers run here with hooks off (the host's watchdog covers
+// them) and may call no binding: the recipe has ended.
 static inline void hs_close(lua_State *L) {
+    hs_getctx(L)->closed = 1;
     lua_close(L);
 }
 

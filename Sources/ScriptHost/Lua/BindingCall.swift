@@ -132,15 +132,20 @@ public struct BindingCall {
         isNil(n) ? .object([:]) : try table(n)
     }
 
-    /// Argument n must be a function; the result op copies it (for wrappers).
-    public func requireFunction(_ n: Int) throws {
-        guard luaType(n) == LUA_TFUNCTION else { throw typeError(n, expected: "function") }
+    /// The bytes of argument `index`, copied; empty unless it is a string. Only real
+    /// strings are read: `lua_tolstring` would convert a number in place (which
+    /// allocates, and so could raise through Swift).
+    func rawBytes(_ index: Int32) -> [UInt8] {
+        withRawBytes(index) { Array($0) }
     }
 
-    func rawBytes(_ index: Int32) -> [UInt8] {
+    /// Calls `body` with the bytes of argument `index` without copying them (empty
+    /// unless it is a string). The bytes stay valid only during `body`.
+    public func withRawBytes<R>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        guard Int(index) <= count, lua_type(state, index) == LUA_TSTRING else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
         var len = 0
-        guard let p = lua_tolstring(state, index, &len) else { return [] }
-        return p.withMemoryRebound(to: UInt8.self, capacity: len) { Array(UnsafeBufferPointer(start: $0, count: len)) }
+        let p = lua_tolstring(state, index, &len)
+        return try body(UnsafeRawBufferPointer(start: p, count: len))
     }
 }
 

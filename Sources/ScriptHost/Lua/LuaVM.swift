@@ -51,7 +51,11 @@ final class LuaVM {
     @exclusivity(unchecked) private var entryCapacity = 64
     private let qualifiedNames = FunctionNames()
     private var ids: [ObjectIdentifier: Int] = [:]
-    private let results = ResultOps()
+    /// One result buffer per binding-call level: a call owns its results until C has
+    /// pushed them (a finalizer calling a binding meanwhile gets the next level's).
+    private var resultLevels: [ResultOps] = []
+    /// The arguments of top-level calls into Lua (`call(arguments:)`).
+    private let argumentOps = ResultOps()
     private var installRef: Int32 = LUA_NOREF
     private var loadChunkRef: Int32 = LUA_NOREF
     private var loadDataRef: Int32 = LUA_NOREF
@@ -86,7 +90,7 @@ final class LuaVM {
         Self.installInterruptHandler
         hs_bind_thread(ctx)
         ctx.pointee.host = Unmanaged.passUnretained(self).toOpaque()
-        results.registerFunction = { [unowned self] in self.register($0, qualifiedName: $0.name) }
+        argumentOps.registerFunction = { [unowned self] in self.register($0, qualifiedName: $0.name) }
         try setUp(host: host)
         hs_install_hook(L)
     }
@@ -133,7 +137,8 @@ final class LuaVM {
             refs.errorMeta = try popRef()
             refs.arrayMeta = try popRef()
             refs.null = try popRef()
-            results.refs = refs
+            argumentOps.refs = refs
+            addResultLevel()
         }
         if dataOnly, hs_strip_string_methods(L) != LUA_OK {
             throw SetupError.failed("preparing a data-only state: \(popMessage())")
@@ -235,11 +240,12 @@ final class LuaVM {
     /// handler. stack: …, function -> …, results (ok) | … (failed)
     func call(arguments: [ScriptValue]) -> VMCallResult {
         let base = lua_gettop(L) - 1
-        results.reset()
-        for argument in arguments { results.push(argument) }
-        let ops = results.finish()
-        let status = hs_pcall_ops(L, ops, Int32(results.opCount), Int32(arguments.count))
-        results.reset()
+        argumentOps.reset()
+        for argument in arguments { argumentOps.push(argument) }
+        let ops = argumentOps.finish()
+        let status = hs_pcall_ops(L, ops, Int32(argumentOps.opCount), Int32(arguments.count),
+                                  Int32(argumentOps.stackNeed))
+        argumentOps.reset()
         // A limit hit stops the run even if the recipe's pcall swallowed it just
         // before the chunk returned.
         if status == LUA_OK && limitHit == 0 { return .ok(lua_gettop(L) - base) }
@@ -306,9 +312,22 @@ final class LuaVM {
 
     // MARK: Calls from Lua
 
-    /// Runs function `id` for the trampoline. See `hs_entry_fn` for the contract.
-    fileprivate func invoke(_ state: OpaquePointer, _ id: Int) -> Int32 {
+    /// Makes the buffer of the next binding-call level (level 0 at set-up; deeper ones
+    /// the first time a finalizer calls a binding during a push).
+    private func addResultLevel() {
+        let ops = ResultOps()
+        ops.refs = refs
+        ops.registerFunction = { [unowned self] in self.register($0, qualifiedName: $0.name) }
+        resultLevels.append(ops)
+    }
+
+    /// Runs function `id` for the trampoline at call level `depth` (see `hs_entry_fn`
+    /// for the contract): its results go to that level's buffer, which stays untouched
+    /// until C has pushed them.
+    fileprivate func invoke(_ state: OpaquePointer, _ id: Int, depth: Int) -> Int32 {
         let entry = entries + id
+        while depth >= resultLevels.count { addResultLevel() }
+        let results = resultLevels[depth]
         results.reset()
         let callArgs = BindingCall(state: state, refs: refs, names: Unmanaged.passUnretained(qualifiedNames), id: id)
         var count: Int32 = 0
@@ -335,11 +354,12 @@ final class LuaVM {
         }
         ctx.pointee.ops = results.finish()
         ctx.pointee.nops = Int32(results.opCount)
+        ctx.pointee.stack_need = Int32(results.stackNeed)
         return count
     }
 }
 
 /// The C entry point every trampoline calls (see `hs_entry_fn`).
-private let luaVMEntry: hs_entry_fn = { state, host, id in
-    Unmanaged<LuaVM>.fromOpaque(host!)._withUnsafeGuaranteedRef { $0.invoke(state!, Int(id)) }
+private let luaVMEntry: hs_entry_fn = { state, host, id, depth in
+    Unmanaged<LuaVM>.fromOpaque(host!)._withUnsafeGuaranteedRef { $0.invoke(state!, Int(id), depth: Int(depth)) }
 }

@@ -5,7 +5,9 @@ import Foundation
 ///
 /// Buffers are malloc'd and reused across calls, so a binding call allocates nothing
 /// on the fast path; strings are copied into a byte arena whose addresses are patched
-/// into the ops by `finish()`. The buffers stay valid until the next `reset()`.
+/// into the ops by `finish()`. The buffers stay valid until the next `reset()`, and
+/// each binding-call level has its own `ResultOps` (see `LuaVM.invoke`), so a call
+/// made from a finalizer while C performs these ops never touches them.
 /// Used on one thread only, so exclusivity checks are off for its hot fields.
 final class ResultOps {
     @exclusivity(unchecked) private var ops: UnsafeMutablePointer<hs_op>
@@ -17,6 +19,10 @@ final class ResultOps {
     /// Whether any string op needs its pointer patched in `finish()` (the op's `s`
     /// holds the arena offset until then).
     @exclusivity(unchecked) private var hasStrings = false
+    /// Values the ops leave on the Lua stack now, and at most (`stackNeed`), so C can
+    /// reserve the stack before performing them.
+    @exclusivity(unchecked) private var height = 0
+    @exclusivity(unchecked) private(set) var stackNeed = 0
     @exclusivity(unchecked) var refs = LuaRefs()
     /// Registers Swift functions met inside values; returns their ids.
     var registerFunction: (ScriptFunction) -> Int = { _ in 0 }
@@ -31,11 +37,38 @@ final class ResultOps {
         bytes.deallocate()
     }
 
+    /// Buffers larger than this are given back at the next `reset()`, so one large
+    /// result does not stay allocated for the rest of the run.
+    static let keptOpCapacity = 4096
+    static let keptByteCapacity = 1 << 20
+
     @inline(__always)
     func reset() {
         opCount = 0
         byteCount = 0
         hasStrings = false
+        height = 0
+        stackNeed = 0
+        if opCapacity > Self.keptOpCapacity || byteCapacity > Self.keptByteCapacity { shrink() }
+    }
+
+    private func shrink() {
+        ops.deallocate()
+        bytes.deallocate()
+        opCapacity = 64
+        byteCapacity = 4096
+        ops = .allocate(capacity: opCapacity)
+        bytes = .allocate(capacity: byteCapacity)
+    }
+
+    /// Bytes the buffers hold now (what a large result costs on the Swift side).
+    var allocatedBytes: Int { opCapacity * MemoryLayout<hs_op>.stride + byteCapacity }
+
+    /// Records that an op changes the stack height by `delta` (pushes +1, sets -1/-2).
+    @inline(__always)
+    private func move(_ delta: Int) {
+        height += delta
+        if height > stackNeed { stackNeed = height }
     }
 
     @inline(__always)
@@ -49,6 +82,12 @@ final class ResultOps {
         }
         ops[opCount] = hs_op(kind: kind, i: i, d: d, s: nil, len: len)
         opCount += 1
+        switch kind {
+        case Int32(HS_OP_SETFIELD): height -= 2
+        case Int32(HS_OP_SETINDEX): height -= 1
+        case Int32(HS_OP_SETMETA): move(1); height -= 1   // the metatable, briefly
+        default: move(1)
+        }
     }
 
     private func appendBytes(_ source: UnsafeRawBufferPointer) {
@@ -79,7 +118,6 @@ final class ResultOps {
     }
 
     func pushRef(_ ref: Int32) { append(Int32(HS_OP_REF), i: lua_Integer(ref)) }
-    func pushStackSlot(_ index: Int) { append(Int32(HS_OP_STACK), i: lua_Integer(index)) }
     func pushFunction(id: Int) { append(Int32(HS_OP_FUNC), i: lua_Integer(id)) }
     func newTable(array: Int, hash: Int) { append(Int32(HS_OP_TABLE), i: lua_Integer(array), len: hash) }
     func setField() { append(Int32(HS_OP_SETFIELD)) }
