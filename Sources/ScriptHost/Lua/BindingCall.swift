@@ -13,12 +13,16 @@ public struct BindingCall {
     private let id: Int
     /// How many arguments were passed.
     public let count: Int
+    /// What this call may build on the Swift side; argument reading charges it.
+    /// Bindings that build large things (JSON, files read into memory) charge it too.
+    public let budget: MemoryBudget
 
-    init(state: OpaquePointer, refs: LuaRefs, names: Unmanaged<FunctionNames>, id: Int) {
+    init(state: OpaquePointer, refs: LuaRefs, names: Unmanaged<FunctionNames>, id: Int, budget: MemoryBudget) {
         self.state = state
         self.refs = refs
         self.names = names
         self.id = id
+        self.budget = budget
         self.count = Int(lua_gettop(state))
     }
 
@@ -45,6 +49,9 @@ public struct BindingCall {
 
     func luaType(_ n: Int) -> Int32 { n > count ? LUA_TNONE : lua_type(state, Int32(n)) }
 
+    /// True when argument n is a string (not a number that Lua would convert).
+    public func isString(_ n: Int) -> Bool { luaType(n) == LUA_TSTRING }
+
     /// True when argument n is absent or nil.
     public func isNil(_ n: Int) -> Bool { luaType(n) <= LUA_TNIL }
 
@@ -63,11 +70,13 @@ public struct BindingCall {
         switch luaType(n) {
         case LUA_TNONE, LUA_TNIL: return nil
         case LUA_TSTRING:
-            let bytes = rawBytes(Int32(n))
-            guard let s = String(validating: bytes, as: UTF8.self) else {
-                throw argumentError(n, "string is not valid UTF-8")
+            return try withRawBytes(Int32(n)) { bytes in
+                if bytes.count > 15 { try budget.charge(bytes.count + MemoryBudget.Cost.string) }
+                guard let s = String(validating: bytes, as: UTF8.self) else {
+                    throw argumentError(n, "string is not valid UTF-8")
+                }
+                return s
             }
-            return s
         case LUA_TNUMBER:
             return lua_isinteger(state, Int32(n)) != 0
                 ? String(lua_tointegerx(state, Int32(n), nil)) : LuaNumberFormat.format(lua_tonumberx(state, Int32(n), nil))
@@ -114,7 +123,7 @@ public struct BindingCall {
     public func value(_ n: Int) throws -> ScriptValue {
         guard n <= count else { return .nilValue }
         do {
-            var converter = LuaValueReader(state: state, refs: refs)
+            var converter = LuaValueReader(state: state, refs: refs, budget: budget)
             return try converter.read(Int32(n), depth: 0)
         } catch let error as LuaValueReader.Failure {
             throw argumentError(n, error.message)

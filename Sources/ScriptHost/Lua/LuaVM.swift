@@ -56,6 +56,8 @@ final class LuaVM {
     private var resultLevels: [ResultOps] = []
     /// The arguments of top-level calls into Lua (`call(arguments:)`).
     private let argumentOps = ResultOps()
+    /// What the binding being called may build on the Swift side (see `MemoryBudget`).
+    private let budget = MemoryBudget()
     private var installRef: Int32 = LUA_NOREF
     private var loadChunkRef: Int32 = LUA_NOREF
     private var loadDataRef: Int32 = LUA_NOREF
@@ -241,7 +243,13 @@ final class LuaVM {
     func call(arguments: [ScriptValue]) -> VMCallResult {
         let base = lua_gettop(L) - 1
         argumentOps.reset()
-        for argument in arguments { argumentOps.push(argument) }
+        do {
+            for argument in arguments { try argumentOps.push(argument) }
+        } catch {   // argumentOps has no budget: cannot happen, but never trap
+            argumentOps.reset()
+            return .failed(VMFailure(kind: .error, message: "hubscript: cannot build the arguments: \(error)",
+                                     traceback: "", structured: nil))
+        }
         let ops = argumentOps.finish()
         let status = hs_pcall_ops(L, ops, Int32(argumentOps.opCount), Int32(arguments.count),
                                   Int32(argumentOps.stackNeed))
@@ -277,16 +285,21 @@ final class LuaVM {
         }
         if lua_type(L, -1) == LUA_TTABLE {
             var reader = LuaValueReader(state: L, refs: refs)
-            if let value = try? reader.read(-1, depth: 0) {
-                // error({ code = …, message = … }) reads like a structured error;
-                // any other table is shown as JSON.
-                if let message = value["message"].stringValue {
-                    let code = value["code"].stringValue.map { "\($0): " } ?? ""
-                    return VMFailure(kind: .error, message: code + message, traceback: "", structured: value)
-                }
-                if let json = try? JSONCodec.encode(value) {
-                    return VMFailure(kind: .error, message: "error object: \(json)", traceback: "", structured: value)
-                }
+            let value: ScriptValue
+            do { value = try reader.read(-1, depth: 0) } catch let e as LuaValueReader.Failure {
+                return VMFailure(kind: .error, message: "error object: a table that cannot be shown as JSON (\(e.message))",
+                                 traceback: "", structured: nil)
+            } catch {
+                return VMFailure(kind: .error, message: "error object: a table", traceback: "", structured: nil)
+            }
+            // error({ code = …, message = … }) reads like a structured error;
+            // any other table is shown as JSON.
+            if let message = value["message"].stringValue {
+                let code = value["code"].stringValue.map { "\($0): " } ?? ""
+                return VMFailure(kind: .error, message: code + message, traceback: "", structured: value)
+            }
+            if let json = try? JSONCodec.encode(value) {
+                return VMFailure(kind: .error, message: "error object: \(json)", traceback: "", structured: value)
             }
         }
         let type = String(cString: lua_typename(L, lua_type(L, -1)))
@@ -312,11 +325,25 @@ final class LuaVM {
 
     // MARK: Calls from Lua
 
+    /// Sets the budget of a call at `depth`: the memory cap, less the buffers of outer
+    /// calls whose results are still being pushed. Lua's own memory is capped apart
+    /// (by the allocator, which can collect garbage first; the Swift side cannot), so
+    /// a run holds at most the cap in Lua plus the cap in Swift at any moment.
+    @inline(__always)
+    private func resetBudget(depth: Int) {
+        let cap = ctx.pointee.mem_cap
+        guard cap != 0 else { return budget.reset(to: .max) }
+        var lent = 0
+        for level in 0..<depth { lent += resultLevels[level].allocatedBytes }
+        budget.reset(to: lent >= cap ? 0 : cap - lent)
+    }
+
     /// Makes the buffer of the next binding-call level (level 0 at set-up; deeper ones
     /// the first time a finalizer calls a binding during a push).
     private func addResultLevel() {
         let ops = ResultOps()
         ops.refs = refs
+        ops.budget = budget
         ops.registerFunction = { [unowned self] in self.register($0, qualifiedName: $0.name) }
         resultLevels.append(ops)
     }
@@ -329,26 +356,32 @@ final class LuaVM {
         while depth >= resultLevels.count { addResultLevel() }
         let results = resultLevels[depth]
         results.reset()
-        let callArgs = BindingCall(state: state, refs: refs, names: Unmanaged.passUnretained(qualifiedNames), id: id)
+        resetBudget(depth: depth)
+        let callArgs = BindingCall(state: state, refs: refs, names: Unmanaged.passUnretained(qualifiedNames), id: id,
+                                   budget: budget)
         var count: Int32 = 0
         do {
             if entry.pointee.gated, let gate { try gate(entry.pointee.function.takeUnretainedValue()) }
             switch try entry.pointee.body(callArgs) {
             case .none: break
-            case .value(let v): results.push(v); count = 1
-            case .values(let vs): for v in vs { results.push(v) }; count = Int32(vs.count)
+            case .value(let v): try results.push(v); count = 1
+            case .values(let vs): for v in vs { try results.push(v) }; count = Int32(vs.count)
             }
         } catch {
             results.reset()
+            budget.reset(to: .max)   // the error value itself is small and must be built
             switch error {
             case let e as ScriptLimitError:
                 hostStopMessage = e.message
                 ctx.pointee.limit_hit = Int32(HS_LIMIT_HOST)
-                results.pushString(e.message)
-            case let e as ScriptStructuredError: results.pushStructuredError(e)
-            case let e as ScriptStructuredErrorConvertible: results.pushStructuredError(e.scriptError)
-            case let e as ScriptMessageError: results.pushString(e.message)
-            default: results.pushString(String(describing: error))
+                try? results.pushString(e.message)
+            case is ScriptMemoryLimitError:
+                if ctx.pointee.limit_hit == 0 { ctx.pointee.limit_hit = Int32(HS_LIMIT_MEMORY) }
+                try? results.pushString("not enough memory")
+            case let e as ScriptStructuredError: try? results.pushStructuredError(e)
+            case let e as ScriptStructuredErrorConvertible: try? results.pushStructuredError(e.scriptError)
+            case let e as ScriptMessageError: try? results.pushString(e.message)
+            default: try? results.pushString(String(describing: error))
             }
             count = -1
         }

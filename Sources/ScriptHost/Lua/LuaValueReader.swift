@@ -27,16 +27,21 @@ struct LuaRefs: Sendable {
 }
 
 /// Converts Lua values to `ScriptValue` with raw, non-raising access only.
+/// Stack effect: none, whether it succeeds or throws. With a budget, what it builds is
+/// charged as it goes (`MemoryBudget`), so a huge table stops the run at the memory
+/// cap instead of growing the Swift side without bound.
 struct LuaValueReader {
     struct Failure: Error { let message: String }
 
     let state: OpaquePointer
     let refs: LuaRefs
+    let budget: MemoryBudget?
     private var visiting = Set<UnsafeRawPointer>()
 
-    init(state: OpaquePointer, refs: LuaRefs) {
+    init(state: OpaquePointer, refs: LuaRefs, budget: MemoryBudget? = nil) {
         self.state = state
         self.refs = refs
+        self.budget = budget
     }
 
     mutating func read(_ index: Int32, depth: Int) throws -> ScriptValue {
@@ -51,6 +56,7 @@ struct LuaValueReader {
             var len = 0
             let p = lua_tolstring(L, index, &len)!
             let bytes = UnsafeRawBufferPointer(start: p, count: len)
+            if len > 15 { try budget?.charge(len + MemoryBudget.Cost.string) }
             if let s = String(validating: bytes, as: UTF8.self) { return .string(s) }
             return .bytes(Array(bytes))
         case LUA_TTABLE:
@@ -71,18 +77,23 @@ struct LuaValueReader {
         guard visiting.insert(identity).inserted else { throw Failure(message: "table contains a cycle") }
         defer { visiting.remove(identity) }
         guard lua_checkstack(L, 3) != 0 else { throw Failure(message: "out of stack space") }
+        try budget?.charge(MemoryBudget.Cost.container)
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }   // the key lua_next left, on every way out
 
+        if let items = try readSequence(absIndex, depth: depth) { return .array(items) }
         let markedArray = refs.hasMetatable(refs.arrayMeta, index: absIndex, in: L)
         var fields: [String: ScriptValue] = [:]
         var indexed: [Int64: ScriptValue] = [:]
         lua_pushnil(L)
         while lua_next(L, absIndex) != 0 {
-            defer { lua_settop(L, -2) }  // pop the value, keep the key
+            try budget?.charge(MemoryBudget.Cost.entry)
             let value = try read(-1, depth: depth + 1)
             switch lua_type(L, -2) {
             case LUA_TSTRING:
                 var len = 0
                 let p = lua_tolstring(L, -2, &len)!
+                if len > 15 { try budget?.charge(len + MemoryBudget.Cost.string) }
                 guard let key = String(validating: UnsafeRawBufferPointer(start: p, count: len), as: UTF8.self) else {
                     throw Failure(message: "table key is not valid UTF-8")
                 }
@@ -93,6 +104,7 @@ struct LuaValueReader {
                 let what = t == LUA_TNUMBER ? "a float key" : "a \(String(cString: lua_typename(L, t))) key"
                 throw Failure(message: "table has \(what); only string keys or a sequence 1..n can be converted")
             }
+            lua_settop(L, -2)   // pop the value, keep the key for lua_next
         }
         if !indexed.isEmpty && !fields.isEmpty {
             throw Failure(message: "table mixes string keys and integer keys; use one or the other")
@@ -110,5 +122,40 @@ struct LuaValueReader {
             return .array(items)
         }
         return .object(fields)
+    }
+
+    /// The fast path for a proper sequence `1..n` (n > 0) with no other keys: read in
+    /// order into an array, without the intermediate dictionary of the general path.
+    /// nil when the table is anything else (the general path then says what is wrong).
+    /// Stack effect: none.
+    private mutating func readSequence(_ absIndex: Int32, depth: Int) throws -> [ScriptValue]? {
+        let L = state
+        let n = Int(lua_rawlen(L, absIndex))
+        guard n > 0 else { return nil }
+        var items = [ScriptValue]()
+        items.reserveCapacity(n)
+        for i in 1...n {
+            try budget?.charge(MemoryBudget.Cost.value)
+            guard lua_rawgeti(L, absIndex, lua_Integer(i)) > LUA_TNIL else {
+                lua_settop(L, -2)
+                return nil
+            }
+            let value = try read(-1, depth: depth + 1)
+            lua_settop(L, -2)
+            items.append(value)
+        }
+        // Any key besides 1..n (a string, a float, n+1 after a hole) sends the table
+        // to the general path.
+        var keys = 0
+        lua_pushnil(L)
+        while lua_next(L, absIndex) != 0 {
+            lua_settop(L, -2)
+            keys += 1
+            guard keys <= n, lua_isinteger(L, -1) != 0 else {
+                lua_settop(L, -2)
+                return nil
+            }
+        }
+        return keys == n ? items : nil
     }
 }

@@ -24,6 +24,8 @@ final class ResultOps {
     @exclusivity(unchecked) private var height = 0
     @exclusivity(unchecked) private(set) var stackNeed = 0
     @exclusivity(unchecked) var refs = LuaRefs()
+    /// Charged when the buffers grow (nil: host-built values, not capped).
+    var budget: MemoryBudget?
     /// Registers Swift functions met inside values; returns their ids.
     var registerFunction: (ScriptFunction) -> Int = { _ in 0 }
 
@@ -72,8 +74,10 @@ final class ResultOps {
     }
 
     @inline(__always)
-    private func append(_ kind: Int32, i: lua_Integer = 0, d: Double = 0, len: Int = 0) {
+    private func append(_ kind: Int32, i: lua_Integer = 0, d: Double = 0, len: Int = 0) throws {
         if opCount == opCapacity {
+            // Charged the whole new buffer each time: covers old and new while copying.
+            try budget?.charge(opCapacity * 2 * MemoryLayout<hs_op>.stride)
             let bigger = UnsafeMutablePointer<hs_op>.allocate(capacity: opCapacity * 2)
             bigger.moveInitialize(from: ops, count: opCount)
             ops.deallocate()
@@ -90,10 +94,11 @@ final class ResultOps {
         }
     }
 
-    private func appendBytes(_ source: UnsafeRawBufferPointer) {
+    private func appendBytes(_ source: UnsafeRawBufferPointer) throws {
         if byteCount + source.count > byteCapacity {
             var newCapacity = byteCapacity * 2
             while newCapacity < byteCount + source.count { newCapacity *= 2 }
+            try budget?.charge(newCapacity)   // the whole new arena: old and new live while copying
             let bigger = UnsafeMutablePointer<CChar>.allocate(capacity: newCapacity)
             bigger.update(from: bytes, count: byteCount)
             bytes.deallocate()
@@ -104,58 +109,59 @@ final class ResultOps {
             UnsafeMutableRawPointer(bytes + byteCount).copyMemory(from: base, byteCount: source.count)
         }
         hasStrings = true
-        append(Int32(HS_OP_STR), i: lua_Integer(byteCount), len: source.count)
+        try append(Int32(HS_OP_STR), i: lua_Integer(byteCount), len: source.count)
         byteCount += source.count
     }
 
-    func pushString(_ s: String) {
+    func pushString(_ s: String) throws {
         var s = s
-        s.withUTF8 { appendBytes(UnsafeRawBufferPointer($0)) }
+        try s.withUTF8 { try appendBytes(UnsafeRawBufferPointer($0)) }
     }
 
-    func pushBytes(_ b: [UInt8]) {
-        b.withUnsafeBytes { appendBytes($0) }
+    func pushBytes(_ b: [UInt8]) throws {
+        try b.withUnsafeBytes { try appendBytes($0) }
     }
 
-    func pushRef(_ ref: Int32) { append(Int32(HS_OP_REF), i: lua_Integer(ref)) }
-    func pushFunction(id: Int) { append(Int32(HS_OP_FUNC), i: lua_Integer(id)) }
-    func newTable(array: Int, hash: Int) { append(Int32(HS_OP_TABLE), i: lua_Integer(array), len: hash) }
-    func setField() { append(Int32(HS_OP_SETFIELD)) }
-    func setIndex(_ i: Int) { append(Int32(HS_OP_SETINDEX), i: lua_Integer(i)) }
-    func setMetatable(_ ref: Int32) { append(Int32(HS_OP_SETMETA), i: lua_Integer(ref)) }
+    func pushRef(_ ref: Int32) throws { try append(Int32(HS_OP_REF), i: lua_Integer(ref)) }
+    func pushFunction(id: Int) throws { try append(Int32(HS_OP_FUNC), i: lua_Integer(id)) }
+    func newTable(array: Int, hash: Int) throws { try append(Int32(HS_OP_TABLE), i: lua_Integer(array), len: hash) }
+    func setField() throws { try append(Int32(HS_OP_SETFIELD)) }
+    func setIndex(_ i: Int) throws { try append(Int32(HS_OP_SETINDEX), i: lua_Integer(i)) }
+    func setMetatable(_ ref: Int32) throws { try append(Int32(HS_OP_SETMETA), i: lua_Integer(ref)) }
 
     /// Pushes one value. Arrays get the array marker so empty arrays round-trip.
-    func push(_ value: ScriptValue) {
+    /// Throws `ScriptMemoryLimitError` when the buffers outgrow the budget.
+    func push(_ value: ScriptValue) throws {
         switch value {
-        case .nilValue: append(Int32(HS_OP_NIL))
-        case .null: pushRef(refs.null)
-        case .bool(let b): append(Int32(HS_OP_BOOL), i: b ? 1 : 0)
-        case .integer(let i): append(Int32(HS_OP_INT), i: lua_Integer(i))
-        case .number(let d): append(Int32(HS_OP_NUM), d: d)
-        case .string(let s): pushString(s)
-        case .bytes(let b): pushBytes(b)
-        case .function(let f): pushFunction(id: registerFunction(f))
+        case .nilValue: try append(Int32(HS_OP_NIL))
+        case .null: try pushRef(refs.null)
+        case .bool(let b): try append(Int32(HS_OP_BOOL), i: b ? 1 : 0)
+        case .integer(let i): try append(Int32(HS_OP_INT), i: lua_Integer(i))
+        case .number(let d): try append(Int32(HS_OP_NUM), d: d)
+        case .string(let s): try pushString(s)
+        case .bytes(let b): try pushBytes(b)
+        case .function(let f): try pushFunction(id: registerFunction(f))
         case .array(let items):
-            newTable(array: items.count, hash: 0)
+            try newTable(array: items.count, hash: 0)
             for (n, item) in items.enumerated() {
-                push(item)
-                setIndex(n + 1)
+                try push(item)
+                try setIndex(n + 1)
             }
-            setMetatable(refs.arrayMeta)
+            try setMetatable(refs.arrayMeta)
         case .object(let fields):
-            newTable(array: 0, hash: fields.count)
+            try newTable(array: 0, hash: fields.count)
             for (key, item) in fields {
-                pushString(key)
-                push(item)
-                setField()
+                try pushString(key)
+                try push(item)
+                try setField()
             }
         }
     }
 
     /// Pushes a structured error table with the error metatable.
-    func pushStructuredError(_ error: ScriptStructuredError) {
-        push(error.tableValue)
-        setMetatable(refs.errorMeta)
+    func pushStructuredError(_ error: ScriptStructuredError) throws {
+        try push(error.tableValue)
+        try setMetatable(refs.errorMeta)
     }
 
     /// Patches string addresses; returns the op buffer for C. Valid until `reset()`.

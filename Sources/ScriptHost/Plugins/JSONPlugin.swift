@@ -9,13 +9,20 @@ public enum JSONPlugin {
                 ScriptFunction("encode", summary: "json.encode(value) -> string: canonical JSON (sorted keys)") { call in
                     if call.isNil(1) && call.count < 1 { throw call.typeError(1, expected: "value") }
                     let value = try call.value(1)
-                    do { return .value(.string(try JSONCodec.encode(value))) } catch let e as JSONCodec.Error {
+                    do {
+                        let bytes = try JSONCodec.encodeBytes(value)
+                        try call.budget.charge(bytes.count)
+                        return .value(.bytes(bytes))   // valid UTF-8; pushed without a String copy
+                    } catch let e as JSONCodec.Error {
                         throw ScriptMessageError("json.encode: \(e.message)")
                     }
                 },
                 ScriptFunction("decode", summary: "json.decode(text) -> value; arrays keep their kind, null is json.null") { call in
-                    let text = try call.string(1)
-                    do { return .value(try JSONCodec.decode(text)) } catch let e as JSONCodec.Error {
+                    do {
+                        guard call.isString(1) else { return .value(try JSONCodec.decode(try call.string(1))) }
+                        // Straight from the Lua string's bytes: no copy of the text.
+                        return .value(try call.withRawBytes(1) { try JSONCodec.decode(bytes: $0, budget: call.budget) })
+                    } catch let e as JSONCodec.Error {
                         throw ScriptMessageError("json.decode: \(e.message)")
                     }
                 },

@@ -109,21 +109,29 @@ public enum JSONCodec {
     }
 
     public static func decode(_ data: Data) throws -> ScriptValue {
-        try data.withUnsafeBytes { raw in
-            var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
-            parser.skipSpace()
-            let value = try parser.parseValue(depth: 0)
-            parser.skipSpace()
-            guard parser.pos == parser.bytes.count else { throw parser.fail("unexpected data after the JSON value") }
-            return value
-        }
+        try data.withUnsafeBytes { try decode(bytes: $0) }
+    }
+
+    /// Decodes one JSON document from `bytes`, charging what it builds to `budget`
+    /// (which throws `ScriptMemoryLimitError` when the run's memory cap is reached).
+    public static func decode(bytes raw: UnsafeRawBufferPointer, budget: MemoryBudget? = nil) throws -> ScriptValue {
+        var parser = Parser(bytes: raw.bindMemory(to: UInt8.self), budget: budget)
+        parser.skipSpace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipSpace()
+        guard parser.pos == parser.bytes.count else { throw parser.fail("unexpected data after the JSON value") }
+        return value
     }
 
     private struct Parser {
         let bytes: UnsafeBufferPointer<UInt8>
+        let budget: MemoryBudget?
         var pos = 0
 
-        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+        init(bytes: UnsafeBufferPointer<UInt8>, budget: MemoryBudget?) {
+            self.bytes = bytes
+            self.budget = budget
+        }
 
         func fail(_ what: String) -> Error { Error("invalid JSON at byte \(pos + 1): \(what)") }
 
@@ -142,10 +150,11 @@ public enum JSONCodec {
         mutating func parseValue(depth: Int) throws -> ScriptValue {
             guard depth < JSONCodec.maxDepth else { throw fail("nesting deeper than \(JSONCodec.maxDepth) levels") }
             guard pos < bytes.count else { throw fail("unexpected end of input") }
+            try budget?.charge(MemoryBudget.Cost.value)
             switch bytes[pos] {
             case UInt8(ascii: "{"): return try parseObject(depth: depth)
             case UInt8(ascii: "["): return try parseArray(depth: depth)
-            case UInt8(ascii: "\""): return .string(try parseString())
+            case UInt8(ascii: "\""): return .string(try chargedString())
             case UInt8(ascii: "t"): return try expect("true", .bool(true))
             case UInt8(ascii: "f"): return try expect("false", .bool(false))
             case UInt8(ascii: "n"): return try expect("null", .null)
@@ -156,13 +165,15 @@ public enum JSONCodec {
 
         mutating func parseObject(depth: Int) throws -> ScriptValue {
             pos += 1
+            try budget?.charge(MemoryBudget.Cost.container)
             var fields: [String: ScriptValue] = [:]
             skipSpace()
             if pos < bytes.count, bytes[pos] == UInt8(ascii: "}") { pos += 1; return .object(fields) }
             while true {
                 skipSpace()
                 guard pos < bytes.count, bytes[pos] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
-                let key = try parseString()
+                let key = try chargedString()
+                try budget?.charge(MemoryBudget.Cost.entry)
                 skipSpace()
                 guard pos < bytes.count, bytes[pos] == UInt8(ascii: ":") else { throw fail("expected ':'") }
                 pos += 1
@@ -178,6 +189,7 @@ public enum JSONCodec {
 
         mutating func parseArray(depth: Int) throws -> ScriptValue {
             pos += 1
+            try budget?.charge(MemoryBudget.Cost.container)
             var items: [ScriptValue] = []
             skipSpace()
             if pos < bytes.count, bytes[pos] == UInt8(ascii: "]") { pos += 1; return .array(items) }
@@ -223,6 +235,13 @@ public enum JSONCodec {
             if !isFloat, let i = Int64(literal) { return .integer(i) }
             guard let d = Double(literal), d.isFinite else { throw fail("number '\(literal)' is out of range") }
             return .number(d)
+        }
+
+        /// A string, charged to the budget when it lives on the heap (over 15 bytes).
+        mutating func chargedString() throws -> String {
+            let s = try parseString()
+            if let budget, s.utf8.count > 15 { try budget.charge(s.utf8.count + MemoryBudget.Cost.string) }
+            return s
         }
 
         mutating func parseString() throws -> String {
