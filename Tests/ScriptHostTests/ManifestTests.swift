@@ -141,7 +141,29 @@ final class ManifestTests: XCTestCase {
 
     func testRunawayManifestExpressionHitsItsInstructionLimit() {
         assertManifestError("recipe { name = (function() while true do end end)() }",
-                            "recipes/x.lua:1: manifest: limit exceeded while evaluating recipes/x.lua")
+                            "recipes/x.lua: runs more than 10000000 instructions while evaluating; it must be plain data")
+    }
+
+    func testManifestWhoseInstructionsAreEachSlowHitsItsDeadline() {
+        // Each comparison of two 1 MiB strings is one instruction: the instruction cap
+        // alone would let this run for minutes (issue 8, class 3).
+        let source = #"""
+        recipe { name = (function()
+          local s = "ab"
+          for i = 1, 19 do s = s .. s end
+          local t, u, n = s .. "x", s .. "y", 0
+          for i = 1, 1e7 do if t == u then n = n + 1 end end
+          return "x" end)() }
+        """#
+        let start = Date()
+        assertManifestError(source, "recipes/x.lua: takes too long to evaluate (time limit); it must be plain data")
+        XCTAssertLessThan(Date().timeIntervalSince(start), 60, "the deadline did not stop the manifest")
+    }
+
+    func testManifestThatBuildsLargeStringsHitsItsMemoryCap() {
+        assertManifestError(#"""
+        recipe { name = (function() local s = "ab" for i = 1, 24 do s = s .. s end return s end)() }
+        """#, "recipes/x.lua: uses more than 8 MiB while evaluating; it must be plain data")
     }
 
     func testRunawayPatternInManifestCannotRun() throws {
@@ -232,11 +254,14 @@ final class ManifestTests: XCTestCase {
         let cases: [(String, String)] = [
             ("limits = 5", "'limits' must be a table such as { writes = 100 }"),
             ("limits = { memory = 1 }", "unknown key 'memory' in limits (allowed: writes, timeout, memory_mb, instructions)"),
-            ("limits = { timeout = -1 }", "limits.timeout must be a positive number of seconds"),
-            (#"limits = { timeout = "1m" }"#, "limits.timeout must be a positive number of seconds"),
-            ("limits = { memory_mb = 0 }", "limits.memory_mb must be a positive integer"),
-            ("limits = { instructions = 1.5 }", "limits.instructions must be a positive integer"),
-            ("limits = { writes = -1 }", "limits.writes must be a positive integer"),
+            ("limits = { timeout = -1 }", "limits.timeout must be a number of seconds above 0 and at most 86400"),
+            (#"limits = { timeout = "1m" }"#, "limits.timeout must be a number of seconds above 0 and at most 86400"),
+            ("limits = { timeout = 1e300 }", "limits.timeout must be a number of seconds above 0 and at most 86400"),
+            ("limits = { memory_mb = 0 }", "limits.memory_mb must be an integer from 1 to 2048 (MiB)"),
+            ("limits = { memory_mb = 9223372036854775807 }", "limits.memory_mb must be an integer from 1 to 2048 (MiB)"),
+            ("limits = { memory_mb = 17592186044416 }", "limits.memory_mb must be an integer from 1 to 2048 (MiB)"),
+            ("limits = { instructions = 1.5 }", "limits.instructions must be an integer from 1 to 1000000000000"),
+            ("limits = { writes = -1 }", "limits.writes must be an integer from 0 to 1000000"),
         ]
         for (field, message) in cases {
             assertManifestError(#"recipe { name = "x", \#(field) }"#, "recipes/x.lua:1: manifest: " + message)

@@ -226,7 +226,17 @@ final class LuaVM {
         if let message = loadChunk(source: source, chunkName: chunkName) { throw ScriptMessageError(message) }
         switch call(arguments: []) {
         case .failed(let f):
-            if case .limit = f.kind { throw ScriptMessageError("limit exceeded while evaluating \(chunkName.dropFirst())") }
+            if case .limit(let code) = f.kind {
+                let what = chunkName.dropFirst()
+                switch code {
+                case Int32(HS_LIMIT_MEMORY):
+                    throw ScriptMessageError("\(what): uses more than \(ctx.pointee.mem_cap >> 20) MiB while evaluating; it must be plain data")
+                case Int32(HS_LIMIT_DEADLINE):
+                    throw ScriptMessageError("\(what): takes too long to evaluate (time limit); it must be plain data")
+                default:
+                    throw ScriptMessageError("\(what): runs more than \(ctx.pointee.instruction_cap) instructions while evaluating; it must be plain data")
+                }
+            }
             throw ScriptMessageError(f.message)
         case .ok(let n):
             defer { lua_settop(L, -(n + 1)) }

@@ -88,22 +88,28 @@ struct ManifestParser {
         guard let value else { return limits }
         guard case .object(let fields) = value else { throw fail("'limits' must be a table such as { writes = 100 }") }
         try rejectUnknown(fields, allowed: ManifestLimits.allowedKeys, in: "limits")
-        func positiveInt(_ key: String) throws -> Int64? {
+        func integer(_ key: String, in range: ClosedRange<Int64>, unit: String) throws -> Int64? {
             guard let v = fields[key] else { return nil }
-            guard let i = v.intValue, i > 0 || (key == "writes" && i == 0) else {
-                throw fail("limits.\(key) must be a positive integer")
+            guard let i = v.intValue, range.contains(i) else {
+                throw fail("limits.\(key) must be an integer from \(range.lowerBound) to \(range.upperBound)\(unit)")
             }
             return i
         }
-        limits.writes = try positiveInt("writes").map { Int($0) }
-        limits.memoryMB = try positiveInt("memory_mb").map { Int($0) }
-        limits.instructions = try positiveInt("instructions")
+        let ranges = ManifestLimits.self
+        limits.writes = try integer("writes", in: ranges.writesRange, unit: "").map { Int($0) }
+        limits.memoryMB = try integer("memory_mb", in: ranges.memoryMBRange, unit: " (MiB)").map { Int($0) }
+        limits.instructions = try integer("instructions", in: ranges.instructionsRange, unit: "")
         if let t = fields["timeout"] {
-            switch t {
-            case .integer(let i) where i > 0: limits.timeoutSeconds = Double(i)
-            case .number(let d) where d > 0: limits.timeoutSeconds = d
-            default: throw fail("limits.timeout must be a positive number of seconds")
+            let range = ranges.timeoutRange
+            let seconds: Double? = switch t {
+            case .integer(let i): Double(i)
+            case .number(let d): d
+            default: nil
             }
+            guard let seconds, seconds > 0, seconds <= range.upperBound else {
+                throw fail("limits.timeout must be a number of seconds above 0 and at most \(Int(range.upperBound))")
+            }
+            limits.timeoutSeconds = seconds
         }
         return limits
     }

@@ -23,12 +23,18 @@ public struct ManifestLimits: Sendable, Equatable {
 
     public static let allowedKeys = ["writes", "timeout", "memory_mb", "instructions"]
 
+    /// What a manifest may ask for; the host's ceilings (`RunLimits.hostCeiling`).
+    public static let memoryMBRange: ClosedRange<Int64> = 1...Int64(RunLimits.hostCeiling.memoryBytes >> 20)
+    public static let timeoutRange: ClosedRange<Double> = 0...RunLimits.hostCeiling.timeoutSeconds
+    public static let instructionsRange: ClosedRange<Int64> = 1...1_000_000_000_000
+    public static let writesRange: ClosedRange<Int64> = 0...1_000_000
+
     /// `base` with these limits applied.
     public func applied(to base: RunLimits) -> RunLimits {
         var l = base
         if let writes { l.writes = writes }
         if let timeoutSeconds { l.timeoutSeconds = timeoutSeconds }
-        if let memoryMB { l.memoryBytes = memoryMB << 20 }
+        if let memoryMB { l.memoryBytes = memoryMB << 20 }   // in range: ManifestParser checks
         if let instructions { l.instructions = instructions }
         return l
     }
@@ -67,17 +73,9 @@ extension RecipeManifest {
         // Evaluate the table alone, as data, in a small empty sandbox; the leading
         // newlines keep line numbers right in messages.
         let chunk = String(repeating: "\n", count: located.line - 1) + "return " + located.table
-        var limits = RunLimits()
-        limits.memoryBytes = 16 << 20
-        limits.instructions = 10_000_000
-        limits.timeoutSeconds = 2
         let value: ScriptValue
         do {
-            let vm = try LuaVM(
-                limits: VMLimits(memoryBytes: limits.memoryBytes, instructions: limits.instructions ?? 0,
-                                 deadline: 0, buildBytes: limits.buildBytes),
-                host: [], dataOnly: true)
-            value = try vm.evaluate(source: chunk, chunkName: "@" + recipe.displayPath)
+            value = try LuaDataFile.makeVM().evaluate(source: chunk, chunkName: "@" + recipe.displayPath)
         } catch let e as ScriptMessageError {
             throw ManifestError(e.message.contains(":\(located.line)") || e.message.hasPrefix(recipe.displayPath)
                 ? "\(e.message)" : "\(recipe.displayPath):\(located.line): manifest: \(e.message)")

@@ -4,19 +4,31 @@ import Foundation
 /// and returns the value it returns.
 ///
 /// The file sees no globals at all and strings have no methods: it can hold literal
-/// values, operators and its own local functions, under small limits (16 MiB, 10
-/// million instructions, counted exactly). With no C function in reach, nothing can
-/// run past those limits.
+/// values, operators and its own local functions, under small limits (`limits`: 8 MiB,
+/// 10 million instructions counted exactly, 2 s). With no C function in reach, nothing
+/// can run past those limits: the count hook checks the deadline every 100
+/// instructions, so even instructions that each compare megabyte strings stop in time.
+/// Recipe manifests are evaluated the same way (`RecipeManifest.load`).
 public enum LuaDataFile {
+    /// The limits of every data-only evaluation.
+    public static let memoryBytes = 8 << 20
+    public static let instructions: Int64 = 10_000_000
+    public static let seconds = 2.0
+
+    /// A fresh data-only state under the limits above (its deadline starts now).
+    static func makeVM() throws -> LuaVM {
+        try LuaVM(
+            limits: VMLimits(memoryBytes: memoryBytes, instructions: instructions,
+                             deadline: ScriptClock.now() + seconds, buildBytes: 1 << 20, hookInterval: 100),
+            host: [], dataOnly: true)
+    }
+
     public static func load(_ url: URL, displayPath: String? = nil) throws -> ScriptValue {
         let file = try RecipeFile(path: url.path)
         return try evaluate(source: file.source, displayPath: displayPath ?? DisplayPath.relative(url))
     }
 
     public static func evaluate(source: String, displayPath: String) throws -> ScriptValue {
-        let vm = try LuaVM(
-            limits: VMLimits(memoryBytes: 16 << 20, instructions: 10_000_000, deadline: 0, buildBytes: 1 << 20),
-            host: [], dataOnly: true)
-        return try vm.evaluate(source: source, chunkName: "@" + displayPath)
+        try makeVM().evaluate(source: source, chunkName: "@" + displayPath)
     }
 }
