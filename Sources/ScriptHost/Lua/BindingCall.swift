@@ -15,14 +15,16 @@ public struct BindingCall {
     public let count: Int
     /// What this call may build on the Swift side; argument reading charges it.
     /// Bindings that build large things (JSON, files read into memory) charge it too.
-    public let budget: MemoryBudget
+    public var budget: MemoryBudget { _budget }
+    /// Owned by the `LuaVM`, which outlives every call (no retain on the hot path).
+    private unowned(unsafe) let _budget: MemoryBudget
 
     init(state: OpaquePointer, refs: LuaRefs, names: Unmanaged<FunctionNames>, id: Int, budget: MemoryBudget) {
         self.state = state
         self.refs = refs
         self.names = names
         self.id = id
-        self.budget = budget
+        self._budget = budget
         self.count = Int(lua_gettop(state))
     }
 

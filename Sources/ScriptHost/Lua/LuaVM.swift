@@ -54,6 +54,8 @@ final class LuaVM {
     /// One result buffer per binding-call level: a call owns its results until C has
     /// pushed them (a finalizer calling a binding meanwhile gets the next level's).
     private var resultLevels: [ResultOps] = []
+    /// `resultLevels[0]`, for the common case without an array access.
+    private let topLevelResults = ResultOps()
     /// The arguments of top-level calls into Lua (`call(arguments:)`).
     private let argumentOps = ResultOps()
     /// What the binding being called may build on the Swift side (see `MemoryBudget`).
@@ -93,6 +95,8 @@ final class LuaVM {
         hs_bind_thread(ctx)
         ctx.pointee.host = Unmanaged.passUnretained(self).toOpaque()
         argumentOps.registerFunction = { [unowned self] in self.register($0, qualifiedName: $0.name) }
+        configure(topLevelResults)
+        resultLevels = [topLevelResults]
         try setUp(host: host)
         hs_install_hook(L)
     }
@@ -140,7 +144,7 @@ final class LuaVM {
             refs.arrayMeta = try popRef()
             refs.null = try popRef()
             argumentOps.refs = refs
-            addResultLevel()
+            topLevelResults.refs = refs
         }
         if dataOnly, hs_strip_string_methods(L) != LUA_OK {
             throw SetupError.failed("preparing a data-only state: \(popMessage())")
@@ -348,14 +352,18 @@ final class LuaVM {
         budget.reset(to: lent >= cap ? 0 : cap - lent)
     }
 
-    /// Makes the buffer of the next binding-call level (level 0 at set-up; deeper ones
-    /// the first time a finalizer calls a binding during a push).
+    /// Makes the buffer of the next binding-call level (the first time a finalizer
+    /// calls a binding during a push at that level).
     private func addResultLevel() {
         let ops = ResultOps()
+        configure(ops)
+        resultLevels.append(ops)
+    }
+
+    private func configure(_ ops: ResultOps) {
         ops.refs = refs
         ops.budget = budget
         ops.registerFunction = { [unowned self] in self.register($0, qualifiedName: $0.name) }
-        resultLevels.append(ops)
     }
 
     /// Runs function `id` for the trampoline at call level `depth` (see `hs_entry_fn`
@@ -363,8 +371,13 @@ final class LuaVM {
     /// until C has pushed them.
     fileprivate func invoke(_ state: OpaquePointer, _ id: Int, depth: Int) -> Int32 {
         let entry = entries + id
-        while depth >= resultLevels.count { addResultLevel() }
-        let results = resultLevels[depth]
+        let results: ResultOps
+        if depth == 0 {
+            results = topLevelResults
+        } else {
+            while depth >= resultLevels.count { addResultLevel() }
+            results = resultLevels[depth]
+        }
         results.reset()
         resetBudget(depth: depth)
         let callArgs = BindingCall(state: state, refs: refs, names: Unmanaged.passUnretained(qualifiedNames), id: id,
