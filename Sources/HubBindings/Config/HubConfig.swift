@@ -17,7 +17,9 @@ import ScriptHost
 /// }
 /// ```
 /// Search order: `--config`, `$HUBSCRIPT_CONFIG`, `./hubscript.config.lua`,
-/// `$XDG_CONFIG_HOME/hubscript/config.lua` (or `~/.config/hubscript/config.lua`).
+/// `$XDG_CONFIG_HOME/hubscript/config.lua` (or `~/.config/hubscript/config.lua`). The
+/// first file found must be trusted (`ConfigTrust`: owned by you or root, writable by
+/// nobody else), or loading fails; an untrusted file is never skipped for the next one.
 /// Lua rather than JSON: comments, and the same syntax as recipes.
 public struct HubConfig: Sendable {
     /// Where the file was found; nil when there is none (the built-in sandbox is used).
@@ -58,9 +60,17 @@ public struct HubConfig: Sendable {
         return .empty
     }
 
+    /// Reads `file` if it is trusted (`ConfigTrust`) and evaluates it as data.
     static func parse(file: URL) throws -> HubConfig {
+        let data = try ConfigTrust.read(file.path)
+        if data.first == 0x1B {
+            throw HubConfigError("config \(file.path): is a binary (precompiled) chunk; a configuration is Lua source text")
+        }
+        guard let source = String(data: data, encoding: .utf8) else {
+            throw HubConfigError("config \(file.path): is not UTF-8 text")
+        }
         let value: ScriptValue
-        do { value = try LuaDataFile.load(file) } catch {
+        do { value = try LuaDataFile.evaluate(source: source, displayPath: DisplayPath.relative(file)) } catch {
             throw HubConfigError("config \(file.path): \(error)")
         }
         return try ConfigParser(file: file.path).parse(value, source: file)

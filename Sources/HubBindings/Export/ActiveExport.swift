@@ -7,25 +7,31 @@ enum ExportFormat {
     case csv(columns: [String]?, excelSafe: Bool)
 }
 
-/// One export in progress: its partial file, its format and its row count.
+/// One export in progress: its temporary file, its format and its row count.
 ///
 /// Used only from the Lua thread (the session hands it out under its lock).
 final class ActiveExport {
+    /// The file name it becomes, e.g. `events.jsonl`.
     let name: String
     /// The public function name for messages, `export.jsonl` or `export.csv`.
     let function: String
-    let partialPath: String
-    let finalPath: String
+    private let folder: ExportFolder
+    /// The temporary file's name in `folder` (see `ExportFolder.createTemporary`).
+    let temporaryName: String
     private let writer: ExportFileWriter
     private var csv: CSVRowEncoder?
     private(set) var rows = 0
 
-    init(name: String, function: String, format: ExportFormat, partialPath: String, finalPath: String) throws {
+    /// Creates the temporary file; refuses at once a final name that could not be
+    /// replaced at the end (`ExportFolder.checkReplaceable`).
+    init(name: String, function: String, format: ExportFormat, folder: ExportFolder) throws {
         self.name = name
         self.function = function
-        self.partialPath = partialPath
-        self.finalPath = finalPath
-        writer = try ExportFileWriter(path: partialPath)
+        self.folder = folder
+        try folder.checkReplaceable(name)
+        let (fd, temporary) = try folder.createTemporary(for: name)
+        temporaryName = temporary
+        writer = ExportFileWriter(fd: fd, path: folder.path(of: temporary))
         if case .csv(let columns, let excelSafe) = format {
             let encoder = CSVRowEncoder(columns: columns, excelSafe: excelSafe)
             if let header = encoder.headerLine() { try writer.append(header) }
@@ -80,19 +86,18 @@ final class ActiveExport {
         }
     }
 
-    /// Flushes and closes the partial file and renames it to its final name.
+    /// Writes out, syncs and closes the temporary file and renames it to its final name
+    /// (`ExportFolder.moveIntoPlace`). On error the temporary file stays: `abandon()` it.
     func complete() throws -> ExportedFile {
-        try writer.flush()
+        try writer.sync()
         writer.close()
-        guard rename(partialPath, finalPath) == 0 else {
-            throw ExportIOError("cannot rename \(partialPath) to \(finalPath): \(String(cString: strerror(errno)))")
-        }
-        return ExportedFile(name: name, rows: rows, bytes: writer.bytes, path: finalPath)
+        try folder.moveIntoPlace(temporaryName, as: name)
+        return ExportedFile(name: name, rows: rows, bytes: writer.bytes, path: folder.path(of: name))
     }
 
-    /// Closes and removes the partial file.
+    /// Closes and removes the temporary file.
     func abandon() {
         writer.close()
-        unlink(partialPath)
+        folder.remove(temporaryName)
     }
 }

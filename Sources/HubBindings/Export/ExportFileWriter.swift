@@ -2,9 +2,9 @@ import Foundation
 
 /// Writes one export file through a 64 KiB buffer with POSIX calls.
 ///
-/// The file is created with mode 0600 (exports may hold private data), truncated if
-/// it exists, and never follows a symbolic link. Memory stays constant: the buffer is
-/// written out whenever it fills. Not thread-safe; the owning session serialises use.
+/// The file is opened by its `ExportFolder` (created exclusively, mode 0600: exports may
+/// hold private data); the writer owns the descriptor. Memory stays constant: the buffer
+/// is written out whenever it fills. Not thread-safe; the owning session serialises use.
 final class ExportFileWriter {
     static let bufferSize = 64 << 10
 
@@ -14,11 +14,10 @@ final class ExportFileWriter {
     /// Bytes accepted so far (written or buffered).
     private(set) var bytes = 0
 
-    /// Opens `path` for writing; the error names the path and the system's reason.
-    init(path: String) throws {
+    /// Writes to `fd` (an open, writable file), which the writer closes; `path` is for messages.
+    init(fd: Int32, path: String) {
         self.path = path
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ExportIOError("cannot create \(path): \(String(cString: strerror(errno)))") }
+        self.fd = fd
         buffer.reserveCapacity(Self.bufferSize)
     }
 
@@ -49,6 +48,12 @@ final class ExportFileWriter {
             offset += n
         }
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes out the buffer and waits until the file's contents are on disk.
+    func sync() throws {
+        try flush()
+        guard fsync(fd) == 0 else { throw ExportIOError("cannot write \(path): \(String(cString: strerror(errno)))") }
     }
 
     /// Closes the file without flushing (idempotent).

@@ -15,7 +15,7 @@ public enum ExportPlugin {
     public static func make(session: ExportSession) -> Plugin {
         Plugin(
             module: "export",
-            summary: "Stream rows into files of the run's output folder (created on first use, mode 0700; files 0600). Names are plain file names (no `/`, `\\`, leading `.`; at most 200 bytes) and each may be used once per run. `rows` is an iterator function, the three values of `ipairs(t)`/`pairs(t)` (the row is the second value) or a list of rows; rows must be tables. Both return `{name=, rows=, bytes=, path=}`.",
+            summary: "Stream rows into files of the run's output folder (created on first use, mode 0700; files 0600). Names are plain file names (no `/`, `\\`, leading `.`; at most 200 bytes) ending in `.jsonl` or `.ndjson` (`export.jsonl`) or `.csv` (`export.csv`); a name without an extension gets `.jsonl` or `.csv`, and each may be used once per run. A file is written under a temporary name and renamed into place; an existing link, folder or hard-linked file of that name is refused and left untouched. `rows` is an iterator function, the three values of `ipairs(t)`/`pairs(t)` (the row is the second value) or a list of rows; rows must be tables. Both return `{name=, rows=, bytes=, path=}`.",
             functions: [
                 ScriptFunction("jsonl", summary: "export.jsonl(name, rows) -> summary: one canonical JSON document (sorted keys) per line") { call in
                     try SoftFailure.wrap { try begin(call, session: session, function: "export.jsonl", example: "events.jsonl") { call in

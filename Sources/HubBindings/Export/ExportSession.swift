@@ -24,9 +24,11 @@ public struct ExportedFile: Sendable, Equatable {
 ///
 /// Create one per run and pass it to `ExportPlugin.make(session:)`. The output folder
 /// is created on the first export (mode 0700; missing parents are created too) and
-/// files in it get mode 0600. Each export streams into a hidden partial file
-/// (`.NAME.partial`) that is renamed to `NAME` when the export completes, replacing a
-/// file of that name; an export that never completes (the recipe failed mid-way)
+/// files in it get mode 0600. A name must be a data file name of its format
+/// (`ExportName.fileName`: never a file hubscript reads). Each export streams into a
+/// hidden temporary file created exclusively, which is synced and renamed to `NAME` when
+/// the export completes, replacing a plain file of that name but never a link or a
+/// folder (`ExportFolder`); an export that never completes (the recipe failed mid-way)
 /// leaves nothing behind once `finish()` runs. Names are reserved when an export
 /// starts, so a name can be used once per run. Thread-safe.
 public final class ExportSession: @unchecked Sendable {
@@ -37,7 +39,8 @@ public final class ExportSession: @unchecked Sendable {
     private var reserved: Set<String> = []
     private var active: [Int: ActiveExport] = [:]
     private var nextID = 1
-    private var folderReady = false
+    /// The folder, once created and opened by the first export.
+    private var openFolder: ExportFolder?
 
     public init(folder: URL) {
         self.folder = folder.standardizedFileURL
@@ -61,7 +64,7 @@ public final class ExportSession: @unchecked Sendable {
         return "wrote \(files.count) \(files.count == 1 ? "file" : "files") to \(folder.path)"
     }
 
-    /// Ends the session: exports still in progress are abandoned and their partial
+    /// Ends the session: exports still in progress are abandoned and their temporary
     /// files removed. Completed files stay. Idempotent; also runs on deinit.
     public func finish() {
         let abandoned = lock.withLock {
@@ -74,19 +77,23 @@ public final class ExportSession: @unchecked Sendable {
 
     // MARK: Used by ExportPlugin
 
-    /// Reserves `name` and opens its partial file; returns the export's handle.
+    /// Reserves `name` (a valid plain name, `ExportName.isValid`) and the file name it
+    /// makes, and creates its temporary file; returns the export's handle.
     func begin(name: String, format: ExportFormat, function: String) throws -> Int {
         try lock.withLock {
-            guard !reserved.contains(name) else {
-                throw ScriptMessageError("\(function): \(SoftFailure.quoted(name)) was already exported in this run; use another name")
+            func alreadyExported(_ name: String) -> ScriptMessageError {
+                ScriptMessageError("\(function): \(SoftFailure.quoted(name)) was already exported in this run; use another name")
             }
-            try prepareFolder(function: function)
-            let final = folder.appendingPathComponent(name).path
-            let partial = folder.appendingPathComponent(".\(name).partial").path
+            guard !reserved.contains(name) else { throw alreadyExported(name) }
+            let fileName = try ExportName.fileName(for: name, format: format, function: function)
+            guard !reserved.contains(fileName) else { throw alreadyExported(fileName) }
             let export: ActiveExport
-            do { export = try ActiveExport(name: name, function: function, format: format, partialPath: partial, finalPath: final) }
-            catch let e as ExportIOError { throw ScriptMessageError("\(function): \(e.description)") }
+            do {
+                export = try ActiveExport(name: fileName, function: function, format: format,
+                                          folder: try preparedFolder(function: function))
+            } catch let e as ExportIOError { throw ScriptMessageError("\(function): \(e.description)") }
             reserved.insert(name)
+            reserved.insert(fileName)
             let id = nextID
             nextID += 1
             active[id] = export
@@ -114,8 +121,9 @@ public final class ExportSession: @unchecked Sendable {
         return file
     }
 
-    private func prepareFolder(function: String) throws {
-        guard !folderReady else { return }
+    /// The export folder, created (0700, with missing parents) and opened on first use.
+    private func preparedFolder(function: String) throws -> ExportFolder {
+        if let openFolder { return openFolder }
         let path = folder.path
         do {
             try FileManager.default.createDirectory(
@@ -130,6 +138,8 @@ public final class ExportSession: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ScriptMessageError("\(function): the export folder \(path) is not a folder")
         }
-        folderReady = true
+        let opened = try ExportFolder(path: path)
+        openFolder = opened
+        return opened
     }
 }

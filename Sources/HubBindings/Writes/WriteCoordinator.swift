@@ -45,12 +45,15 @@ public final class WriteCoordinator {
     ///   and is rethrown.
     /// - Plan: `send` is never called; the write is added to `planned` and `predicted` is
     ///   returned, with `planned = true` added when it is an object.
-    /// - Throws: `ScriptLimitError` before the first write past `writeLimit`, and in apply
+    /// - Throws: `ScriptStructuredError` `request_too_large` or `invalid_path` for a path
+    ///   or body over `WriteIntentLimits` or a path with an empty, `.` or `..` segment
+    ///   (before anything is derived or journalled); `ScriptLimitError` before the first write past `writeLimit`, and in apply
     ///   mode before a write that is not the plan's next one (nothing is sent);
     ///   `ScriptStructuredError` (`invalid_idempotency_key`, `invalid_body`,
     ///   `idempotency_key_reused`) for a write that cannot be sent; journal errors (then
     ///   nothing was sent unless the error came from recording the outcome).
     public func perform(_ intent: WriteIntent, send: (String) throws -> ScriptValue) throws -> WriteResult {
+        try WriteIntentLimits.check(intent)
         let number = performed + 1
         if let limit = writeLimit, number > limit {
             throw ScriptLimitError(WriteMessages.limitReached(limit: limit, intent: intent))
@@ -61,6 +64,7 @@ public final class WriteCoordinator {
             throw ScriptStructuredError(code: "invalid_body", message:
                 "cannot send the body of \(intent.method) \(intent.path): \(error)")
         }
+        try WriteIntentLimits.checkBody(canonical, of: intent)
         let digest = body == nil ? nil : Digest.sha256Hex(canonical)
         let identity = [intent.method, intent.path, canonical].joined(separator: "\u{0}")
         let occurrence = occurrences[identity, default: 0]

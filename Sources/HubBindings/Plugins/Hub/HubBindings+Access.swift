@@ -33,7 +33,7 @@ extension Bindings {
                "hub.entitlements.grant(user_id, {application_id, source = \"admin_grant\", starts_at?, ends_at?}, opts) -> entitlement") { call, _ in
                 let user = try call.id(1)
                 var fields = try call.fields(2)
-                guard let app = fields["application_id"]?.stringValue else {
+                guard let app = try call.field(fields, "application_id", at: 2, max: HubArgumentLimits.id) else {
                     throw call.argumentError(2, "field 'application_id' (a string) is required")
                 }
                 if fields["source"] == nil { fields["source"] = "admin_grant" }
@@ -42,10 +42,14 @@ extension Bindings {
                                  predicted: ["id": "ent_planned", "user_id": .string(user), "application_id": .string(app), "status": "active"])
             },
             fn("entitlements.disable", "entitlements.manage", writes: true, "hub.entitlements.disable(id, reason, opts) -> entitlement") { call, _ in
-                try setStatus(call, "disabled", reason: try call.string(2), summary: "disable \(try call.id(1))")
+                let id = try call.id(1)
+                return try setStatus(call, "disabled", reason: try call.text(2, "reason", max: HubArgumentLimits.entitlementReason),
+                                     summary: "disable \(id)")
             },
             fn("entitlements.revoke", "entitlements.manage", writes: true, "hub.entitlements.revoke(id, reason, opts) -> entitlement (terminal)") { call, _ in
-                try setStatus(call, "revoked", reason: try call.string(2), summary: "revoke \(try call.id(1))")
+                let id = try call.id(1)
+                return try setStatus(call, "revoked", reason: try call.text(2, "reason", max: HubArgumentLimits.entitlementReason),
+                                     summary: "revoke \(id)")
             },
             fn("entitlements.enable", "entitlements.manage", writes: true, "hub.entitlements.enable(id, opts) -> entitlement (disabled → active)") { call, _ in
                 try setStatus(call, "active", reason: nil, summary: "re-enable \(try call.id(1))")

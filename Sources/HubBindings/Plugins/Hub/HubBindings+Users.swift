@@ -7,8 +7,8 @@ extension Bindings {
     var users: [ScriptFunction] {
         [
             fn("users.get", "users.list", "hub.users.get(id_or_email) -> user (an email is looked up exactly)") { call, ctx in
-                let who = try call.string(1)
-                guard who.contains("@") else { return try ctx.get("/users/\(segment(try call.id(1)))") }
+                let (who, isEmail) = try call.idOrEmail(1)
+                guard isEmail else { return try ctx.get("/users/\(segment(who))") }
                 guard case .array(let found) = try ctx.get("/users", [("email", who)])["data"], let user = found.first else {
                     throw HubError(code: HubError.Code.notFound, message: "No user has the email \(who)", status: 404)
                 }
@@ -19,7 +19,8 @@ extension Bindings {
             },
             fn("users.suspend", "users.manage", writes: true, "hub.users.suspend(id, {reason?, key?}) -> user (revokes every session)") { call, _ in
                 let id = try call.id(1)
-                let reason = try call.fields(2)["reason"]?.stringValue ?? "suspended by hubscript"
+                let reason = try call.field(try call.fields(2), "reason", at: 2, max: HubArgumentLimits.reason)
+                    ?? "suspended by hubscript"
                 return try write(call, optionsAt: 2, .post, "/users/\(segment(id))/suspend", body: ["reason": .string(reason)],
                                  summary: "suspend \(id)", predicted: ["id": .string(id), "status": "suspended"])
             },

@@ -86,6 +86,7 @@ struct Bindings {
                 for required in ["user_id", "title", "body", "category"] where fields[required]?.stringValue == nil {
                     throw call.argumentError(2, "field '\(required)' (a string) is required")
                 }
+                _ = try call.field(fields, "user_id", at: 2, max: HubArgumentLimits.id)
                 return try write(call, optionsAt: 3, .post, "/applications/\(segment(app))/notifications",
                                  body: HubJSON(.object(fields)), summary: "notify \(fields["user_id"]!.stringValue!) via \(app)",
                                  predicted: ["id": "ntf_planned"])

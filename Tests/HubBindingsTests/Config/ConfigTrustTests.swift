@@ -1,0 +1,91 @@
+import Foundation
+@testable import HubBindings
+import XCTest
+
+/// A configuration file decides where credentials are sent, so hubscript reads one only
+/// if nobody but the user (or root) can change it.
+final class ConfigTrustTests: XCTestCase {
+    var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-config-trust-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    func write(_ name: String, mode: mode_t) throws -> String {
+        let path = folder.appendingPathComponent(name).path
+        try Data(#"return { profiles = { evil = { hub_url = "https://attacker.example", api_key_env = "SUBSTRATAL_API_KEY" } } }"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(chmod(path, mode), 0)
+        return path
+    }
+
+    static let why = "hubscript reads only a configuration that nobody but you (or root) can change, since it decides where your credentials are sent"
+
+    func testAConfigWritableByOthersIsRefusedHoweverItIsFound() throws {
+        let path = try write("hubscript.config.lua", mode: 0o666)
+        let expected = "config \(path): is writable by its group and others (mode 0666); \(Self.why). Fix: chmod go-w \(path)"
+        let noConfigHome = ["XDG_CONFIG_HOME": folder.appendingPathComponent("none").path]
+        XCTAssertThrowsError(try HubConfig.load(explicit: nil, environment: noConfigHome, currentDirectory: folder.path)) {
+            XCTAssertEqual("\($0)", expected)
+        }
+        XCTAssertThrowsError(try HubConfig.load(explicit: path)) { XCTAssertEqual("\($0)", expected) }
+        XCTAssertThrowsError(try HubConfig.load(explicit: nil, environment: ["HUBSCRIPT_CONFIG": path])) {
+            XCTAssertEqual("\($0)", expected)
+        }
+        XCTAssertEqual(chmod(path, 0o646), 0)
+        XCTAssertThrowsError(try HubConfig.load(explicit: path)) {
+            XCTAssertEqual("\($0)", "config \(path): is writable by others (mode 0646); \(Self.why). Fix: chmod go-w \(path)")
+        }
+        XCTAssertEqual(chmod(path, 0o664), 0)
+        XCTAssertThrowsError(try HubConfig.load(explicit: path)) {
+            XCTAssertEqual("\($0)", "config \(path): is writable by its group (mode 0664); \(Self.why). Fix: chmod go-w \(path)")
+        }
+        XCTAssertEqual(chmod(path, 0o644), 0)
+        XCTAssertEqual(try HubConfig.load(explicit: path).profiles.keys.sorted(), ["evil"])
+        XCTAssertEqual(chmod(path, 0o600), 0)
+        XCTAssertEqual(try HubConfig.load(explicit: path).profiles.keys.sorted(), ["evil"])
+    }
+
+    func testALinkToAnUntrustedFileIsRefused() throws {
+        let target = try write("shared.lua", mode: 0o666)
+        let link = folder.appendingPathComponent("hubscript.config.lua").path
+        XCTAssertEqual(symlink(target, link), 0)
+        XCTAssertThrowsError(try HubConfig.load(explicit: link)) {
+            XCTAssertEqual("\($0)", "config \(link): is writable by its group and others (mode 0666); \(Self.why). Fix: chmod go-w \(link)")
+        }
+    }
+
+    func testAConfigOwnedByAnotherUserIsRefused() throws {
+        var info = stat()
+        info.st_mode = S_IFREG | 0o644
+        info.st_uid = 4242
+        XCTAssertThrowsError(try ConfigTrust.check(info, path: "/p/config.lua", user: 4343)) {
+            XCTAssertEqual("\($0)", "config /p/config.lua: is owned by another user (uid 4242), not by you (uid 4343) or root; \(Self.why). Fix: chown 4343 /p/config.lua, or use a file of your own (--config)")
+        }
+        info.st_uid = 0
+        XCTAssertNoThrow(try ConfigTrust.check(info, path: "/p/config.lua", user: 4343), "root's files are trusted")
+        info.st_uid = 4343
+        XCTAssertNoThrow(try ConfigTrust.check(info, path: "/p/config.lua", user: 4343))
+
+        // The same with a real file, where the test may change its owner.
+        guard geteuid() == 0 else { throw XCTSkip("changing a file's owner needs root") }
+        let path = try write("hubscript.config.lua", mode: 0o644)
+        XCTAssertEqual(chown(path, 65534, 65534), 0)
+        XCTAssertThrowsError(try HubConfig.load(explicit: nil, environment: [:], currentDirectory: folder.path)) {
+            XCTAssertEqual("\($0)", "config \(path): is owned by another user (uid 65534), not by you (uid 0) or root; \(Self.why). Fix: chown root \(path), or use a file of your own (--config)")
+        }
+    }
+
+    func testAFIFOIsRefusedWithoutWaiting() throws {
+        let path = folder.appendingPathComponent("config.lua").path
+        XCTAssertEqual(mkfifo(path, 0o600), 0)
+        XCTAssertThrowsError(try HubConfig.load(explicit: path)) {
+            XCTAssertEqual("\($0)", "config \(path): is not a regular file")
+        }
+    }
+}
