@@ -6,6 +6,11 @@ import XCTest
 /// the process is killed three times part-way (after about 50, 150 and 250 journalled
 /// writes), then resumed to the end. Each grant waits 15 ms of CPU time first, so that
 /// polling `hubscript runs show` (about 40 ms a call) sees the kill points in time.
+///
+/// What this cannot show: a duplicate. The Hub refuses a second live grant of one app to
+/// one user, so a resend that the Hub did not replay would fail, not grant twice.
+/// `ResumeAfterKillOnPendingTests` kills on pending notifications, which have no such
+/// guard, and counts what the Hub received.
 final class ResumeAfterKillTests: XCTestCase {
     static let recipe = """
         recipe {
