@@ -212,7 +212,7 @@ struct Pass {
             ])
         }
         exports = ExportSession(folder: outputFolder)
-        exports.hubPages = { [context] id in try context.nextEncodedPage(id) }
+        exports.hubPages = ExportStreamTally(output: output).counting { [context] id in try context.nextEncodedPage(id) }
         let fileParams = prepared.manifest.params.filter { $0.kind == .file }
             .compactMap { prepared.params.values[$0.name]?.stringValue }
         csv = CSVSession(allowedFiles: Set(fileParams))
