@@ -85,7 +85,7 @@ public enum HubRecipeRun {
                         progress: request.progress ?? TerminalProgressReporter())
         let report = pass.run(configure: configure)
         var warnings: [String] = []
-        if report.succeeded { warnings = (try? coordinator.finish()) ?? [] }
+        if report.succeeded { warnings = coordinator.finish() }
         let counts = RunCounts(reads: pass.context.reads, writes: coordinator.counts)
         let status: RunStatus
         switch report.failure?.kind {
