@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// The audit log: exactly one event per change the sandbox makes (a replayed idempotent

@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// Entitlements: lists, grant, read, status changes.

@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// Application notifications *(sandbox shape)* and the caller's inbox.

@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// Organizations, their members, and the application catalog.

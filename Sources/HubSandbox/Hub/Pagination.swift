@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// A newest-first keyset query: `sort DESC, seq DESC`, resumed after the cursor's

@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// Sessions and API keys. Revoked/expired sessions and revoked keys are terminal and

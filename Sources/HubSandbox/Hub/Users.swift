@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// Users: list, read, PATCH, suspend, reactivate.
