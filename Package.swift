@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // hubscript — a sandboxed Lua 5.4 host for Substratal Hub recipes.
-// Layout and module boundaries: docs/ARCHITECTURE.md.
+// Layout and module boundaries: docs/architecture.md.
 import PackageDescription
 
 let package = Package(

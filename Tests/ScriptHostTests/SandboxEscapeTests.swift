@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import ScriptHost
 
-/// The sandbox rules of DESIGN.md ("The runtime"), one test per rule, each asserting
+/// The sandbox rules of docs/design.md ("The runtime") and docs/recipe-sandbox.md, one test per rule, each asserting
 /// the exact message a recipe sees (the Redis `scripting.tcl` style).
 final class SandboxEscapeTests: RecipeTestCase {
     // MARK: Loading code

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// DESIGN.md "Idempotency, the journal, resume": `kill -9` at any point followed by
+/// docs/design.md "Idempotency, the journal, resume": `kill -9` at any point followed by
 /// `hubscript runs resume` does every change exactly once. A recipe makes 300 grants;
 /// the process is killed three times part-way (after about 50, 150 and 250 journalled
 /// writes), then resumed to the end. Each grant waits 15 ms of CPU time first, so that

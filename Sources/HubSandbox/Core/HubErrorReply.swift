@@ -1,5 +1,5 @@
 /// An API error the emulated Hub answers with: its HTTP status, its `code` (an open set,
-/// HUB-API.md "Errors"), a message that says what to do, and `details`. Rendered as
+/// docs/hub-api.md "Conventions", errors), a message that says what to do, and `details`. Rendered as
 /// `{"error":{"code","message","details"}}`. (The client's view of such an answer is
 /// `HubBindings.HubError`; the sandbox depends on neither side's type.)
 struct HubErrorReply: Error {

@@ -2,7 +2,7 @@ import SQLiteKit
 import Foundation
 import HTTPKit
 
-/// Authentication and the auth endpoints (sandbox shapes of HUB-API.md).
+/// Authentication and the auth endpoints (sandbox shapes of docs/hub-api.md).
 ///
 /// Access tokens (`sat_…`) live 15 min by the injected clock; refresh tokens (`srt_…`)
 /// rotate on every refresh, and presenting a rotated one revokes the whole session

@@ -103,7 +103,7 @@ final class HubEngine {
         }
     }
 
-    /// The route table; see HUB-API.md "Endpoints".
+    /// The route table; see docs/hub-api.md "Endpoints".
     static func routeTable() -> [Route] {
         [
             Route("GET", "health", auth: .none, HubEngine.health),

@@ -18,7 +18,7 @@ struct ListQuery {
     }
 }
 
-/// Cursor pagination (HUB-API.md "Pagination"): `limit` 1…100 (default 25, larger is
+/// Cursor pagination (docs/hub-api.md "Conventions", pagination): `limit` 1…100 (default 25, larger is
 /// clamped), opaque cursors bound to the endpoint and the filters they were issued with
 /// and expiring after 24 h (`400 invalid_cursor` otherwise).
 extension HubEngine {

@@ -5,7 +5,7 @@ import ScriptHost
 import XCTest
 @testable import HubBindings
 
-/// DESIGN.md "Capabilities gating" and the write limit, in process: `HubRecipeRun.execute`
+/// docs/design.md "Capabilities gating" and the write limit, in process: `HubRecipeRun.execute`
 /// against an in-memory sandbox Hub.
 final class GatingTests: XCTestCase {
     /// One in-memory sandbox, one journal and a temporary state folder per test.
