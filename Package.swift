@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // hubscript — a sandboxed Lua 5.4 host for Substratal Hub recipes.
-// Layout and module boundaries: docs/ARCHITECTURE.md.
+// Layout and module boundaries: docs/architecture.md.
 import PackageDescription
 
 let package = Package(
@@ -23,12 +23,14 @@ let package = Package(
 
         // Generic Lua runtime: knows nothing about the Hub.
         .target(name: "ScriptHost", dependencies: ["CLua"]),
+        // The one SQLite wrapper (journal and sandbox store).
+        .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
         // HTTP/1.1 message types and the small loopback server.
         .target(name: "HTTPKit"),
         // The emulated Hub and Dispatch services.
-        .target(name: "HubSandbox", dependencies: ["CSQLite", "HTTPKit"]),
+        .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit"]),
         // Hub client, gating, journal, plugins.
-        .target(name: "HubBindings", dependencies: ["ScriptHost", "HTTPKit", "HubSandbox", "CSQLite", "CSodium"]),
+        .target(name: "HubBindings", dependencies: ["ScriptHost", "HTTPKit", "HubSandbox", "SQLiteKit", "CSodium"]),
         // The thin CLI.
         .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubSandbox", "HTTPKit"]),
         // The client side of scripts/bench-client (not installed, not for users).

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPKit
 
-/// The sandbox Hub: an in-process emulation of the Hub API of `HUB-API.md`, backed by
+/// The sandbox Hub: an in-process emulation of the Hub API of `docs/hub-api.md`, backed by
 /// SQLite and seeded with deterministic demo data (fixed accounts in `SandboxFixtures`).
 ///
 /// Thread-safe: `handle` may be called concurrently (an HTTP server does); requests are

@@ -1,3 +1,4 @@
+import SQLiteKit
 import XCTest
 @testable import HubSandbox
 

@@ -2,10 +2,12 @@ import Foundation
 import XCTest
 @testable import HubSandbox
 
-/// Rough cost per request in `handle` (debug build; a release build is several times
-/// faster). Prints µs per request; asserts only generous bounds so it never flakes.
+/// Rough cost per request in `handle`. A benchmark, not a test: it prints µs per request
+/// and asserts no speed. Off unless `HUBSCRIPT_BENCH=1` (release figures:
+/// `HUBSCRIPT_BENCH=1 swift test -c release --filter HubSandboxTests.BenchmarkTests`).
 final class BenchmarkTests: XCTestCase {
     func testCostPerRequest() throws {
+        try XCTSkipUnless(ProcessInfo.processInfo.environment["HUBSCRIPT_BENCH"] != nil, "a benchmark: set HUBSCRIPT_BENCH=1")
         let started = Date()
         let hub = try HubSandbox(options: SandboxOptions(scale: .init(users: 5_000, auditEvents: 200_000), rateLimits: .off))
         let seedSeconds = Date().timeIntervalSince(started)
@@ -31,8 +33,6 @@ final class BenchmarkTests: XCTestCase {
         XCTAssertEqual(grants, ids.count)
         let fileMicros = try fileGrantMicros()
         print(String(format: "HubSandbox bench: grant on a WAL file store %.0f µs", fileMicros))
-        XCTAssertLessThan(seedSeconds, 30)
-        XCTAssertLessThan(listMicros, 5_000)
     }
 
     /// µs per grant with `.file` storage (WAL, synchronous=NORMAL), default scale.

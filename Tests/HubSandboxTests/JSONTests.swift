@@ -19,9 +19,31 @@ final class JSONTests: XCTestCase {
     }
 
     func testMalformedInputThrows() {
-        for bad in ["", "{", "{\"a\" 1}", "[1,]", "tru", "\"abc", "{} x", "01a", "\"\u{01}\""] {
+        for bad in ["", "{", "{\"a\" 1}", "[1,]", "tru", "\"abc", "{} x", "\"\u{01}\""] {
             XCTAssertThrowsError(try parse(bad), bad)
         }
+    }
+
+    /// Each is a number Swift's `Int`/`Double` would read but JSON does not allow,
+    /// alone and inside an array (where the parser must not skip past it either).
+    func testNumbersOutsideJSONGrammarThrow() {
+        for bad in ["01", "+1", "1.", ".5", "-", "1e", "1e+", "--1", "-01", "00", "1.e3", "0x1", "1.5.5", "Infinity", "NaN"] {
+            XCTAssertThrowsError(try parse(bad), bad)
+            XCTAssertThrowsError(try parse("[\(bad)]"), "[\(bad)]")
+        }
+    }
+
+    func testNumbersInJSONGrammarParse() throws {
+        XCTAssertEqual(try parse("0"), .int(0))
+        XCTAssertEqual(try parse("-0"), .int(0))
+        XCTAssertEqual(try parse("120"), .int(120))
+        XCTAssertEqual(try parse("-7"), .int(-7))
+        XCTAssertEqual(try parse("1.5"), .double(1.5))
+        XCTAssertEqual(try parse("0.25"), .double(0.25))
+        XCTAssertEqual(try parse("1e3"), .double(1000))
+        XCTAssertEqual(try parse("1E+2"), .double(100))
+        XCTAssertEqual(try parse("-2.5e-1"), .double(-0.25))
+        XCTAssertEqual(try parse("[0,-1,2.0]"), .array([.int(0), .int(-1), .double(2)]))
     }
 }
 

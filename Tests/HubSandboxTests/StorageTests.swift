@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteKit
 import XCTest
 @testable import HubSandbox
 
@@ -71,21 +72,63 @@ final class StorageTests: XCTestCase {
     }
 }
 
-/// Many threads at once: every request is answered, every grant lands exactly once.
+/// Many threads at once: every request is answered, every grant lands exactly once, and
+/// a second call with the same key is a replay of the first — never a second grant, and
+/// never a conflict of the grant itself (which broken idempotency would produce).
 final class ConcurrencyTests: XCTestCase {
+    struct Answer {
+        let user: String
+        let status: Int
+        let code: String?
+        let replayed: Bool
+        let grant: String?
+    }
+
     func testConcurrentCallersAreSerializedSafely() throws {
         let hub = try makeHub(users: 120)
         let ids = (hub.call("GET", "/users?status=active&limit=40").json["data"]?.items ?? []).compactMap { $0["id"]?.string }
+        XCTAssertEqual(ids.count, 40)
+        let answers = ClientLockedList<Answer>()
         DispatchQueue.concurrentPerform(iterations: ids.count * 2) { i in
             let id = ids[i % ids.count]
             _ = hub.call("GET", "/users/\(id)")
             let r = hub.call("POST", "/users/\(id)/entitlements", body: #"{"application_id":"app_hub","source":"trial"}"#,
                              headers: [("Idempotency-Key", "c-\(id)")])
-            XCTAssertTrue([201, 409].contains(r.status), r.text)
+            answers.append(Answer(user: id, status: r.status, code: r.code,
+                                  replayed: r.headers["Idempotent-Replayed"] == "true", grant: r.json["id"]?.string))
+        }
+        // A same-key call either replays the first (201, Idempotent-Replayed) or, while the
+        // first is still running, is told so (409 idempotency_key_in_flight): nothing else.
+        for a in answers.items {
+            XCTAssertTrue(a.status == 201 || (a.status == 409 && a.code == "idempotency_key_in_flight"),
+                          "\(a.user): \(a.status) \(a.code ?? "")")
+        }
+        var original: [String: String] = [:]
+        for a in answers.items where a.status == 201 && !a.replayed { original[a.user] = a.grant }
+        XCTAssertEqual(Set(original.keys), Set(ids), "each user's first call granted")
+        XCTAssertEqual(answers.items.filter { $0.status == 201 && !$0.replayed }.count, ids.count, "one fresh grant per key")
+        for a in answers.items where a.replayed {
+            XCTAssertEqual(a.grant, original[a.user], "a replay answers the first call's grant")
+        }
+        // Once all are done, the same key replays the first call, for every user.
+        for id in ids {
+            let again = hub.call("POST", "/users/\(id)/entitlements", body: #"{"application_id":"app_hub","source":"trial"}"#,
+                                 headers: [("Idempotency-Key", "c-\(id)")])
+            XCTAssertEqual(again.status, 201, again.text)
+            XCTAssertEqual(again.headers["Idempotent-Replayed"], "true", id)
+            XCTAssertEqual(again.json["id"]?.string, original[id], id)
         }
         let granted = try hub.engine.db.first("SELECT COUNT(*) FROM entitlements WHERE application_id = 'app_hub'") { $0.int(0) }
         XCTAssertEqual(granted, ids.count)
         let events = try hub.engine.db.first("SELECT COUNT(*) FROM audit_events WHERE action = 'entitlement.granted' AND request_id LIKE 'req_%' AND request_id NOT LIKE 'req_seed%'") { $0.int(0) }
         XCTAssertEqual(events, ids.count)
     }
+}
+
+/// Items appended from many threads.
+final class ClientLockedList<Element>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [Element] = []
+    func append(_ e: Element) { lock.withLock { storage.append(e) } }
+    var items: [Element] { lock.withLock { storage } }
 }

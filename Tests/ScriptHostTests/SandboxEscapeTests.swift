@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
-import ScriptHost
+@testable import ScriptHost
 
-/// The sandbox rules of DESIGN.md ("The runtime"), one test per rule, each asserting
+/// The sandbox rules of docs/design.md ("The runtime") and docs/recipe-sandbox.md, one test per rule, each asserting
 /// the exact message a recipe sees (the Redis `scripting.tcl` style).
 final class SandboxEscapeTests: RecipeTestCase {
     // MARK: Loading code
@@ -98,6 +98,90 @@ final class SandboxEscapeTests: RecipeTestCase {
         print(table.concat(names, ","))
         """
         XCTAssertEqual(lines(source), ["clock,date,time"])
+    }
+
+    /// Every global a recipe can reach and every field of each library table, against
+    /// the allow-list in docs/recipe-sandbox.md ("What a recipe can see"). A recipe
+    /// cannot list its globals (they sit behind the locked `_ENV`), so the test probes
+    /// every candidate name: the documented ones, Lua 5.4's (and 5.1's) standard
+    /// globals, and every name the prelude's source puts into `base` — so a global
+    /// added there shows up here. Library tables can be listed, so they are, in full.
+    func testEveryGlobalAndLibraryFieldIsOnTheAllowList() throws {
+        let allowed = try Self.documentedAllowList()
+        let documentedGlobals = try XCTUnwrap(allowed["globals"], "the allow-list has no 'globals' line")
+        let plugins = Set(harness.plugins.map(\.module))
+        let fromPrelude = Self.preludeBaseNames()
+        XCTAssertTrue(fromPrelude.isSuperset(of: ["assert", "print", "require", "load", "recipe", "os"]),
+                      "the prelude's base names were not found in its source: \(fromPrelude.sorted())")
+        let candidates = Set(documentedGlobals).union(Self.standardLuaGlobals).union(fromPrelude).union(plugins).sorted()
+        let quoted = candidates.map { "\"\($0)\"" }.joined(separator: ", ")
+        let globals = lines("""
+            local present = {}
+            for _, name in ipairs { \(quoted) } do
+              local ok, value = pcall(function() return _ENV[name] end)
+              if ok and value ~= nil then present[#present + 1] = name end
+            end
+            print(table.concat(present, " "))
+            """)
+        XCTAssertEqual(globals.first?.split(separator: " ").map(String.init),
+                       Set(documentedGlobals).union(plugins).sorted(), "globals a recipe can reach")
+
+        for (library, fields) in allowed.sorted(by: { $0.key < $1.key }) where library != "globals" {
+            let seen = lines("""
+                local names = {}
+                for k in pairs(\(library)) do names[#names + 1] = tostring(k) end
+                table.sort(names)
+                print(table.concat(names, " "))
+                """)
+            XCTAssertEqual(seen.first?.split(separator: " ").map(String.init), fields.sorted(), "fields of \(library)")
+        }
+        let tables = documentedGlobals.filter { name in lines("print(type(\(name)))").first == "table" }
+        XCTAssertEqual(Set(tables), Set(allowed.keys).subtracting(["globals"]),
+                       "every global table a recipe sees has its own line in the allow-list")
+    }
+
+    struct AllowListMissing: Error, CustomStringConvertible { let description: String }
+
+    /// Lua 5.4's standard globals, and the 5.1–5.3 ones a build might still carry.
+    static let standardLuaGlobals: Set<String> = [
+        "_G", "_VERSION", "assert", "collectgarbage", "coroutine", "debug", "dofile", "error", "getmetatable", "io",
+        "ipairs", "load", "loadfile", "math", "next", "os", "package", "pairs", "pcall", "print", "rawequal", "rawget",
+        "rawlen", "rawset", "require", "select", "setmetatable", "string", "table", "tonumber", "tostring", "type",
+        "utf8", "warn", "xpcall", "loadstring", "unpack", "setfenv", "getfenv", "module", "gcinfo", "newproxy", "bit32",
+    ]
+
+    /// The ```allow-list block of docs/recipe-sandbox.md: `name: field field …` lines.
+    static func documentedAllowList() throws -> [String: [String]] {
+        let doc = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/recipe-sandbox.md")
+        let text = try String(contentsOf: doc, encoding: .utf8)
+        guard let start = text.range(of: "```allow-list\n"),
+              let end = text.range(of: "\n```", range: start.upperBound..<text.endIndex) else {
+            throw AllowListMissing(description: "\(doc.path) has no ```allow-list block")
+        }
+        var list: [String: [String]] = [:]
+        for line in text[start.upperBound..<end.lowerBound].split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            list[String(parts[0])] = parts[1].split(separator: " ").map(String.init)
+        }
+        return list
+    }
+
+    /// Names the prelude's Lua source puts into `base`: its copy list and `base.name = …`.
+    static func preludeBaseNames() -> Set<String> {
+        let source = Prelude.source
+        var names = Set<String>()
+        if let copy = source.range(of: "for _, name in ipairs{"), let end = source.range(of: "} do", range: copy.upperBound..<source.endIndex) {
+            for match in source[copy.upperBound..<end.lowerBound].split(separator: "\"").enumerated() where match.offset % 2 == 1 {
+                names.insert(String(match.element))
+            }
+        }
+        let assignment = try! NSRegularExpression(pattern: #"base\.([A-Za-z_][A-Za-z0-9_]*)\s*="#)
+        for m in assignment.matches(in: source, range: NSRange(source.startIndex..., in: source)) {
+            names.insert(String(source[Range(m.range(at: 1), in: source)!]))
+        }
+        return names
     }
 
     func testPackageIsAbsentSoLoadlibIsUnreachable() {

@@ -100,6 +100,21 @@ final class CLIHarness {
         try run(args, state: state, expect: 0)
     }
 
+    /// The journalled writes of run `id` by state (`done`, `pending`, `failed`).
+    func writeStates(_ id: String) throws -> [String: Int] {
+        let r = try run(["runs", "show", id])
+        guard r.status == 0 else { return [:] }
+        var states: [String: Int] = [:]
+        var inWrites = false
+        for line in r.stdout.split(separator: "\n") {
+            if line == "WRITES" { inWrites = true; continue }
+            guard inWrites else { continue }
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if fields.count >= 2 { states[String(fields[1]), default: 0] += 1 }
+        }
+        return states
+    }
+
     /// Opens the state directory's sandbox file (after the CLI processes are done).
     func sandbox(state: URL? = nil) throws -> SandboxReader {
         let file = (state ?? stateDir).appendingPathComponent("sandbox/hub.sqlite")
@@ -116,16 +131,28 @@ final class LockedData: @unchecked Sendable {
     var value: Data { lock.withLock { data ?? Data() } }
 }
 
-/// Reads a sandbox Hub with the jobs key (every permission).
+/// Reads a sandbox Hub with the jobs key (every permission): in process from its file,
+/// or over loopback HTTP from a served one.
 struct SandboxReader {
-    let hub: HubSandbox
+    private let send: (HTTPRequestMessage) throws -> HTTPResponseMessage
+
+    init(hub: HubSandbox) { send = { hub.handle($0) } }
+
+    /// A sandbox served at `url` (`http://127.0.0.1:PORT`).
+    init(served url: String) throws {
+        guard let parsed = URL(string: url), let host = parsed.host, let port = parsed.port.flatMap(UInt16.init) else {
+            throw NSError(domain: "SandboxReader", code: 0, userInfo: [NSLocalizedDescriptionKey: "not a loopback URL: \(url)"])
+        }
+        let client = LoopbackHTTPClient()
+        send = { try client.perform($0, host: host, port: port, timeout: 10) }
+    }
 
     /// `GET target` → the decoded JSON object; fails on a non-2xx answer.
     func get(_ target: String) throws -> [String: Any] {
         var headers = HTTPHeaders()
         headers.add("Substratal-Version", "1")
         headers.add("Authorization", "Bearer \(SandboxFixtures.jobsKeySecret)")
-        let response = hub.handle(HTTPRequestMessage(method: "GET", target: target, headers: headers))
+        let response = try send(HTTPRequestMessage(method: "GET", target: target, headers: headers))
         let text = String(decoding: response.body, as: UTF8.self)
         guard (200..<300).contains(response.status),
               let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any] else {

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The CLI as a user sees it: exact stdout, stderr and exit codes (DESIGN.md
+/// The CLI as a user sees it: exact stdout, stderr and exit codes (docs/design.md
 /// "Output": 0 success, 1 the recipe failed, 2 usage or configuration, 4 a limit).
 final class CLITests: CLITestCase {
     static let mainHelp = """

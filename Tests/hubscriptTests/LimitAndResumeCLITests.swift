@@ -63,23 +63,23 @@ final class LimitAndResumeCLITests: XCTestCase {
         XCTAssertTrue(after.stdout.contains("mode      run, succeeded, attempts 2"), after.stdout)
     }
 
-    /// A run started with a relative recipe path records it as typed; `runs resume` from
-    /// another working directory should still find the recipe.
+    /// A run started with a relative recipe path keeps the recipe's absolute path in the
+    /// journal, so `runs resume` from another working directory finds the recipe and
+    /// makes the remaining writes.
     func testResumeFromAnotherDirectoryFindsTheRecipe() throws {
         let cli = try CLIHarness(testCase: self)
         try cli.resetSandbox()
         let recipe = try offboardCopy(cli)
         try cli.run([recipe, "--param", "user=ada@example.com", "--max-writes", "3", "--run-id", "run_elsewhere"], expect: 4)
+        let before = try auditCount(cli)
         let elsewhere = cli.root.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
         let r = try cli.run(["runs", "resume", "run_elsewhere"], cwd: elsewhere)
-        if r.status != 0 {
-            throw XCTSkip("""
-                BUG: runs resume depends on the working directory: the journal keeps the recipe path as typed \
-                ("offboard.lua"), so resuming from another folder fails (exit \(r.status): \
-                \(r.stderr.split(separator: "\n").last ?? "")). Repro: cd A; hubscript offboard.lua --param user=ada@example.com \
-                --max-writes 3 --run-id R; cd B; hubscript runs resume R. The same holds for hubscript apply (plan.recipe.path).
-                """)
-        }
+        XCTAssertEqual(r.status, 0, r.output)
+        XCTAssertTrue(r.stderr.contains("done: run run_elsewhere — "), r.stderr)
+        XCTAssertTrue(r.stderr.contains(" 8 writes in "), r.stderr)
+        XCTAssertEqual(try auditCount(cli) - before, 8, "the remaining 8 changes")
+        let show = try cli.run(["runs", "show", "run_elsewhere"], expect: 0)
+        XCTAssertTrue(show.stdout.contains("mode      run, succeeded, attempts 2"), show.stdout)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// DESIGN.md "Plan and apply", through the CLI: `hubscript plan --out` then
+/// docs/design.md "Plan and apply", through the CLI: `hubscript plan --out` then
 /// `hubscript apply` does what a plain run does; a plan is refused when the data, the
 /// recipe or the params changed since it was made.
 final class PlanApplyTests: XCTestCase {

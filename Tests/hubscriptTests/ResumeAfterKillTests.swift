@@ -1,11 +1,16 @@
 import Foundation
 import XCTest
 
-/// DESIGN.md "Idempotency, the journal, resume": `kill -9` at any point followed by
+/// docs/design.md "Idempotency, the journal, resume": `kill -9` at any point followed by
 /// `hubscript runs resume` does every change exactly once. A recipe makes 300 grants;
 /// the process is killed three times part-way (after about 50, 150 and 250 journalled
 /// writes), then resumed to the end. Each grant waits 15 ms of CPU time first, so that
 /// polling `hubscript runs show` (about 40 ms a call) sees the kill points in time.
+///
+/// What this cannot show: a duplicate. The Hub refuses a second live grant of one app to
+/// one user, so a resend that the Hub did not replay would fail, not grant twice.
+/// `ResumeAfterKillOnPendingTests` kills on pending notifications, which have no such
+/// guard, and counts what the Hub received.
 final class ResumeAfterKillTests: XCTestCase {
     static let recipe = """
         recipe {
@@ -31,20 +36,7 @@ final class ResumeAfterKillTests: XCTestCase {
         print(("granted %s to %d users"):format(params.app, n))
         """
 
-    /// The journalled writes of run `id` by state (`done`, `pending`, `failed`).
-    func writeStates(_ cli: CLIHarness, _ id: String) throws -> [String: Int] {
-        let r = try cli.run(["runs", "show", id])
-        guard r.status == 0 else { return [:] }
-        var states: [String: Int] = [:]
-        var inWrites = false
-        for line in r.stdout.split(separator: "\n") {
-            if line == "WRITES" { inWrites = true; continue }
-            guard inWrites else { continue }
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            if fields.count >= 2 { states[String(fields[1]), default: 0] += 1 }
-        }
-        return states
-    }
+    func writeStates(_ cli: CLIHarness, _ id: String) throws -> [String: Int] { try cli.writeStates(id) }
 
     /// Starts `args`, polls the journal, and SIGKILLs the process once run `id` has at
     /// least `threshold` done writes. Returns the done count seen at the kill.
@@ -152,33 +144,9 @@ final class ResumeAfterKillTests: XCTestCase {
         try cli.resetSandbox(users: 500, state: hubState)
         let users = try first300ActiveUsers(cli, state: hubState)
 
-        let (server, out, err) = cli.process(["sandbox", "serve", "--port", "0", "--dispatch-port", "0", "--rate-limits", "off",
-                                              "--faults", "latency=20ms,lost=0.05,seed=7"], state: hubState)
-        let banner = LockedText()
-        out.fileHandleForReading.readabilityHandler = { banner.append($0.availableData) }
-        err.fileHandleForReading.readabilityHandler = { banner.append($0.availableData) }
-        try server.run()
-        defer {
-            if server.isRunning { server.interrupt() }
-            server.waitUntilExit()
-            out.fileHandleForReading.readabilityHandler = nil
-            err.fileHandleForReading.readabilityHandler = nil
-        }
-        var url: String?
-        let deadline = Date().addingTimeInterval(20)
-        while url == nil && Date() < deadline && server.isRunning {
-            url = banner.text.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression).map { String(banner.text[$0]) }
-            usleep(20_000)
-        }
-        let hubURL = try XCTUnwrap(url, "sandbox serve did not start: \(banner.text)")
-        let config = try cli.file("served.config.lua", """
-            return { profiles = { served = { hub_url = "\(hubURL)", api_key = "satk_test_jobs_sandbox_0000000000000000",
-                                             rate_limit_per_minute = 0 } } }
-            """)
-
-        try killThreeTimesAndResume(cli, id: "run_kill_served", pauseMs: 0, extra: ["--config", config])
-        server.interrupt()
-        server.waitUntilExit()
+        let server = try ServedSandbox(cli, state: hubState, faults: "latency=20ms,lost=0.05,seed=7")
+        try killThreeTimesAndResume(cli, id: "run_kill_served", pauseMs: 0, extra: ["--config", server.config])
+        server.stop()
         try assertEachGrantOnce(cli, state: hubState, users: users)
     }
 }

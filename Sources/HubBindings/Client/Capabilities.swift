@@ -68,14 +68,14 @@ public struct Capabilities: Sendable, Equatable {
     public var canManageBilling: Bool { has("billing.manage") }
     public var canSendNotifications: Bool { has("notifications.send") }
 
-    /// Every platform permission key of HUB-API.md.
+    /// Every platform permission key of docs/hub-api.md.
     public static let allPermissions: [String] = [
         "users.list", "users.manage", "entitlements.manage", "applications.manage", "roles.manage",
         "organizations.manage", "billing.manage", "audit.view", "webhooks.manage", "api_keys.manage",
         "tenants.manage", "notifications.send",
     ]
 
-    /// The seed roles and their permissions (HUB-API.md "Permissions").
+    /// The seed roles and their permissions (docs/hub-api.md "Permissions").
     public static let seedRolePermissions: [String: Set<String>] = [
         "role_superadmin": Set(allPermissions),
         "role_support": ["users.list", "audit.view"],

@@ -8,89 +8,134 @@ extension HubClient {
     /// `RateGovernor`, `SessionManager` and `HubClient.send(_:reapply:)`.
     func execute(_ original: HubRequest, reapply: Reapply?) throws -> HubResponse {
         try checkOpen(original)
-        var request = original
-        if request.takesIfMatch, request.ifMatch == nil {
-            request.ifMatch = cachedETag(for: request)
+        var call = CallProgress(request: original)
+        if call.request.takesIfMatch, call.request.ifMatch == nil {
+            call.request.ifMatch = cachedETag(for: call.request)
         }
-        let retry = options.retry
+        while true {
+            guard let sent = try sendOnce(&call) else { continue }   // a transport failure worth retrying
+            if let response = try accepted(sent, for: call.request) { return response }
+            try recover(from: sent, &call, reapply: reapply)          // throws the final error, or try again
+        }
+    }
+
+    /// One call across its attempts: the request as it will be sent next, and what the
+    /// rules have used up (retries, the one token refresh, version-conflict rounds).
+    struct CallProgress {
+        var request: HubRequest
         var attempt = 1
         var refreshed = false
         var conflictRounds = 0
+    }
 
-        while true {
-            governor.acquire()
-            let auth = try authorization(for: request)
-            let requestID = UUID().uuidString.lowercased()
-            let message = makeMessage(request, authorization: auth.header, requestID: requestID)
+    /// An answer the server gave to one attempt.
+    struct Answer {
+        let raw: HTTPResponseMessage
+        /// The server's `X-Request-Id`, or the one the client sent.
+        let requestID: String
+        /// The session generation the request was authorized with.
+        let authGeneration: Int
+    }
 
-            let raw: HTTPResponseMessage
-            do {
-                raw = try transport.perform(message, baseURL: baseURL, timeouts: options.timeouts)
-            } catch {
-                let failure = Self.transportFailure(error, requestID: requestID)
-                if failure.code == HubError.Code.transportError, request.isRetryable, attempt < retry.maxAttempts {
-                    options.clock.sleep(retry.backoff(afterAttempt: attempt, random: options.random))
-                    attempt += 1
-                    continue
-                }
-                throw failure
-            }
+    /// Sends the request once (after the governor lets it go). Returns nil after a
+    /// transport failure that will be retried (having waited the backoff).
+    /// - Throws: the transport failure when it is final.
+    private func sendOnce(_ call: inout CallProgress) throws -> Answer? {
+        governor.acquire()
+        let auth = try authorization(for: call.request)
+        let requestID = UUID().uuidString.lowercased()
+        let message = makeMessage(call.request, authorization: auth.header, requestID: requestID)
+        let raw: HTTPResponseMessage
+        do {
+            raw = try transport.perform(message, baseURL: baseURL, timeouts: options.timeouts)
+        } catch {
+            let failure = Self.transportFailure(error, requestID: requestID)
+            guard failure.code == HubError.Code.transportError, call.request.isRetryable,
+                  call.attempt < options.retry.maxAttempts else { throw failure }
+            options.clock.sleep(options.retry.backoff(afterAttempt: call.attempt, random: options.random))
+            call.attempt += 1
+            return nil
+        }
+        governor.observe(raw.headers)
+        warnIfDeprecated(raw.headers)
+        return Answer(raw: raw, requestID: raw.headers["X-Request-Id"] ?? requestID, authGeneration: auth.generation)
+    }
 
-            governor.observe(raw.headers)
-            warnIfDeprecated(raw.headers)
-            let rid = raw.headers["X-Request-Id"] ?? requestID
-            if (200..<300).contains(raw.status) {
-                let response = try Self.makeResponse(raw, requestID: rid, decode: request.decodesBody)
-                remember(response, for: request)
-                return response
-            }
-            if (300..<400).contains(raw.status) {
-                throw HubError(code: HubError.Code.redirectRefused,
-                               message: "The server answered \(raw.status) redirecting to \(raw.headers["Location"] ?? "nowhere")",
-                               status: raw.status, requestID: rid)
-            }
-            let error = Self.decodeError(raw, requestID: rid)
-            let retryAfter = RetryPolicy.retryAfter(raw.headers)
+    /// The response of a 2xx answer (remembered for ETags); nil for an error answer.
+    /// - Throws: `redirect_refused` for a 3xx (the client never follows redirects).
+    private func accepted(_ answer: Answer, for request: HubRequest) throws -> HubResponse? {
+        let raw = answer.raw
+        if (200..<300).contains(raw.status) {
+            let response = try Self.makeResponse(raw, requestID: answer.requestID, decode: request.decodesBody)
+            remember(response, for: request)
+            return response
+        }
+        if (300..<400).contains(raw.status) {
+            throw HubError(code: HubError.Code.redirectRefused,
+                           message: "The server answered \(raw.status) redirecting to \(raw.headers["Location"] ?? "nowhere")",
+                           status: raw.status, requestID: answer.requestID)
+        }
+        return nil
+    }
 
-            // Auth: one refresh and replay per call.
-            if raw.status == 401, request.authenticated, let session {
-                if error.code == HubError.Code.unauthenticated, !refreshed {
-                    refreshed = true
-                    _ = try session.token(after: auth.generation, refresh: refresher)
-                    continue
-                }
-                if error.code == HubError.Code.sessionRevoked || error.code == HubError.Code.refreshTokenReused {
-                    session.end(reason: error.code)
-                    throw session.endedError(error.code, requestID: rid)
-                }
-                throw error
-            }
-            if error.code == HubError.Code.unsupportedAPIVersion {
-                state.withLock { $0.halt = error }
-                throw error
-            }
-            if raw.status == 403 {
-                invalidateCapabilities()
-                throw error
-            }
-            if error.code == HubError.Code.versionConflict, let reapply, conflictRounds < 3 {
-                conflictRounds += 1
-                let current = try execute(HubRequest(.get, request.etagPath, feature: request.feature), reapply: nil)
-                guard let body = try reapply(current) else { throw error }
-                if request.method != .delete { request.body = body }
-                request.ifMatch = current.etag
-                continue
-            }
-            if let feature = request.feature, raw.status == 404 || raw.status == 501 {
-                throw disable(feature: feature, because: error)
-            }
-            if let wait = retryDelay(for: raw.status, error: error, request: request, retryAfter: retryAfter, attempt: attempt) {
-                if raw.status == 429 { governor.pause(for: wait) } else { options.clock.sleep(wait) }
-                attempt += 1
-                continue
-            }
+    /// Applies the rules to an error answer, in order: authentication (one refresh),
+    /// an unsupported API version (halts the client), 403 (Capabilities are stale), a
+    /// version conflict (re-apply on the current state), an unavailable feature, and
+    /// retries. Returns when the call should be sent again; otherwise throws.
+    private func recover(from answer: Answer, _ call: inout CallProgress, reapply: Reapply?) throws {
+        let raw = answer.raw
+        let error = Self.decodeError(raw, requestID: answer.requestID)
+        if raw.status == 401, call.request.authenticated, let session {
+            try recoverAuthentication(error, session: session, answer: answer, &call)
+            return
+        }
+        if error.code == HubError.Code.unsupportedAPIVersion {
+            state.withLock { $0.halt = error }
             throw error
         }
+        if raw.status == 403 {
+            invalidateCapabilities()
+            throw error
+        }
+        if error.code == HubError.Code.versionConflict, let reapply, call.conflictRounds < 3 {
+            try reapplyOnCurrentState(error, reapply: reapply, &call)
+            return
+        }
+        if let feature = call.request.feature, raw.status == 404 || raw.status == 501 {
+            throw disable(feature: feature, because: error)
+        }
+        let retryAfter = RetryPolicy.retryAfter(raw.headers)
+        guard let wait = retryDelay(for: raw.status, error: error, request: call.request, retryAfter: retryAfter,
+                                    attempt: call.attempt) else { throw error }
+        if raw.status == 429 { governor.pause(for: wait) } else { options.clock.sleep(wait) }
+        call.attempt += 1
+    }
+
+    /// A 401 on a session: one refresh and replay per call; a revoked session or a
+    /// reused refresh token ends the session. Returns to send again; otherwise throws.
+    private func recoverAuthentication(_ error: HubError, session: SessionManager, answer: Answer,
+                                       _ call: inout CallProgress) throws {
+        if error.code == HubError.Code.unauthenticated, !call.refreshed {
+            call.refreshed = true
+            _ = try session.token(after: answer.authGeneration, refresh: refresher)
+            return
+        }
+        if error.code == HubError.Code.sessionRevoked || error.code == HubError.Code.refreshTokenReused {
+            session.end(reason: error.code)
+            throw session.endedError(error.code, requestID: answer.requestID)
+        }
+        throw error
+    }
+
+    /// A version conflict: reads the resource's current state, lets `reapply` rebuild
+    /// the body on it (nil: the change no longer applies, so `error` is thrown), and
+    /// sends again with the new ETag. At most 3 rounds per call.
+    private func reapplyOnCurrentState(_ error: HubError, reapply: Reapply, _ call: inout CallProgress) throws {
+        call.conflictRounds += 1
+        let current = try execute(HubRequest(.get, call.request.etagPath, feature: call.request.feature), reapply: nil)
+        guard let body = try reapply(current) else { throw error }
+        if call.request.method != .delete { call.request.body = body }
+        call.request.ifMatch = current.etag
     }
 
     /// The wait before the next attempt, or nil when the failure is final.

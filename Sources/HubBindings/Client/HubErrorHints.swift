@@ -16,7 +16,7 @@ extension HubError {
     }
 
     private static let hints: [String: String] = [
-        Code.invalidRequest: "Check the request's parameters against HUB-API.md.",
+        Code.invalidRequest: "Check the request's parameters against docs/hub-api.md.",
         Code.invalidCursor: "Restart the listing: cursors expire after 24 h and only work with the filters they came from.",
         Code.userTokenRequired: "This call needs a user session; run `hubscript login` instead of using an API key.",
         Code.idempotencyKeyRequired: "Send an Idempotency-Key with this write (recipes do this automatically).",

@@ -18,7 +18,17 @@ enum HubJSONCanonical {
         var items: [Data]
         /// `{next_cursor, has_more}`; nil when the body had no `page` member.
         var page: HubJSON?
+        /// How the page was read: `scanner` when the page's framing was common (items
+        /// may still have taken the parser, see `parsedItems`), `parser` when the whole
+        /// body went through `HubJSON.parse`.
+        var route: Route = .scanner
+        /// Items that went through the parser and writer (all of them on the `parser` route).
+        var parsedItems = 0
     }
+
+    /// Which way a value went: the fast scanner, or the real parser and writer. Tests
+    /// read it to check that each path runs for the inputs meant for it.
+    enum Route: Sendable, Equatable { case scanner, parser }
 
     /// Scans a list page body (`{"data":[…],"page":{…}}`, members in any order).
     /// - Returns: nil when the body is a JSON object without a `data` array.
@@ -32,11 +42,14 @@ enum HubJSONCanonical {
         // The page itself is unusual (a duplicate member, a syntax error): the parser decides.
         guard case .object(let members) = try HubJSON.parse(body),
               case .array(let items)? = members["data"] else { return nil }
-        return Page(items: items.map { $0.encoded() }, page: members["page"])
+        return Page(items: items.map { $0.encoded() }, page: members["page"], route: .parser, parsedItems: items.count)
     }
 
     /// The canonical bytes of the one JSON value in `bytes`.
-    static func canonical(_ bytes: Data) throws -> Data {
+    static func canonical(_ bytes: Data) throws -> Data { try canonicalRouted(bytes).bytes }
+
+    /// `canonical(bytes)` and the route it took.
+    static func canonicalRouted(_ bytes: Data) throws -> (bytes: Data, route: Route) {
         let fast: [UInt8]? = bytes.withUnsafeBytes { raw in
             var scanner = Scanner(raw.bindMemory(to: UInt8.self))
             var out = [UInt8]()
@@ -46,8 +59,8 @@ enum HubJSONCanonical {
             scanner.skipWhitespace()
             return scanner.atEnd ? out : nil
         }
-        if let fast { return Data(fast) }
-        return try HubJSON.parse(bytes).encoded()
+        if let fast { return (Data(fast), .scanner) }
+        return (try HubJSON.parse(bytes).encoded(), .parser)
     }
 
     /// The fast path gave up: the value must go through the parser and writer.
@@ -83,6 +96,7 @@ enum HubJSONCanonical {
             skipWhitespace()
             try expect(UInt8(ascii: "{"))
             var items: [Data]?
+            var parsedItems = 0
             var page: HubJSON?
             var seen: Set<String> = []
             skipWhitespace()
@@ -97,7 +111,7 @@ enum HubJSONCanonical {
                     switch key {
                     case "data":
                         guard current == UInt8(ascii: "[") else { throw Unusual() }
-                        items = try itemsOfArray()
+                        (items, parsedItems) = try itemsOfArray()
                     case "page":
                         let start = index
                         try skipValue(depth: 1)
@@ -113,15 +127,17 @@ enum HubJSONCanonical {
             }
             skipWhitespace()
             guard atEnd else { throw Unusual() }
-            return items.map { Page(items: $0, page: page) }
+            return items.map { Page(items: $0, page: page, route: .scanner, parsedItems: parsedItems) }
         }
 
-        private mutating func itemsOfArray() throws -> [Data] {
+        /// The array's items in canonical form, and how many took the parser.
+        private mutating func itemsOfArray() throws -> ([Data], Int) {
             index += 1
             var items: [Data] = []
+            var parsed = 0
             var out = [UInt8]()
             skipWhitespace()
-            if current == UInt8(ascii: "]") { index += 1; return items }
+            if current == UInt8(ascii: "]") { index += 1; return (items, 0) }
             while true {
                 skipWhitespace()
                 let start = index
@@ -134,11 +150,12 @@ enum HubJSONCanonical {
                     try skipValue(depth: 2)
                     let slice = Data(UnsafeBufferPointer(rebasing: bytes[start..<index]))
                     items.append(try HubJSON.parse(slice).encoded())
+                    parsed += 1
                 }
                 skipWhitespace()
                 if current == UInt8(ascii: ",") { index += 1; continue }
                 try expect(UInt8(ascii: "]"))
-                return items
+                return (items, parsed)
             }
         }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteKit
 import ScriptHost
 
 extension Journal {
@@ -22,7 +23,7 @@ extension Journal {
                     attempts = attempts + 1
                 """,
                 [.text(start.id), .text(start.recipePath), .text(start.recipeSHA256), .text(params),
-                 .text(start.profile), .text(start.mode.rawValue), .integer(now), .init(start.outputFolder)])
+                 .text(start.profile), .text(start.mode.rawValue), .opt(now), .opt(start.outputFolder)])
             guard let run = try Journal.selectRuns(db, where: "id = ?1", [.text(start.id)]).first else {
                 throw JournalError(.corrupt, "the run \(start.id) vanished while it was being recorded")
             }
@@ -35,7 +36,7 @@ extension Journal {
         let now = nowMs()
         try transaction { db in
             try db.query("UPDATE runs SET status = ?2, finished_at = ?3 WHERE id = ?1",
-                         [.text(id), .text(status.rawValue), .integer(now)])
+                         [.text(id), .text(status.rawValue), .opt(now)])
             guard db.changes == 1 else { throw Journal.unknownRun(id) }
             if let counts { try Journal.setCounts(db, id: id, counts) }
         }
@@ -65,10 +66,10 @@ extension Journal {
         JournalError(.unknownRun, "the journal holds no run \(id) (see hubscript runs)")
     }
 
-    private static func setCounts(_ db: SQLiteConnection, id: String, _ c: RunCounts) throws {
+    private static func setCounts(_ db: SQLiteDatabase, id: String, _ c: RunCounts) throws {
         try db.query("""
             UPDATE runs SET reads = ?2, writes = ?3, replayed = ?4, planned = ?5, failed = ?6 WHERE id = ?1
-            """, [.text(id), .init(c.reads), .init(c.writes), .init(c.replayed), .init(c.planned), .init(c.failed)])
+            """, [.text(id), .opt(c.reads), .opt(c.writes), .opt(c.replayed), .opt(c.planned), .opt(c.failed)])
     }
 
     private static let runColumns = """
@@ -76,22 +77,22 @@ extension Journal {
         reads, writes, replayed, planned, failed, output_folder, attempts
         """
 
-    private static func selectRuns(_ db: SQLiteConnection, where condition: String,
-                                   _ values: [SQLiteConnection.SQLValue], suffix: String = "") throws -> [RunRecord] {
+    private static func selectRuns(_ db: SQLiteDatabase, where condition: String,
+                                   _ values: [SQLValue], suffix: String = "") throws -> [RunRecord] {
         var runs: [RunRecord] = []
         try db.query("SELECT \(runColumns) FROM runs WHERE \(condition) \(suffix)", values) { row in
-            let id = row.text(0) ?? ""
-            guard let mode = RunMode(rawValue: row.text(5) ?? ""),
-                  let status = RunStatus(rawValue: row.text(6) ?? "") else {
+            let id = row.textOrNil(0) ?? ""
+            guard let mode = RunMode(rawValue: row.textOrNil(5) ?? ""),
+                  let status = RunStatus(rawValue: row.textOrNil(6) ?? "") else {
                 throw JournalError(.corrupt, "the journal's run \(id) has an unknown mode or status")
             }
             runs.append(RunRecord(
-                id: id, recipePath: row.text(1) ?? "", recipeSHA256: row.text(2) ?? "",
-                paramsJSON: row.text(3) ?? "{}", profile: row.text(4) ?? "", mode: mode, status: status,
-                startedAt: date(row.int(7)) ?? Date(timeIntervalSince1970: 0), finishedAt: date(row.int(8)),
-                counts: RunCounts(reads: row.int(9) ?? 0, writes: row.int(10) ?? 0, replayed: row.int(11) ?? 0,
-                                  planned: row.int(12) ?? 0, failed: row.int(13) ?? 0),
-                outputFolder: row.text(14), attempts: row.int(15) ?? 1))
+                id: id, recipePath: row.textOrNil(1) ?? "", recipeSHA256: row.textOrNil(2) ?? "",
+                paramsJSON: row.textOrNil(3) ?? "{}", profile: row.textOrNil(4) ?? "", mode: mode, status: status,
+                startedAt: date(row.intOrNil(7)) ?? Date(timeIntervalSince1970: 0), finishedAt: date(row.intOrNil(8)),
+                counts: RunCounts(reads: row.intOrNil(9) ?? 0, writes: row.intOrNil(10) ?? 0, replayed: row.intOrNil(11) ?? 0,
+                                  planned: row.intOrNil(12) ?? 0, failed: row.intOrNil(13) ?? 0),
+                outputFolder: row.textOrNil(14), attempts: row.intOrNil(15) ?? 1))
         }
         return runs
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteKit
 import ScriptHost
 
 extension Journal {
@@ -45,7 +46,7 @@ extension Journal {
         }
     }
 
-    private func insertPending(_ db: SQLiteConnection, runID: String, sequence: Int, key: String, method: String,
+    private func insertPending(_ db: SQLiteDatabase, runID: String, sequence: Int, key: String, method: String,
                                path: String, bodySHA256: String?) throws {
         var known = false
         try db.query("SELECT 1 FROM runs WHERE id = ?1", [.text(runID)]) { _ in known = true }
@@ -58,7 +59,7 @@ extension Journal {
                 error = NULL, attempts = attempts + 1, updated_at = excluded.updated_at
             WHERE writes.state != 'done'
             """,
-            [.text(runID), .init(sequence), .text(key), .text(method), .text(path), .init(bodySHA256), .integer(nowMs())])
+            [.text(runID), .opt(sequence), .text(key), .text(method), .text(path), .opt(bodySHA256), .opt(nowMs())])
     }
 
     /// Records that write `key` succeeded with `response` (stored as canonical JSON;
@@ -109,36 +110,36 @@ extension Journal {
     }
 
     /// Stores `outcome` on its write row, inside the caller's transaction.
-    static func write(_ outcome: StagedOutcome, _ db: SQLiteConnection) throws {
+    static func write(_ outcome: StagedOutcome, _ db: SQLiteDatabase) throws {
         try db.query("""
             UPDATE writes SET state = ?3, http_status = ?4, response = ?5, error = ?6, updated_at = ?7
             WHERE run_id = ?1 AND key = ?2
             """,
-            [.text(outcome.runID), .text(outcome.key), .text(outcome.state.rawValue), .init(outcome.httpStatus),
-             .init(outcome.response), .init(outcome.error), .integer(outcome.at)])
+            [.text(outcome.runID), .text(outcome.key), .text(outcome.state.rawValue), .opt(outcome.httpStatus),
+             .opt(outcome.response), .opt(outcome.error), .opt(outcome.at)])
         guard db.changes == 1 else {
             throw JournalError(.unknownRun, "the journal holds no pending write \(outcome.key) in run \(outcome.runID)")
         }
     }
 
-    private static func selectWrites(_ db: SQLiteConnection, where condition: String,
-                                     _ values: [SQLiteConnection.SQLValue]) throws -> [WriteRecord] {
+    private static func selectWrites(_ db: SQLiteDatabase, where condition: String,
+                                     _ values: [SQLValue]) throws -> [WriteRecord] {
         var writes: [WriteRecord] = []
         let columns = """
             run_id, seq, key, method, path, body_sha256, state, http_status, response, error, attempts,
             created_at, updated_at
             """
         try db.query("SELECT \(columns) FROM writes WHERE \(condition)", values) { row in
-            let key = row.text(2) ?? ""
-            guard let state = WriteState(rawValue: row.text(6) ?? "") else {
+            let key = row.textOrNil(2) ?? ""
+            guard let state = WriteState(rawValue: row.textOrNil(6) ?? "") else {
                 throw JournalError(.corrupt, "the journal's write \(key) has an unknown state")
             }
             writes.append(WriteRecord(
-                runID: row.text(0) ?? "", sequence: row.int(1) ?? 0, key: key, method: row.text(3) ?? "",
-                path: row.text(4) ?? "", bodySHA256: row.text(5), state: state, httpStatus: row.int(7),
-                responseJSON: row.text(8), error: row.text(9), attempts: row.int(10) ?? 1,
-                createdAt: date(row.int(11)) ?? Date(timeIntervalSince1970: 0),
-                updatedAt: date(row.int(12)) ?? Date(timeIntervalSince1970: 0)))
+                runID: row.textOrNil(0) ?? "", sequence: row.intOrNil(1) ?? 0, key: key, method: row.textOrNil(3) ?? "",
+                path: row.textOrNil(4) ?? "", bodySHA256: row.textOrNil(5), state: state, httpStatus: row.intOrNil(7),
+                responseJSON: row.textOrNil(8), error: row.textOrNil(9), attempts: row.intOrNil(10) ?? 1,
+                createdAt: date(row.intOrNil(11)) ?? Date(timeIntervalSince1970: 0),
+                updatedAt: date(row.intOrNil(12)) ?? Date(timeIntervalSince1970: 0)))
         }
         return writes
     }

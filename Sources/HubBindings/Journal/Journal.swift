@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteKit
 import ScriptHost
 
 /// The idempotency journal: every run and every write, in SQLite.
@@ -26,7 +27,7 @@ public final class Journal: @unchecked Sendable {
     /// The schema version this code reads and writes (`PRAGMA user_version`).
     public static var schemaVersion: Int { Int(JournalSchema.version) }
 
-    private let db: SQLiteConnection
+    private let db: SQLiteDatabase
     private let lock = NSLock()
     /// An outcome recorded with `deferred: true` and not committed yet (guarded by `lock`).
     var staged: StagedOutcome?
@@ -37,23 +38,13 @@ public final class Journal: @unchecked Sendable {
     public init(path: String, busyTimeout: Int32 = 10_000,
                 clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.clock = clock
-        db = try SQLiteConnection(path: path, busyTimeoutMs: busyTimeout)
-        if path != ":memory:" {
-            // Switching to WAL needs a lock the busy handler does not always wait for
-            // (two processes opening a new journal at once): retry for up to ~2 s.
-            var attempt = 0
-            while true {
-                do {
-                    try db.query("PRAGMA journal_mode = WAL")
-                    break
-                } catch let error as JournalError where attempt < 100 && "\(error)".contains("locked") {
-                    attempt += 1
-                    usleep(20_000)
-                }
-            }
+        db = try Journal.mappingSQLiteErrors {
+            let db = try SQLiteDatabase(path: path, busyTimeoutMs: busyTimeout)
+            try db.enableWAL()
+            try db.exec("PRAGMA foreign_keys = ON")
+            try JournalSchema.migrate(db)
+            return db
         }
-        try db.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
-        try JournalSchema.migrate(db)
     }
 
     /// Opens `journal.sqlite` in `directory`, creating the directory (mode 0700: the
@@ -70,16 +61,23 @@ public final class Journal: @unchecked Sendable {
         try Journal(path: ":memory:", clock: clock)
     }
 
-    func locked<T>(_ body: (SQLiteConnection) throws -> T) rethrows -> T {
+    func locked<T>(_ body: (SQLiteDatabase) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(db)
     }
 
     /// Runs a read after committing any staged outcome, so reads see every write's state.
-    func reading<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    func reading<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
         try flush()
-        return try locked(body)
+        return try Journal.mappingSQLiteErrors { try locked(body) }
+    }
+
+    /// Runs `body`, turning a failed SQLite call into `JournalError(.sqlite)`.
+    static func mappingSQLiteErrors<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as SQLiteError {
+            throw JournalError(.sqlite, "journal \(error.path): \(error.message)" + (error.sql.map { " (in: \($0.prefix(60)))" } ?? ""))
+        }
     }
 
     /// Commits a staged outcome (`recordDone(…, deferred: true)`), if any.
@@ -99,18 +97,15 @@ public final class Journal: @unchecked Sendable {
     /// Runs `body` in an IMMEDIATE transaction (taking the write lock up front, so
     /// two processes never deadlock upgrading a read lock), committing on success. A
     /// staged outcome is written first and stays staged if the transaction fails.
-    func transaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try locked { db in
-            try db.query("BEGIN IMMEDIATE")
-            do {
-                if let staged { try Journal.write(staged, db) }
-                let result = try body(db)
-                try db.query("COMMIT")
-                staged = nil
+    func transaction<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
+        try Journal.mappingSQLiteErrors {
+            try locked { db in
+                let result = try db.transaction {
+                    if let staged { try Journal.write(staged, db) }
+                    return try body(db)
+                }
+                staged = nil   // committed with it
                 return result
-            } catch {
-                try? db.exec("ROLLBACK")
-                throw error
             }
         }
     }

@@ -1,3 +1,4 @@
+import SQLiteKit
 /// The journal's SQLite schema, versioned with `PRAGMA user_version`.
 ///
 /// Version 1:
@@ -59,11 +60,11 @@ enum JournalSchema {
 
     /// Brings the database to `version` inside one IMMEDIATE transaction, so two
     /// processes opening a new file at once create the schema exactly once.
-    static func migrate(_ db: SQLiteConnection) throws {
+    static func migrate(_ db: SQLiteDatabase) throws {
         try db.exec("BEGIN IMMEDIATE")
         do {
             var current: Int32 = 0
-            try db.query("PRAGMA user_version") { current = Int32($0.int(0) ?? 0) }
+            try db.query("PRAGMA user_version") { current = Int32($0.int(0)) }
             guard current <= version else {
                 throw JournalError(.schemaTooNew, """
                     the journal \(db.path) has schema version \(current), newer than this hubscript \

@@ -85,7 +85,7 @@ public enum HubRecipeRun {
                         progress: request.progress ?? TerminalProgressReporter())
         let report = pass.run(configure: configure)
         var warnings: [String] = []
-        if report.succeeded { warnings = (try? coordinator.finish()) ?? [] }
+        if report.succeeded { warnings = coordinator.finish() }
         let counts = RunCounts(reads: pass.context.reads, writes: coordinator.counts)
         let status: RunStatus
         switch report.failure?.kind {
@@ -212,7 +212,7 @@ struct Pass {
             ])
         }
         exports = ExportSession(folder: outputFolder)
-        exports.hubPages = { [context] id in try context.nextEncodedPage(id) }
+        exports.hubPages = ExportStreamTally(output: output).counting { [context] id in try context.nextEncodedPage(id) }
         let fileParams = prepared.manifest.params.filter { $0.kind == .file }
             .compactMap { prepared.params.values[$0.name]?.stringValue }
         csv = CSVSession(allowedFiles: Set(fileParams))

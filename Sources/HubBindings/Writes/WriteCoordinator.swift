@@ -80,7 +80,7 @@ public final class WriteCoordinator {
 
     /// Ends the run's writes. In apply mode, returns a warning when the plan had writes
     /// this run did not make (empty otherwise).
-    public func finish() throws -> [String] {
+    public func finish() -> [String] {
         guard case .apply(let plan) = mode, performed < plan.writes.count else { return [] }
         return [WriteMessages.planNotFinished(plan: plan, performed: performed)]
     }

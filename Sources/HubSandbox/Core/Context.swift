@@ -66,13 +66,13 @@ final class RequestContext {
 
     /// Throws `403 forbidden` unless the caller holds `permission`.
     func require(_ permission: String) throws {
-        guard who.can(permission) else { throw HubError.forbidden(permission) }
+        guard who.can(permission) else { throw HubErrorReply.forbidden(permission) }
     }
 
     /// Resolves `me` to the caller's user id (`400 user_token_required` for an API key).
     func userParam(_ raw: String) throws -> String {
         guard raw == "me" else { return raw }
-        guard let u = who.userId, case .user = who.kind else { throw HubError.userTokenRequired() }
+        guard let u = who.userId, case .user = who.kind else { throw HubErrorReply.userTokenRequired() }
         return u
     }
 
@@ -87,10 +87,10 @@ final class RequestContext {
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             value = .object([])
         } else {
-            guard let v = try? JSONParser.parse(data) else { throw HubError.invalidRequest("The body is not valid JSON.") }
+            guard let v = try? JSONParser.parse(data) else { throw HubErrorReply.invalidRequest("The body is not valid JSON.") }
             value = v
         }
-        guard case .object = value else { throw HubError.invalidRequest("The body must be a JSON object.") }
+        guard case .object = value else { throw HubErrorReply.invalidRequest("The body must be a JSON object.") }
         parsedBody = value
         return value
     }
@@ -102,7 +102,7 @@ final class RequestContext {
         let current = "W/\"\(version)\""
         let tags = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         if tags.contains("*") || tags.contains(current) || tags.contains("\"\(version)\"") { return }
-        throw HubError(status: 409, code: "version_conflict",
+        throw HubErrorReply(status: 409, code: "version_conflict",
                        message: "The resource changed since you read it; refetch, then reload or re-apply.",
                        details: [("current_etag", .string(current))], headers: [("ETag", current)])
     }

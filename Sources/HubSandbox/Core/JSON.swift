@@ -172,9 +172,34 @@ struct JSONParser {
         throw JSONParseError(offset: i)
     }
 
+    private var current: UInt8? { i < bytes.count ? bytes[i] : nil }
+
+    /// Moves past a run of ASCII digits; returns how many.
+    private mutating func skipDigits() -> Int {
+        let start = i
+        while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 { i += 1 }
+        return i - start
+    }
+
+    /// A number as RFC 8259 §6 spells it: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    /// So `01`, `+1`, `1.`, `.5` and `1e` are syntax errors, not numbers.
     private mutating func number() throws -> JSON {
         let start = i
-        while i < bytes.count, "+-0123456789.eE".utf8.contains(bytes[i]) { i += 1 }
+        if current == UInt8(ascii: "-") { i += 1 }
+        if current == UInt8(ascii: "0") {
+            i += 1
+        } else {
+            guard skipDigits() > 0 else { throw JSONParseError(offset: i) }
+        }
+        if current == UInt8(ascii: ".") {
+            i += 1
+            guard skipDigits() > 0 else { throw JSONParseError(offset: i) }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            i += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { i += 1 }
+            guard skipDigits() > 0 else { throw JSONParseError(offset: i) }
+        }
         let text = String(decoding: bytes[start..<i], as: UTF8.self)
         if let n = Int(text) { return .int(n) }
         if let d = Double(text) { return .double(d) }

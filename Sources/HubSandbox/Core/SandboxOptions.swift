@@ -53,7 +53,7 @@ public struct SandboxOptions: Sendable {
         public static let standard = Scale()
     }
 
-    /// Whether the token buckets of HUB-API.md are enforced.
+    /// Whether the token buckets of docs/hub-api.md are enforced.
     public enum RateLimits: Sendable, Equatable {
         /// 100/min per session or API key, 20/min on grants, 30/min on refresh,
         /// 60 notifications per recipient per application per hour.

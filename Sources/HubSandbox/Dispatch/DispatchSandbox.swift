@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 import HTTPKit
 

@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// The audit log: exactly one event per change the sandbox makes (a replayed idempotent
@@ -80,7 +81,7 @@ extension HubEngine {
     func getAuditEvent(_ c: RequestContext) throws -> Reply {
         try c.require("audit.view")
         guard let e = try db.first("SELECT \(HubEngine.auditColumns) FROM audit_events WHERE id = ?", [.text(c.params[0])],
-                                   HubEngine.auditJSON) else { throw HubError.notFound("Audit event \(c.params[0])") }
+                                   HubEngine.auditJSON) else { throw HubErrorReply.notFound("Audit event \(c.params[0])") }
         return .json(200, e, etag: 1)
     }
 }

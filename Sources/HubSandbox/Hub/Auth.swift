@@ -1,7 +1,8 @@
+import SQLiteKit
 import Foundation
 import HTTPKit
 
-/// Authentication and the auth endpoints (sandbox shapes of HUB-API.md).
+/// Authentication and the auth endpoints (sandbox shapes of docs/hub-api.md).
 ///
 /// Access tokens (`sat_…`) live 15 min by the injected clock; refresh tokens (`srt_…`)
 /// rotate on every refresh, and presenting a rotated one revokes the whole session
@@ -17,14 +18,14 @@ extension HubEngine {
     /// revoked key) or `session_revoked`.
     func authenticate(_ r: HTTPRequestMessage, now: Int) throws -> Caller {
         guard let h = r.headers["Authorization"], h.hasPrefix("Bearer ") || h.hasPrefix("bearer ") else {
-            throw HubError.unauthenticated("Send Authorization: Bearer <access token or API key>.")
+            throw HubErrorReply.unauthenticated("Send Authorization: Bearer <access token or API key>.")
         }
         let token = ASCII.trimmingWhitespace(h.dropFirst(7))
         if token.hasPrefix("satk_") {
             guard let key = try db.first("SELECT id, permissions, status FROM api_keys WHERE secret = ?", [.text(token)], {
                 (id: $0.text(0), perms: $0.text(1), status: $0.text(2))
             }), key.status == "active" else {
-                throw HubError.unauthenticated("The API key is unknown or revoked.")
+                throw HubErrorReply.unauthenticated("The API key is unknown or revoked.")
             }
             return Caller(kind: .apiKey(keyId: key.id), userId: nil, permissions: permissions(key.perms))
         }
@@ -32,12 +33,12 @@ extension HubEngine {
             SELECT a.session_id, a.expires_at, s.user_id, s.revoked_at, s.expires_at
             FROM access_tokens a JOIN sessions s ON s.id = a.session_id WHERE a.token = ?
             """, [.text(token)], { (sid: $0.text(0), exp: $0.int(1), user: $0.text(2), revoked: $0.intOrNil(3), sexp: $0.int(4)) })
-        else { throw HubError.unauthenticated("The access token is unknown.") }
+        else { throw HubErrorReply.unauthenticated("The access token is unknown.") }
         if row.revoked != nil {
-            throw HubError(status: 401, code: "session_revoked", message: "This session was revoked; sign in again.")
+            throw HubErrorReply(status: 401, code: "session_revoked", message: "This session was revoked; sign in again.")
         }
         guard row.exp > now, row.sexp > now else {
-            throw HubError.unauthenticated("The access token expired; refresh it.")
+            throw HubErrorReply.unauthenticated("The access token expired; refresh it.")
         }
         return Caller(kind: .user(sessionId: row.sid), userId: row.user, permissions: try userPermissions(row.user))
     }
@@ -69,12 +70,12 @@ extension HubEngine {
         var missing: [(String, String)] = []
         if (b["email"]?.stringValue ?? "").isEmpty { missing.append(("email", "required")) }
         if (b["password"]?.stringValue ?? "").isEmpty { missing.append(("password", "required")) }
-        if !missing.isEmpty { throw HubError.validation(missing) }
+        if !missing.isEmpty { throw HubErrorReply.validation(missing) }
         let email = b["email"]!.stringValue!.lowercased()
         guard let user = try db.first("SELECT id, status, mfa_enabled FROM users WHERE email = ?", [.text(email)], {
             (id: $0.text(0), status: $0.text(1), mfa: $0.bool(2))
         }), user.status == "active" else {
-            throw HubError.unauthenticated("Wrong email or password, or the account is not active.")
+            throw HubErrorReply.unauthenticated("Wrong email or password, or the account is not active.")
         }
         if user.mfa {
             let token = "mfa_" + HubEngine.randomToken(32)
@@ -87,13 +88,13 @@ extension HubEngine {
 
     func mfaVerify(_ c: RequestContext) throws -> Reply {
         let b = try c.body()
-        guard let token = b["mfa_token"]?.stringValue, !token.isEmpty else { throw HubError.validation([("mfa_token", "required")]) }
-        guard let code = b["code"]?.stringValue, !code.isEmpty else { throw HubError.validation([("code", "required")]) }
+        guard let token = b["mfa_token"]?.stringValue, !token.isEmpty else { throw HubErrorReply.validation([("mfa_token", "required")]) }
+        guard let code = b["code"]?.stringValue, !code.isEmpty else { throw HubErrorReply.validation([("code", "required")]) }
         guard let userId = try db.first("SELECT user_id FROM mfa_challenges WHERE token = ? AND expires_at > ?",
                                         [.text(token), .int(c.now)], { $0.text(0) }) else {
-            throw HubError.unauthenticated("The MFA token is unknown or expired; sign in again.")
+            throw HubErrorReply.unauthenticated("The MFA token is unknown or expired; sign in again.")
         }
-        guard code == HubEngine.mfaCode else { throw HubError.validation([("code", "invalid")]) }
+        guard code == HubEngine.mfaCode else { throw HubErrorReply.validation([("code", "invalid")]) }
         try db.run("DELETE FROM mfa_challenges WHERE token = ?", [.text(token)])
         return try startSession(userId, c)
     }
@@ -123,15 +124,15 @@ extension HubEngine {
 
     func refresh(_ c: RequestContext) throws -> Reply {
         guard let token = try c.body()["refresh_token"]?.stringValue, !token.isEmpty else {
-            throw HubError.validation([("refresh_token", "required")])
+            throw HubErrorReply.validation([("refresh_token", "required")])
         }
         guard let row = try db.first("""
             SELECT r.session_id, r.used, s.user_id, s.revoked_at, s.expires_at
             FROM refresh_tokens r JOIN sessions s ON s.id = r.session_id WHERE r.token = ?
             """, [.text(token)], { (sid: $0.text(0), used: $0.bool(1), user: $0.text(2), revoked: $0.intOrNil(3), exp: $0.int(4)) })
-        else { throw HubError.unauthenticated("The refresh token is unknown; sign in again.") }
+        else { throw HubErrorReply.unauthenticated("The refresh token is unknown; sign in again.") }
         let o = limiter.take("refresh:" + row.sid, capacity: 30, window: 60, now: options.clock.now().timeIntervalSince1970)
-        if !o.allowed { throw HubError.rateLimited(retryAfter: o.retryAfter) }
+        if !o.allowed { throw HubErrorReply.rateLimited(retryAfter: o.retryAfter) }
         if row.used {
             if row.revoked == nil {
                 try db.run("UPDATE sessions SET revoked_at = ?, version = version + 1 WHERE id = ?", [.int(c.now), .text(row.sid)])
@@ -139,13 +140,13 @@ extension HubEngine {
                           after: .object([("reason", .string("refresh_token_reused"))]), actor: ("system", nil))
             }
             // Returned, not thrown, so the revocation commits.
-            return HubError(status: 401, code: "refresh_token_reused",
+            return HubErrorReply(status: 401, code: "refresh_token_reused",
                             message: "This refresh token was already used; the session is revoked. Sign in again.").reply
         }
         if row.revoked != nil {
-            throw HubError(status: 401, code: "session_revoked", message: "This session was revoked; sign in again.")
+            throw HubErrorReply(status: 401, code: "session_revoked", message: "This session was revoked; sign in again.")
         }
-        guard row.exp > c.now else { throw HubError.unauthenticated("The session expired; sign in again.") }
+        guard row.exp > c.now else { throw HubErrorReply.unauthenticated("The session expired; sign in again.") }
         try db.run("UPDATE refresh_tokens SET used = 1 WHERE token = ?", [.text(token)])
         try db.run("UPDATE sessions SET last_seen_at = ? WHERE id = ?", [.int(c.now), .text(row.sid)])
         return try issueTokens(session: row.sid, userId: row.user, c)
@@ -154,7 +155,7 @@ extension HubEngine {
     /// `{all_sessions}`: revokes the caller's session, or all of the user's sessions;
     /// one `session.revoked` event either way.
     func logout(_ c: RequestContext) throws -> Reply {
-        guard let sid = c.who.sessionId, let uid = c.who.userId else { throw HubError.userTokenRequired() }
+        guard let sid = c.who.sessionId, let uid = c.who.userId else { throw HubErrorReply.userTokenRequired() }
         let all = try c.body()["all_sessions"]?.boolValue ?? false
         if all {
             let n = try db.run("UPDATE sessions SET revoked_at = ?, version = version + 1 WHERE user_id = ? AND revoked_at IS NULL",

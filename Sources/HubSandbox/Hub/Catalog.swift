@@ -1,4 +1,4 @@
-/// Platform permissions and seed roles (HUB-API.md "Permissions").
+/// Platform permissions and seed roles (docs/hub-api.md "Permissions").
 enum Catalog {
     static let permissions: [(key: String, description: String)] = [
         ("users.list", "List and view users, their roles, entitlements and sessions."),

@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 import HTTPKit
 
@@ -38,7 +39,7 @@ struct Route {
 /// The Hub emulation: state, routes and handlers. Every method runs under `lock`
 /// (the pipeline takes it); handlers live in extensions by resource.
 final class HubEngine {
-    let db: Database
+    let db: SQLiteDatabase
     let options: SandboxOptions
     let limiter: RateLimiter
     var faultRNG: SplitMix64
@@ -55,8 +56,8 @@ final class HubEngine {
         self.limiter = RateLimiter(enforced: options.rateLimits == .standard)
         self.faultRNG = SplitMix64(seed: options.faults.seed)
         switch options.storage {
-        case .memory: db = try Database(path: ":memory:")
-        case .file(let url): db = try Database(path: url.path)
+        case .memory: db = try .sandboxStore(path: ":memory:")
+        case .file(let url): db = try .sandboxStore(path: url.path)
         }
         try db.exec(Schema.sql)
         var seeder = Seeder(db: db, seed: options.seed, now: nowSeconds, scale: options.scale)
@@ -102,7 +103,7 @@ final class HubEngine {
         }
     }
 
-    /// The route table; see HUB-API.md "Endpoints".
+    /// The route table; see docs/hub-api.md "Endpoints".
     static func routeTable() -> [Route] {
         [
             Route("GET", "health", auth: .none, HubEngine.health),

@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// Entitlements: lists, grant, read, status changes.
@@ -29,7 +30,7 @@ extension HubEngine {
         guard let e = try db.first("SELECT \(HubEngine.entitlementColumns) FROM entitlements e WHERE e.id = ?", [.text(id)], {
             EntitlementRow(json: HubEngine.entitlementJSON($0), userId: $0.text(1), app: $0.text(3), org: $0.textOrNil(2),
                            status: $0.text(4), version: $0.int(11))
-        }) else { throw HubError.notFound("Entitlement \(id)") }
+        }) else { throw HubErrorReply.notFound("Entitlement \(id)") }
         return e
     }
 
@@ -87,12 +88,12 @@ extension HubEngine {
         }
         let starts = time("starts_at"), ends = time("ends_at")
         if let e = ends, e <= (starts ?? c.now) { bad.append(("ends_at", "before_start")) }
-        if !bad.isEmpty { throw HubError.validation(bad) }
+        if !bad.isEmpty { throw HubErrorReply.validation(bad) }
         if let existing = try db.first("""
             SELECT id FROM entitlements WHERE user_id = ? AND application_id = ? AND organization_id IS NULL
             AND status IN ('active', 'disabled')
             """, [.text(userId), .text(app!)], { $0.text(0) }) {
-            throw HubError(status: 409, code: "entitlement_already_exists",
+            throw HubErrorReply(status: 409, code: "entitlement_already_exists",
                            message: "\(userId) already holds a live entitlement to \(app!).",
                            details: [("existing_entitlement_id", .string(existing))])
         }
@@ -117,28 +118,28 @@ extension HubEngine {
         let readOnly = b.objectKeys.filter {
             ["id", "user_id", "organization_id", "application_id", "source", "starts_at", "created_at", "updated_at"].contains($0)
         }
-        if !readOnly.isEmpty { throw HubError.readOnly(readOnly) }
+        if !readOnly.isEmpty { throw HubErrorReply.readOnly(readOnly) }
         let reasonValue = b["disabled_reason"]
-        if let r = reasonValue, r.stringValue == nil, !r.isNull { throw HubError.validation([("disabled_reason", "invalid")]) }
+        if let r = reasonValue, r.stringValue == nil, !r.isNull { throw HubErrorReply.validation([("disabled_reason", "invalid")]) }
         let reason = reasonValue?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         var status = e.status, action = "entitlement.updated"
         if let sv = b["status"] {
             guard let to = sv.stringValue, ["active", "disabled", "expired", "revoked"].contains(to) else {
-                throw HubError.validation([("status", "invalid")])
+                throw HubErrorReply.validation([("status", "invalid")])
             }
             switch (e.status, to) {
             case ("active", "disabled"): action = "entitlement.disabled"
             case ("disabled", "active"): action = "entitlement.enabled"
             case ("active", "revoked"), ("disabled", "revoked"), ("expired", "revoked"): action = "entitlement.revoked"
-            default: throw HubError.invalidTransition(from: e.status, to: to)
+            default: throw HubErrorReply.invalidTransition(from: e.status, to: to)
             }
-            if to != "active", reason == nil { throw HubError.validation([("disabled_reason", "required")]) }
+            if to != "active", reason == nil { throw HubErrorReply.validation([("disabled_reason", "required")]) }
             status = to
         }
         var endsChange: Int?? = nil
         if let ev = b["ends_at"] {
             if ev.isNull { endsChange = .some(nil) } else if let s = ev.stringValue, let t = Time.parse(s) { endsChange = .some(t) }
-            else { throw HubError.validation([("ends_at", "invalid")]) }
+            else { throw HubErrorReply.validation([("ends_at", "invalid")]) }
         }
         let newReason: String? = status == "active" ? nil : (reason ?? e.json["disabled_reason"]?.stringValue)
         if status == e.status, endsChange == nil, reasonValue == nil || newReason == e.json["disabled_reason"]?.stringValue {

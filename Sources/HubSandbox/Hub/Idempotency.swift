@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 import HTTPKit
 
@@ -31,12 +32,12 @@ extension HubEngine {
         guard let row, now - row.created < HubEngine.idempotencyTTL else { return nil }
         if row.state == "in_flight" {
             if now - row.created >= HubEngine.inFlightTimeout { return nil }
-            throw HubError(status: 409, code: "idempotency_key_in_flight",
+            throw HubErrorReply(status: 409, code: "idempotency_key_in_flight",
                            message: "A request with this Idempotency-Key is still running; retry after 1 s.",
                            headers: [("Retry-After", "1")])
         }
         guard row.fp == fingerprint else {
-            throw HubError(status: 409, code: "idempotency_key_reused",
+            throw HubErrorReply(status: 409, code: "idempotency_key_reused",
                            message: "This Idempotency-Key was used with a different request; use a new key for a new request.")
         }
         var headers: [(String, String)] = []

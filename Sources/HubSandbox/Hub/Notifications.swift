@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// Application notifications *(sandbox shape)* and the caller's inbox.
@@ -10,7 +11,7 @@ extension HubEngine {
         try c.require("notifications.send")
         let app = c.params[0]
         guard try db.first("SELECT 1 FROM applications WHERE id = ?", [.text(app)], { _ in true }) != nil else {
-            throw HubError.notFound("Application \(app)")
+            throw HubErrorReply.notFound("Application \(app)")
         }
         let b = try c.body()
         var bad: [(String, String)] = []
@@ -23,9 +24,9 @@ extension HubEngine {
         let category = b["category"]?.stringValue ?? ""
         if category.isEmpty { bad.append(("category", "required")) }
         if let u = b["action_url"], !u.isNull, u.stringValue == nil { bad.append(("action_url", "invalid")) }
-        if !bad.isEmpty { throw HubError.validation(bad) }
+        if !bad.isEmpty { throw HubErrorReply.validation(bad) }
         let o = limiter.take("notify:\(app):\(user!)", capacity: 60, window: 3600, now: options.clock.now().timeIntervalSince1970)
-        if !o.allowed { throw HubError.rateLimited(retryAfter: o.retryAfter) }
+        if !o.allowed { throw HubErrorReply.rateLimited(retryAfter: o.retryAfter) }
         let id = newId("ntf_")
         let actor = c.who.actor
         try db.run("""

@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// Organizations, their members, and the application catalog.
@@ -19,7 +20,7 @@ extension HubEngine {
 
     private func requireOrg(_ id: String) throws {
         guard try db.first("SELECT 1 FROM organizations WHERE id = ?", [.text(id)], { _ in true }) != nil else {
-            throw HubError.notFound("Organization \(id)")
+            throw HubErrorReply.notFound("Organization \(id)")
         }
     }
 

@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// A newest-first keyset query: `sort DESC, seq DESC`, resumed after the cursor's
@@ -17,7 +18,7 @@ struct ListQuery {
     }
 }
 
-/// Cursor pagination (HUB-API.md "Pagination"): `limit` 1…100 (default 25, larger is
+/// Cursor pagination (docs/hub-api.md "Conventions", pagination): `limit` 1…100 (default 25, larger is
 /// clamped), opaque cursors bound to the endpoint and the filters they were issued with
 /// and expiring after 24 h (`400 invalid_cursor` otherwise).
 extension HubEngine {
@@ -39,11 +40,11 @@ extension HubEngine {
         let binding = HubEngine.bindingHash(c, scope: scope, filters: filters)
         if let raw = c.q("cursor"), !raw.isEmpty {
             guard let cur = HubEngine.decodeCursor(raw), cur.binding == binding else {
-                throw HubError(status: 400, code: "invalid_cursor",
+                throw HubErrorReply(status: 400, code: "invalid_cursor",
                                message: "The cursor does not belong to this list and these filters; start again without it.")
             }
             guard c.now - cur.issued < HubEngine.cursorTTL, cur.issued <= c.now + 60 else {
-                throw HubError(status: 400, code: "invalid_cursor", message: "The cursor expired (24 h); start again without it.")
+                throw HubErrorReply(status: 400, code: "invalid_cursor", message: "The cursor expired (24 h); start again without it.")
             }
             // A row value, so SQLite walks the (sort, seq) index from the cursor on
             // instead of re-sorting the whole filtered range for every page.
@@ -81,7 +82,7 @@ extension HubEngine {
 
     static func limit(_ c: RequestContext) throws -> Int {
         guard let raw = c.q("limit") else { return 25 }
-        guard let n = Int(raw), n >= 1 else { throw HubError.invalidRequest("limit must be a whole number from 1 to 100.") }
+        guard let n = Int(raw), n >= 1 else { throw HubErrorReply.invalidRequest("limit must be a whole number from 1 to 100.") }
         return min(n, 100)
     }
 
@@ -116,7 +117,7 @@ extension HubEngine {
     /// Parses a timestamp filter (`400 invalid_request` when malformed).
     static func timeFilter(_ c: RequestContext, _ name: String) throws -> Int? {
         guard let raw = c.q(name) else { return nil }
-        guard let t = Time.parse(raw) else { throw HubError.invalidRequest("\(name) must be an RFC 3339 timestamp.") }
+        guard let t = Time.parse(raw) else { throw HubErrorReply.invalidRequest("\(name) must be an RFC 3339 timestamp.") }
         return t
     }
 }

@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 import HTTPKit
 
@@ -49,85 +50,126 @@ extension HubEngine {
         return finish(reply, requestId: requestId, rate: rate, dropped: dropped)
     }
 
+    /// Phase 1, under the lock: every check that can answer before the handler runs,
+    /// in the order of the pipeline above. Never throws: a refusal is a `.done` reply.
     private func prepare(_ request: HTTPRequestMessage, _ ctx: RequestContext, _ rate: inout RateLimiter.Outcome?) -> Phase1 {
         do {
-            var path = Substring(request.path)
-            var segments = request.pathSegments[...]
-            if let prefix = options.apiPrefix, !prefix.isEmpty, path == prefix || path.hasPrefix(prefix + "/") {
-                path = path.dropFirst(prefix.count)
-                segments = segments.dropFirst(prefix.split(separator: "/").count)
-            }
-            // Segments are split before decoding: an id holding an encoded `/` stays one segment.
-            let parts = segments.map { Substring($0) }
-            var methodMismatch = false
-            var found: Route?
-            for r in routes {
-                guard let params = r.match(parts) else { continue }
-                if r.method == request.method { found = r; ctx.params = params; break }
-                methodMismatch = true
-            }
-            guard let route = found else {
-                if methodMismatch {
-                    throw HubError(status: 405, code: "method_not_allowed", message: "\(request.method) is not allowed on \(path).")
-                }
-                throw HubError(status: 404, code: "not_found", message: "No endpoint \(request.method) \(path).")
-            }
-            let isHealth = route.segments == ["health"]
-            if !isHealth, request.headers["Substratal-Version"] != "1" {
-                throw HubError(status: 400, code: "unsupported_api_version",
-                               message: "Send the header Substratal-Version: 1; this sandbox speaks API version 1 only.",
-                               details: [("supported_versions", .array([.string("1")]))])
-            }
-            if request.body.count > 1_048_576 {
-                throw HubError(status: 413, code: "payload_too_large", message: "The body exceeds 1 MiB.")
-            }
+            let route = try self.route(request, ctx)
+            try checkVersionAndSize(request, route: route)
             if route.auth == .required { ctx.caller = try authenticate(request, now: ctx.now) }
             if request.method == "POST" || request.method == "PATCH" { _ = try ctx.body() }
-            let nowD = options.clock.now().timeIntervalSince1970
-            let bucket = ctx.caller?.bucketKey ?? "anonymous"
-            rate = limiter.take("all:" + bucket, capacity: 100, window: 60, now: nowD)
-            if let r = rate, !r.allowed { throw HubError.rateLimited(retryAfter: r.retryAfter) }
-            if isHealth { return .proceed(Prepared(route: route, ctx: ctx, idempotency: nil, lost: false)) }
+            let now = options.clock.now().timeIntervalSince1970
+            rate = limiter.take("all:" + (ctx.caller?.bucketKey ?? "anonymous"), capacity: 100, window: 60, now: now)
+            if let r = rate, !r.allowed { throw HubErrorReply.rateLimited(retryAfter: r.retryAfter) }
+            if route.isHealth { return .proceed(Prepared(route: route, ctx: ctx, idempotency: nil, lost: false)) }
 
-            var lost = false
-            let f = options.faults
-            if !f.isNone {
-                let u = faultRNG.unit()
-                if u < f.errorRate { throw HubError.internalError("Injected fault: internal error (nothing was changed).") }
-                if u < f.errorRate + f.unavailableRate {
-                    throw HubError(status: 503, code: "service_unavailable",
-                                   message: "Injected fault: service unavailable (nothing was changed).",
-                                   headers: [("Retry-After", String(f.retryAfterSeconds))])
-                }
-                lost = f.lostRate > 0 && faultRNG.unit() < f.lostRate
+            let lost = try drawFaults()
+            var reservation: (caller: String, key: String, fingerprint: String)?
+            switch try idempotencyDecision(request, route: route, ctx) {
+            case .replay(let reply): return .done(reply)
+            case .reserve(let r): reservation = r
+            case .none: break
             }
-
-            var idem: (String, String, String)?
-            if route.idempotency != .ignored, let caller = ctx.caller {
-                if let key = request.headers["Idempotency-Key"] {
-                    guard (1...255).contains(key.count) else {
-                        throw HubError.invalidRequest("Idempotency-Key must be 1–255 characters.")
-                    }
-                    let fp = HubEngine.fingerprint(request)
-                    if let replay = try idempotencyLookup(caller: caller.principal, key: key, fingerprint: fp, now: ctx.now) {
-                        return .done(replay)
-                    }
-                    idem = (caller.principal, key, fp)
-                } else if route.idempotency == .required {
-                    throw HubError(status: 400, code: "idempotency_key_required",
-                                   message: "This endpoint needs an Idempotency-Key header (1–255 characters).")
-                }
-            }
-            if let extra = route.extraBucket, let caller = ctx.caller {
-                let o = limiter.take(extra.name + ":" + caller.bucketKey, capacity: extra.capacity, window: extra.window, now: nowD)
-                if !o.allowed { rate = o; throw HubError.rateLimited(retryAfter: o.retryAfter) }
-            }
-            if let idem { try idempotencyReserve(caller: idem.0, key: idem.1, fingerprint: idem.2, now: ctx.now) }
-            return .proceed(Prepared(route: route, ctx: ctx, idempotency: idem, lost: lost))
-        } catch let e as HubError {
+            try takeRouteBucket(route, ctx, &rate, now: now)
+            if let r = reservation { try idempotencyReserve(caller: r.caller, key: r.key, fingerprint: r.fingerprint, now: ctx.now) }
+            return .proceed(Prepared(route: route, ctx: ctx, idempotency: reservation, lost: lost))
+        } catch let e as HubErrorReply {
             return .done(e.reply)
         } catch {
-            return .done(HubError.internalError("\(error)").reply)
+            return .done(HubErrorReply.internalError("\(error)").reply)
+        }
+    }
+
+    /// The route for the request's method and path (after the API prefix, if any); sets
+    /// `ctx.params`. Throws 404 for an unknown path, 405 for a known path with another method.
+    private func route(_ request: HTTPRequestMessage, _ ctx: RequestContext) throws -> Route {
+        var path = Substring(request.path)
+        var segments = request.pathSegments[...]
+        if let prefix = options.apiPrefix, !prefix.isEmpty, path == prefix || path.hasPrefix(prefix + "/") {
+            path = path.dropFirst(prefix.count)
+            segments = segments.dropFirst(prefix.split(separator: "/").count)
+        }
+        // Segments are split before decoding: an id holding an encoded `/` stays one segment.
+        let parts = segments.map { Substring($0) }
+        var methodMismatch = false
+        for r in routes {
+            guard let params = r.match(parts) else { continue }
+            if r.method == request.method {
+                ctx.params = params
+                return r
+            }
+            methodMismatch = true
+        }
+        if methodMismatch {
+            throw HubErrorReply(status: 405, code: "method_not_allowed", message: "\(request.method) is not allowed on \(path).")
+        }
+        throw HubErrorReply(status: 404, code: "not_found", message: "No endpoint \(request.method) \(path).")
+    }
+
+    /// `Substratal-Version: 1` (except on /health) and the 1 MiB body cap.
+    private func checkVersionAndSize(_ request: HTTPRequestMessage, route: Route) throws {
+        if !route.isHealth, request.headers["Substratal-Version"] != "1" {
+            throw HubErrorReply(status: 400, code: "unsupported_api_version",
+                                message: "Send the header Substratal-Version: 1; this sandbox speaks API version 1 only.",
+                                details: [("supported_versions", .array([.string("1")]))])
+        }
+        if request.body.count > 1_048_576 {
+            throw HubErrorReply(status: 413, code: "payload_too_large", message: "The body exceeds 1 MiB.")
+        }
+    }
+
+    /// Draws the injected faults: throws a 500 or 503 (before any change), or returns
+    /// whether the response is to be lost after the change commits.
+    private func drawFaults() throws -> Bool {
+        let f = options.faults
+        guard !f.isNone else { return false }
+        let u = faultRNG.unit()
+        if u < f.errorRate { throw HubErrorReply.internalError("Injected fault: internal error (nothing was changed).") }
+        if u < f.errorRate + f.unavailableRate {
+            throw HubErrorReply(status: 503, code: "service_unavailable",
+                                message: "Injected fault: service unavailable (nothing was changed).",
+                                headers: [("Retry-After", String(f.retryAfterSeconds))])
+        }
+        return f.lostRate > 0 && faultRNG.unit() < f.lostRate
+    }
+
+    private enum IdempotencyDecision {
+        /// The key answered before: its stored reply.
+        case replay(Reply)
+        /// A new key: reserve it once the remaining checks pass.
+        case reserve((caller: String, key: String, fingerprint: String))
+        /// The route ignores keys, or none was sent where one is optional.
+        case none
+    }
+
+    /// What the request's `Idempotency-Key` means for this route and caller.
+    /// Throws 400 for a bad or missing (where required) key, 409 for a reused or in-flight one.
+    private func idempotencyDecision(_ request: HTTPRequestMessage, route: Route, _ ctx: RequestContext) throws -> IdempotencyDecision {
+        guard route.idempotency != .ignored, let caller = ctx.caller else { return .none }
+        guard let key = request.headers["Idempotency-Key"] else {
+            if route.idempotency == .required {
+                throw HubErrorReply(status: 400, code: "idempotency_key_required",
+                                    message: "This endpoint needs an Idempotency-Key header (1–255 characters).")
+            }
+            return .none
+        }
+        guard (1...255).contains(key.count) else {
+            throw HubErrorReply.invalidRequest("Idempotency-Key must be 1–255 characters.")
+        }
+        let fingerprint = HubEngine.fingerprint(request)
+        if let replay = try idempotencyLookup(caller: caller.principal, key: key, fingerprint: fingerprint, now: ctx.now) {
+            return .replay(replay)
+        }
+        return .reserve((caller.principal, key, fingerprint))
+    }
+
+    /// The route's own bucket (e.g. logins), per caller; a refusal replaces `rate`.
+    private func takeRouteBucket(_ route: Route, _ ctx: RequestContext, _ rate: inout RateLimiter.Outcome?, now: Double) throws {
+        guard let extra = route.extraBucket, let caller = ctx.caller else { return }
+        let o = limiter.take(extra.name + ":" + caller.bucketKey, capacity: extra.capacity, window: extra.window, now: now)
+        if !o.allowed {
+            rate = o
+            throw HubErrorReply.rateLimited(retryAfter: o.retryAfter)
         }
     }
 
@@ -144,10 +186,10 @@ extension HubEngine {
                 return reply
             }
             return try p.route.handler(self)(p.ctx)
-        } catch let e as HubError {
+        } catch let e as HubErrorReply {
             reply = e.reply
         } catch {
-            reply = HubError.internalError("\(error)").reply
+            reply = HubErrorReply.internalError("\(error)").reply
         }
         if let i = p.idempotency {
             if reply.status >= 500 || reply.status == 429 {
@@ -174,4 +216,9 @@ extension HubEngine {
 
 extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+extension Route {
+    /// `GET /health`: no version header, no authentication, no faults, no keys.
+    var isHealth: Bool { segments == ["health"] }
 }

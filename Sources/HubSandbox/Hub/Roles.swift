@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// Roles, permissions and role assignments.
@@ -30,7 +31,7 @@ extension HubEngine {
 
     private func rolesVersion(_ userId: String) throws -> Int {
         guard let v = try db.first("SELECT roles_version FROM users WHERE id = ?", [.text(userId)], { $0.int(0) }) else {
-            throw HubError.notFound("User \(userId)")
+            throw HubErrorReply.notFound("User \(userId)")
         }
         return v
     }
@@ -67,12 +68,12 @@ extension HubEngine {
         try c.require("roles.manage")
         let version = try rolesVersion(id)
         guard let perms = try db.first("SELECT permissions FROM roles WHERE id = ?", [.text(role)], { HubEngine.permissionSet($0.text(0)) })
-        else { throw HubError.notFound("Role \(role)") }
+        else { throw HubErrorReply.notFound("Role \(role)") }
         try c.checkIfMatch(version)
         if role == "role_member" { return .json(200, try implicitMember(id), etag: version) }
         let missing = perms.subtracting(c.who.permissions).sorted()
         guard missing.isEmpty else {
-            throw HubError(status: 403, code: "role_escalation_forbidden",
+            throw HubErrorReply(status: 403, code: "role_escalation_forbidden",
                            message: "You cannot assign \(role): it holds permissions you lack (\(missing.joined(separator: ", "))).",
                            details: [("role_id", .string(role)), ("missing_permissions", .array(missing.map(JSON.string)))])
         }
@@ -94,10 +95,10 @@ extension HubEngine {
         try c.require("roles.manage")
         let version = try rolesVersion(id)
         guard try db.first("SELECT 1 FROM roles WHERE id = ?", [.text(role)], { _ in true }) != nil else {
-            throw HubError.notFound("Role \(role)")
+            throw HubErrorReply.notFound("Role \(role)")
         }
         if role == "role_member" {
-            throw HubError(status: 409, code: "member_role_required",
+            throw HubErrorReply(status: 409, code: "member_role_required",
                            message: "role_member is held implicitly by every user and cannot be removed.",
                            details: [("role_id", .string(role))])
         }

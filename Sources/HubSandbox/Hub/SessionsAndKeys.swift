@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// Sessions and API keys. Revoked/expired sessions and revoked keys are terminal and
@@ -33,7 +34,7 @@ extension HubEngine {
         try c.require("users.manage")
         guard let row = try db.first("SELECT revoked_at, version FROM sessions WHERE id = ? AND user_id = ?", [.text(sid), .text(id)], {
             (revoked: $0.intOrNil(0), version: $0.int(1))
-        }) else { throw HubError.notFound("Session \(sid) of \(id)") }
+        }) else { throw HubErrorReply.notFound("Session \(sid) of \(id)") }
         try c.checkIfMatch(row.version)
         guard row.revoked == nil else { return Reply(status: 204, body: nil, headers: [("ETag", "W/\"\(row.version)\"")]) }
         try db.run("UPDATE sessions SET revoked_at = ?, version = version + 1 WHERE id = ?", [.int(c.now), .text(sid)])
@@ -70,7 +71,7 @@ extension HubEngine {
         if c.who.kind != .apiKey(keyId: c.params[0]) { try c.require("api_keys.manage") }
         guard let k = try db.first("SELECT \(HubEngine.keyColumns) FROM api_keys WHERE id = ?", [.text(c.params[0])], {
             (json: HubEngine.keyJSON($0), version: $0.int(9))
-        }) else { throw HubError.notFound("API key \(c.params[0])") }
+        }) else { throw HubErrorReply.notFound("API key \(c.params[0])") }
         return .json(200, k.json, etag: k.version)
     }
 
@@ -79,7 +80,7 @@ extension HubEngine {
         let id = c.params[0]
         guard let k = try db.first("SELECT status, version, owner_user_id FROM api_keys WHERE id = ?", [.text(id)], {
             (status: $0.text(0), version: $0.int(1), owner: $0.textOrNil(2))
-        }) else { throw HubError.notFound("API key \(id)") }
+        }) else { throw HubErrorReply.notFound("API key \(id)") }
         try c.checkIfMatch(k.version)
         guard k.status != "revoked" else { return Reply(status: 204, body: nil, headers: [("ETag", "W/\"\(k.version)\"")]) }
         try db.run("UPDATE api_keys SET status = 'revoked', revoked_at = ?, version = version + 1 WHERE id = ?", [.int(c.now), .text(id)])

@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// Users: list, read, PATCH, suspend, reactivate.
@@ -24,7 +25,7 @@ extension HubEngine {
     func loadUser(_ id: String) throws -> UserRow {
         guard let u = try db.first("SELECT \(HubEngine.userColumns) FROM users u WHERE u.id = ?", [.text(id)], {
             UserRow(json: HubEngine.userJSON($0), status: $0.text(3), version: $0.int(8), email: $0.text(1), name: $0.text(2))
-        }) else { throw HubError.notFound("User \(id)") }
+        }) else { throw HubErrorReply.notFound("User \(id)") }
         return u
     }
 
@@ -41,7 +42,7 @@ extension HubEngine {
         }
         if let e = c.q("email") { q.add("u.email = ?", .text(e.lowercased())) }
         if let p = c.q("q") {
-            guard p.count >= 3 else { throw HubError.validation([("q", "too_short")]) }
+            guard p.count >= 3 else { throw HubErrorReply.validation([("q", "too_short")]) }
             let like = p.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
                 .replacingOccurrences(of: "_", with: "\\_") + "%"
             q.add("(u.email LIKE ? ESCAPE '\\' OR u.display_name LIKE ? ESCAPE '\\')", .text(like), .text(like))
@@ -69,18 +70,18 @@ extension HubEngine {
         try c.checkIfMatch(u.version)
         let b = try c.body()
         let readOnly = b.objectKeys.filter { ["id", "status", "mfa_enabled", "created_at", "updated_at", "last_login_at"].contains($0) }
-        if !readOnly.isEmpty { throw HubError.readOnly(readOnly) }
+        if !readOnly.isEmpty { throw HubErrorReply.readOnly(readOnly) }
         var before: [(String, JSON)] = [], after: [(String, JSON)] = []
         var name = u.name, email = u.email
         if let v = b["display_name"] {
-            guard let s = v.stringValue, (1...200).contains(s.count) else { throw HubError.validation([("display_name", "invalid")]) }
+            guard let s = v.stringValue, (1...200).contains(s.count) else { throw HubErrorReply.validation([("display_name", "invalid")]) }
             if s != name { before.append(("display_name", .string(name))); after.append(("display_name", .string(s))); name = s }
         }
         if let v = b["email"] {
-            guard let s = v.stringValue?.lowercased(), s.contains("@"), s.count <= 254 else { throw HubError.validation([("email", "invalid")]) }
+            guard let s = v.stringValue?.lowercased(), s.contains("@"), s.count <= 254 else { throw HubErrorReply.validation([("email", "invalid")]) }
             if s != email {
                 if try db.first("SELECT 1 FROM users WHERE email = ?", [.text(s)], { _ in true }) != nil {
-                    throw HubError.validation([("email", "taken")])
+                    throw HubErrorReply.validation([("email", "taken")])
                 }
                 before.append(("email", .string(email))); after.append(("email", .string(s))); email = s
             }
@@ -99,8 +100,8 @@ extension HubEngine {
         let u = try loadUser(id)
         try c.checkIfMatch(u.version)
         let b = try c.body()
-        if let r = b["reason"], r.stringValue == nil, !r.isNull { throw HubError.validation([("reason", "invalid")]) }
-        guard u.status == "active" || u.status == "invited" else { throw HubError.invalidTransition(from: u.status, to: "suspended") }
+        if let r = b["reason"], r.stringValue == nil, !r.isNull { throw HubErrorReply.validation([("reason", "invalid")]) }
+        guard u.status == "active" || u.status == "invited" else { throw HubErrorReply.invalidTransition(from: u.status, to: "suspended") }
         try db.run("UPDATE users SET status = 'suspended', updated_at = ?, version = version + 1 WHERE id = ?", [.int(c.now), .text(id)])
         let revoked = try db.run("UPDATE sessions SET revoked_at = ?, version = version + 1 WHERE user_id = ? AND revoked_at IS NULL",
                                  [.int(c.now), .text(id)])
@@ -116,7 +117,7 @@ extension HubEngine {
         try c.require("users.manage")
         let u = try loadUser(id)
         try c.checkIfMatch(u.version)
-        guard u.status == "suspended" else { throw HubError.invalidTransition(from: u.status, to: "active") }
+        guard u.status == "suspended" else { throw HubErrorReply.invalidTransition(from: u.status, to: "active") }
         try db.run("UPDATE users SET status = 'active', updated_at = ?, version = version + 1 WHERE id = ?", [.int(c.now), .text(id)])
         try audit(c, action: "user.reactivated", target: ("user", id), targetUser: id,
                   before: .object([("status", .string("suspended"))]), after: .object([("status", .string("active"))]))

@@ -1,3 +1,4 @@
+import SQLiteKit
 import Foundation
 
 /// Seeds the fixed data of `SandboxFixtures` and deterministic generated data: the same
@@ -5,14 +6,14 @@ import Foundation
 /// through cached prepared statements, so 5,000 users and 200,000 audit events take
 /// seconds, not minutes.
 struct Seeder {
-    let db: Database
+    let db: SQLiteDatabase
     var rng: SplitMix64
     let now: Int
     let scale: SandboxOptions.Scale
     let seed: Int
     let day = 86_400
 
-    init(db: Database, seed: Int, now: Int, scale: SandboxOptions.Scale) {
+    init(db: SQLiteDatabase, seed: Int, now: Int, scale: SandboxOptions.Scale) {
         self.db = db
         self.seed = seed
         self.rng = SplitMix64(seed: UInt64(bitPattern: Int64(seed)) &* 0x9E37_79B9 &+ 1)

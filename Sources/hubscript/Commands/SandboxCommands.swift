@@ -20,7 +20,7 @@ struct SandboxServeCommand: Command {
             OptionSpec(name: "port", valueName: "port", help: "The Hub's port (default 8470; 0 picks a free one)."),
             OptionSpec(name: "dispatch-port", valueName: "port", help: "Dispatch's port (default: the Hub's + 1)."),
             OptionSpec(name: "faults", valueName: "spec", help: "Inject faults, e.g. error=0.1,unavailable=0.05,retry_after=1,latency=20ms,lost=0.1,seed=7."),
-            OptionSpec(name: "rate-limits", valueName: "mode", help: "standard (HUB-API.md's limits) or off (default: standard)."),
+            OptionSpec(name: "rate-limits", valueName: "mode", help: "standard (the limits of docs/hub-api.md) or off (default: standard)."),
             OptionSpec(name: "memory", valueName: nil, help: "Serve a fresh in-memory sandbox instead of the state directory's."),
             OptionSpec(name: "seed", valueName: "n", help: "Seed for --memory (default 1)."),
             OptionSpec(name: "users", valueName: "n", help: "Users to seed with --memory (default 200)."),

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Error decoding")
 struct ErrorMappingTests {
-    /// Every code of HUB-API.md with its status. Codes the pipeline treats specially
+    /// Every code of docs/hub-api.md with its status. Codes the pipeline treats specially
     /// (401 refresh, 409 reapply, 429/5xx retries) are sent where those rules don't apply:
     /// API-key auth, a write without key, no reapply closure, one attempt.
     static let hubCodes: [(status: Int, code: String)] = [

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteKit
 import XCTest
 @testable import HubBindings
 import ScriptHost
@@ -47,12 +48,12 @@ final class JournalTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("journal.sqlite").path
         _ = try Journal(path: path)
-        let raw = try SQLiteConnection(path: path, busyTimeoutMs: 1000)
+        let raw = try SQLiteDatabase(path: path, busyTimeoutMs: 1000)
         var version = 0
-        try raw.query("PRAGMA user_version") { version = $0.int(0) ?? 0 }
+        try raw.query("PRAGMA user_version") { version = $0.int(0) }
         XCTAssertEqual(version, Journal.schemaVersion)
         var mode = ""
-        try raw.query("PRAGMA journal_mode") { mode = $0.text(0) ?? "" }
+        try raw.query("PRAGMA journal_mode") { mode = $0.text(0) }
         XCTAssertEqual(mode, "wal")
         try raw.exec("PRAGMA user_version = 99")
         XCTAssertThrowsError(try Journal(path: path)) { error in

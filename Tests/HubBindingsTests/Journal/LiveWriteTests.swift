@@ -30,7 +30,7 @@ final class LiveWriteTests: XCTestCase {
         XCTAssertEqual(writes.map(\.sequence), [1, 2, 3])
         XCTAssertTrue(writes.allSatisfy { $0.state == .done && $0.attempts == 1 })
         XCTAssertEqual(writes[0].bodySHA256, Digest.sha256Hex(#"{"reason":"offboarded"}"#))
-        XCTAssertEqual(try c.finish(), [])
+        XCTAssertEqual(c.finish(), [])
     }
 
     func testPendingIsCommittedBeforeSendingAndTheOutcomeWithTheNextWrite() throws {

@@ -166,9 +166,3 @@ final class OutcomeBox: @unchecked Sendable {
     func set(_ v: RecipeHarness.Outcome) { lock.withLock { value = v } }
     func get() -> RecipeHarness.Outcome? { lock.withLock { value } }
 }
-
-/// Skips a test that shows a bug in Sources (XCTExpectFailure is not available on
-/// Linux). The rest of the test asserts the correct behaviour, ready for the fix.
-func skipKnownBug(_ summary: String) throws {
-    throw XCTSkip("BUG: " + summary)
-}

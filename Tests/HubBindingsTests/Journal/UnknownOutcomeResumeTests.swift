@@ -3,9 +3,15 @@ import XCTest
 @testable import HubBindings
 import ScriptHost
 
-/// `kill -9` at any write, then resume: every change happens, each key is sent at most
-/// twice (once before the crash, once after), and every write ends `done`.
-final class CrashResumeTests: XCTestCase {
+/// A write whose outcome is unknown — the connection lost before the Hub committed it,
+/// or its response lost after — at any position of a run, then a resume on the same
+/// journal: every change happens, each key is sent at most twice (once before, once
+/// on resume), and every write ends `done`.
+///
+/// Nothing is killed here: the first coordinator stops on the thrown error, in process.
+/// A real `kill -9` of the CLI, with the journal reopened from disk, is
+/// `ResumeAfterKillTests` (hubscriptTests).
+final class UnknownOutcomeResumeTests: XCTestCase {
     private let writeCount = 10
 
     /// A recipe of `writeCount` writes, some identical (usr_ada every third write).
@@ -17,15 +23,15 @@ final class CrashResumeTests: XCTestCase {
     }
 
     func testAnUnknownOutcomeAtAnyWriteThenResumeDoesEveryChangeOnce() throws {
-        for crashAt in 1...writeCount {
+        for stoppedAt in 1...writeCount {
             for lostAfterCommit in [false, true] {
-                try crashAndResume(at: crashAt, lostAfterCommit: lostAfterCommit)
+                try stopAndResume(at: stoppedAt, lostAfterCommit: lostAfterCommit)
             }
         }
     }
 
-    private func crashAndResume(at k: Int, lostAfterCommit: Bool) throws {
-        let context = "crash at write \(k), response lost after commit: \(lostAfterCommit)"
+    private func stopAndResume(at k: Int, lostAfterCommit: Bool) throws {
+        let context = "unknown outcome at write \(k), response lost after commit: \(lostAfterCommit)"
         let journal = try Fixture.journal()
         try journal.startRun(Fixture.runStart())
         let hub = FakeHub()

@@ -1,0 +1,54 @@
+import Foundation
+import XCTest
+
+/// `hubscript sandbox serve` in a child process, on ephemeral ports, with a profile
+/// file pointing at it. Stopped (SIGINT) by `stop()` or when released.
+final class ServedSandbox {
+    let process: Process
+    /// `http://127.0.0.1:PORT`.
+    let url: String
+    /// A configuration file with the profile `served` (jobs key, no client-side pacing).
+    let config: String
+    private let out: Pipe
+    private let err: Pipe
+
+    /// Starts the sandbox whose state is in `state` (reset it first) with `faults`.
+    init(_ cli: CLIHarness, state: URL, faults: String) throws {
+        let (server, out, err) = cli.process(["sandbox", "serve", "--port", "0", "--dispatch-port", "0", "--rate-limits", "off",
+                                              "--faults", faults], state: state)
+        let banner = LockedText()
+        out.fileHandleForReading.readabilityHandler = { banner.append($0.availableData) }
+        err.fileHandleForReading.readabilityHandler = { banner.append($0.availableData) }
+        try server.run()
+        process = server
+        self.out = out
+        self.err = err
+        var url: String?
+        let deadline = Date().addingTimeInterval(20)
+        while url == nil && Date() < deadline && server.isRunning {
+            url = banner.text.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression).map { String(banner.text[$0]) }
+            usleep(20_000)
+        }
+        guard let url else {
+            if server.isRunning { server.interrupt() }
+            server.waitUntilExit()
+            throw ServedSandboxError(description: "sandbox serve did not start within 20 s: \(banner.text)")
+        }
+        self.url = url
+        config = try cli.file("served.config.lua", """
+            return { profiles = { served = { hub_url = "\(url)", api_key = "satk_test_jobs_sandbox_0000000000000000",
+                                             rate_limit_per_minute = 0 } } }
+            """)
+    }
+
+    func stop() {
+        if process.isRunning { process.interrupt() }
+        process.waitUntilExit()
+        out.fileHandleForReading.readabilityHandler = nil
+        err.fileHandleForReading.readabilityHandler = nil
+    }
+
+    deinit { stop() }
+}
+
+struct ServedSandboxError: Error, CustomStringConvertible { let description: String }
