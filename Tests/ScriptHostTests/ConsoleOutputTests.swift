@@ -110,10 +110,14 @@ final class ConsoleOutputTests: XCTestCase {
         try stderrPipe.fileHandleForWriting.close()
         XCTAssertEqual(String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "error: stuck\n")
         // Unblock the printer: drain its whole line, which nothing interrupted.
-        var drained = 0
         let lineLength = #"{"text":"","type":"print"}"#.utf8.count + big.utf8.count + 1
-        while drained < lineLength { drained += stdoutPipe.fileHandleForReading.availableData.count }
-        XCTAssertEqual(drained, lineLength)
+        let drainedAll = DispatchSemaphore(value: 0)
+        Thread {
+            var drained = 0
+            while drained < lineLength { drained += stdoutPipe.fileHandleForReading.availableData.count }
+            drainedAll.signal()
+        }.start()
+        XCTAssertEqual(drainedAll.wait(timeout: .now() + 10), .success, "the printed line did not come through whole")
     }
 
     // MARK: Helpers

@@ -72,11 +72,17 @@ final class LiveHubscript {
         return String(decoding: rest, as: UTF8.self)
     }
 
-    /// Waits for the child to end; false if it still runs after `seconds`.
+    /// Waits for the child to end; if it still runs after `seconds`, kills it and
+    /// returns false (its exit status is then that of SIGKILL, never a real one).
     func waitForExit(within seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline { usleep(10_000) }
-        return !process.isRunning
+        if process.isRunning {
+            killHard()
+            return false
+        }
+        process.waitUntilExit()
+        return true
     }
 
     func killHard() {
