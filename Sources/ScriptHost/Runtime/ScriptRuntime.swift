@@ -53,8 +53,8 @@ public struct RunConfiguration: Sendable {
     /// (see `Watchdog`), with the report so far: the timeout failure, the time since the
     /// start, the memory peak so far. The Lua thread is still stuck (in C code, a
     /// finalizer, or a write to a pipe nobody reads, holding the output's lock), so the
-    /// action must not wait on anything the run holds; the CLI's writes with bounded
-    /// waits and exits.
+    /// action must not wait on anything the run holds (the CLI's writes with bounded
+    /// waits, then exits). The memory peak is 0 once the VM is being closed.
     public var onWatchdog: (@Sendable (RunReport) -> Void)?
 
     public init(output: any ScriptOutput) {
