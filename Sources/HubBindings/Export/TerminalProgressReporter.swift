@@ -1,4 +1,5 @@
 import Foundation
+import ScriptHost
 
 /// Draws the latest-updated bar as one line on stderr, redrawn in place with `\r`:
 /// `label  42% 420/1000  85.3/s  ETA 0:07` (without a total: `label 420  85.3/s`).
@@ -68,13 +69,14 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
     }
 
     /// The text of one bar (no `\r`), e.g. `import  42% 420/1000  85.3/s  ETA 0:07`.
-    /// Control characters in the label show as `?`, so a label cannot move the cursor
-    /// or send escape sequences to the terminal.
+    /// Control characters and bidi controls in the label (`TerminalText.isControl`)
+    /// show as `?`, so a label cannot move the cursor, send escape sequences to the
+    /// terminal or reorder the line; the redrawn line stays one short line.
     public static func line(for bar: ProgressState, elapsed: Double) -> String {
         var parts: [String] = []
         if !bar.label.isEmpty {
             parts.append(String(String.UnicodeScalarView(bar.label.unicodeScalars.map {
-                $0.value < 0x20 || (0x7F...0x9F).contains($0.value) ? "?" : $0
+                TerminalText.isControl($0) ? "?" : $0
             })))
         }
         let rate = elapsed > 0 ? Double(bar.count) / elapsed : nil

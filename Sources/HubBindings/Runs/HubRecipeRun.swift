@@ -54,8 +54,14 @@ public struct HubRunOutcome: Sendable {
 /// in the outcome; throws `HubConfigError`/`HubGate.Denied`/`PlanError` when the run
 /// cannot start.
 public enum HubRecipeRun {
+    ///
+    /// `onWatchdog` runs, on the watchdog's thread, if the deadline passed and the
+    /// recipe could not be stopped (see `Watchdog`): with the outcome so far (the timeout
+    /// failure, exit code 4, the counts and exports so far). The Lua thread is stuck then
+    /// and the journal row stays `running`; the action reports and exits the process.
     public static func execute(_ prepared: PreparedRecipe, request: HubRunRequest, connection: HubConnection,
                                journal: Journal, state: StateDirectory, output: any ScriptOutput,
+                               onWatchdog: (@Sendable (HubRunOutcome) -> Void)? = nil,
                                configure: (inout RunConfiguration) -> Void = { _ in }) throws -> HubRunOutcome {
         let sha = Digest.sha256Hex(prepared.file.source)
         // Absolute, so `runs resume` and `apply` find the recipe from any folder.
@@ -83,7 +89,19 @@ public enum HubRecipeRun {
         let pass = Pass(prepared: prepared, request: request, runID: runID, client: connection.client,
                         coordinator: coordinator, output: output, outputFolder: outputFolder,
                         progress: request.progress ?? TerminalProgressReporter())
-        let report = pass.run(configure: configure)
+        let report = pass.run { configuration in
+            configure(&configuration)
+            if let onWatchdog {
+                configuration.onWatchdog = { [context = pass.context, exports = pass.exports] report in
+                    // A snapshot read while the Lua thread is stuck (that is when the
+                    // watchdog fires), not a synchronised one.
+                    onWatchdog(HubRunOutcome(
+                        runID: runID, exitCode: report.exitCode, report: report, failure: report.failure,
+                        counts: RunCounts(reads: context.reads, writes: context.writes.counts), plan: nil, warnings: [],
+                        exports: exports.files, outputFolder: outputFolder))
+                }
+            }
+        }
         var warnings: [String] = []
         if report.succeeded { warnings = coordinator.finish() }
         let counts = RunCounts(reads: pass.context.reads, writes: coordinator.counts)

@@ -1,4 +1,5 @@
 import Foundation
+import ScriptHost
 
 /// The human form of a plan, for `hubscript plan` without `--out`.
 ///
@@ -9,19 +10,22 @@ import Foundation
 /// 1 write planned, 3 reads; nothing was sent.
 /// ```
 /// Columns are as wide as their widest cell, two spaces apart, without trailing spaces;
-/// bodies are compact JSON cut to `bodyWidth` characters.
+/// bodies are compact JSON cut to `bodyWidth` characters. Every cell and the header's
+/// fields go through `TerminalText.field`: a recipe's `\r` or escape sequence in a
+/// summary, path or key shows as `\r`/`\e`, so it cannot hide a row or redraw the table.
 public enum PlanTable {
     public static let bodyWidth = 60
 
     public static func render(_ plan: Plan) -> String {
-        var lines = ["Plan \(plan.runID): \(plan.recipeDisplayPath), profile \(plan.profile)"]
+        let f = TerminalText.field
+        var lines = ["Plan \(f(plan.runID)): \(f(plan.recipeDisplayPath)), profile \(f(plan.profile))"]
         let reads = "\(plan.counts.reads) \(plan.counts.reads == 1 ? "read" : "reads")"
         guard !plan.writes.isEmpty else {
             return (lines + ["No writes planned (\(reads)); nothing was sent."]).joined(separator: "\n") + "\n"
         }
         let rows = [["#", "METHOD", "TARGET", "CHANGE"]] + plan.writes.map { w in
-            [String(w.sequence), w.method, w.path,
-             w.body.map { "\(w.summary) \(CompactJSON.text($0, max: bodyWidth))" } ?? w.summary]
+            [String(w.sequence), f(w.method), f(w.path),
+             w.body.map { "\(f(w.summary)) \(CompactJSON.text($0, max: bodyWidth))" } ?? f(w.summary)]
         }
         let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {

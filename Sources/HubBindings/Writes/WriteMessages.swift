@@ -1,13 +1,15 @@
 import ScriptHost
 
 /// The texts of the coordinator's refusals. Each says what happened, that nothing was
-/// sent, and what to do; tests pin them exactly.
+/// sent, and what to do; tests pin them exactly. What a recipe controls (methods,
+/// paths, keys, bodies) is shown through `TerminalText.field`, so a line break or an
+/// escape sequence in it cannot forge or hide a line of the message.
 enum WriteMessages {
     static let newPlanAdvice = "Make a new plan with hubscript plan, review it, and apply that one."
 
     static func limitReached(limit: Int, intent: WriteIntent) -> String {
         "limit exceeded: writes: the recipe's limit is \(limit) (limits.writes / --max-writes); stopped before write \(limit + 1): "
-            + "\(intent.method) \(intent.path)"
+            + "\(f(intent.method)) \(f(intent.path))"
     }
 
     static func beyondPlan(_ r: WriteCoordinator.Request, planCount: Int) -> String {
@@ -21,11 +23,11 @@ enum WriteMessages {
 
     static func divergesFromPlan(_ r: WriteCoordinator.Request, expected: PlannedWrite) -> String {
         var changes: [String] = []
-        if expected.method != r.intent.method { changes.append("method \(expected.method) → \(r.intent.method)") }
-        if expected.path != r.intent.path { changes.append("path \(expected.path) → \(r.intent.path)") }
+        if expected.method != r.intent.method { changes.append("method \(f(expected.method)) → \(f(r.intent.method))") }
+        if expected.path != r.intent.path { changes.append("path \(f(expected.path)) → \(f(r.intent.path))") }
         if expected.bodySHA256 != r.bodySHA256 { changes.append("body " + BodyDiff.summary(expected.body, r.body)) }
         if changes.isEmpty {
-            changes.append("key \(expected.key) → \(r.key) (an explicit key changed, or an identical write was added or removed before it)")
+            changes.append("key \(f(expected.key)) → \(f(r.key)) (an explicit key changed, or an identical write was added or removed before it)")
         }
         return """
             apply: write \(r.number) differs from the plan; nothing was sent for it.
@@ -38,31 +40,36 @@ enum WriteMessages {
 
     static func planNotFinished(plan: Plan, performed: Int) -> String {
         let missing = plan.writes.dropFirst(performed)
-        let list = missing.prefix(5).map { "#\($0.sequence) \($0.method) \($0.path)" }.joined(separator: ", ")
+        let list = missing.prefix(5).map { "#\($0.sequence) \(f($0.method)) \(f($0.path))" }.joined(separator: ", ")
         let more = missing.count > 5 ? ", and \(missing.count - 5) more" : ""
         return "apply: the plan has \(plan.writes.count) writes but the recipe made only \(performed); "
             + "not made: \(list)\(more)"
     }
 
     static func keyReused(_ r: WriteCoordinator.Request, existing: WriteRecord) -> String {
-        "the idempotency key \(r.key) was already used in run \(existing.runID) for \(existing.method) \(existing.path) "
+        "the idempotency key \(f(r.key)) was already used in run \(f(existing.runID)) for \(f(existing.method)) \(f(existing.path)) "
             + "with \(existing.bodySHA256 == nil ? "no body" : "another body"); nothing was sent for "
-            + "\(r.intent.method) \(r.intent.path). Give each different write its own key."
+            + "\(f(r.intent.method)) \(f(r.intent.path)). Give each different write its own key."
     }
 
     /// `POST /users/usr_ada/suspend {"reason":"x"}`; the body compact and cut short.
     static func line(_ method: String, _ path: String, _ body: ScriptValue?) -> String {
-        guard let body else { return "\(method) \(path)" }
-        return "\(method) \(path) \(CompactJSON.text(body, max: 80))"
+        guard let body else { return "\(f(method)) \(f(path))" }
+        return "\(f(method)) \(f(path)) \(CompactJSON.text(body, max: 80))"
     }
+
+    /// A recipe-controlled field, safe to show (`TerminalText.field`).
+    static func f(_ text: String) -> String { TerminalText.field(text) }
 }
 
 /// Compact one-line JSON for messages and tables.
 enum CompactJSON {
-    /// Canonical JSON of `value`, cut to `max` characters with a trailing `…`.
+    /// Canonical JSON of `value`, cut to `max` characters with a trailing `…`. Safe to
+    /// show on a terminal: JSON already escapes C0 controls; DEL, C1 and bidi controls,
+    /// which it leaves raw, are escaped by `TerminalText`.
     static func text(_ value: ScriptValue?, max: Int) -> String {
         guard let value else { return "(none)" }
-        let full = (try? JSONCodec.encode(value)) ?? "(not JSON)"
+        let full = TerminalText.field((try? JSONCodec.encode(value)) ?? "(not JSON)")
         guard full.count > max else { return full }
         return String(full.prefix(Swift.max(0, max - 1))) + "…"
     }
@@ -80,9 +87,9 @@ enum BodyDiff {
         for key in Set(a.keys).union(b.keys).sorted() {
             switch (a[key], b[key]) {
             case (let x?, let y?) where x != y:
-                parts.append("\(key): \(CompactJSON.text(x, max: 30)) → \(CompactJSON.text(y, max: 30))")
-            case (nil, let y?): parts.append("+\(key): \(CompactJSON.text(y, max: 30))")
-            case (_?, nil): parts.append("-\(key)")
+                parts.append("\(TerminalText.field(key)): \(CompactJSON.text(x, max: 30)) → \(CompactJSON.text(y, max: 30))")
+            case (nil, let y?): parts.append("+\(TerminalText.field(key)): \(CompactJSON.text(y, max: 30))")
+            case (_?, nil): parts.append("-\(TerminalText.field(key))")
             default: break
             }
         }

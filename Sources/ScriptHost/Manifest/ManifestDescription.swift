@@ -1,20 +1,25 @@
 /// Renders a manifest for `hubscript describe`.
 public enum ManifestDescription {
+    /// The manifest for people. Every value comes from the recipe, so each goes through
+    /// `TerminalText` (a description keeps its tabs but not its line breaks): an escape
+    /// sequence or `\r` in a description cannot hide or redraw the `Needs:` line.
     public static func text(_ m: RecipeManifest) -> String {
-        var out = m.name + (m.version.map { " \($0)" } ?? "") + "\n"
-        if let d = m.description { out += "  \(d)\n" }
+        let f = TerminalText.field
+        var out = f(m.name) + (m.version.map { " \(f($0))" } ?? "") + "\n"
+        if let d = m.description { out += "  \(TerminalText.line(d))\n" }
         out += "\nParameters:\n"
         if m.params.isEmpty { out += "  (none)\n" }
-        let width = m.params.map(\.name.count).max() ?? 0
-        for p in m.params {
-            var line = "  " + p.name.padding(toLength: width, withPad: " ", startingAt: 0)
+        let names = m.params.map { f($0.name) }
+        let width = names.map(\.count).max() ?? 0
+        for (p, name) in zip(m.params, names) {
+            var line = "  " + name.padding(toLength: width, withPad: " ", startingAt: 0)
                 + "  " + p.kind.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
             if p.required { line += "  required" }
-            if let d = p.defaultValue { line += "  default \((try? JSONCodec.encode(d)) ?? "?")" }
-            if let about = p.description { line += "  — \(about)" }
+            if let d = p.defaultValue { line += "  default \(f((try? JSONCodec.encode(d)) ?? "?"))" }
+            if let about = p.description { line += "  — \(TerminalText.line(about))" }
             out += line + "\n"
         }
-        out += "\nNeeds: " + (m.needs.isEmpty ? "(no permissions)" : m.needs.joined(separator: ", ")) + "\n"
+        out += "\nNeeds: " + (m.needs.isEmpty ? "(no permissions)" : m.needs.map(f).joined(separator: ", ")) + "\n"
         var limits: [String] = []
         if let w = m.limits.writes { limits.append("writes \(w)") }
         if let t = m.limits.timeoutSeconds { limits.append("timeout \(ScriptRuntime.formatSeconds(t))") }

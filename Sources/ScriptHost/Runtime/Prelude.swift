@@ -67,6 +67,8 @@ base.load = function(chunk, chunkname, mode, env)
 end
 
 base.print = function(...)
+  -- One argument goes as it is: a large string is not copied by concat.
+  if select("#", ...) == 1 then host.write_stdout(tostring((...))) return end
   local parts = {}
   for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
   host.write_stdout(concat(parts, "\t"))

@@ -8,10 +8,14 @@ public enum LogLevel: String, Sendable, CaseIterable, Comparable {
 }
 
 /// Where a run's output goes. Implementations must be thread-safe: the watchdog may
-/// flush from another thread.
+/// write from another thread.
 public protocol ScriptOutput: AnyObject, Sendable {
     /// A line from `print` (without the newline).
     func printLine(_ text: String)
+    /// A line from `print` as the Lua string's bytes (UTF-8, possibly ill-formed),
+    /// valid only during the call. The default decodes them (ill-formed sequences become
+    /// U+FFFD) and calls `printLine(_:)`; an output that streams writes them as they are.
+    func printLine(bytes: UnsafeRawBufferPointer)
     /// A `log.*` line.
     func log(_ level: LogLevel, _ message: String, fields: [String: ScriptValue])
     /// A machine-readable event (`--json` mode writes it as one NDJSON line).
@@ -20,81 +24,9 @@ public protocol ScriptOutput: AnyObject, Sendable {
     func flush()
 }
 
-/// The console: `print` to stdout, logs to stderr as `[level] message k=v`; with
-/// `json`, every print, log line and event is one JSON object per line on stdout.
-public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
-    public let json: Bool
-    public let minimumLevel: LogLevel
-    private let lock = NSLock()
-    private var buffer = Data()
-    private let stdout = FileHandle.standardOutput
-    private let stderr = FileHandle.standardError
-
-    public init(json: Bool, minimumLevel: LogLevel = .info) {
-        self.json = json
-        self.minimumLevel = minimumLevel
-    }
-
-    public func printLine(_ text: String) {
-        if json { return event("print", ["text": .string(text)]) }
-        append(text + "\n")
-    }
-
-    public func log(_ level: LogLevel, _ message: String, fields: [String: ScriptValue]) {
-        guard level >= minimumLevel else { return }
-        if json {
-            var all: [String: ScriptValue] = ["level": .string(level.rawValue), "message": .string(message)]
-            if !fields.isEmpty { all["fields"] = .object(fields) }
-            return event("log", all)
-        }
-        var line = "[\(level.rawValue)] \(message)"
-        for key in fields.keys.sorted() {
-            line += " \(key)=\(Self.plain(fields[key]!))"
-        }
-        writeStderr(line + "\n")
-    }
-
-    /// Machine events exist only in `--json` mode; otherwise this does nothing.
-    public func event(_ type: String, _ fields: [String: ScriptValue]) {
-        guard json else { return }
-        var all = fields
-        all["type"] = .string(type)
-        let line = (try? JSONCodec.encode(.object(all))) ?? #"{"type":"error","message":"unencodable event"}"#
-        append(line + "\n")
-    }
-
-    /// Writes a line to stderr after flushing stdout (keeps the two in order on a TTY).
-    public func writeStderr(_ text: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        flushLocked()
-        stderr.write(Data(text.utf8))
-    }
-
-    public func flush() {
-        lock.lock()
-        defer { lock.unlock() }
-        flushLocked()
-    }
-
-    private func append(_ text: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        buffer.append(contentsOf: text.utf8)
-        if buffer.count >= 32 << 10 { flushLocked() }
-    }
-
-    private func flushLocked() {
-        guard !buffer.isEmpty else { return }
-        stdout.write(buffer)
-        buffer.removeAll(keepingCapacity: true)
-    }
-
-    static func plain(_ value: ScriptValue) -> String {
-        switch value {
-        case .string(let s): return s.contains(" ") ? "\"\(s)\"" : s
-        default: return (try? JSONCodec.encode(value)) ?? "?"
-        }
+extension ScriptOutput {
+    public func printLine(bytes: UnsafeRawBufferPointer) {
+        printLine(String(decoding: bytes, as: UTF8.self))
     }
 }
 

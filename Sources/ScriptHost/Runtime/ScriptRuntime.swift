@@ -1,4 +1,3 @@
-import CLua
 import Foundation
 
 /// A recipe's source and where it lives.
@@ -50,8 +49,13 @@ public struct RunConfiguration: Sendable {
     public var output: any ScriptOutput
     /// Consulted before every gated function call; throw to refuse the call.
     public var gate: (@Sendable (ScriptFunction) throws -> Void)?
-    /// Runs if the deadline passed and Lua could not be stopped (see `Watchdog`).
-    public var onWatchdog: (@Sendable (ScriptFailure) -> Void)?
+    /// Runs on a background thread if the deadline passed and Lua could not be stopped
+    /// (see `Watchdog`), with the report so far: the timeout failure, the time since the
+    /// start, the memory peak so far. The Lua thread is still stuck (in C code, a
+    /// finalizer, or a write to a pipe nobody reads, holding the output's lock), so the
+    /// action must not wait on anything the run holds (the CLI's writes with bounded
+    /// waits, then exits). The memory peak is 0 once the VM is being closed.
+    public var onWatchdog: (@Sendable (RunReport) -> Void)?
 
     public init(output: any ScriptOutput) {
         self.output = output
@@ -65,20 +69,23 @@ public enum ScriptRuntime {
 
     /// Loads and runs `recipe`. Never throws: every failure is in the report.
     public static func run(_ recipe: RecipeFile, configuration: RunConfiguration) -> RunReport {
-        let start = hs_monotonic_now()
+        let start = MonotonicClock.now()
         let limits = configuration.limits.capped(by: .hostCeiling)
         let timeoutFailure = limitFailure(.timeout, limits: limits, hostMessage: nil)
+        let running = RunningVM()
         let watchdog = Watchdog(seconds: limits.timeoutSeconds + watchdogGrace) {
-            configuration.onWatchdog?(timeoutFailure)
+            configuration.onWatchdog?(RunReport(failure: timeoutFailure, durationSeconds: MonotonicClock.now() - start,
+                                                memoryPeakBytes: running.memoryPeak, instructions: 0))
         }
         defer { watchdog.disarm() }
 
         var report = RunReport(failure: nil, durationSeconds: 0, memoryPeakBytes: 0, instructions: 0)
         do {
             let vm = try makeVM(for: recipe, configuration: configuration, limits: limits, start: start)
-            let interrupter = DeadlineInterrupter(vm: vm, seconds: start + limits.timeoutSeconds - hs_monotonic_now())
+            running.attach(vm)
+            running.interrupt(after: start + limits.timeoutSeconds - MonotonicClock.now())
             report.failure = execute(recipe, in: vm, limits: limits)
-            interrupter.disarm()
+            running.detach()
             report.memoryPeakBytes = vm.memoryPeak
             report.instructions = vm.instructionsExecuted
         } catch let failure as ScriptFailure {
@@ -86,7 +93,7 @@ public enum ScriptRuntime {
         } catch {
             report.failure = ScriptFailure(kind: .host, message: "hubscript: \(error)")
         }
-        report.durationSeconds = hs_monotonic_now() - start
+        report.durationSeconds = MonotonicClock.now() - start
         configuration.output.flush()
         return report
     }
@@ -98,9 +105,10 @@ public enum ScriptRuntime {
             folders: [recipe.url.deletingLastPathComponent()] + configuration.libraryFolders)
         let host = [
             ScriptFunction("write_stdout") { call in
-                // print writes bytes as plain Lua does; text that is not UTF-8 is shown
-                // with replacement characters rather than failing.
-                output.printLine(String(decoding: call.rawBytes(1), as: UTF8.self))
+                // print hands over the Lua string's bytes as they are, without a copy (a
+                // recipe may print tens of MiB); the output decides how to show bytes
+                // that are not UTF-8.
+                call.withRawBytes(1) { output.printLine(bytes: $0) }
                 return .none
             },
             ScriptFunction("module_source") { call in
@@ -137,14 +145,7 @@ public enum ScriptRuntime {
         }
     }
 
-    static func kind(of code: Int32) -> LimitKind {
-        switch code {
-        case Int32(HS_LIMIT_MEMORY): .memory
-        case Int32(HS_LIMIT_INSTRUCTIONS): .instructions
-        case Int32(HS_LIMIT_DEADLINE): .timeout
-        default: .host
-        }
-    }
+    static func kind(of code: Int32) -> LimitKind { LimitKind(limitCode: code) }
 
     /// The message for a limit, saying which limit and how to raise it.
     static func limitFailure(_ kind: LimitKind, limits: RunLimits, hostMessage: String?) -> ScriptFailure {

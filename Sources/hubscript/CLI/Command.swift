@@ -1,4 +1,5 @@
 import Foundation
+import ScriptHost
 
 /// One option of a command. `valueName == nil` makes it a flag.
 struct OptionSpec: Sendable {
@@ -118,10 +119,10 @@ extension Command {
             let parsed = try ParsedArguments.parse(args, options: configuration.options, command: configuration.name)
             return try Self(parsed).run()
         } catch let e as UsageError {
-            Console.err("hubscript \(configuration.name): \(e.message)\nRun 'hubscript \(configuration.name) --help' for usage.\n")
+            Console.err("hubscript \(configuration.name): \(TerminalText.text(e.message))\nRun 'hubscript \(configuration.name) --help' for usage.\n")
             return ExitCode.usage
         } catch {
-            Console.err("hubscript \(configuration.name): \(error)\n")
+            Console.err("hubscript \(configuration.name): \(TerminalText.text("\(error)"))\n")
             return ExitCode.usage
         }
     }

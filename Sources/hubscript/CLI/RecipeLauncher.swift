@@ -26,13 +26,15 @@ struct RecipeLauncher {
                 request.extraPlugins = { extra($0) + [BenchPlugin.make()] }
             }
             let outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
-                                                   state: common.state, output: output) { configuration in
-                configuration.onWatchdog = { failure in
-                    reporter.report(failure: failure)
-                    output.flush()
-                    _exit(ExitCode.limit)
-                }
-            }
+                                                   state: common.state, output: output, onWatchdog: { outcome in
+                // The Lua thread is stuck (in C, a finalizer, or a write to a full pipe);
+                // end the process whatever happens to the report. The reporter's writes
+                // are bounded (under a second); the backstop covers anything else.
+                let backstop = Thread { Thread.sleep(forTimeInterval: 3); _exit(ExitCode.limit) }
+                backstop.start()
+                reporter.finishBeforeExit(outcome)
+                _exit(ExitCode.limit)
+            })
             if let plan = outcome.plan, outcome.failure == nil { try onPlan(plan, output) }
             return reporter.finish(outcome)
         } catch let refusal as PlanRefusal {

@@ -4,31 +4,64 @@ import ScriptHost
 
 /// Prints how a run ended: a message on stderr for people, a `summary` event with
 /// `--json`. Returns the exit code.
+///
+/// Everything a recipe controls (error messages, tracebacks, warnings, export names)
+/// reaches people through `TerminalText`, so it cannot forge or hide a line such as
+/// the closing `done:`; `--json` events carry the exact text.
 struct RunReporter: Sendable {
     let output: ConsoleOutput
     let json: Bool
 
+    /// One piece of a closing report: a `--json` event, or text for people on stderr
+    /// (already escaped).
+    enum Item {
+        case event(String, [String: ScriptValue])
+        case stderr(String)
+    }
+
     func reportSetupFailure(_ error: Error, exitCode: Int32? = nil) -> Int32 {
         let failure = (error as? ScriptFailure) ?? ScriptFailure(kind: .load, message: "\(error)")
         let code = exitCode ?? failure.exitCode
-        report(failure: failure)
-        if json { output.event("summary", ["status": "failed", "exit_code": .integer(Int64(code))]) }
-        output.flush()
+        var items = self.items(for: failure)
+        if json { items.append(.event("summary", ["status": "failed", "exit_code": .integer(Int64(code))])) }
+        emit(items)
         return code
     }
 
     /// Reports a run against a Hub: the error if any, warnings, and the closing summary
     /// (stderr for people; a `summary` event with --json).
     func finish(_ outcome: HubRunOutcome) -> Int32 {
-        if let failure = outcome.failure { report(failure: failure) }
+        emit(items(for: outcome))
+        return outcome.exitCode
+    }
+
+    /// The watchdog's report, for a process about to exit: the same items as `finish`,
+    /// written with bounded waits (`ConsoleOutput.writeBeforeExit`), since the stuck Lua
+    /// thread may hold the output's lock or be blocked writing to stdout. With `--json`,
+    /// if stdout cannot take the events, the error goes to stderr as text instead.
+    func finishBeforeExit(_ outcome: HubRunOutcome) {
+        var stdoutText = "", stderrText = ""
+        for item in items(for: outcome) {
+            switch item {
+            case .event(let type, let fields): stdoutText += ConsoleOutput.eventLine(type, fields) + "\n"
+            case .stderr(let text): stderrText += text
+            }
+        }
+        let fallback = json ? (outcome.failure.map(Self.text(for:)) ?? "") : ""
+        output.writeBeforeExit(stdoutText: stdoutText, stderrText: stderrText, stderrIfStdoutFails: fallback)
+    }
+
+    func items(for outcome: HubRunOutcome) -> [Item] {
+        var items = outcome.failure.map(self.items(for:)) ?? []
         for warning in outcome.warnings {
-            if json { output.event("warning", ["message": .string(warning)]) } else { output.writeStderr("warning: \(warning)\n") }
+            items.append(json ? .event("warning", ["message": .string(warning)])
+                              : .stderr("warning: \(TerminalText.line(warning))\n"))
         }
         let c = outcome.counts
         let seconds = outcome.report?.durationSeconds ?? 0
         let status = outcome.failure == nil ? "ok" : "failed"
         if json {
-            output.event("summary", [
+            items.append(.event("summary", [
                 "status": .string(status), "exit_code": .integer(Int64(outcome.exitCode)), "run_id": .string(outcome.runID),
                 "reads": .integer(Int64(c.reads)), "writes": .integer(Int64(c.writes)), "replayed": .integer(Int64(c.replayed)),
                 "planned": .integer(Int64(c.planned)), "failed": .integer(Int64(c.failed)),
@@ -36,48 +69,53 @@ struct RunReporter: Sendable {
                 "memory_peak_bytes": .integer(Int64(outcome.report?.memoryPeakBytes ?? 0)),
                 "exports": .array(outcome.exports.map { .object(["name": .string($0.name), "rows": .integer(Int64($0.rows)), "path": .string($0.path)]) }),
                 "output_folder": .string(outcome.outputFolder.path),
-            ])
+            ]))
         } else if c.reads + c.writes + c.replayed + c.planned + c.failed > 0 || !outcome.exports.isEmpty {
             // People get the summary when the run touched the Hub or exported something.
+            let f = TerminalText.field
             if !outcome.exports.isEmpty {
-                let files = outcome.exports.map { "\($0.name) (\($0.rows) rows)" }.joined(separator: ", ")
-                output.writeStderr("exported \(files) to \(outcome.outputFolder.path)\n")
+                let files = outcome.exports.map { "\(f($0.name)) (\($0.rows) rows)" }.joined(separator: ", ")
+                items.append(.stderr("exported \(files) to \(f(outcome.outputFolder.path))\n"))
             }
             var parts = ["\(c.reads) reads", "\(c.writes) writes"]
             if c.replayed > 0 { parts.append("\(c.replayed) replayed") }
             if c.planned > 0 { parts.append("\(c.planned) planned") }
             if c.failed > 0 { parts.append("\(c.failed) failed") }
-            output.writeStderr("\(status == "ok" ? "done" : "stopped"): run \(outcome.runID) — \(parts.joined(separator: ", ")) in \(String(format: "%.2f", seconds)) s\n")
+            items.append(.stderr("\(status == "ok" ? "done" : "stopped"): run \(f(outcome.runID)) — \(parts.joined(separator: ", ")) in \(String(format: "%.2f", seconds)) s\n"))
         }
-        output.flush()
-        return outcome.exitCode
+        return items
     }
 
-    func finish(_ report: RunReport) -> Int32 {
-        if let failure = report.failure { self.report(failure: failure) }
-        if json {
-            output.event("summary", [
-                "status": .string(report.succeeded ? "ok" : "failed"),
-                "exit_code": .integer(Int64(report.exitCode)),
-                "duration_ms": .integer(Int64(report.durationSeconds * 1000)),
-                "memory_peak_bytes": .integer(Int64(report.memoryPeakBytes)),
-            ])
-        }
-        output.flush()
-        return report.exitCode
+    func items(for failure: ScriptFailure) -> [Item] {
+        guard json else { return [.stderr(Self.text(for: failure))] }
+        var fields: [String: ScriptValue] = ["kind": .string(Self.kindName(failure.kind)), "message": .string(failure.message)]
+        if let structured = failure.structured { fields["error"] = structured }
+        if !failure.traceback.isEmpty { fields["traceback"] = .string(failure.traceback) }
+        return [.event("error", fields)]
     }
 
     func report(failure: ScriptFailure) {
-        if json {
-            var fields: [String: ScriptValue] = ["kind": .string(Self.kindName(failure.kind)), "message": .string(failure.message)]
-            if let structured = failure.structured { fields["error"] = structured }
-            if !failure.traceback.isEmpty { fields["traceback"] = .string(failure.traceback) }
-            output.event("error", fields)
-            return
+        emit(items(for: failure))
+    }
+
+    private func emit(_ items: [Item]) {
+        for item in items {
+            switch item {
+            case .event(let type, let fields): output.event(type, fields)
+            case .stderr(let text): output.writeStderr(text)
+            }
         }
-        var text = "error: \(failure.message)\n"
-        if !failure.traceback.isEmpty { text += failure.traceback + "\n" }
-        output.writeStderr(text)
+    }
+
+    /// `error: message` and the traceback, for people. A runtime error's message is the
+    /// recipe's (or the Hub's) text, so it stays on one line (`\n` shows as `\n`); the
+    /// host's and limits' messages keep their line breaks; tracebacks keep theirs and
+    /// their tabs. Every other control character is escaped.
+    static func text(for failure: ScriptFailure) -> String {
+        let keep: TerminalText.Keep = failure.kind == .runtime ? .line : .text
+        var text = "error: \(TerminalText.escaped(failure.message, keeping: keep))\n"
+        if !failure.traceback.isEmpty { text += TerminalText.text(failure.traceback) + "\n" }
+        return text
     }
 
     static func kindName(_ kind: ScriptFailure.Kind) -> String {

@@ -19,11 +19,14 @@ struct CheckCommand: Command {
     func run() throws -> Int32 {
         var failures = 0
         for path in paths {
+            // The problem quotes the recipe (syntax errors, manifest values): escaped, its
+            // lines indented under the file's, so it cannot pass for another file's line.
+            let shownPath = TerminalText.field(path)
             if let problem = Self.problem(in: path) {
                 failures += 1
-                Console.out("FAIL \(path)\n     \(problem.replacingOccurrences(of: "\n", with: "\n     "))\n")
+                Console.out("FAIL \(shownPath)\n     \(TerminalText.text(problem).replacingOccurrences(of: "\n", with: "\n     "))\n")
             } else {
-                Console.out("ok   \(path)\n")
+                Console.out("ok   \(shownPath)\n")
             }
         }
         if paths.count > 1 {

@@ -21,7 +21,7 @@ struct DescribeCommand: Command {
     func run() throws -> Int32 {
         let manifest: RecipeManifest
         do { manifest = try RecipeManifest.load(from: try RecipeFile(path: path)) } catch {
-            Console.err("error: \(error)\n")
+            Console.err("error: \(TerminalText.text("\(error)"))\n")
             return ExitCode.usage
         }
         Console.out(json ? (try JSONCodec.encode(ManifestDescription.json(manifest))) + "\n" : ManifestDescription.text(manifest))

@@ -115,7 +115,8 @@ struct PlanCommand: Command {
         launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, output in
             if let out {
                 try plan.save(to: URL(fileURLWithPath: out))
-                output.writeStderr("plan saved to \(out): \(plan.writes.count) writes; apply it with hubscript apply \(out)\n")
+                let shown = TerminalText.field(out)
+                output.writeStderr("plan saved to \(shown): \(plan.writes.count) writes; apply it with hubscript apply \(shown)\n")
             } else if launcher.json {
                 output.event("plan", ["plan": plan.jsonValue()])
             } else {
@@ -151,7 +152,7 @@ struct ApplyCommand: Command {
     func run() throws -> Int32 {
         let plan: Plan
         do { plan = try Plan.load(from: URL(fileURLWithPath: planPath)) } catch {
-            Console.err("error: \(error)\n")
+            Console.err("error: \(TerminalText.text("\(error)"))\n")
             return ExitCode.usage
         }
         var launcher = self.launcher

@@ -51,15 +51,16 @@ struct RunsListCommand: Command {
     func run() throws -> Int32 {
         let runs = try RunsCommands.journal(common).listRuns(limit: limit)
         if runs.isEmpty { Console.out("no runs yet\n"); return ExitCode.success }
+        let f = TerminalText.field
         var text = "RUN ID                               STATUS     MODE   WRITES  REPLAYED  STARTED               RECIPE\n"
         for r in runs {
-            text += r.id.padding(toLength: 36, withPad: " ", startingAt: 0) + " "
+            text += f(r.id).padding(toLength: 36, withPad: " ", startingAt: 0) + " "
                 + r.status.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0) + " "
                 + r.mode.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0) + " "
                 + String(r.counts.writes).padding(toLength: 7, withPad: " ", startingAt: 0) + " "
                 + String(r.counts.replayed).padding(toLength: 9, withPad: " ", startingAt: 0) + " "
                 + RunsCommands.time(r.startedAt).padding(toLength: 21, withPad: " ", startingAt: 0) + " "
-                + DisplayPath.relative(URL(fileURLWithPath: r.recipePath)) + "\n"
+                + f(DisplayPath.relative(URL(fileURLWithPath: r.recipePath))) + "\n"
         }
         Console.out(text)
         return ExitCode.success
@@ -85,11 +86,13 @@ struct RunsShowCommand: Command {
             Console.err("error: no run \(id) in the journal (hubscript runs list shows the recent ones)\n")
             return ExitCode.usage
         }
+        // Paths, params, keys and errors come from recipes and the Hub: escaped.
+        let f = TerminalText.field
         var text = """
-        run       \(r.id)
-        recipe    \(DisplayPath.relative(URL(fileURLWithPath: r.recipePath))) (sha256 \(r.recipeSHA256.prefix(16))…)
-        params    \(r.paramsJSON)
-        profile   \(r.profile)
+        run       \(f(r.id))
+        recipe    \(f(DisplayPath.relative(URL(fileURLWithPath: r.recipePath)))) (sha256 \(r.recipeSHA256.prefix(16))…)
+        params    \(f(r.paramsJSON))
+        profile   \(f(r.profile))
         mode      \(r.mode.rawValue), \(r.status.rawValue), attempts \(r.attempts)
         started   \(RunsCommands.time(r.startedAt)), finished \(RunsCommands.time(r.finishedAt))
         counts    \(r.counts.reads) reads, \(r.counts.writes) writes, \(r.counts.replayed) replayed, \(r.counts.planned) planned, \(r.counts.failed) failed
@@ -98,7 +101,7 @@ struct RunsShowCommand: Command {
         let writes = try journal.writes(runID: id)
         text += writes.isEmpty ? "no writes\n" : "\nWRITES\n"
         for w in writes {
-            text += "  \(String(w.sequence).padding(toLength: 4, withPad: " ", startingAt: 0)) \(w.state.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(w.method.padding(toLength: 7, withPad: " ", startingAt: 0)) \(w.path)  \(w.key)\(w.error.map { "  (\($0))" } ?? "")\n"
+            text += "  \(String(w.sequence).padding(toLength: 4, withPad: " ", startingAt: 0)) \(w.state.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(f(w.method).padding(toLength: 7, withPad: " ", startingAt: 0)) \(f(w.path))  \(f(w.key))\(w.error.map { "  (\(f($0)))" } ?? "")\n"
         }
         Console.out(text)
         return ExitCode.success

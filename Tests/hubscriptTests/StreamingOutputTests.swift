@@ -1,0 +1,66 @@
+import Foundation
+import XCTest
+
+/// Issue 9 part 2: every printed line and every `--json` event reaches its file
+/// descriptor when it is made, not when the process ends.
+final class StreamingOutputTests: CLITestCase {
+    /// Prints, then spins until the deadline (3 s) stops it.
+    static let printThenSpin = """
+        recipe { name = "s" }
+        print("first")
+        print("second")
+        while true do end
+        """
+
+    func testAPrintedLineIsReadableWhileTheRunGoesOn() throws {
+        try folder.write("s.lua", Self.printThenSpin)
+        let child = try LiveHubscript(["run", "s.lua", "--timeout", "3"], in: folder.url)
+        XCTAssertEqual(child.readLine(), "first")
+        XCTAssertEqual(child.readLine(), "second")
+        let seen = child.elapsed
+        XCTAssertTrue(child.process.isRunning, "the line came only when the run ended")
+        XCTAssertLessThan(seen, 2, "the line came \(seen) s after the start; the deadline is at 3 s")
+        XCTAssertTrue(child.waitForExit(within: 10))
+        XCTAssertEqual(child.readRest(), "")
+        XCTAssertEqual(child.process.terminationStatus, 4)
+        XCTAssertEqual(child.stderr,
+                       "error: limit exceeded: timeout (3 s); raise it with --timeout or limits.timeout in the recipe manifest\n")
+    }
+
+    func testAJSONEventIsReadableWhileTheRunGoesOn() throws {
+        try folder.write("s.lua", Self.printThenSpin)
+        let child = try LiveHubscript(["run", "s.lua", "--timeout", "3", "--json"], in: folder.url)
+        XCTAssertEqual(child.readLine(), #"{"text":"first","type":"print"}"#)
+        XCTAssertEqual(child.readLine(), #"{"text":"second","type":"print"}"#)
+        XCTAssertTrue(child.process.isRunning, "the event came only when the run ended")
+        XCTAssertLessThan(child.elapsed, 2)
+        XCTAssertTrue(child.waitForExit(within: 10))
+        let rest = child.readRest().split(separator: "\n").map(String.init)
+        XCTAssertEqual(rest.count, 2, "\(rest)")
+        XCTAssertEqual(rest.first, #"{"kind":"limit.timeout","message":"limit exceeded: timeout (3 s); raise it with --timeout or limits.timeout in the recipe manifest","type":"error"}"#)
+        XCTAssertTrue(rest.last?.contains(#""type":"summary""#) ?? false, "\(rest)")
+        XCTAssertEqual(child.process.terminationStatus, 4)
+    }
+
+    func testLinesPrintedBeforeKillMinus9AreInStdout() throws {
+        for json in [false, true] {
+            try folder.write("s.lua", Self.printThenSpin)
+            let out = folder.url.appendingPathComponent("stdout-\(json)")
+            let child = try LiveHubscript(["run", "s.lua", "--timeout", "30"] + (json ? ["--json"] : []),
+                                          in: folder.url, stdoutFile: out)
+            let expected = json ? "{\"text\":\"first\",\"type\":\"print\"}\n{\"text\":\"second\",\"type\":\"print\"}\n"
+                                : "first\nsecond\n"
+            // Give the lines time to appear (they do within milliseconds), then kill.
+            var written = ""
+            while child.elapsed < 5 {
+                written = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+                if written == expected { break }
+                usleep(20_000)
+            }
+            XCTAssertTrue(child.process.isRunning)
+            child.killHard()
+            XCTAssertEqual(child.process.terminationReason, .uncaughtSignal)
+            XCTAssertEqual(try String(contentsOf: out, encoding: .utf8), expected, json ? "--json" : "human")
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import XCTest
+
+/// A running `hubscript` child whose stdout the test watches (or leaves unread) while
+/// it runs, set up like `HubscriptProcess.run`: its own state directory and a config
+/// naming the built-in sandbox. Stderr goes to a file, read with `stderr` after the end.
+final class LiveHubscript {
+    let process = Process()
+    let stdout = Pipe()
+    let started: Date
+    private let scratch: URL
+    private let stderrURL: URL
+    private var pending = Data()
+
+    /// Starts `hubscript args…` in `directory`. With `stdoutFile`, stdout goes to that
+    /// file instead of the pipe.
+    init(_ args: [String], in directory: URL, stdoutFile: URL? = nil) throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        stderrURL = scratch.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        let config = scratch.appendingPathComponent("config.lua")
+        try #"return { profiles = { sandbox = { sandbox = true } } }"#.write(to: config, atomically: true, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = scratch.appendingPathComponent("state").path
+        environment["XDG_CONFIG_HOME"] = scratch.appendingPathComponent("config").path
+        environment["HUBSCRIPT_CONFIG"] = config.path
+        process.executableURL = HubscriptProcess.binary
+        process.arguments = args
+        process.currentDirectoryURL = directory
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        if let stdoutFile {
+            _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
+        } else {
+            process.standardOutput = stdout
+        }
+        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        started = Date()
+        try process.run()
+        // The parent's copy of the write end would keep the pipe open after the child ends.
+        try stdout.fileHandleForWriting.close()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    /// Seconds since the child started.
+    var elapsed: Double { Date().timeIntervalSince(started) }
+
+    /// Reads stdout up to the next line break; nil at the end of the stream.
+    func readLine() -> String? {
+        while true {
+            if let newline = pending.firstIndex(of: 0x0A) {
+                let line = pending[pending.startIndex..<newline]
+                pending = Data(pending[(newline + 1)...])
+                return String(decoding: line, as: UTF8.self)
+            }
+            let chunk = stdout.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            pending.append(chunk)
+        }
+    }
+
+    /// Everything left on stdout, to its end.
+    func readRest() -> String {
+        let rest = pending + stdout.fileHandleForReading.readDataToEndOfFile()
+        pending = Data()
+        return String(decoding: rest, as: UTF8.self)
+    }
+
+    /// Waits for the child to end; if it still runs after `seconds`, kills it and
+    /// returns false (its exit status is then that of SIGKILL, never a real one).
+    func waitForExit(within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            killHard()
+            return false
+        }
+        process.waitUntilExit()
+        return true
+    }
+
+    func killHard() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
+}
