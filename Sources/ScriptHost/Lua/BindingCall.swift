@@ -72,7 +72,7 @@ public struct BindingCall {
         switch luaType(n) {
         case LUA_TNONE, LUA_TNIL: return nil
         case LUA_TSTRING:
-            return try withRawBytes(Int32(n)) { bytes in
+            return try withRawBytes(n) { bytes in
                 if bytes.count > 15 { try budget.charge(bytes.count + MemoryBudget.Cost.string) }
                 guard let s = String(validating: bytes, as: UTF8.self) else {
                     throw argumentError(n, "string is not valid UTF-8")
@@ -143,20 +143,17 @@ public struct BindingCall {
         isNil(n) ? .object([:]) : try table(n)
     }
 
-    /// The bytes of argument `index`, copied; empty unless it is a string. Only real
-    /// strings are read: `lua_tolstring` would convert a number in place (which
-    /// allocates, and so could raise through Swift).
-    func rawBytes(_ index: Int32) -> [UInt8] {
-        withRawBytes(index) { Array($0) }
-    }
-
-    /// Calls `body` with the bytes of argument `index` without copying them (empty
-    /// unless it is a string). The bytes stay valid only during `body`.
-    public func withRawBytes<R>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        guard Int(index) <= count, lua_type(state, index) == LUA_TSTRING else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        var len = 0
-        let p = lua_tolstring(state, index, &len)
-        return try body(UnsafeRawBufferPointer(start: p, count: len))
+    /// Calls `body` with argument n's bytes as Lua holds them, without copying; empty if
+    /// the argument is not a string (numbers are not converted: `lua_tolstring` would
+    /// convert in place, which allocates, and an allocation may raise through Swift).
+    /// The pointer is valid only during `body`: the string stays on the Lua stack for
+    /// the whole call.
+    public func withRawBytes<R>(_ n: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+        guard n <= count, lua_type(state, Int32(n)) == LUA_TSTRING else { return try body(empty) }
+        var length = 0
+        guard let p = lua_tolstring(state, Int32(n), &length) else { return try body(empty) }
+        return try body(UnsafeRawBufferPointer(start: p, count: length))
     }
 }
 

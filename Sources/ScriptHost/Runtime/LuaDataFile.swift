@@ -19,7 +19,7 @@ public enum LuaDataFile {
     static func makeVM() throws -> LuaVM {
         try LuaVM(
             limits: VMLimits(memoryBytes: memoryBytes, instructions: instructions,
-                             deadline: ScriptClock.now() + seconds, buildBytes: 1 << 20, hookInterval: 100),
+                             deadline: MonotonicClock.now() + seconds, buildBytes: 1 << 20, hookInterval: 100),
             host: [], dataOnly: true)
     }
 
