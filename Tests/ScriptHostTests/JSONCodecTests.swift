@@ -56,9 +56,13 @@ final class JSONCodecTests: RecipeTestCase {
         assertEncodeError(["k": [.bytes([0xC3])]], "cannot encode a string that is not valid UTF-8")
     }
 
-    func testEncodeDepthLimit() throws {
-        XCTAssertEqual(try JSONCodec.encode(nested(101)).count, 202)
-        assertEncodeError(nested(102), "cannot encode: nesting deeper than 100 levels (a cycle?)")
+    func testEncodeDepthLimitIsTheDecodeLimit() throws {
+        // One limit both ways: what encodes decodes, and 101 levels do neither.
+        let deepest = try JSONCodec.encode(nested(100))
+        XCTAssertEqual(deepest.count, 200)
+        XCTAssertEqual(try JSONCodec.decode(deepest), nested(100))
+        assertEncodeError(nested(101), "cannot encode: nesting deeper than 100 levels (a cycle?)")
+        XCTAssertThrowsError(try JSONCodec.decode(String(repeating: "[", count: 101) + String(repeating: "]", count: 101)))
     }
 
     // MARK: Swift decoding

@@ -75,6 +75,9 @@ base.print = function(...)
 end
 
 local loaded, loading = {}, {}
+-- Clears a module's "loading" mark however its body ends (an error included), so a
+-- failed require can be retried and reports its own error, not a false cycle.
+local loading_guard = { __close = function(guard) loading[guard.name] = nil end }
 base.require = function(name)
   if type(name) ~= "string" then
     error(format("bad argument #1 to 'require' (string expected, got %s)", type(name)), 2)
@@ -87,8 +90,8 @@ base.require = function(name)
   local fn, err = rawload(source, chunkname, "t", new_env())
   if not fn then error(err, 0) end
   loading[name] = true
+  local guard <close> = setmetatable({ name = name }, loading_guard)
   local result = fn(name)
-  loading[name] = nil
   if result == nil then result = true end
   loaded[name] = result
   return result

@@ -34,7 +34,7 @@ public enum JSONCodec {
     }
 
     private static func write(_ value: ScriptValue, into out: inout [UInt8], depth: Int) throws {
-        guard depth <= maxDepth else {
+        guard depth < maxDepth else {   // the same limit as decoding: maxDepth levels at most
             throw Error("cannot encode: nesting deeper than \(maxDepth) levels (a cycle?)")
         }
         switch value {
