@@ -28,4 +28,22 @@ final class ModuleLoadingTests: RecipeTestCase {
             XCTAssertTrue(line.hasSuffix(".lua:1: require: module '\(module)' requires itself (a cycle)"), line)
         }
     }
+
+    func testAModuleFileOverTheSizeCapIsRefusedBeforeItIsRead() throws {
+        let url = try harness.write("huge.lua", "")
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.truncate(atOffset: UInt64(ModuleResolver.maxModuleBytes + 1))   // sparse: no disk used
+        try handle.close()
+        let outcome = harness.run(#"require("huge")"#)
+        XCTAssertEqual(outcome.failure?.kind, .runtime)
+        XCTAssertTrue(outcome.message.hasPrefix("recipes/t.lua:1: require: 'huge' ("), outcome.message)
+        XCTAssertTrue(outcome.message.hasSuffix("huge.lua) is 8388609 bytes; a module may be at most 8 MiB"), outcome.message)
+    }
+
+    func testAFIFOPlantedAsAModuleIsRefusedWithoutBlocking() throws {
+        let path = harness.folder.appendingPathComponent("pipe.lua").path
+        XCTAssertEqual(mkfifo(path, 0o600), 0)
+        let outcome = runWithin(seconds: 20, #"require("pipe")"#)
+        XCTAssertTrue(outcome?.message.hasSuffix("pipe.lua) is not a regular file") ?? false, outcome?.message ?? "")
+    }
 }

@@ -7,6 +7,8 @@ import Foundation
 /// folder it was found in; binary chunks are refused.
 public struct ModuleResolver: Sendable {
     public let folders: [URL]
+    /// The largest module file `require` reads (a module is code, not data).
+    public static let maxModuleBytes = 8 << 20
 
     public init(folders: [URL]) {
         self.folders = folders.map { $0.standardizedFileURL.resolvingSymlinksInPath() }
@@ -36,7 +38,7 @@ public struct ModuleResolver: Sendable {
                 guard url.path.hasPrefix(folder.path + "/") else {
                     throw ScriptMessageError("require: '\(name)' resolves outside the library folder \(folder.path)")
                 }
-                let data = try Data(contentsOf: url)
+                let data = try read(url, module: name)
                 if data.first == 0x1B {
                     throw ScriptMessageError("require: '\(name)' (\(displayPath(url))) is a binary chunk; only Lua source text can be loaded")
                 }
@@ -48,6 +50,22 @@ public struct ModuleResolver: Sendable {
     }
 
     func displayPath(_ url: URL) -> String { DisplayPath.relative(url) }
+
+    /// Reads a module file: a regular file of at most `maxModuleBytes`, checked before
+    /// anything is read (a huge file or a FIFO never reaches memory or blocks the run).
+    private func read(_ url: URL, module name: String) throws -> Data {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else {
+            throw ScriptMessageError("require: '\(name)' (\(displayPath(url))) is not a regular file")
+        }
+        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= Self.maxModuleBytes else {
+            throw ScriptMessageError("require: '\(name)' (\(displayPath(url))) is \(size) bytes; a module may be at most \(Self.maxModuleBytes >> 20) MiB")
+        }
+        do { return try Data(contentsOf: url) } catch {
+            throw ScriptMessageError("require: cannot read '\(name)' (\(displayPath(url))): \(RecipeFile.reason(error))")
+        }
+    }
 }
 
 /// Paths as users see them: relative to the working directory when inside it.
