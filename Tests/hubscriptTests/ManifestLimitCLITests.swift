@@ -1,0 +1,35 @@
+import Foundation
+import XCTest
+
+/// Issue 8, classes 2 and 3 at the command line: manifest limits out of range are
+/// usage errors (exit 2) before anything runs, and a manifest that is slow to evaluate
+/// cannot hang `run`, `check` or `describe`.
+final class ManifestLimitCLITests: CLITestCase {
+    func testAHugeMemoryLimitIsRefusedWithItsRange() throws {
+        try folder.write("big.lua", #"""
+        recipe { name = "m", version = "1.0.0", description = "d", limits = { memory_mb = 17592186044416 } }
+        print("ran")
+        """#)
+        assertResult(try hubscript("run", "big.lua"), stdout: "",
+                     stderr: "error: big.lua:1: manifest: limits.memory_mb must be an integer from 1 to 2048 (MiB)\n",
+                     exitCode: 2)
+    }
+
+    func testASlowManifestEndsCheckDescribeAndRunWithinItsDeadline() throws {
+        try folder.write("slow.lua", #"""
+        recipe { name = "x", version = "1.0.0", description = (function()
+          local s = "ab"
+          for i = 1, 19 do s = s .. s end
+          local t, u, n = s .. "x", s .. "y", 0
+          for i = 1, 1e7 do if t == u then n = n + 1 end end
+          return "d" end)() }
+        print("body")
+        """#)
+        let message = "slow.lua: takes too long to evaluate (time limit); it must be plain data"
+        assertResult(try hubscript("describe", "slow.lua", timeout: 60), stdout: "", stderr: "error: \(message)\n", exitCode: 2)
+        assertResult(try hubscript("run", "slow.lua", "--timeout", "3", timeout: 60), stdout: "",
+                     stderr: "error: \(message)\n", exitCode: 2)
+        assertResult(try hubscript("check", "slow.lua", timeout: 60), stdout: "FAIL slow.lua\n     \(message)\n",
+                     stderr: "", exitCode: 1)
+    }
+}
