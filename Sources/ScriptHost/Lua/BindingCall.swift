@@ -15,11 +15,11 @@ public struct BindingCall {
     public let count: Int
     /// What this call may build on the Swift side; argument reading charges it.
     /// Bindings that build large things (JSON, files read into memory) charge it too.
-    public var budget: MemoryBudget { _budget }
+    public var budget: MemoryBudget { _budget.takeUnretainedValue() }
     /// Owned by the `LuaVM`, which outlives every call (no retain on the hot path).
-    private unowned(unsafe) let _budget: MemoryBudget
+    private let _budget: Unmanaged<MemoryBudget>
 
-    init(state: OpaquePointer, refs: LuaRefs, names: Unmanaged<FunctionNames>, id: Int, budget: MemoryBudget) {
+    init(state: OpaquePointer, refs: LuaRefs, names: Unmanaged<FunctionNames>, id: Int, budget: Unmanaged<MemoryBudget>) {
         self.state = state
         self.refs = refs
         self.names = names

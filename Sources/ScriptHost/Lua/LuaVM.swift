@@ -59,7 +59,8 @@ final class LuaVM {
     /// The arguments of top-level calls into Lua (`call(arguments:)`).
     private let argumentOps = ResultOps()
     /// What the binding being called may build on the Swift side (see `MemoryBudget`).
-    private let budget = MemoryBudget()
+    private let budget: MemoryBudget
+    private let budgetRef: Unmanaged<MemoryBudget>
     private var installRef: Int32 = LUA_NOREF
     private var loadChunkRef: Int32 = LUA_NOREF
     private var loadDataRef: Int32 = LUA_NOREF
@@ -77,6 +78,9 @@ final class LuaVM {
 
     init(limits: VMLimits, host: [ScriptFunction], dataOnly: Bool = false) throws {
         self.dataOnly = dataOnly
+        let budget = MemoryBudget()
+        self.budget = budget
+        budgetRef = Unmanaged.passUnretained(budget)
         ctx = .allocate(capacity: 1)
         ctx.initialize(to: hs_ctx())
         ctx.pointee.mem_cap = limits.memoryBytes
@@ -360,6 +364,12 @@ final class LuaVM {
         resultLevels.append(ops)
     }
 
+    /// The result buffer of call level `depth` (> 0), made on first use.
+    private func resultLevel(_ depth: Int) -> ResultOps {
+        while depth >= resultLevels.count { addResultLevel() }
+        return resultLevels[depth]
+    }
+
     private func configure(_ ops: ResultOps) {
         ops.refs = refs
         ops.budget = budget
@@ -370,23 +380,25 @@ final class LuaVM {
     /// for the contract): its results go to that level's buffer, which stays untouched
     /// until C has pushed them.
     fileprivate func invoke(_ state: OpaquePointer, _ id: Int, depth: Int) -> Int32 {
+        // A let property (or the level array's element) is passed +0: no retain on the
+        // hot path.
+        depth == 0 ? invoke(state, id, depth: 0, results: topLevelResults)
+                   : invoke(state, id, depth: depth, results: resultLevel(depth))
+    }
+
+    @inline(__always)
+    private func invoke(_ state: OpaquePointer, _ id: Int, depth: Int, results: ResultOps) -> Int32 {
         let entry = entries + id
-        let results: ResultOps
-        if depth == 0 {
-            results = topLevelResults
-        } else {
-            while depth >= resultLevels.count { addResultLevel() }
-            results = resultLevels[depth]
-        }
         results.reset()
         resetBudget(depth: depth)
         let callArgs = BindingCall(state: state, refs: refs, names: Unmanaged.passUnretained(qualifiedNames), id: id,
-                                   budget: budget)
+                                   budget: budgetRef)
         var count: Int32 = 0
         do {
             if entry.pointee.gated, let gate { try gate(entry.pointee.function.takeUnretainedValue()) }
             switch try entry.pointee.body(callArgs) {
             case .none: break
+            case .value(.integer(let i)): try results.pushInteger(i); count = 1   // the common case
             case .value(let v): try results.push(v); count = 1
             case .values(let vs): for v in vs { try results.push(v) }; count = Int32(vs.count)
             }

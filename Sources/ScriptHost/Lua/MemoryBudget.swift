@@ -12,7 +12,7 @@
 /// One budget per state, used on the state's thread only.
 public final class MemoryBudget {
     /// Bytes left in this call; `Int.max` when the run has no memory cap.
-    public private(set) var remaining: Int = .max
+    @exclusivity(unchecked) public private(set) var remaining: Int = .max
 
     init() {}
 

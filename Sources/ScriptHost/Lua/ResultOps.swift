@@ -25,7 +25,7 @@ final class ResultOps {
     @exclusivity(unchecked) private(set) var stackNeed = 0
     @exclusivity(unchecked) var refs = LuaRefs()
     /// Charged when the buffers grow (nil: host-built values, not capped).
-    var budget: MemoryBudget?
+    @exclusivity(unchecked) var budget: MemoryBudget?
     /// Registers Swift functions met inside values; returns their ids.
     var registerFunction: (ScriptFunction) -> Int = { _ in 0 }
 
@@ -122,6 +122,8 @@ final class ResultOps {
         try b.withUnsafeBytes { try appendBytes($0) }
     }
 
+    @inline(__always)
+    func pushInteger(_ i: Int64) throws { try append(Int32(HS_OP_INT), i: lua_Integer(i)) }
     func pushRef(_ ref: Int32) throws { try append(Int32(HS_OP_REF), i: lua_Integer(ref)) }
     func pushFunction(id: Int) throws { try append(Int32(HS_OP_FUNC), i: lua_Integer(id)) }
     func newTable(array: Int, hash: Int) throws { try append(Int32(HS_OP_TABLE), i: lua_Integer(array), len: hash) }
