@@ -11,7 +11,7 @@ final class MemoryCapCLITests: XCTestCase {
     private static let capMiB = 32
 
     private func manifest(_ body: String) -> String {
-        "recipe { name = \"m\", version = \"1.0.0\", description = \"memory\", limits = { memory_mb = \(Self.capMiB) } }\n"
+        "recipe { name = \"m\", version = \"1.0.0\", description = \"memory\", needs = { \"users.list\" }, limits = { memory_mb = \(Self.capMiB) } }\n"
             + body
     }
 
@@ -67,6 +67,13 @@ final class MemoryCapCLITests: XCTestCase {
             local t = {}
             for i = 1, 300000 do t[i] = i end
             log.info("big", { rows = t })
+            """#, 0, nil),
+        ("abandoned-hub-lists", #"""
+            for i = 1, 1500 do for u in hub.users.list{} do break end end
+            """#, 0, nil),
+        ("progress-bars-in-a-loop", #"""
+            local label = string.rep("x", 4000)
+            for n = 1, 25000 do progress(1, label .. n) end
             """#, 0, nil),
         ("export-rows", #"""
             local rows = {}

@@ -65,23 +65,49 @@ final class ProgressBoard: @unchecked Sendable {
     private let lock = NSLock()
     private var bars: [Int: ProgressState] = [:]
     private var nextID = 1
+    /// Bars kept at most, done or not (a recipe starting bars in a loop must not grow
+    /// memory without bound): past it the oldest are let go, finishing any still open.
+    static let maxBars = 256
+    /// Longest label kept, in bytes (longer ones are cut at a character boundary).
+    static let maxLabelBytes = 256
 
     init(reporter: any ProgressReporter) { self.reporter = reporter }
 
     func start(total: Int64?, label: String) -> Int {
-        let bar = lock.withLock {
-            let bar = ProgressState(id: nextID, label: label, total: total)
+        let (bar, evicted) = lock.withLock {
+            var evicted: [ProgressState] = []
+            while bars.count >= Self.maxBars, let oldest = bars.keys.min(), var gone = bars.removeValue(forKey: oldest) {
+                if !gone.isDone {
+                    gone.isDone = true
+                    evicted.append(gone)
+                }
+            }
+            let bar = ProgressState(id: nextID, label: Self.cut(label), total: total)
             nextID += 1
             bars[bar.id] = bar
-            return bar
+            return (bar, evicted)
         }
+        for gone in evicted { reporter.finished(gone) }
         reporter.started(bar)
         return bar.id
     }
 
+    /// `label` cut to `maxLabelBytes` of UTF-8, at a character boundary, marked with "…".
+    static func cut(_ label: String) -> String {
+        guard label.utf8.count > maxLabelBytes else { return label }
+        var out = ""
+        for c in label {
+            if out.utf8.count + c.utf8.count > maxLabelBytes - 3 { break }
+            out.append(c)
+        }
+        return out + "…"
+    }
+
     func advance(_ id: Int, by n: Int64) throws {
         let bar: ProgressState = try lock.withLock {
-            guard var bar = bars[id] else { throw ScriptMessageError("progress: unknown bar") }
+            guard var bar = bars[id] else {
+                throw ScriptMessageError("progress: this bar was let go: more than \(Self.maxBars) bars were started; call done() on bars you finish")
+            }
             guard !bar.isDone else {
                 throw ScriptMessageError("progress: \(bar.label.isEmpty ? "the bar" : SoftFailure.quoted(bar.label)) is already done; advance it before calling done()")
             }
@@ -107,7 +133,7 @@ final class ProgressBoard: @unchecked Sendable {
 enum ProgressWrapper {
     static let source = #"""
 local raw = ...
-local setmetatable, error = setmetatable, error
+local setmetatable, error, pcall = setmetatable, error, pcall
 local start, advance, done = raw.start, raw._advance, raw._done
 local ids = setmetatable({}, { __mode = "k" })
 
@@ -125,7 +151,12 @@ function methods.done(self)
   done(id)
   return self
 end
-local bar_mt = { __index = methods, __name = "progress bar", __metatable = "progress bar" }
+-- A bar the recipe lets go of is finished (and freed on the Swift side).
+local function release(self)
+  local id = ids[self]
+  if id then pcall(done, id) end
+end
+local bar_mt = { __index = methods, __name = "progress bar", __metatable = "progress bar", __gc = release }
 
 local function new(total, label)
   local id, err = start(total, label)

@@ -64,6 +64,10 @@ struct Bindings {
             fn("_next_page", nil, "internal: the next page of a list handle") { call, ctx in
                 try ctx.nextPage(Int(try call.integer(1)))
             },
+            fn("_close_list", nil, "internal: frees a list handle the recipe let go of") { call, ctx in
+                ctx.closeList(Int(try call.integer(1)))
+                return .nilValue
+            },
             fn("capabilities", nil, "hub.capabilities() -> { permissions = {…}, source = …, user_id = … }") { _, ctx in
                 let caps = try ctx.client.capabilities()
                 var out: [String: ScriptValue] = [

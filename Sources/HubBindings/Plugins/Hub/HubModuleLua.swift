@@ -10,13 +10,23 @@ enum HubModuleLua {
         let lists = listBindings.map { "[\"\($0)\"] = true" }.joined(separator: ", ")
         return """
         local raw, support = ...
-        local next_page, setmetatable, pairs, type, pcall, error = raw._next_page, setmetatable, pairs, type, pcall, error
+        local next_page, close_list = raw._next_page, raw._close_list
+        local setmetatable, pairs, type, pcall, error = setmetatable, pairs, type, pcall, error
         local is_list = { \(lists) }
 
         -- A lazy list: call it (or use it in a generic for) for the next item; pages are
         -- fetched on demand.
         local List = { __name = "hub.list" }
         List.__index = List
+        -- A list the recipe lets go of (garbage, or a `local l <close>`) frees its pages.
+        local function release(self)
+          if not self._done then
+            self._done, self._page = true, nil
+            pcall(close_list, self._handle)
+          end
+        end
+        List.__gc = release
+        List.__close = release
         function List.__call(self)
           local page, i = self._page, self._i
           while page == nil or i >= #page do

@@ -7,12 +7,20 @@ import ScriptHost
 public final class HubRunContext: @unchecked Sendable {
     public let client: HubClient
     public let writes: WriteCoordinator
-    private var lists: [Int: PrefetchingPages] = [:]
+    /// Open lists by handle (see `maxOpenLists`).
+    private(set) var lists: [Int: PrefetchingPages] = [:]
     private var listProgress: [Int: ProgressState] = [:]
     private var listBindings: [Int: String] = [:]
     /// Shows how many items each lazy list has fetched (a bar per list, total unknown).
     public var progress: (any ProgressReporter)?
     private var nextList = 1
+    /// Lists closed to make room (see `maxOpenLists`): reading one again is an error,
+    /// not a silent end.
+    private var evictedLists: Set<Int> = []
+    /// Open lists hold up to two pages each on the Swift side; a recipe that leaves
+    /// lists unfinished (a `break`) would otherwise grow memory without bound. Past this
+    /// many, opening a list closes the oldest open one.
+    public static let maxOpenLists = 32
     /// GET requests made by bindings (pages count once each).
     public private(set) var reads = 0
     /// Called after every write (sent, replayed or planned), e.g. for `--json` events.
@@ -33,6 +41,10 @@ public final class HubRunContext: @unchecked Sendable {
 
     /// Opens a lazy list for the binding `name` (`hub.users.list`); returns its handle.
     func openList(_ name: String, _ path: String, _ query: [(name: String, value: String)]) -> Int {
+        if lists.count >= Self.maxOpenLists, let oldest = lists.keys.min() {
+            closeList(oldest)
+            evictedLists.insert(oldest)
+        }
         let id = nextList
         nextList += 1
         listBindings[id] = name
@@ -57,9 +69,25 @@ public final class HubRunContext: @unchecked Sendable {
         try nextItems(id, canonical: true)?.canonicalItems()
     }
 
+    /// Frees list `id` (its pages, its progress bar): at its end, when the recipe lets
+    /// it go (the Lua object's `__gc`/`__close`), or to make room for a new one.
+    func closeList(_ id: Int) {
+        lists.removeValue(forKey: id)?.close()
+        listBindings[id] = nil
+        if var bar = listProgress.removeValue(forKey: id) {
+            bar.isDone = true
+            progress?.finished(bar)
+        }
+    }
+
     /// The next page of list `id`, or nil at the end (the list is then closed).
     private func nextItems(_ id: Int, canonical: Bool) throws -> HubListPage? {
-        guard let pages = lists[id] else { return nil }
+        guard let pages = lists[id] else {
+            if evictedLists.contains(id) {
+                throw ScriptMessageError("this hub list was closed: more than \(Self.maxOpenLists) lists were open at once; finish a list (or let go of it) before opening many more")
+            }
+            return nil
+        }
         try writes.commitOutcomes()
         reads += 1
         let page: HubListPage?
@@ -67,12 +95,7 @@ public final class HubRunContext: @unchecked Sendable {
             throw HubGate.forbidden(error, binding: listBindings[id] ?? "a hub list", context: self)
         }
         guard let page else {
-            lists[id] = nil
-            listBindings[id] = nil
-            if var bar = listProgress.removeValue(forKey: id) {
-                bar.isDone = true
-                progress?.finished(bar)
-            }
+            closeList(id)
             return nil
         }
         if var bar = listProgress[id] {

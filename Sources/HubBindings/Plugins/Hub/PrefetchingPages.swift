@@ -42,12 +42,23 @@ final class PrefetchingPages: @unchecked Sendable {
         }
     }
 
+    /// The work item holds the list weakly: `pending` holds the item, so a strong
+    /// capture would keep an abandoned list (and its pages) alive for the whole run.
     private func start() {
-        let item = DispatchWorkItem { [self, canonical] in
-            result = Result { try iterator.nextPage(canonical: canonical) }
+        let item = DispatchWorkItem { [weak self, canonical] in
+            guard let self else { return }
+            self.result = Result { try self.iterator.nextPage(canonical: canonical) }
         }
         pending = item
         queue.async(execute: item)
+    }
+
+    /// Waits for a fetch in flight and drops every page held (the list was let go).
+    func close() {
+        pending?.wait()
+        pending = nil
+        result = nil
+        finished = true
     }
 
     deinit { pending?.wait() }
