@@ -149,6 +149,28 @@ final class ArgumentCapTests: XCTestCase {
         XCTAssertEqual(try h.journal.writes(runID: outcome.runID).count, 0)
     }
 
+    /// Found by attack: `usr_ada\0garbage` passed validation; the sandbox read the id as a
+    /// C string and suspended usr_ada while the path, journal and plan named another id.
+    func testIdsAndEmailsWithControlCharactersAreRefused() throws {
+        let h = try Harness()
+        let (outcome, lines) = try h.run("""
+            try(hub.users.suspend, "usr_ada\\0garbage", { reason = "t" })
+            try(hub.users.get, "usr_ada\\0")
+            try(hub.users.get, "ada\\r@example.com")
+            try(hub.roles.assign, "usr_ada", "rol_x\\127")
+            print(hub.users.get("usr_ada").status)
+            """)
+        XCTAssertEqual(lines, [
+            "bad argument #1 to 'hub.users.suspend' (an id cannot contain control characters (byte 8 is 0x00))",
+            "bad argument #1 to 'hub.users.get' (an id cannot contain control characters (byte 8 is 0x00))",
+            "bad argument #1 to 'hub.users.get' (an email cannot contain control characters (byte 4 is 0x0D))",
+            "bad argument #2 to 'hub.roles.assign' (an id cannot contain control characters (byte 6 is 0x7F))",
+            "active",
+        ])
+        XCTAssertEqual(h.seen.withLock { $0.writes }, 0)
+        XCTAssertEqual(try h.journal.writes(runID: outcome.runID).count, 0)
+    }
+
     /// The issue's case: a 48 MiB query string spent 27 s in Swift; now it is refused
     /// after one copy of the string.
     func testAHugeQueryStringIsRefusedQuickly() throws {

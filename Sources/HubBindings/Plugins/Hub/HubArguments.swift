@@ -17,6 +17,7 @@ extension BindingCall {
         let isEmail = s.utf8.contains(UInt8(ascii: "@"))
         if isEmail {
             try checkLength(s, n, "email", max: HubArgumentLimits.id)
+            try checkNoControls(s, n, "an email")
             return (s, true)
         }
         return (try checkedID(s, n, what: "id"), false)
@@ -110,8 +111,23 @@ extension BindingCall {
         guard s != ".", s != ".." else {
             throw argumentError(n, "an id such as usr_… expected, got '\(s)' ('.' and '..' are not ids)")
         }
+        try checkNoControls(s, n, "an id")
         return s
     }
+
+    /// Refuses control characters (NUL included): a server that reads ids as C strings
+    /// would act on another resource than the one the path, the journal and the plan name.
+    private func checkNoControls(_ s: String, _ n: Int, _ what: String) throws {
+        if let offset = s.utf8.firstIndex(where: { $0 < 0x20 || $0 == 0x7F }) {
+            let byte = s.utf8[offset]
+            let position = s.utf8.distance(from: s.utf8.startIndex, to: offset) + 1
+            throw argumentError(n, "\(what) cannot contain control characters (byte \(position) is 0x\(String(byte, radix: 16, uppercase: true).leftPadded(2)))")
+        }
+    }
+}
+
+private extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: Swift.max(0, width - count)) + self }
 }
 
 /// Percent-encodes a path segment (ids are plain, but emails and role slugs may not be):
