@@ -75,6 +75,18 @@ final class MemoryCapCLITests: XCTestCase {
             local label = string.rep("x", 4000)
             for n = 1, 25000 do progress(1, label .. n) end
             """#, 0, nil),
+        // Found by attack: text that grows when it is encoded or escaped for display.
+        ("json-encode-control-characters", #"local s = json.encode(string.rep("\1", 12 * 2^20))"#, 4, memoryMessage),
+        ("export-jsonl-control-characters", #"export.jsonl("a.jsonl", { { a = string.rep("\1", 12 * 2^20) } })"#, 4, memoryMessage),
+        ("export-csv-quotes", #"export.csv("a.csv", { { a = string.rep('"', 12 * 2^20) } })"#, 4, memoryMessage),
+        ("log-huge-message", #"log.info(string.rep("\1", 12 * 2^20))"#, 0, nil),
+        ("log-huge-field", #"log.info("x", { a = string.rep("\1", 12 * 2^20) })"#, 0, nil),
+        ("error-object-huge-message", #"error({ message = string.rep("\1", 12 * 2^20) })"#, 1, nil),
+        ("error-object-huge-field", #"error({ blob = string.rep("\1", 12 * 2^20) })"#, 1,
+         "error: error object: a table too large to show (over 1 MiB)"),
+        // The message, its position and its traceback are three copies in Lua: 36 MiB.
+        ("error-huge-string", #"error(string.rep("\1", 12 * 2^20))"#, 4, memoryMessage),
+        ("error-large-string", #"error(string.rep("\1", 6 * 2^20))"#, 1, nil),
         ("export-rows", #"""
             local rows = {}
             for i = 1, 40000 do rows[i] = { id = "row" .. i, n = i, name = "some name here " .. i } end

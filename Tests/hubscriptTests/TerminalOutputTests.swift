@@ -68,27 +68,28 @@ final class TerminalOutputTests: CLITestCase {
         """#, stderr: "", exitCode: 0)
     }
 
-    func testThePlanTableEscapesSummariesAndIDs() throws {
-        // A `\r` and cursor movement in an id would overwrite the table's rows on a
-        // terminal; a body's ESC is already \u001b in JSON.
+    func testThePlanTableEscapesSummariesAndRefusesControlCharactersInIDs() throws {
+        // A `\r` and cursor movement would overwrite the table's rows on a terminal: a
+        // body's ESC is \u001b in JSON, and ids with control characters are refused
+        // before they reach a path (ArgumentCapTests has the exact messages).
         try folder.write("planted.lua", """
         recipe { name = "planted", needs = { "users.manage" } }
         hub.users.suspend("usr_ada", { reason = "offboarded\\27[8m" })
-        hub.sessions.revoke("usr_ada\\r", "ses_1\\r\\27[1A\\27[2K")
+        print(pcall(hub.sessions.revoke, "usr_ada\\r", "ses_1\\r\\27[1A\\27[2K"))
         """)
         let result = try hubscript("plan", "planted.lua")
         XCTAssertEqual(result.exitCode, 0, result.stderr)
         let runID = try XCTUnwrap(result.stderr.split(separator: " ").dropFirst().first).dropLast()  // "Plan <id>: …"
-        XCTAssertEqual(result.stdout, "")
+        XCTAssertEqual(result.stdout,
+                       "false\tbad argument #1 to 'hub.sessions.revoke' (an id cannot contain control characters (byte 8 is 0x0D))\n")
         let normalized = result.stderr.replacingOccurrences(of: #"in [0-9]+\.[0-9]{2} s\n$"#, with: "in … s\n",
                                                             options: .regularExpression)
         XCTAssertEqual(normalized, #"""
         Plan \#(runID): planted.lua, profile sandbox
-        #  METHOD  TARGET                                               CHANGE
-        1  POST    /users/usr_ada/suspend                               suspend usr_ada {"reason":"offboarded\u001b[8m"}
-        2  DELETE  /users/usr_ada%0D/sessions/ses_1%0D%1B%5B1A%1B%5B2K  revoke session ses_1\r\e[1A\e[2K of usr_ada\r
-        2 writes planned, 0 reads; nothing was sent.
-        done: run \#(runID) — 0 reads, 0 writes, 2 planned in … s
+        #  METHOD  TARGET                  CHANGE
+        1  POST    /users/usr_ada/suspend  suspend usr_ada {"reason":"offboarded\u001b[8m"}
+        1 write planned, 0 reads; nothing was sent.
+        done: run \#(runID) — 0 reads, 0 writes, 1 planned in … s
 
         """#)
     }

@@ -40,21 +40,23 @@ final class ActiveExport {
     }
 
     /// Writes the next row. Errors read `export.csv: row 3: …`.
-    func write(_ row: ScriptValue) throws {
+    /// What the row's encoding builds is charged to `budget` (the binding call's).
+    func write(_ row: ScriptValue, budget: MemoryBudget? = nil) throws {
         let number = rows + 1
         do {
             if csv != nil {
-                try writeCSV(row, number: number)
+                try writeCSV(row, number: number, budget: budget)
             } else {
                 switch row {
                 case .array, .object: break
                 default: throw ScriptMessageError("\(function): row \(number) is \(SoftFailure.described(typeName: row.luaTypeName)), expected a table")
                 }
-                let text: String
-                do { text = try JSONCodec.encode(row) } catch let e as JSONCodec.Error {
+                var line: [UInt8]
+                do { line = try JSONCodec.encodeBytes(row, budget: budget) } catch let e as JSONCodec.Error {
                     throw ScriptMessageError("\(function): row \(number): \(e.message)")
                 }
-                try writer.append(text + "\n")
+                line.append(0x0A)
+                try writer.append(bytes: line)
             }
         } catch let e as ExportIOError {
             throw ScriptMessageError("\(function): \(e.description)")
@@ -73,7 +75,7 @@ final class ActiveExport {
         rows += 1
     }
 
-    private func writeCSV(_ row: ScriptValue, number: Int) throws {
+    private func writeCSV(_ row: ScriptValue, number: Int, budget: MemoryBudget?) throws {
         guard case .object(let fields) = row else {
             if case .array = row {
                 throw ScriptMessageError("\(function): row \(number) is a list; CSV rows are tables keyed by column name")
@@ -81,6 +83,8 @@ final class ActiveExport {
             throw ScriptMessageError("\(function): row \(number) is \(SoftFailure.described(typeName: row.luaTypeName)), expected a table")
         }
         if let header = csv!.adoptColumns(from: fields) { try writer.append(header) }
+        // Quoting can double a cell and the line is joined once more: charged up front.
+        try budget?.charge(3 * fields.values.reduce(0) { $0 + Self.textBytes($1) })
         do { try writer.append(try csv!.encode(fields, row: number)) } catch let e as CSVCellError {
             throw ScriptMessageError("\(function): \(e.message)")
         }
@@ -99,5 +103,15 @@ final class ActiveExport {
     func abandon() {
         writer.close()
         folder.remove(temporaryName)
+    }
+
+    /// About how many bytes of text `value` becomes in a cell (its JSON for tables).
+    static func textBytes(_ value: ScriptValue) -> Int {
+        switch value {
+        case .string(let s): return s.utf8.count
+        case .array(let items): return items.reduce(2) { $0 + textBytes($1) + 1 }
+        case .object(let fields): return fields.reduce(2) { $0 + $1.key.utf8.count + textBytes($1.value) + 4 }
+        default: return 24
+        }
     }
 }

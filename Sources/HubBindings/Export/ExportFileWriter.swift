@@ -35,19 +35,37 @@ final class ExportFileWriter {
         if buffer.count >= Self.bufferSize { try flush() }
     }
 
+    /// Appends `row`; one larger than the buffer is written straight from its bytes
+    /// (after what is buffered), so a large row is never copied into the buffer.
+    func append(bytes row: [UInt8]) throws {
+        if row.count < Self.bufferSize {
+            buffer.append(contentsOf: row)
+            bytes += row.count
+            if buffer.count >= Self.bufferSize { try flush() }
+            return
+        }
+        try flush()
+        try row.withUnsafeBytes { try writeAll($0) }
+        bytes += row.count
+    }
+
     /// Writes out the buffer.
     func flush() throws {
+        try buffer.withUnsafeBytes { try writeAll($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func writeAll(_ data: UnsafeRawBufferPointer) throws {
         guard fd >= 0 else { throw ExportIOError("cannot write \(path): the file is closed") }
         var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        while offset < data.count {
+            let n = write(fd, data.baseAddress! + offset, data.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw ExportIOError("cannot write \(path): \(String(cString: strerror(errno)))")
             }
             offset += n
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 
     /// Writes out the buffer and waits until the file's contents are on disk.

@@ -111,7 +111,7 @@ public enum ExportPlugin {
         do { row = try call.value(2) } catch let e as ScriptMessageError {
             throw ScriptMessageError("\(export.function): row \(export.rows + 1): \(SoftFailure.detail(of: e))")
         }
-        try export.write(row)
+        try export.write(row, budget: call.budget)
         return .none
     }
 }

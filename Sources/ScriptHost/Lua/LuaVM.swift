@@ -280,6 +280,9 @@ final class LuaVM {
         return .failed(failure)
     }
 
+    /// The largest error table the host reads to show it (estimated as bindings charge).
+    static let maxErrorObjectBytes = 1 << 20
+
     private func describeError(status: Int32) -> VMFailure {
         if limitHit != 0 {
             return VMFailure(kind: .limit(limitHit), message: hostStopMessage ?? "", traceback: "", structured: nil)
@@ -289,39 +292,41 @@ final class LuaVM {
             let parts = full.split(separator: "\nstack traceback:", maxSplits: 1)
             let message = parts.first.map(String.init) ?? full
             let traceback = parts.count > 1 ? "stack traceback:" + parts[1] : ""
-            return VMFailure(kind: .error, message: message, traceback: traceback, structured: nil)
+            return VMFailure(kind: .error, message: ShownText.cut(message), traceback: traceback, structured: nil)
         }
-        if lua_type(L, -1) == LUA_TTABLE, refs.hasMetatable(refs.errorMeta, index: -1, in: L) {
-            var reader = LuaValueReader(state: L, refs: refs)
-            let value = (try? reader.read(-1, depth: 0)) ?? .nilValue
-            let code = value["code"].stringValue.map { "\($0): " } ?? ""
-            return VMFailure(kind: .error, message: code + (value["message"].stringValue ?? "error"),
-                             traceback: "", structured: value)
-        }
-        if status == LUA_ERRMEM {
+        if status == LUA_ERRMEM && lua_type(L, -1) != LUA_TTABLE {
             return VMFailure(kind: .error, message: "not enough memory", traceback: "", structured: nil)
         }
-        if lua_type(L, -1) == LUA_TTABLE {
-            var reader = LuaValueReader(state: L, refs: refs)
-            let value: ScriptValue
-            do { value = try reader.read(-1, depth: 0) } catch let e as LuaValueReader.Failure {
-                return VMFailure(kind: .error, message: "error object: a table that cannot be shown as JSON (\(e.message))",
-                                 traceback: "", structured: nil)
-            } catch {
-                return VMFailure(kind: .error, message: "error object: a table", traceback: "", structured: nil)
-            }
-            // error({ code = …, message = … }) reads like a structured error;
-            // any other table is shown as JSON.
-            if let message = value["message"].stringValue {
-                let code = value["code"].stringValue.map { "\($0): " } ?? ""
-                return VMFailure(kind: .error, message: code + message, traceback: "", structured: value)
-            }
-            if let json = try? JSONCodec.encode(value) {
-                return VMFailure(kind: .error, message: "error object: \(json)", traceback: "", structured: value)
-            }
+        guard lua_type(L, -1) == LUA_TTABLE else {
+            let type = String(cString: lua_typename(L, lua_type(L, -1)))
+            return VMFailure(kind: .error, message: "(error object is a \(type) value)", traceback: "", structured: nil)
         }
-        let type = String(cString: lua_typename(L, lua_type(L, -1)))
-        return VMFailure(kind: .error, message: "(error object is a \(type) value)", traceback: "", structured: nil)
+        // A table: read under a budget of its own (the recipe made it; the run is over).
+        let errorBudget = MemoryBudget()
+        errorBudget.reset(to: Self.maxErrorObjectBytes)
+        var reader = LuaValueReader(state: L, refs: refs, budget: errorBudget)
+        let value: ScriptValue
+        do { value = try reader.read(-1, depth: 0) } catch let e as LuaValueReader.Failure {
+            return VMFailure(kind: .error, message: "error object: a table that cannot be shown as JSON (\(e.message))",
+                             traceback: "", structured: nil)
+        } catch {
+            return VMFailure(kind: .error, message: "error object: a table too large to show (over \(Self.maxErrorObjectBytes >> 20) MiB)",
+                             traceback: "", structured: nil)
+        }
+        // A binding's structured error, or error({ code = …, message = … }), reads as
+        // "code: message"; any other table is shown as JSON.
+        if let message = value["message"].stringValue {
+            let code = value["code"].stringValue.map { "\(ShownText.cut($0)): " } ?? ""
+            return VMFailure(kind: .error, message: code + ShownText.cut(message), traceback: "", structured: value)
+        }
+        if refs.hasMetatable(refs.errorMeta, index: -1, in: L) {
+            let code = value["code"].stringValue.map { "\(ShownText.cut($0)): " } ?? ""
+            return VMFailure(kind: .error, message: code + "error", traceback: "", structured: value)
+        }
+        if let json = try? JSONCodec.encode(value) {
+            return VMFailure(kind: .error, message: "error object: \(ShownText.cut(json))", traceback: "", structured: value)
+        }
+        return VMFailure(kind: .error, message: "error object: a table", traceback: "", structured: nil)
     }
 
     func pushRef(_ ref: Int32) {

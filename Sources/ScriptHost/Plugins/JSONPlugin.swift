@@ -10,8 +10,7 @@ public enum JSONPlugin {
                     if call.isNil(1) && call.count < 1 { throw call.typeError(1, expected: "value") }
                     let value = try call.value(1)
                     do {
-                        let bytes = try JSONCodec.encodeBytes(value)
-                        try call.budget.charge(bytes.count)
+                        let bytes = try JSONCodec.encodeBytes(value, budget: call.budget)
                         return .value(.bytes(bytes))   // valid UTF-8; pushed without a String copy
                     } catch let e as JSONCodec.Error {
                         throw ScriptMessageError("json.encode: \(e.message)")
@@ -51,13 +50,19 @@ public enum LogPlugin {
     public static func make(output: any ScriptOutput) -> Plugin {
         let functions = LogLevel.allCases.map { level in
             ScriptFunction(level.rawValue, summary: "log.\(level.rawValue)(message [, fields])") { call in
-                let message = try call.string(1)
+                let message = ShownText.cut(try call.string(1))
                 var fields: [String: ScriptValue] = [:]
                 if !call.isNil(2) {
                     guard case .object(let f) = try call.table(2) else {
                         throw call.argumentError(2, "table of named fields expected")
                     }
                     fields = f
+                    // Shown as JSON or k=v and escaped for a terminal, which can grow them
+                    // sixfold: fields larger than the cap are replaced by a note.
+                    let size = JSONCodec.estimatedSize(.object(fields))
+                    if size > ShownText.maxBytes {
+                        fields = ["fields_omitted": .string("about \(size) bytes of fields as JSON; a log line keeps at most \(ShownText.maxBytes)")]
+                    }
                 }
                 output.log(level, message, fields: fields)
                 return .none

@@ -14,6 +14,7 @@
 /// | other C0 controls, DEL | `\x07`, `\x7F`, … |
 /// | C1 controls (U+0080–U+009F) | `\u{0085}`, `\u{009B}`, … |
 /// | bidi embeddings, overrides, isolates (U+202A–U+202E, U+2066–U+2069) | `\u{202E}`, … |
+/// | bidi marks (U+061C, U+200E, U+200F), zero-width characters (U+200B–U+200D, U+2060–U+2064, U+FEFF), line and paragraph separators (U+2028, U+2029), interlinear annotation (U+FFF9–U+FFFB) | `\u{200E}`, `\u{2028}`, … |
 /// | bytes that are not UTF-8 (printed Lua strings only) | `\xFF`, … |
 ///
 /// Backslashes are left alone: the escapes are for people to read, not to decode
@@ -119,10 +120,17 @@ public enum TerminalText {
         scalar.value < 0x20 || scalar.value == 0x7F || isHidden(scalar.value)
     }
 
-    /// C1 controls and the bidi embeddings, overrides and isolates.
+    /// C1 controls, bidi controls and marks, zero-width and separator characters:
+    /// everything that changes what a line looks like without showing itself.
     @inline(__always)
     static func isHidden(_ scalar: UInt32) -> Bool {
-        (0x80...0x9F).contains(scalar) || (0x202A...0x202E).contains(scalar) || (0x2066...0x2069).contains(scalar)
+        switch scalar {
+        case 0x80...0x9F, 0x061C, 0x200B...0x200F, 0x2028...0x202E, 0x2060...0x2064, 0x2066...0x2069,
+             0xFEFF, 0xFFF9...0xFFFB:
+            return true
+        default:
+            return false
+        }
     }
 
     private static func putEscape<Sink: ByteSink>(ofASCII b: UInt8, into sink: inout Sink) {

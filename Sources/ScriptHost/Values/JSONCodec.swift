@@ -26,14 +26,17 @@ public enum JSONCodec {
     }
 
     /// The canonical JSON of `value` as UTF-8 bytes (the fast path: no String building).
-    public static func encodeBytes(_ value: ScriptValue) throws -> [UInt8] {
+    /// With a `budget`, the output is charged as it grows (twice its size: the buffer
+    /// doubles), so a value whose JSON is far larger than the value itself (strings of
+    /// control characters grow sixfold) stops at the memory cap while it is built.
+    public static func encodeBytes(_ value: ScriptValue, budget: MemoryBudget? = nil) throws -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(256)
-        try write(value, into: &out, depth: 0)
+        try write(value, into: &out, depth: 0, budget: budget)
         return out
     }
 
-    private static func write(_ value: ScriptValue, into out: inout [UInt8], depth: Int) throws {
+    private static func write(_ value: ScriptValue, into out: inout [UInt8], depth: Int, budget: MemoryBudget?) throws {
         guard depth < maxDepth else {   // the same limit as decoding: maxDepth levels at most
             throw Error("cannot encode: nesting deeper than \(maxDepth) levels (a cycle?)")
         }
@@ -42,14 +45,17 @@ public enum JSONCodec {
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .integer(let i): out.append(contentsOf: String(i).utf8)
         case .number(let d): out.append(contentsOf: try formatDouble(d).utf8)
-        case .string(let s): writeString(s, into: &out)
+        case .string(let s):
+            // Charged before it is written: escaping can make it six times longer.
+            if let budget, s.utf8.count > 64 { try budget.charge(2 * escapedSize(s)) }
+            writeString(s, into: &out)
         case .bytes: throw Error("cannot encode a string that is not valid UTF-8")
         case .function: throw Error("cannot encode a function")
         case .array(let items):
             out.append(UInt8(ascii: "["))
             for (n, item) in items.enumerated() {
                 if n > 0 { out.append(UInt8(ascii: ",")) }
-                try write(item, into: &out, depth: depth + 1)
+                try write(item, into: &out, depth: depth + 1, budget: budget)
             }
             out.append(UInt8(ascii: "]"))
         case .object(let fields):
@@ -58,7 +64,7 @@ public enum JSONCodec {
                 if n > 0 { out.append(UInt8(ascii: ",")) }
                 writeString(key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                try write(fields[key]!, into: &out, depth: depth + 1)
+                try write(fields[key]!, into: &out, depth: depth + 1, budget: budget)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -73,6 +79,31 @@ public enum JSONCodec {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// The bytes `writeString` writes for `s`, quotes included.
+    static func escapedSize(_ s: String) -> Int {
+        var size = 2
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0A, 0x0D, 0x09: size += 2
+            case ..<0x20: size += 6
+            default: size += 1
+            }
+        }
+        return size
+    }
+
+    /// An upper bound of the size of `value`'s JSON, computed without building it
+    /// (to decide whether to show a value at all).
+    public static func estimatedSize(_ value: ScriptValue) -> Int {
+        switch value {
+        case .string(let s): return escapedSize(s)
+        case .bytes(let b): return b.count * 6 + 2
+        case .array(let items): return items.reduce(2) { $0 + estimatedSize($1) + 1 }
+        case .object(let fields): return fields.reduce(2) { $0 + escapedSize($1.key) + estimatedSize($1.value) + 2 }
+        default: return 32
+        }
+    }
 
     /// Appends `s` as a JSON string (quoted; `"`, `\\` and control characters escaped,
     /// everything else as UTF-8), copying runs that need no escaping in one go.
