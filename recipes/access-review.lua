@@ -38,7 +38,7 @@ local function rows()
     bar:advance()
     -- Members carry a summary of the user; a Hub that leaves it out costs one read more.
     local user = member.user
-    if type(user) ~= "table" or user == json.null then
+    if type(user) ~= "table" or json.isnull(user) then
       local ok, got = pcall(hub.users.get, member.user_id)
       user = ok and got or {}
     end
@@ -100,13 +100,11 @@ local report = export.csv("access-review-" .. org.id .. ".csv", coroutine.wrap(r
 
 bar:done()
 
-local statuses = {}
-for status, n in pairs(by_status) do statuses[#statuses + 1] = ("%s %d"):format(status, n) end
-table.sort(statuses)
+local statuses = util.counts(by_status)
 print(("access review of %s (%s)"):format(org.id, value(org.name) or "?"))
 print(("  members: %d"):format(counts.members))
 print(("  entitlements: %d%s"):format(counts.entitlements,
-  #statuses > 0 and (" (" .. table.concat(statuses, ", ") .. ")") or ""))
+  statuses ~= "" and (" (" .. statuses .. ")") or ""))
 print(("  roles: %d (%d assigned, %d implicit)"):format(counts.roles, counts.explicit_roles,
   counts.roles - counts.explicit_roles))
 print(("  report: %s (%d rows)"):format(report.name, report.rows))

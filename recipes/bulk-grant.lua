@@ -48,8 +48,7 @@ end
 
 -- Counting the rows first costs one more read of a local file (constant memory) and
 -- gives the progress bar a total.
-local total = 0
-for _ in csv.rows(params.file) do total = total + 1 end
+local total = util.count(csv.rows(params.file))
 local bar = progress(total, "granting " .. app)
 
 -- The header as written by people: "Email", " user_id ", "ID" all work.

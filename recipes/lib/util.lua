@@ -20,15 +20,22 @@ function util.fail(fmt, ...)
   error(fmt:format(...), 0)
 end
 
--- nil for nil and json.null, the value otherwise (Hub objects carry json.null).
+-- True for "no value": nil, or json.null (which Hub objects carry for empty fields).
+-- json.null is a table, so `if v then` is true for it: test with this (or
+-- json.isnull(v), which is true for json.null only).
+function util.isnull(v)
+  return v == nil or json.isnull(v)
+end
+
+-- nil for nil and json.null, the value otherwise.
 function util.value(v)
-  if v == nil or v == json.null then return nil end
+  if util.isnull(v) then return nil end
   return v
 end
 
 -- t[k] when t is a table that is not json.null, else nil.
 function util.field(t, k)
-  if type(t) ~= "table" or t == json.null then return nil end
+  if type(t) ~= "table" or json.isnull(t) then return nil end
   return util.value(t[k])
 end
 
@@ -54,28 +61,71 @@ function util.trim(s)
   return s
 end
 
--- An ISO 8601 / RFC 3339 timestamp as the Hub wants it, or nil and a reason.
--- Accepts "2026-11-01" (midnight UTC), "2026-11-01T08:30:00Z", fractions of a second
--- and numeric offsets ("…+02:00"); a space instead of the "T" is allowed.
+-- An ISO 8601 / RFC 3339 timestamp as the Hub wants it (UTC, `Z`), or nil and a
+-- reason. Accepts "2026-11-01" (midnight UTC), "2026-11-01T08:30:00Z", fractions of a
+-- second and numeric offsets ("…+02:00", converted to UTC); a space instead of the
+-- "T" is allowed. Dates must exist (no 2026-02-29). Uses the time module.
 function util.timestamp(s)
   s = util.trim(s)
   if s == nil then return nil, "empty" end
-  local y, mo, d, rest = s:match("^(%d%d%d%d)%-(%d%d)%-(%d%d)(.*)$")
-  if not y then return nil, "not a date (YYYY-MM-DD[Thh:mm:ssZ])" end
-  mo, d = tonumber(mo), tonumber(d)
-  if mo < 1 or mo > 12 or d < 1 or d > 31 then return nil, "month or day out of range" end
-  if rest == "" then return s .. "T00:00:00Z" end
-  local h, mi, se, zone = rest:match("^[Tt ](%d%d):(%d%d):(%d%d)(.*)$")
-  if not h then return nil, "time must be hh:mm:ss" end
-  if tonumber(h) > 23 or tonumber(mi) > 59 or tonumber(se) > 60 then return nil, "time out of range" end
-  local frac = ""
-  if zone:sub(1, 1) == "." then
-    frac, zone = zone:match("^(%.%d+)(.*)$")
-    if not frac then return nil, "a fraction of a second needs digits" end
+  if s:match("^%d%d%d%d%-%d%d%-%d%d$") then s = s .. "T00:00:00Z" end
+  s = s:gsub("^(%d%d%d%d%-%d%d%-%d%d) ", "%1T")
+  local ok, epoch = pcall(time.parse, s)
+  if not ok then return nil, "YYYY-MM-DD or YYYY-MM-DDThh:mm:ss with Z or ±hh:mm, a real date and time" end
+  return time.format(epoch)
+end
+
+-- How many items an iterator yields (a hub list, csv.rows(…), or any iterator
+-- function); reads it to the end. Hub lists also have :count().
+function util.count(iter)
+  local n = 0
+  for _ in iter do n = n + 1 end
+  return n
+end
+
+-- An iterator over lists of up to `size` consecutive items of `iter`, e.g. to send
+-- ids in batches: `for batch in util.chunk(hub.users.list(), 50) do … end`.
+function util.chunk(iter, size)
+  if math.type(size) ~= "integer" or size < 1 then
+    error(("util.chunk: size must be a positive integer, got %s"):format(tostring(size)), 2)
   end
-  if zone == "Z" or zone == "z" then zone = "Z"
-  elseif not zone:match("^[%+%-]%d%d:%d%d$") then return nil, "needs a time zone: Z or +hh:mm" end
-  return ("%s-%02d-%02dT%s:%s:%s%s%s"):format(y, mo, d, h, mi, se, frac, zone)
+  local done = false
+  return function()
+    if done then return nil end
+    local batch = {}
+    for item in iter do
+      batch[#batch + 1] = item
+      if #batch == size then return batch end
+    end
+    done = true
+    if #batch > 0 then return batch end
+    return nil
+  end
+end
+
+-- The keys of a table, sorted (strings and numbers; mixed keys sort by tostring).
+function util.keys(t)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b)
+    if type(a) == type(b) then return a < b end
+    return tostring(a) < tostring(b)
+  end)
+  return keys
+end
+
+-- "key value" pairs of a table of counts, sorted by key and joined: `{b=2, a=1}` is
+-- "a 1, b 2"; an empty table is "".
+function util.counts(t)
+  local parts = {}
+  for _, k in ipairs(util.keys(t)) do parts[#parts + 1] = ("%s %s"):format(k, tostring(t[k])) end
+  return table.concat(parts, ", ")
+end
+
+-- Whole days from timestamp `ts` (RFC 3339 string or epoch seconds) to now, rounded
+-- down; negative for a future `ts`. Uses the time module.
+function util.days_since(ts)
+  return time.diff(time.now(), ts) // 86400
 end
 
 return util

@@ -248,7 +248,7 @@ struct Pass {
         configuration.libraryFolders = request.libraryFolders
         let environment = HubRunEnvironment(runID: runID, prepared: prepared, output: output)
         configuration.plugins = [
-            JSONPlugin.make(), LogPlugin.make(output: output), ParamsPlugin.make(prepared.params.values),
+            JSONPlugin.make(), LogPlugin.make(output: output), ParamsPlugin.make(prepared.params.values), TimePlugin.make(),
             HubModule.make(context), ExportPlugin.make(session: exports), CSVPlugin.make(session: csv),
             ProgressPlugin.make(reporter: progress),
         ] + request.extraPlugins(environment)

@@ -1,10 +1,10 @@
-/// `json.encode(value)`, `json.decode(text)`, `json.null`, `json.array(t)`.
+/// `json.encode(value)`, `json.decode(text)`, `json.null`, `json.isnull(v)`, `json.array(t)`.
 ///
 /// Bridging rules: see `ScriptValue` and `docs/bridging.md`.
 public enum JSONPlugin {
     public static func make() -> Plugin {
         Plugin(
-            module: "json", summary: "Encode and decode JSON (rules: docs/bridging.md). Also `json.null`, the JSON null value, and `json.array(t)`, which marks `t` as an array so an empty one encodes as `[]`.",
+            module: "json", summary: "Encode and decode JSON (rules: docs/bridging.md). Also `json.null`, the JSON null value (a table, so it is truthy: test it with `json.isnull(v)`, never `if v then`), `json.isnull(v)`, true only for `json.null`, and `json.array(t)`, which marks `t` as an array so an empty one encodes as `[]`.",
             functions: [
                 ScriptFunction("encode", summary: "json.encode(value) -> string: canonical JSON (sorted keys)") { call in
                     if call.isNil(1) && call.count < 1 { throw call.typeError(1, expected: "value") }
@@ -28,11 +28,12 @@ public enum JSONPlugin {
             ],
             luaWrapper: """
             local raw, support = ...
-            local setmetatable, type, error = setmetatable, type, error
+            local setmetatable, type, error, rawequal = setmetatable, type, error, rawequal
             return {
               encode = raw.encode,
               decode = raw.decode,
               null = support.null,
+              isnull = function(v) return rawequal(v, support.null) end,
               array = function(t)
                 if t == nil then t = {} end
                 if type(t) ~= "table" then

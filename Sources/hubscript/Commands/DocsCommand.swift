@@ -30,7 +30,7 @@ enum BuiltinPlugins {
         let coordinator = WriteCoordinator(runID: "docs", mode: .plan, journal: try Journal.inMemory(), writeLimit: nil)
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-docs")
         return [
-            JSONPlugin.make(), LogPlugin.make(output: MemoryOutput()), ParamsPlugin.make([:]),
+            JSONPlugin.make(), LogPlugin.make(output: MemoryOutput()), ParamsPlugin.make([:]), TimePlugin.make(),
             HubModule.make(HubRunContext(client: client, writes: coordinator)),
             ExportPlugin.make(session: ExportSession(folder: scratch)), CSVPlugin.make(allowedFiles: []),
             ProgressPlugin.make(reporter: MemoryProgressReporter()),

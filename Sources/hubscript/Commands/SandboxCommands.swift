@@ -75,6 +75,17 @@ struct SandboxServeCommand: Command {
         return n
     }
 
+    /// Takes the state directory's serve lock, so `sandbox reset` can warn that this
+    /// server keeps its old data. Without it the server still runs.
+    private func markServed(url: String) -> SandboxServeLock? {
+        do {
+            return try SandboxServeLock.acquire(sandboxFile: try state.sandboxFile, description: "pid \(getpid()), \(url)")
+        } catch {
+            Console.err("hubscript sandbox serve: warning: \(error); 'hubscript sandbox reset' will not warn that this server runs\n")
+            return nil
+        }
+    }
+
     func run() throws -> Int32 {
         let hub: HubSandbox
         do {
@@ -105,6 +116,7 @@ struct SandboxServeCommand: Command {
             source.resume()
             return source
         }
+        let serveLock = memory ? nil : markServed(url: "http://127.0.0.1:\(hubServer.port)")
         hubServer.start()
         dispatchServer.start()
         let where_ = memory ? "in memory, seed \(seed)" : (try? state.sandboxFile.path) ?? state.url.path
@@ -117,13 +129,15 @@ struct SandboxServeCommand: Command {
         """)
         hubServer.waitUntilStopped()
         dispatchServer.waitUntilStopped()
-        withExtendedLifetime(signals) {}
+        withExtendedLifetime((signals, serveLock)) {}
         Console.err("sandbox stopped\n")
         return ExitCode.success
     }
 }
 
-/// `hubscript sandbox reset`: wipe the stored sandbox Hub and seed it again.
+/// `hubscript sandbox reset`: wipe the stored sandbox Hub and seed it again. A
+/// `sandbox serve` of the same state directory keeps the old database open (its file
+/// is gone, its data is not), so reset warns when one holds the serve lock.
 struct SandboxResetCommand: Command {
     static let configuration = CommandConfiguration(
         name: "sandbox reset",
@@ -155,6 +169,13 @@ struct SandboxResetCommand: Command {
         }
         _ = try HubSandbox(options: SandboxOptions(storage: .file(file), seed: seed, scale: scale, rateLimits: .off))
         Console.out("sandbox reset: \(file.path) seeded with seed \(seed) (\(scale.users) users, \(scale.auditEvents) audit events)\n")
+        if let server = SandboxServeLock.holder(sandboxFile: file) {
+            Console.err("""
+                hubscript sandbox reset: warning: a 'hubscript sandbox serve' (\(server.isEmpty ? "pid unknown" : server)) \
+                is serving this state directory and keeps its old data; stop it (Ctrl-C) and start it again to serve the new one
+
+                """)
+        }
         return ExitCode.success
     }
 }

@@ -1,0 +1,133 @@
+/// RFC 3339 timestamps ⇄ seconds since the Unix epoch, in pure Swift (proleptic
+/// Gregorian calendar, no leap seconds, years 0001–9999).
+///
+/// Parsing accepts exactly `YYYY-MM-DDThh:mm:ss[.fraction](Z|±hh:mm)`: `T` and `Z` may
+/// be lower case (RFC 3339 §5.6); every field must be in range for its month (leap
+/// years included). A date alone, a space instead of `T`, a missing zone or a leap
+/// second (`:60`) are refused: POSIX time has no leap seconds, and the Hub never
+/// sends one.
+public enum RFC3339 {
+    /// The first and last second that format as four-digit years (0001-01-01T00:00:00Z
+    /// and 9999-12-31T23:59:59Z).
+    public static let earliest: Int64 = -62_135_596_800
+    public static let latest: Int64 = 253_402_300_799
+
+    /// A parsed timestamp: whole seconds since the epoch, and the fraction of a second
+    /// when the text had one (`nil` for none, so `…:00.0Z` and `…:00Z` stay apart).
+    public struct Instant: Equatable, Sendable {
+        public var seconds: Int64
+        public var fraction: Double?
+    }
+
+    /// `text` as an instant, or nil when it is not an RFC 3339 timestamp.
+    public static func parse(_ text: String) -> Instant? {
+        let b = Array(text.utf8)
+        guard b.count >= 20, b.count <= 64 else { return nil }
+        var i = 0
+        func digits(_ n: Int) -> Int? {
+            guard i + n <= b.count else { return nil }
+            var v = 0
+            for k in i..<(i + n) {
+                guard b[k] >= 0x30, b[k] <= 0x39 else { return nil }
+                v = v * 10 + Int(b[k] - 0x30)
+            }
+            i += n
+            return v
+        }
+        func expect(_ chars: UInt8...) -> Bool {
+            guard i < b.count, chars.contains(b[i]) else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2),
+              expect(0x54, 0x74), let hour = digits(2), expect(0x3A), let minute = digits(2), expect(0x3A),
+              let second = digits(2) else { return nil }
+        guard year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+              hour <= 23, minute <= 59, second <= 59 else { return nil }
+        var fraction: Double?
+        if i < b.count, b[i] == 0x2E {
+            i += 1
+            let start = i
+            var value = 0.0, scale = 1.0
+            while i < b.count, b[i] >= 0x30, b[i] <= 0x39 {
+                if i - start < 9 {   // nanoseconds at most; further digits cannot change a Double
+                    value = value * 10 + Double(b[i] - 0x30)
+                    scale *= 10
+                }
+                i += 1
+            }
+            guard i > start else { return nil }
+            fraction = value / scale
+        }
+        var offset = 0
+        if expect(0x5A, 0x7A) {
+            offset = 0
+        } else {
+            guard i < b.count, b[i] == 0x2B || b[i] == 0x2D else { return nil }
+            let sign = b[i] == 0x2D ? -1 : 1
+            i += 1
+            guard let oh = digits(2), expect(0x3A), let om = digits(2), oh <= 23, om <= 59 else { return nil }
+            offset = sign * (oh * 3600 + om * 60)
+        }
+        guard i == b.count else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offset)
+        return Instant(seconds: seconds, fraction: fraction)
+    }
+
+    /// `seconds` (whole) as `YYYY-MM-DDThh:mm:ssZ`, or `YYYY-MM-DD` with `dateOnly`.
+    /// `micros` (0–999 999) adds a fraction with trailing zeros dropped.
+    /// Precondition: `earliest ≤ seconds ≤ latest`.
+    public static func format(seconds: Int64, micros: Int = 0, dateOnly: Bool = false) -> String {
+        let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
+        let secondOfDay = Int(seconds - Int64(days) * 86_400)
+        let (year, month, day) = civilFromDays(days)
+        let date = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+        if dateOnly { return date }
+        var time = pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        if micros > 0 {
+            var digits = pad(micros, 6)
+            while digits.hasSuffix("0") { digits.removeLast() }
+            time += "." + digits
+        }
+        return date + "T" + time + "Z"
+    }
+
+    static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date `days` after 1970-01-01 (inverse of `daysFromCivil`).
+    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func pad(_ n: Int, _ width: Int) -> String {
+        let s = String(n)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+}
