@@ -29,6 +29,8 @@ struct VMFailure {
     var traceback: String
     /// The structured error table, when the error value was one.
     var structured: ScriptValue?
+    /// The recipe's `file:line` where a binding raised a structured error.
+    var location: String? = nil
 }
 
 /// One sandboxed `lua_State` with its limits and registered Swift functions.
@@ -70,6 +72,11 @@ final class LuaVM {
     @exclusivity(unchecked) var gate: ((ScriptFunction) throws -> Void)?
     /// The message of a `ScriptLimitError` thrown by a binding.
     @exclusivity(unchecked) private(set) var hostStopMessage: String?
+    /// Names of hubscript's own `=name` chunks (the prelude, plugin wrappers), left out
+    /// of tracebacks.
+    private var internalChunks: Set<String> = [String(Prelude.chunkName.dropFirst())]
+    /// Where the last structured error a binding raised came from (see `describeError`).
+    private var lastRaise: (code: String, message: String, stack: RecipeStack)?
 
     enum SetupError: Error, CustomStringConvertible {
         case failed(String)
@@ -190,7 +197,10 @@ final class LuaVM {
                 insert(.function(function), at: function.name.split(separator: ".").map(String.init), into: &root)
             }
             var entry: [String: ScriptValue] = ["name": .string(plugin.module), "raw": .object(root)]
-            if let wrapper = plugin.luaWrapper { entry["wrapper"] = .string(wrapper) }
+            if let wrapper = plugin.luaWrapper {
+                entry["wrapper"] = .string(wrapper)
+                internalChunks.insert(plugin.module)
+            }
             list.append(.object(entry))
         }
         pushRef(installRef)
@@ -288,15 +298,21 @@ final class LuaVM {
             let full = stringAt(-1)
             let parts = full.split(separator: "\nstack traceback:", maxSplits: 1)
             let message = parts.first.map(String.init) ?? full
-            let traceback = parts.count > 1 ? "stack traceback:" + parts[1] : ""
+            let traceback = parts.count > 1
+                ? RecipeStack.filter(traceback: "stack traceback:" + parts[1], internalChunks: internalChunks) : ""
             return VMFailure(kind: .error, message: message, traceback: traceback, structured: nil)
         }
         if lua_type(L, -1) == LUA_TTABLE, refs.hasMetatable(refs.errorMeta, index: -1, in: L) {
             var reader = LuaValueReader(state: L, refs: refs)
             let value = (try? reader.read(-1, depth: 0)) ?? .nilValue
             let code = value["code"].stringValue.map { "\($0): " } ?? ""
+            // The table a binding raised (matched by code and message: a recipe that
+            // catches and re-raises it keeps the original position).
+            let raise = lastRaise.flatMap {
+                $0.code == value["code"].stringValue && $0.message == value["message"].stringValue ? $0.stack : nil
+            }
             return VMFailure(kind: .error, message: code + (value["message"].stringValue ?? "error"),
-                             traceback: "", structured: value)
+                             traceback: raise?.traceback ?? "", structured: value, location: raise?.location)
         }
         if status == LUA_ERRMEM {
             return VMFailure(kind: .error, message: "not enough memory", traceback: "", structured: nil)
@@ -386,6 +402,13 @@ final class LuaVM {
                    : invoke(state, id, depth: depth, results: resultLevel(depth))
     }
 
+    /// Remembers the recipe position of a structured error a binding is raising (the
+    /// error path only: the stack is read before Lua unwinds it).
+    private func recordRaise(_ error: ScriptStructuredError, state: OpaquePointer, id: Int) {
+        let stack = RecipeStack.capture(state, bindingName: qualifiedNames.names[id], internalChunks: internalChunks)
+        lastRaise = (error.code, error.message, stack)
+    }
+
     @inline(__always)
     private func invoke(_ state: OpaquePointer, _ id: Int, depth: Int, results: ResultOps) -> Int32 {
         let entry = entries + id
@@ -413,8 +436,13 @@ final class LuaVM {
             case is ScriptMemoryLimitError:
                 if ctx.pointee.limit_hit == 0 { ctx.pointee.limit_hit = Int32(HS_LIMIT_MEMORY) }
                 try? results.pushString("not enough memory")
-            case let e as ScriptStructuredError: try? results.pushStructuredError(e)
-            case let e as ScriptStructuredErrorConvertible: try? results.pushStructuredError(e.scriptError)
+            case let e as ScriptStructuredError:
+                recordRaise(e, state: state, id: id)
+                try? results.pushStructuredError(e)
+            case let e as ScriptStructuredErrorConvertible:
+                let structured = e.scriptError
+                recordRaise(structured, state: state, id: id)
+                try? results.pushStructuredError(structured)
             case let e as ScriptMessageError: try? results.pushString(e.message)
             default: try? results.pushString(String(describing: error))
             }

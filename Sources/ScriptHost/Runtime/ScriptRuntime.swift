@@ -141,7 +141,8 @@ public enum ScriptRuntime {
             if case .limit(let code) = f.kind {
                 return limitFailure(kind(of: code), limits: limits, hostMessage: vm.hostStopMessage)
             }
-            return ScriptFailure(kind: .runtime, message: f.message, traceback: f.traceback, structured: f.structured)
+            return ScriptFailure(kind: .runtime, message: f.message, traceback: f.traceback, structured: f.structured,
+                                 location: f.location)
         }
     }
 
