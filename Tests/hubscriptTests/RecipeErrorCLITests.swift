@@ -77,4 +77,55 @@ final class RecipeErrorCLITests: CLITestCase {
 
         """)
     }
+
+    static let catalogue = "known permissions: users.list, users.manage, entitlements.manage, applications.manage, "
+        + "roles.manage, organizations.manage, billing.manage, audit.view, webhooks.manage, api_keys.manage, "
+        + "tenants.manage, notifications.send"
+
+    func testCheckRejectsAnUnknownPermissionWithDidYouMean() throws {
+        try folder.write("typo.lua", """
+        recipe {
+          name = "typo",
+          needs = { "audit.view", "users.lst" },
+        }
+        """)
+        try folder.write("fine.lua", "recipe { name = \"fine\", needs = { \"users.list\" } }\n")
+        assertResult(try hubscript("check", "typo.lua", "fine.lua"), stdout: """
+        FAIL typo.lua
+             typo.lua:3: manifest: needs: unknown permission 'users.lst' (did you mean 'users.list'?)
+             \(Self.catalogue)
+        ok   fine.lua
+        1 passed, 1 failed
+
+        """, stderr: "", exitCode: 2)
+    }
+
+    func testRunRefusesAnUnknownPermissionBeforeConnecting() throws {
+        try folder.write("typo.lua", "recipe { name = \"typo\", needs = { \"billing.mange\" } }\nprint('BODY RAN')\n")
+        assertResult(try hubscript("run", "typo.lua"), stdout: "", stderr: """
+        error: typo.lua:1: manifest: needs: unknown permission 'billing.mange' (did you mean 'billing.manage'?)
+        \(Self.catalogue)
+
+        """, exitCode: 2)
+    }
+
+    func testRepeatedParamThatIsNotAListIsRefused() throws {
+        try folder.write("off.lua", """
+        recipe { name = "off", params = { user = { type = "string", required = true }, tags = { type = "list" } } }
+        print(params.user, table.concat(params.tags or {}, "|"))
+        """)
+        assertResult(try hubscript("run", "off.lua", "--param", "user=ada@example.com", "--param", "user=support@example.com"),
+                     stdout: "", stderr: """
+        error: parameter 'user' given twice (--param user=ada@example.com and --param user=support@example.com); it takes one value (string)
+
+        """, exitCode: 2)
+        assertResult(try hubscript("run", "off.lua", "--param", "user=a", "--param", "tags=x,y", "--param", "tags=z"),
+                     stdout: "a\tx|y|z\n", stderr: "", exitCode: 0)
+    }
+
+    func testUnknownParamSuggestsTheClosest() throws {
+        try folder.write("u.lua", "recipe { name = \"u\", params = { user = { type = \"string\" } } }\n")
+        assertResult(try hubscript("run", "u.lua", "--param", "usr=a"), stdout: "",
+                     stderr: "error: unknown parameter 'usr' (did you mean 'user'?) (this recipe takes: user)\n", exitCode: 2)
+    }
 }

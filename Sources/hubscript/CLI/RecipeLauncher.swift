@@ -17,6 +17,9 @@ struct RecipeLauncher {
         do { prepared = try PreparedRecipe(path: path, cliParams: params, paramsFile: paramsFile) } catch {
             return reporter.reportSetupFailure(error)
         }
+        if let problem = NeedsCheck.problem(in: prepared.file, manifest: prepared.manifest) {
+            return reporter.reportSetupFailure(ManifestError(problem))
+        }
         do {
             let connection = try common.connect()
             let journal = try Journal(path: try common.state.journalFile.path)
