@@ -86,7 +86,8 @@ final class CLITests: CLITestCase {
 
         USAGE: hubscript check FILE…
 
-        Prints one line per file. Exits 1 if any file fails, 0 if all pass.
+        Prints one line per file. Exits 0 if all pass, 2 if a manifest's needs names an
+        unknown permission, 1 if any file fails otherwise.
 
         OPTIONS:
           -h, --help  Show help information.

@@ -1,5 +1,6 @@
 import Foundation
 import HubBindings
+import ScriptHost
 
 /// Options every command that talks to a Hub takes.
 enum CommonOptions {
@@ -71,7 +72,8 @@ struct CommandGroup: Sendable {
             return ExitCode.usage
         }
         guard let sub = subcommands.first(where: { Self.word($0) == first }) else {
-            Console.err("hubscript \(name): unknown subcommand '\(first)'\nRun 'hubscript \(name) --help' for the list.\n")
+            let hint = DidYouMean.hint(for: first, among: subcommands.map(Self.word))
+            Console.err("hubscript \(name): unknown subcommand '\(TerminalText.field(first))'\(hint)\nRun 'hubscript \(name) --help' for the list.\n")
             return ExitCode.usage
         }
         return sub.main(Array(args.dropFirst()))

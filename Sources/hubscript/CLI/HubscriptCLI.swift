@@ -1,4 +1,5 @@
 import Foundation
+import ScriptHost
 
 /// Picks the subcommand; `hubscript FILE.lua …` is shorthand for `hubscript run FILE.lua …`.
 enum HubscriptCLI {
@@ -55,7 +56,8 @@ enum HubscriptCLI {
                 return command.main(Array(args.dropFirst()))
             }
             if first.hasSuffix(".lua") { return RunCommand.main(args) }
-            Console.err("hubscript: unknown subcommand '\(first)'\nRun 'hubscript --help' for the list of subcommands.\n")
+            let hint = DidYouMean.hint(for: first, among: subcommands.map(\.configuration.name))
+            Console.err("hubscript: unknown subcommand '\(TerminalText.field(first))'\(hint)\nRun 'hubscript --help' for the list of subcommands.\n")
             return ExitCode.usage
         }
     }

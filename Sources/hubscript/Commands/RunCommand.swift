@@ -36,10 +36,7 @@ struct RunCommand: Command {
     let launcher: RecipeLauncher
 
     init(_ arguments: ParsedArguments) throws {
-        guard arguments.positionals.count == 1 else {
-            throw UsageError(arguments.positionals.isEmpty ? "missing the recipe FILE" : "expected one recipe FILE, got \(arguments.positionals.count)")
-        }
-        path = arguments.positionals[0]
+        path = try RecipeHelp.recipePath(arguments)
         (params, paramsFile) = try Self.params(arguments)
         var launcher = try Self.launcher(arguments)
         launcher.request.runID = arguments.value("run-id")
@@ -47,6 +44,8 @@ struct RunCommand: Command {
         if arguments.flag("dry-run") { launcher.request.mode = .plan }
         self.launcher = launcher
     }
+
+    static func help(for args: [String]) -> String { RecipeHelp.text(args: args, commandHelp: helpText) }
 
     static func params(_ arguments: ParsedArguments) throws -> ([(String, String)], String?) {
         do { return (try PreparedRecipe.parseParamArguments(arguments.all("param")), arguments.value("params-file")) } catch {
@@ -101,8 +100,7 @@ struct PlanCommand: Command {
     let launcher: RecipeLauncher
 
     init(_ arguments: ParsedArguments) throws {
-        guard arguments.positionals.count == 1 else { throw UsageError("expected one recipe FILE") }
-        path = arguments.positionals[0]
+        path = try RecipeHelp.recipePath(arguments)
         (params, paramsFile) = try RunCommand.params(arguments)
         out = arguments.value("out")
         var launcher = try RunCommand.launcher(arguments)
@@ -110,6 +108,8 @@ struct PlanCommand: Command {
         launcher.request.mode = .plan
         self.launcher = launcher
     }
+
+    static func help(for args: [String]) -> String { RecipeHelp.text(args: args, commandHelp: helpText) }
 
     func run() throws -> Int32 {
         launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, output in

@@ -1,0 +1,91 @@
+import Foundation
+import XCTest
+
+/// Issue 9 parts 4 and 5: usage mistakes get a suggestion, help shows a recipe's
+/// parameters, no Foundation error text reaches people.
+final class CLIUsabilityTests: CLITestCase {
+    func testUnknownSubcommandSuggestsTheClosest() throws {
+        assertResult(try hubscript("rnu", "x.lua"), stdout: "", stderr: """
+        hubscript: unknown subcommand 'rnu' (did you mean 'run'?)
+        Run 'hubscript --help' for the list of subcommands.
+
+        """, exitCode: 2)
+        assertResult(try hubscript("sandbox", "serv"), stdout: "", stderr: """
+        hubscript sandbox: unknown subcommand 'serv' (did you mean 'serve'?)
+        Run 'hubscript sandbox --help' for the list.
+
+        """, exitCode: 2)
+    }
+
+    func testUnknownFlagSuggestsTheClosest() throws {
+        assertResult(try hubscript("run", "a.lua", "--parm", "x=1"), stdout: "", stderr: """
+        hubscript run: unknown option '--parm' (did you mean '--param'?)
+        Run 'hubscript run --help' for usage.
+
+        """, exitCode: 2)
+        assertResult(try hubscript("run", "a.lua", "-json"), stdout: "", stderr: """
+        hubscript run: unknown option '-json' (did you mean '--json'?)
+        Run 'hubscript run --help' for usage.
+
+        """, exitCode: 2)
+    }
+
+    func testPositionalKeyValueSuggestsParam() throws {
+        try folder.write("a.lua", "recipe { name = \"a\", params = { user = { type = \"string\" } } }\nprint('BODY RAN')\n")
+        assertResult(try hubscript("run", "a.lua", "user=ada"), stdout: "", stderr: """
+        hubscript run: unexpected argument 'user=ada'; to set a parameter, write --param user=ada
+        Run 'hubscript run --help' for usage.
+
+        """, exitCode: 2)
+        assertResult(try hubscript("a.lua", "user=ada"), stdout: "", stderr: """
+        hubscript run: unexpected argument 'user=ada'; to set a parameter, write --param user=ada
+        Run 'hubscript run --help' for usage.
+
+        """, exitCode: 2)
+    }
+
+    func testRecipeHelpShowsItsParameters() throws {
+        try folder.write("off.lua", """
+        recipe {
+          name = "offboard", version = "2.0",
+          params = { user = { type = "string", required = true, description = "the user's id" } },
+          needs = { "users.manage" },
+        }
+        print("BODY RAN")
+        """)
+        let result = try hubscript("off.lua", "--help")
+        XCTAssertEqual(result.exitCode, 0)
+        XCTAssertEqual(result.stderr, "")
+        XCTAssertEqual(result.stdout, """
+        RECIPE: offboard 2.0
+
+        Parameters:
+          user  string    required  — the user's id
+
+        Needs: users.manage
+        Limits: (defaults)
+
+        Set parameters with --param name=value (a list takes a,b,c or one --param per item).
+
+
+        """ + CLITests.runHelp)
+    }
+
+    func testAFolderAsRecipeHasNoFoundationText() throws {
+        assertResult(try hubscript("run", "."), stdout: "",
+                     stderr: "error: cannot read .: it is a folder, not a file\n", exitCode: 2)
+        assertResult(try hubscript("check", "."), stdout: "FAIL .\n     cannot read .: it is a folder, not a file\n",
+                     stderr: "", exitCode: 1)
+        assertResult(try hubscript("describe", "."), stdout: "",
+                     stderr: "error: cannot read .: it is a folder, not a file\n", exitCode: 2)
+    }
+
+    func testAFileAsStateDirHasNoFoundationText() throws {
+        try folder.write("a.lua", "recipe { name = \"a\" }\n")
+        try folder.write("state", "not a folder")
+        let result = try hubscript("run", "a.lua", "--state-dir", "state")
+        XCTAssertEqual(result.exitCode, 2)
+        XCTAssertFalse(result.stderr.contains("NSCocoaErrorDomain"), result.stderr)
+        XCTAssertTrue(result.stderr.hasSuffix("/state is a file, not a folder (set --state-dir to a writable folder)\n"), result.stderr)
+    }
+}
