@@ -47,9 +47,12 @@ final class CLITests: CLITestCase {
       --max-writes <n>      Stop before the first write past n (with limits.writes, the lower wins).
       --lib <dir>           Add a folder that require() may load modules from. (repeatable)
       --out <dir>           Where export.* writes (default: runs/<run id>/ in the state directory).
-      --profile <name>      The profile to use (default: the config's default_profile, or the built-in sandbox).
+      --quiet               No sandbox notice, no progress line, no rate-limit notices.
+      --verbose             Show log.debug, each Hub call with its status and time, retries and rate-limit waits.
+      --no-progress         No progress line (it is drawn only on a terminal).
+      --profile <name>      The profile to use (default: $HUBSCRIPT_PROFILE, the config's default_profile, or the built-in sandbox).
       --config <file>       The configuration file (default: $HUBSCRIPT_CONFIG, ./hubscript.config.lua, ~/.config/hubscript/config.lua).
-      --state-dir <dir>     Where credentials, the journal and the sandbox live (default: $XDG_STATE_HOME/hubscript).
+      --state-dir <dir>     Where credentials, the journal and the sandbox live (default: $HUBSCRIPT_STATE_DIR, $XDG_STATE_HOME/hubscript).
       --dry-run             Read live, record writes without sending them, print the plan.
       --run-id <id>         Run under this id; if the journal has it, resume it (done writes replay).
       --force               With --run-id: resume even if the recipe file changed.

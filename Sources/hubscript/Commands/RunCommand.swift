@@ -13,7 +13,7 @@ struct RunCommand: Command {
         OptionSpec(name: "max-writes", valueName: "n", help: "Stop before the first write past n (with limits.writes, the lower wins)."),
         OptionSpec(name: "lib", valueName: "dir", help: "Add a folder that require() may load modules from.", repeatable: true),
         OptionSpec(name: "out", valueName: "dir", help: "Where export.* writes (default: runs/<run id>/ in the state directory)."),
-    ] + CommonOptions.specs
+    ] + OutputOptions.specs + CommonOptions.specs
 
     static let configuration = CommandConfiguration(
         name: "run",
@@ -56,6 +56,7 @@ struct RunCommand: Command {
     /// The launcher for the recipe options shared by run and plan.
     static func launcher(_ arguments: ParsedArguments) throws -> RecipeLauncher {
         var launcher = RecipeLauncher(common: CommonOptions.Values(arguments), json: arguments.flag("json"))
+        launcher.chatter = try OutputOptions.Values(arguments)
         if let t = arguments.value("timeout") {
             guard let seconds = Double(t), seconds > 0, seconds.isFinite else {
                 throw UsageError("--timeout takes a positive number of seconds, got '\(t)'")
@@ -137,7 +138,7 @@ struct ApplyCommand: Command {
             OptionSpec(name: "json", valueName: nil, help: "Write NDJSON events to stdout."),
             OptionSpec(name: "timeout", valueName: "seconds", help: "Wall-clock limit for the run."),
             OptionSpec(name: "lib", valueName: "dir", help: "Add a folder that require() may load modules from.", repeatable: true),
-        ] + CommonOptions.specs,
+        ] + OutputOptions.specs + CommonOptions.specs,
         discussion: "The plan is refused if the recipe file, the profile or the params changed since it was made.")
 
     let planPath: String

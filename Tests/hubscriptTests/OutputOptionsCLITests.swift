@@ -1,0 +1,112 @@
+import Foundation
+import XCTest
+
+/// Issue 9 part 5: --quiet, --verbose, --no-progress and the HUBSCRIPT_* environment
+/// variables, through the binary.
+final class OutputOptionsCLITests: CLITestCase {
+    /// Runs hubscript in the test's folder with `environment` on top of a clean one
+    /// (no HUBSCRIPT_* from the caller, XDG folders inside the test's folder).
+    func run(_ args: [String], environment extra: [String: String] = [:]) throws -> HubscriptProcess.Result {
+        let process = Process()
+        process.executableURL = HubscriptProcess.binary
+        process.arguments = args
+        process.currentDirectoryURL = folder.url
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HUBSCRIPT_") }
+        environment["XDG_STATE_HOME"] = folder.url.appendingPathComponent("xdg-state").path
+        environment["XDG_CONFIG_HOME"] = folder.url.appendingPathComponent("xdg-config").path
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let errData = LockedBytes()
+        let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !errData.isSet { usleep(1000) }
+        return HubscriptProcess.Result(stdout: String(decoding: outData, as: UTF8.self),
+                                       stderr: String(decoding: errData.get(), as: UTF8.self),
+                                       exitCode: process.terminationStatus, seconds: 0)
+    }
+
+    final class LockedBytes: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data: Data?
+        func set(_ d: Data) { lock.withLock { data = d } }
+        var isSet: Bool { lock.withLock { data != nil } }
+        func get() -> Data { lock.withLock { data ?? Data() } }
+    }
+
+    /// Run ids, times and the sandbox path made stable.
+    func stable(_ text: String) -> String {
+        text.replacingOccurrences(of: #"run_[0-9TZ]+_[0-9a-f]+"#, with: "RUN", options: .regularExpression)
+            .replacingOccurrences(of: #"in [0-9.]+ s\n"#, with: "in T s\n", options: .regularExpression)
+            .replacingOccurrences(of: #"\([0-9]+ ms\)"#, with: "(N ms)", options: .regularExpression)
+            .replacingOccurrences(of: folder.url.path, with: "DIR")
+    }
+
+    static let recipe = """
+    recipe { name = "r", needs = { "users.list" } }
+    log.debug("counting", { step = 1 })
+    print(hub.users.get("usr_admin") ~= nil)
+    """
+
+    func testVerboseShowsDebugLogsAndEachHubCall() throws {
+        try folder.write("r.lua", Self.recipe)
+        let result = try run(["run", "r.lua", "--verbose", "--state-dir", "state"])
+        XCTAssertEqual(result.stdout, "true\n")
+        XCTAssertEqual(stable(result.stderr), """
+        hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
+        hub: GET /users/me → 400 (N ms)
+        hub: GET /api-keys/key_jobs → 200 (N ms)
+        [debug] counting step=1
+        hub: GET /users/usr_admin → 200 (N ms)
+        done: run RUN — 1 reads, 0 writes in T s
+
+        """)
+        XCTAssertEqual(result.exitCode, 0)
+    }
+
+    func testQuietHasNoNoticeAndDefaultHasNoDebug() throws {
+        try folder.write("r.lua", Self.recipe)
+        let quiet = try run(["run", "r.lua", "--quiet", "--state-dir", "state"])
+        XCTAssertEqual(stable(quiet.stderr), "done: run RUN — 1 reads, 0 writes in T s\n")
+        XCTAssertEqual(quiet.stdout, "true\n")
+        let plain = try run(["r.lua", "--no-progress", "--state-dir", "state"])
+        XCTAssertEqual(stable(plain.stderr), """
+        hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
+        done: run RUN — 1 reads, 0 writes in T s
+
+        """)
+        let both = try run(["run", "r.lua", "--quiet", "--verbose"])
+        XCTAssertEqual(both.stderr, "hubscript run: --quiet and --verbose cannot be used together\nRun 'hubscript run --help' for usage.\n")
+        XCTAssertEqual(both.exitCode, 2)
+    }
+
+    func testStateDirFromTheEnvironmentAndTheFlagWins() throws {
+        try folder.write("r.lua", Self.recipe)
+        let fromEnv = try run(["run", "r.lua", "--quiet"], environment: ["HUBSCRIPT_STATE_DIR": "envstate"])
+        XCTAssertEqual(fromEnv.exitCode, 0, fromEnv.stderr)
+        let fm = FileManager.default
+        XCTAssertTrue(fm.fileExists(atPath: folder.url.appendingPathComponent("envstate/sandbox/hub.sqlite").path))
+        let flagWins = try run(["run", "r.lua", "--quiet", "--state-dir", "flagstate"], environment: ["HUBSCRIPT_STATE_DIR": "other"])
+        XCTAssertEqual(flagWins.exitCode, 0, flagWins.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: folder.url.appendingPathComponent("flagstate/sandbox/hub.sqlite").path))
+        XCTAssertFalse(fm.fileExists(atPath: folder.url.appendingPathComponent("other").path))
+    }
+
+    func testProfileAndConfigFromTheEnvironmentAndTheFlagWins() throws {
+        try folder.write("r.lua", Self.recipe)
+        try folder.write("c.lua", "return { profiles = { lab = { sandbox = true } } }\n")
+        let env = ["HUBSCRIPT_CONFIG": "c.lua", "HUBSCRIPT_PROFILE": "nope", "HUBSCRIPT_STATE_DIR": "state"]
+        let fromEnv = try run(["run", "r.lua"], environment: env)
+        XCTAssertEqual(stable(fromEnv.stderr), "error: no profile 'nope' in DIR/c.lua (profiles: lab, or 'sandbox')\n")
+        XCTAssertEqual(fromEnv.exitCode, 2)
+        let flagWins = try run(["run", "r.lua", "--profile", "lab"], environment: env)
+        XCTAssertEqual(stable(flagWins.stderr), "done: run RUN — 1 reads, 0 writes in T s\n")
+        XCTAssertEqual(flagWins.exitCode, 0)
+    }
+}
