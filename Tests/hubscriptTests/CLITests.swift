@@ -11,16 +11,17 @@ final class CLITests: CLITestCase {
            hubscript FILE.lua [run options]   (shorthand for 'hubscript run FILE.lua')
 
     SUBCOMMANDS:
-      run       Run a recipe.
-      check     Check recipes' syntax and manifests without running them.
-      describe  Show a recipe's manifest: parameters, permissions, limits.
-      plan      Run a recipe with reads live and writes recorded, not sent; print or save the plan.
-      apply     Apply a saved plan: run its recipe again, sending only the planned writes.
-      runs      List, show and resume journalled runs.
-      login     Sign in to a profile that uses a user session.
-      logout    Sign out of a session profile and delete its stored credentials.
-      sandbox   Serve or reset the built-in sandbox Hub.
-      docs      Print reference documentation generated from the code.
+      run         Run a recipe.
+      check       Check recipes' syntax and manifests without running them.
+      describe    Show a recipe's manifest: parameters, permissions, limits.
+      plan        Run a recipe with reads live and writes recorded, not sent; print or save the plan.
+      apply       Apply a saved plan: run its recipe again, sending only the planned writes.
+      runs        List, show and resume journalled runs.
+      login       Sign in to a profile that uses a user session.
+      logout      Sign out of a session profile and delete its stored credentials.
+      sandbox     Serve or reset the built-in sandbox Hub.
+      docs        Print reference documentation generated from the code.
+      completion  Print a shell completion script (bash or zsh).
 
     OPTIONS:
       --version   Show the version.

@@ -89,3 +89,52 @@ final class CLIUsabilityTests: CLITestCase {
         XCTAssertTrue(result.stderr.hasSuffix("/state is a file, not a folder (set --state-dir to a writable folder)\n"), result.stderr)
     }
 }
+
+/// `hubscript completion bash|zsh`, exercised in a real bash.
+final class CompletionCLITests: CLITestCase {
+    /// What `_hubscript` offers for the words typed so far (the last is being completed).
+    func complete(_ words: [String]) throws -> String {
+        let script = try hubscript("completion", "bash")
+        XCTAssertEqual(script.exitCode, 0)
+        try folder.write("completion.bash", script.stdout)
+        let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+        let bash = Process()
+        bash.executableURL = URL(fileURLWithPath: "/bin/bash")
+        bash.currentDirectoryURL = folder.url
+        bash.arguments = ["-c", "source completion.bash; COMP_WORDS=(hubscript \(quoted)); COMP_CWORD=\(words.count); _hubscript; echo \"${COMPREPLY[*]}\""]
+        let out = Pipe()
+        bash.standardOutput = out
+        try bash.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        bash.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func testBashCompletesSubcommandsOptionsAndRecipes() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/bin/bash") else { throw XCTSkip("no bash") }
+        try folder.write("offboard.lua", "recipe { name = \"o\" }\n")
+        XCTAssertEqual(try complete(["ru"]), "run runs\n")
+        XCTAssertEqual(try complete(["off"]), "offboard.lua\n")
+        XCTAssertEqual(try complete(["run", "offboard.lua", "--pa"]), "--param --params-file\n")
+        XCTAssertEqual(try complete(["offboard.lua", "--no"]), "--no-progress\n")
+        XCTAssertEqual(try complete(["runs", "re"]), "resume\n")
+        XCTAssertEqual(try complete(["sandbox", "serve", "--rate"]), "--rate-limits\n")
+        XCTAssertEqual(try complete(["completion", ""]), "bash zsh\n")
+    }
+
+    func testZshScriptLoadsTheBashOneThroughBashcompinit() throws {
+        let zsh = try hubscript("completion", "zsh")
+        let bash = try hubscript("completion", "bash")
+        XCTAssertEqual(zsh.stdout, """
+        # zsh completion for hubscript (hubscript completion zsh)
+        autoload -U +X compinit && compinit
+        autoload -U +X bashcompinit && bashcompinit
+
+        """ + bash.stdout)
+        assertResult(try hubscript("completion", "fish"), stdout: "", stderr: """
+        hubscript completion: unknown shell 'fish' (bash or zsh)
+        Run 'hubscript completion --help' for usage.
+
+        """, exitCode: 2)
+    }
+}

@@ -62,7 +62,7 @@ struct CommandGroup: Sendable {
         let group = self
         return HubscriptCLI.Entry(
             configuration: CommandConfiguration(name: name, abstract: abstract, usage: "<subcommand>"),
-            main: { group.main($0) })
+            main: { group.main($0) }, subcommands: subcommands)
     }
 
     var help: String {

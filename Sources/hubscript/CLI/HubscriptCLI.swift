@@ -6,6 +6,8 @@ enum HubscriptCLI {
     struct Entry: Sendable {
         let configuration: CommandConfiguration
         let main: @Sendable ([String]) -> Int32
+        /// A group's subcommands (`runs list`, …), for completion.
+        var subcommands: [Entry] = []
     }
 
     static func entry<C: Command>(_ type: C.Type) -> Entry {
@@ -16,6 +18,7 @@ enum HubscriptCLI {
         entry(RunCommand.self), entry(CheckCommand.self), entry(DescribeCommand.self),
         entry(PlanCommand.self), entry(ApplyCommand.self), RunsCommands.group.entry,
         entry(LoginCommand.self), entry(LogoutCommand.self), SandboxCommands.group.entry, entry(DocsCommand.self),
+        entry(CompletionCommand.self),
     ]
 
     static var help: String {
