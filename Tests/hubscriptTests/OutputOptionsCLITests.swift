@@ -110,3 +110,56 @@ final class OutputOptionsCLITests: CLITestCase {
         XCTAssertEqual(flagWins.exitCode, 0)
     }
 }
+
+/// The progress line on a real terminal (`script` gives the run a pseudo-terminal).
+final class ProgressLineCLITests: CLITestCase {
+    /// access-review under a pseudo-terminal: stdout and stderr, as the terminal got them.
+    func accessReviewOnATerminal(_ extra: String = "") throws -> String {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("no script(1)") }
+        let recipe = HubscriptProcess.repositoryRoot.appendingPathComponent("recipes/access-review.lua").path
+        try folder.write("c.lua", "return { profiles = { sandbox = { sandbox = true } } }\n")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        p.currentDirectoryURL = folder.url
+        p.arguments = ["-qec", "\(HubscriptProcess.binary.path) \(recipe) --config c.lua --state-dir state --out out \(extra)", "/dev/null"]
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HUBSCRIPT_") }
+        env["XDG_STATE_HOME"] = folder.url.appendingPathComponent("xdg").path
+        p.environment = env
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        // The terminal turns each \n into \r\n.
+        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+    }
+
+    /// Every `\r…ESC[K` redraw removed: what stays on the screen.
+    static func withoutRedraws(_ text: String) -> String {
+        text.replacingOccurrences(of: "\r[^\r\n]*\u{1B}\\[K", with: "", options: .regularExpression)
+    }
+
+    func testOneLineForTheRecipeErasedWhenDone() throws {
+        let screen = try accessReviewOnATerminal()
+        XCTAssertTrue(screen.contains("\rreading organizations  0"), screen)
+        XCTAssertTrue(screen.contains("\rmembers of org_acme  "), screen)
+        // Nothing of the bars stays: the lines left are exactly the report's 7.
+        let left = Self.withoutRedraws(screen)
+        XCTAssertFalse(left.contains("reading"), left)
+        XCTAssertFalse(left.contains("/s"), left)
+        XCTAssertEqual(left.components(separatedBy: "\n").count - 1, 7, left)
+        // A list read under the recipe's bar does not redraw the line: a handful of
+        // draws, not one per list (98 members).
+        XCTAssertLessThan(screen.components(separatedBy: "\u{1B}[K").count, 40, screen)
+    }
+
+    func testNoProgressAndQuietDrawNothing() throws {
+        for flag in ["--no-progress", "--quiet"] {
+            let screen = try accessReviewOnATerminal(flag)
+            XCTAssertFalse(screen.contains("\u{1B}[K"), flag + ": " + screen)
+            XCTAssertFalse(screen.contains("reading"), flag + ": " + screen)
+        }
+    }
+}

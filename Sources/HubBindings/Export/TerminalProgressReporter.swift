@@ -26,6 +26,8 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
     private var startTimes: [Int: Double] = [:]
     private var lastDraw = -Double.infinity
     private var lineOpen = false
+    /// The bar on the line, while `lineOpen`.
+    private var shownID: Int?
     /// The recipe's own bars that are running.
     private var recipeBars: Set<Int> = []
 
@@ -57,6 +59,9 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
         lock.withLock {
             guard startTimes.removeValue(forKey: bar.id) != nil else { return }
             recipeBars.remove(bar.id)
+            // Only the bar on the line is erased (a list read under the recipe's bar
+            // ends without a flicker).
+            guard shownID == bar.id else { return }
             eraseLocked()
             lastDraw = -Double.infinity   // the next update of a bar still running draws
         }
@@ -80,6 +85,7 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
     private func eraseLocked() {
         if lineOpen { sink("\r\u{1B}[K") }
         lineOpen = false
+        shownID = nil
     }
 
     private func drawLocked(_ bar: ProgressState, force: Bool) {
@@ -90,6 +96,7 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
         guard force || now - lastDraw >= interval else { return }
         lastDraw = now
         lineOpen = true
+        shownID = bar.id
         sink("\r" + Self.line(for: bar, elapsed: now - (startTimes[bar.id] ?? now)) + "\u{1B}[K")
     }
 

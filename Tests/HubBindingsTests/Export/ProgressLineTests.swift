@@ -37,6 +37,16 @@ final class ProgressLineTests: XCTestCase {
         XCTAssertEqual(sink.text, "\r\u{1B}[K\rreading users  200  198.0/s  [0:01]\u{1B}[K\r\u{1B}[K")
     }
 
+    func testAListReadEndingUnderTheRecipesBarLeavesTheLineAlone() {
+        let sink = Sink()
+        let reporter = TerminalProgressReporter(isEnabled: true, clock: { sink.now }, sink: { sink.text += $0 })
+        reporter.started(ProgressState(id: 1, label: "members", total: nil))
+        let list = ProgressState(id: TerminalProgressReporter.listBarIDs + 7, label: "reading entitlements", total: nil)
+        reporter.started(list)
+        reporter.finished(list)
+        XCTAssertEqual(sink.text, "\rmembers  0\u{1B}[K")
+    }
+
     func testInterjectErasesTheBarAndWritesALine() {
         let sink = Sink()
         let reporter = TerminalProgressReporter(isEnabled: true, clock: { sink.now }, sink: { sink.text += $0 })
