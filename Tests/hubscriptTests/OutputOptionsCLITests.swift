@@ -163,3 +163,32 @@ final class ProgressLineCLITests: CLITestCase {
         }
     }
 }
+
+/// A rate-limit wait is never invisible (issue 9 part 5): against a served sandbox with
+/// the Hub's limits (100/min) and no client-side pacing, the 101st call waits for a
+/// token and the run says so.
+final class RateLimitNoticeCLITests: XCTestCase {
+    func testTheHubsRateLimitWaitIsAnnounced() throws {
+        let cli = try CLIHarness(testCase: self)
+        let hubState = cli.root.appendingPathComponent("hub-state")
+        try cli.resetSandbox(state: hubState)
+        let server = try ServedSandbox(cli, state: hubState, faults: "none", rateLimits: "standard")
+        defer { server.stop() }
+        let recipe = try cli.file("many.lua", """
+        recipe { name = "many", needs = { "users.list" }, params = { n = { type = "integer", default = 102 } } }
+        for _ = 1, params.n do hub.users.get("usr_admin") end
+        print("ok")
+        """)
+        let result = try cli.run(["run", recipe, "--config", server.config, "--no-progress"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout, "ok\n")
+        let notices = result.stderr.split(separator: "\n").filter { $0.hasPrefix("rate limited by the Hub, waiting ") }
+        XCTAssertFalse(notices.isEmpty, result.stderr)
+        XCTAssertNotNil(notices.first?.range(of: #"^rate limited by the Hub, waiting [0-9.]+ s$"#, options: .regularExpression),
+                        result.stderr)
+        // The bucket is empty now: two more calls wait again, silently with --quiet.
+        let quiet = try cli.run(["run", recipe, "--config", server.config, "--quiet", "--param", "n=2"])
+        XCTAssertEqual(quiet.status, 0, quiet.stderr)
+        XCTAssertFalse(quiet.stderr.contains("rate limited"), quiet.stderr)
+    }
+}
