@@ -80,6 +80,17 @@ final class CLIUsabilityTests: CLITestCase {
                      stderr: "error: cannot read .: it is a folder, not a file\n", exitCode: 2)
     }
 
+    func testAFolderOrAMissingFileAsPlanHasNoFoundationText() throws {
+        let folderPath = folder.url.path
+        assertResult(try hubscript("apply", "."), stdout: "",
+                     stderr: "error: cannot read the plan \(folderPath): it is a folder, not a file\n", exitCode: 2)
+        assertResult(try hubscript("apply", "nope.json"), stdout: "",
+                     stderr: "error: cannot read the plan \(folderPath)/nope.json: No such file or directory\n", exitCode: 2)
+        try folder.write("p.lua", "recipe { name = \"p\" }\n")
+        assertResult(try hubscript("run", "p.lua", "--params-file", "."), stdout: "",
+                     stderr: "error: cannot read the params file .: it is a folder, not a file\n", exitCode: 2)
+    }
+
     func testAFileAsStateDirHasNoFoundationText() throws {
         try folder.write("a.lua", "recipe { name = \"a\" }\n")
         try folder.write("state", "not a folder")
