@@ -372,9 +372,15 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(try ParamValues(manifest: try paramManifest, cli: [("user", "u"), ("tags", "x")]).values["tags"], .array(["x"]))
     }
 
-    func testLaterCommandLineValueWins() throws {
-        let v = try ParamValues(manifest: try paramManifest, cli: [("user", "a"), ("user", "b")])
-        XCTAssertEqual(v.values["user"], "b")
+    /// Issue 9: a second --param for a one-value parameter is a mistake (it used to win
+    /// silently); a list collects every --param.
+    func testRepeatedCommandLineValueIsRefusedUnlessAList() throws {
+        XCTAssertThrowsError(try ParamValues(manifest: try paramManifest, cli: [("user", "a"), ("user", "b")])) { error in
+            XCTAssertEqual((error as? ManifestError)?.message,
+                           "parameter 'user' given twice (--param user=a and --param user=b); it takes one value (string)")
+        }
+        let v = try ParamValues(manifest: try paramManifest, cli: [("user", "a"), ("tags", "x,y"), ("tags", "z")])
+        XCTAssertEqual(v.values["tags"], .array(["x", "y", "z"]))
     }
 
     func testFileParamMustExist() throws {

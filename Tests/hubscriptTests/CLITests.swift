@@ -11,16 +11,17 @@ final class CLITests: CLITestCase {
            hubscript FILE.lua [run options]   (shorthand for 'hubscript run FILE.lua')
 
     SUBCOMMANDS:
-      run       Run a recipe.
-      check     Check recipes' syntax and manifests without running them.
-      describe  Show a recipe's manifest: parameters, permissions, limits.
-      plan      Run a recipe with reads live and writes recorded, not sent; print or save the plan.
-      apply     Apply a saved plan: run its recipe again, sending only the planned writes.
-      runs      List, show and resume journalled runs.
-      login     Sign in to a profile that uses a user session.
-      logout    Sign out of a session profile and delete its stored credentials.
-      sandbox   Serve or reset the built-in sandbox Hub.
-      docs      Print reference documentation generated from the code.
+      run         Run a recipe.
+      check       Check recipes' syntax and manifests without running them.
+      describe    Show a recipe's manifest: parameters, permissions, limits.
+      plan        Run a recipe with reads live and writes recorded, not sent; print or save the plan.
+      apply       Apply a saved plan: run its recipe again, sending only the planned writes.
+      runs        List, show and resume journalled runs.
+      login       Sign in to a profile that uses a user session.
+      logout      Sign out of a session profile and delete its stored credentials.
+      sandbox     Serve or reset the built-in sandbox Hub.
+      docs        Print reference documentation generated from the code.
+      completion  Print a shell completion script (bash or zsh).
 
     OPTIONS:
       --version   Show the version.
@@ -47,9 +48,12 @@ final class CLITests: CLITestCase {
       --max-writes <n>      Stop before the first write past n (with limits.writes, the lower wins).
       --lib <dir>           Add a folder that require() may load modules from. (repeatable)
       --out <dir>           Where export.* writes (default: runs/<run id>/ in the state directory).
-      --profile <name>      The profile to use (default: the config's default_profile, or the built-in sandbox).
+      --quiet               No sandbox notice, no progress line, no rate-limit notices.
+      --verbose             Show log.debug, each Hub call with its status and time, retries and rate-limit waits.
+      --no-progress         No progress line (it is drawn only on a terminal).
+      --profile <name>      The profile to use (default: $HUBSCRIPT_PROFILE, the config's default_profile, or the built-in sandbox).
       --config <file>       The configuration file (default: $HUBSCRIPT_CONFIG, ./hubscript.config.lua, ~/.config/hubscript/config.lua).
-      --state-dir <dir>     Where credentials, the journal and the sandbox live (default: $XDG_STATE_HOME/hubscript).
+      --state-dir <dir>     Where credentials, the journal and the sandbox live (default: $HUBSCRIPT_STATE_DIR, $XDG_STATE_HOME/hubscript).
       --dry-run             Read live, record writes without sending them, print the plan.
       --run-id <id>         Run under this id; if the journal has it, resume it (done writes replay).
       --force               With --run-id: resume even if the recipe file changed.
@@ -86,7 +90,8 @@ final class CLITests: CLITestCase {
 
         USAGE: hubscript check FILE…
 
-        Prints one line per file. Exits 1 if any file fails, 0 if all pass.
+        Prints one line per file. Exits 0 if all pass, 2 if a manifest's needs names an
+        unknown permission, 1 if any file fails otherwise.
 
         OPTIONS:
           -h, --help  Show help information.

@@ -41,21 +41,30 @@ extension HubClient {
     /// transport failure that will be retried (having waited the backoff).
     /// - Throws: the transport failure when it is final.
     private func sendOnce(_ call: inout CallProgress) throws -> Answer? {
-        governor.acquire()
+        let observe = options.observe
+        governor.acquire { wait, reason in observe?(.rateLimitWait(seconds: wait, reason: reason)) }
         let auth = try authorization(for: call.request)
         let requestID = UUID().uuidString.lowercased()
         let message = makeMessage(call.request, authorization: auth.header, requestID: requestID)
         let raw: HTTPResponseMessage
+        let started = options.clock.now()
+        let method = call.request.method.rawValue, path = call.request.path
         do {
             raw = try transport.perform(message, baseURL: baseURL, timeouts: options.timeouts)
         } catch {
             let failure = Self.transportFailure(error, requestID: requestID)
+            observe?(.transportFailed(method: method, path: path, message: failure.message,
+                                      seconds: options.clock.now() - started))
             guard failure.code == HubError.Code.transportError, call.request.isRetryable,
                   call.attempt < options.retry.maxAttempts else { throw failure }
-            options.clock.sleep(options.retry.backoff(afterAttempt: call.attempt, random: options.random))
+            let wait = options.retry.backoff(afterAttempt: call.attempt, random: options.random)
+            observe?(.retrying(method: method, path: path, attempt: call.attempt + 1, maxAttempts: options.retry.maxAttempts,
+                               wait: wait, reason: failure.message))
+            options.clock.sleep(wait)
             call.attempt += 1
             return nil
         }
+        observe?(.answered(method: method, path: path, status: raw.status, seconds: options.clock.now() - started))
         governor.observe(raw.headers)
         warnIfDeprecated(raw.headers)
         return Answer(raw: raw, requestID: raw.headers["X-Request-Id"] ?? requestID, authGeneration: auth.generation)
@@ -107,6 +116,9 @@ extension HubClient {
         let retryAfter = RetryPolicy.retryAfter(raw.headers)
         guard let wait = retryDelay(for: raw.status, error: error, request: call.request, retryAfter: retryAfter,
                                     attempt: call.attempt) else { throw error }
+        options.observe?(.retrying(method: call.request.method.rawValue, path: call.request.path, attempt: call.attempt + 1,
+                                   maxAttempts: options.retry.maxAttempts, wait: wait, reason: "\(raw.status) \(error.code)"))
+        // A 429's pause is waited (and announced) by the governor before the next send.
         if raw.status == 429 { governor.pause(for: wait) } else { options.clock.sleep(wait) }
         call.attempt += 1
     }

@@ -31,6 +31,9 @@ public struct HubClientOptions: Sendable {
     public var random: any HubRandomSource
     /// Where one-time warnings go (deprecation, a feature turned off).
     public var warn: @Sendable (String) -> Void
+    /// Told about every answer, retry and rate-limit wait (see `HubClientEvent`); must
+    /// return quickly. nil: nobody listens.
+    public var observe: (@Sendable (HubClientEvent) -> Void)? = nil
     /// The profile name, used in messages such as "run `hubscript login --profile P`".
     public var profileName: String
     /// For an API key credential: the permissions the profile declares the key holds.

@@ -36,18 +36,21 @@ final class RateGovernor: Sendable {
 
     private var ratePerSecond: Double { Self.safety * Double(limitPerMinute) / 60 }
 
-    /// Reserves one request slot, sleeping until it is due. Returns the seconds waited.
+    /// Reserves one request slot, sleeping until it is due. Before a wait, tells
+    /// `beforeWaiting` how long and why (a server pause, or the client's own pacing).
+    /// Returns the seconds waited.
     @discardableResult
-    func acquire() -> TimeInterval {
+    func acquire(beforeWaiting: (TimeInterval, HubClientEvent.WaitReason) -> Void = { _, _ in }) -> TimeInterval {
         let now = clock.now()
-        let wait: TimeInterval = state.withLock { s in
+        let (wait, reason): (TimeInterval, HubClientEvent.WaitReason) = state.withLock { s in
             let pause = max(0, s.pausedUntil - now)
-            guard limitPerMinute > 0 else { return pause }
+            guard limitPerMinute > 0 else { return (pause, .hub) }
             refill(&s, now: now)
             s.tokens -= 1
             let deficit = s.tokens < 0 ? -s.tokens / ratePerSecond : 0
-            return max(pause, deficit)
+            return pause >= deficit ? (pause, .hub) : (deficit, .pacing)
         }
+        if wait > 0 { beforeWaiting(wait, reason) }
         clock.sleep(wait)
         return wait
     }

@@ -27,10 +27,12 @@ public final class HubConnection: Sendable {
 
     /// Opens the profile `name` (or the default) of `config`.
     public static func open(config: HubConfig, profile name: String?, state: StateDirectory,
-                            warn: @escaping @Sendable (String) -> Void = HubClientOptions.standardErrorWarn) throws -> HubConnection {
+                            warn: @escaping @Sendable (String) -> Void = HubClientOptions.standardErrorWarn,
+                            observe: (@Sendable (HubClientEvent) -> Void)? = nil) throws -> HubConnection {
         let (profileName, setting) = try config.profile(named: name)
         var options = HubClientOptions()
         options.warn = warn
+        options.observe = observe
         switch setting {
         case .sandbox:
             // Opened on the first request, so a recipe that never calls the Hub does not

@@ -1,4 +1,5 @@
 import Foundation
+import ScriptHost
 
 /// Where hubscript keeps its state: credentials, the journal, the embedded sandbox Hub,
 /// run outputs. `--state-dir` wins, then `$XDG_STATE_HOME/hubscript`, then
@@ -25,7 +26,7 @@ public struct StateDirectory: Sendable {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw HubConfigError("cannot create the state folder \(folder.path): \(error.localizedDescription) (set --state-dir to a writable folder)")
+            throw HubConfigError("cannot create the state folder \(folder.path): \(FileErrorText.reason(error, path: folder.path)) (set --state-dir to a writable folder)")
         }
         return folder
     }

@@ -129,7 +129,7 @@ public final class ExportSession: @unchecked Sendable {
             try FileManager.default.createDirectory(
                 at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
-            throw ScriptMessageError("\(function): cannot create the export folder \(path): \(error.localizedDescription)")
+            throw ScriptMessageError("\(function): cannot create the export folder \(path): \(FileErrorText.reason(error))")
         }
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
             throw ScriptMessageError("\(function): cannot create the export folder \(path): \(String(cString: strerror(errno)))")

@@ -1,23 +1,35 @@
 import Foundation
 import ScriptHost
 
-/// Draws the latest-updated bar as one line on stderr, redrawn in place with `\r`:
-/// `label  42% 420/1000  85.3/s  ETA 0:07` (without a total: `label 420  85.3/s`).
+/// Draws one line for the recipe on stderr, redrawn in place with `\r`:
+/// `label  42% 420/1000  85.3/s  ETA 0:07  [0:05]` (without a total:
+/// `label 420  85.3/s  [0:05]`; the bracket is the bar's elapsed time).
+///
+/// One line, whatever the recipe does: its own `progress(…)` bars win over the lists
+/// the `hub` module reads (ids from `listBarIDs`), and the bar drawn is the latest
+/// updated. A finished bar's line is erased, not left behind; another bar still
+/// running shows again at its next update. Call `endLine()` when the run ends, so a
+/// bar left unfinished is erased too, and `interject(_:)` to print a line of text
+/// (a notice) without it running into the bar.
 ///
 /// Draws only when stderr is a terminal (`isatty(2)`), and otherwise nothing at all.
-/// Redraws at most every `interval` seconds (0.1 s: ~10 per second); a bar's
-/// `done` always draws its final state and ends the line. Call `endLine()` when the
-/// run ends, so a bar left unfinished does not run into the next output.
+/// Redraws at most every `interval` seconds (0.1 s: ~10 per second).
 /// The clock and the sink are injectable for tests.
 public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendable {
     public let isEnabled: Bool
     public let interval: Double
+    /// Bars with ids from here are the `hub` module's list reads.
+    public static let listBarIDs = 1_000_000
     private let clock: @Sendable () -> Double
     private let sink: @Sendable (String) -> Void
     private let lock = NSLock()
     private var startTimes: [Int: Double] = [:]
     private var lastDraw = -Double.infinity
     private var lineOpen = false
+    /// The bar on the line, while `lineOpen`.
+    private var shownID: Int?
+    /// The recipe's own bars that are running.
+    private var recipeBars: Set<Int> = []
 
     public init(isEnabled: Bool = isatty(2) == 1, interval: Double = 0.1,
                 clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime },
@@ -32,6 +44,7 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
         guard isEnabled else { return }
         lock.withLock {
             startTimes[bar.id] = clock()
+            if bar.id < Self.listBarIDs { recipeBars.insert(bar.id) }
             drawLocked(bar, force: true)
         }
     }
@@ -44,31 +57,50 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
     public func finished(_ bar: ProgressState) {
         guard isEnabled else { return }
         lock.withLock {
-            drawLocked(bar, force: true)
-            endLineLocked()
-            startTimes[bar.id] = nil
+            guard startTimes.removeValue(forKey: bar.id) != nil else { return }
+            recipeBars.remove(bar.id)
+            // Only the bar on the line is erased (a list read under the recipe's bar
+            // ends without a flicker).
+            guard shownID == bar.id else { return }
+            eraseLocked()
+            lastDraw = -Double.infinity   // the next update of a bar still running draws
         }
     }
 
-    /// Ends a line left open by an unfinished bar.
+    /// Erases a line left by an unfinished bar.
     public func endLine() {
-        lock.withLock { endLineLocked() }
+        lock.withLock { eraseLocked() }
     }
 
-    private func endLineLocked() {
-        if lineOpen { sink("\n") }
+    /// Writes `text` and a line break on stderr, erasing the bar first (it is drawn
+    /// again at its next update). Without a terminal, just writes the line.
+    public func interject(_ text: String) {
+        lock.withLock {
+            eraseLocked()
+            lastDraw = -Double.infinity
+            sink(text + "\n")
+        }
+    }
+
+    private func eraseLocked() {
+        if lineOpen { sink("\r\u{1B}[K") }
         lineOpen = false
+        shownID = nil
     }
 
     private func drawLocked(_ bar: ProgressState, force: Bool) {
+        // A list read does not take the line from the recipe's own bar.
+        if bar.id >= Self.listBarIDs && !recipeBars.isEmpty { return }
+        guard startTimes[bar.id] != nil else { return }
         let now = clock()
         guard force || now - lastDraw >= interval else { return }
         lastDraw = now
         lineOpen = true
+        shownID = bar.id
         sink("\r" + Self.line(for: bar, elapsed: now - (startTimes[bar.id] ?? now)) + "\u{1B}[K")
     }
 
-    /// The text of one bar (no `\r`), e.g. `import  42% 420/1000  85.3/s  ETA 0:07`.
+    /// The text of one bar (no `\r`), e.g. `import  42% 420/1000  85.3/s  ETA 0:07  [0:05]`.
     /// Control characters and bidi controls in the label (`TerminalText.isControl`)
     /// show as `?`, so a label cannot move the cursor, send escape sequences to the
     /// terminal or reorder the line; the redrawn line stays one short line.
@@ -91,6 +123,7 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
             parts.append("ETA " + formatDuration(Double(total - bar.count) / rate))
         }
         if bar.isDone { parts.append("done") }
+        if elapsed >= 1 { parts.append("[" + formatDuration(elapsed.rounded(.down)) + "]") }
         return parts.joined(separator: "  ")
     }
 

@@ -50,7 +50,7 @@ extension Plan {
         } catch {
             try? FileManager.default.removeItem(at: temp)
             if let error = error as? PlanError { throw error }
-            throw PlanError(.io, "cannot write the plan \(url.path): \(error.localizedDescription)")
+            throw PlanError(.io, "cannot write the plan \(url.path): \(FileErrorText.reason(error, path: url.path))")
         }
     }
 
@@ -60,7 +60,7 @@ extension Plan {
     public static func load(from url: URL) throws -> Plan {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw PlanError(.io, "cannot read the plan \(url.path): \(error.localizedDescription)")
+            throw PlanError(.io, "cannot read the plan \(url.path): \(FileErrorText.reason(error, path: url.path))")
         }
         let doc: ScriptValue
         do { doc = try JSONCodec.decode(data) } catch {

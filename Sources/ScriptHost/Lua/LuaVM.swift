@@ -29,6 +29,8 @@ struct VMFailure {
     var traceback: String
     /// The structured error table, when the error value was one.
     var structured: ScriptValue?
+    /// The recipe's `file:line` where a binding raised a structured error.
+    var location: String? = nil
 }
 
 /// One sandboxed `lua_State` with its limits and registered Swift functions.
@@ -70,6 +72,11 @@ final class LuaVM {
     @exclusivity(unchecked) var gate: ((ScriptFunction) throws -> Void)?
     /// The message of a `ScriptLimitError` thrown by a binding.
     @exclusivity(unchecked) private(set) var hostStopMessage: String?
+    /// Names of hubscript's own `=name` chunks (the prelude, plugin wrappers), left out
+    /// of tracebacks.
+    private var internalChunks: Set<String> = [String(Prelude.chunkName.dropFirst())]
+    /// Where the last structured error a binding raised came from (see `describeError`).
+    private var lastRaise: (code: String, message: String, stack: RecipeStack)?
 
     enum SetupError: Error, CustomStringConvertible {
         case failed(String)
@@ -190,7 +197,10 @@ final class LuaVM {
                 insert(.function(function), at: function.name.split(separator: ".").map(String.init), into: &root)
             }
             var entry: [String: ScriptValue] = ["name": .string(plugin.module), "raw": .object(root)]
-            if let wrapper = plugin.luaWrapper { entry["wrapper"] = .string(wrapper) }
+            if let wrapper = plugin.luaWrapper {
+                entry["wrapper"] = .string(wrapper)
+                internalChunks.insert(plugin.module)
+            }
             list.append(.object(entry))
         }
         pushRef(installRef)
@@ -291,7 +301,8 @@ final class LuaVM {
             let full = stringAt(-1)
             let parts = full.split(separator: "\nstack traceback:", maxSplits: 1)
             let message = parts.first.map(String.init) ?? full
-            let traceback = parts.count > 1 ? "stack traceback:" + parts[1] : ""
+            let traceback = parts.count > 1
+                ? RecipeStack.filter(traceback: "stack traceback:" + parts[1], internalChunks: internalChunks) : ""
             return VMFailure(kind: .error, message: ShownText.cut(message), traceback: traceback, structured: nil)
         }
         if status == LUA_ERRMEM && lua_type(L, -1) != LUA_TTABLE {
@@ -314,14 +325,20 @@ final class LuaVM {
                              traceback: "", structured: nil)
         }
         // A binding's structured error, or error({ code = …, message = … }), reads as
-        // "code: message"; any other table is shown as JSON.
+        // "code: message"; any other table is shown as JSON. The table a binding raised
+        // keeps the recipe's position (matched by code and message: a recipe that
+        // catches and re-raises it keeps the original position).
+        let code = value["code"].stringValue.map { "\(ShownText.cut($0)): " } ?? ""
+        let raise = lastRaise.flatMap {
+            $0.code == value["code"].stringValue && $0.message == value["message"].stringValue ? $0.stack : nil
+        }
         if let message = value["message"].stringValue {
-            let code = value["code"].stringValue.map { "\(ShownText.cut($0)): " } ?? ""
-            return VMFailure(kind: .error, message: code + ShownText.cut(message), traceback: "", structured: value)
+            return VMFailure(kind: .error, message: code + ShownText.cut(message), traceback: raise?.traceback ?? "",
+                             structured: value, location: raise?.location)
         }
         if refs.hasMetatable(refs.errorMeta, index: -1, in: L) {
-            let code = value["code"].stringValue.map { "\(ShownText.cut($0)): " } ?? ""
-            return VMFailure(kind: .error, message: code + "error", traceback: "", structured: value)
+            return VMFailure(kind: .error, message: code + "error", traceback: raise?.traceback ?? "",
+                             structured: value, location: raise?.location)
         }
         if let json = try? JSONCodec.encode(value) {
             return VMFailure(kind: .error, message: "error object: \(ShownText.cut(json))", traceback: "", structured: value)
@@ -391,6 +408,13 @@ final class LuaVM {
                    : invoke(state, id, depth: depth, results: resultLevel(depth))
     }
 
+    /// Remembers the recipe position of a structured error a binding is raising (the
+    /// error path only: the stack is read before Lua unwinds it).
+    private func recordRaise(_ error: ScriptStructuredError, state: OpaquePointer, id: Int) {
+        let stack = RecipeStack.capture(state, bindingName: qualifiedNames.names[id], internalChunks: internalChunks)
+        lastRaise = (error.code, error.message, stack)
+    }
+
     @inline(__always)
     private func invoke(_ state: OpaquePointer, _ id: Int, depth: Int, results: ResultOps) -> Int32 {
         let entry = entries + id
@@ -418,8 +442,13 @@ final class LuaVM {
             case is ScriptMemoryLimitError:
                 if ctx.pointee.limit_hit == 0 { ctx.pointee.limit_hit = Int32(HS_LIMIT_MEMORY) }
                 try? results.pushString("not enough memory")
-            case let e as ScriptStructuredError: try? results.pushStructuredError(e)
-            case let e as ScriptStructuredErrorConvertible: try? results.pushStructuredError(e.scriptError)
+            case let e as ScriptStructuredError:
+                recordRaise(e, state: state, id: id)
+                try? results.pushStructuredError(e)
+            case let e as ScriptStructuredErrorConvertible:
+                let structured = e.scriptError
+                recordRaise(structured, state: state, id: id)
+                try? results.pushStructuredError(structured)
             case let e as ScriptMessageError: try? results.pushString(e.message)
             default: try? results.pushString(String(describing: error))
             }

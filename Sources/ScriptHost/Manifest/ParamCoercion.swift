@@ -56,7 +56,8 @@ public enum ParamCoercion {
 public struct ParamValues: Sendable {
     public let values: [String: ScriptValue]
 
-    /// Validates `cli` (`--param k=v`, later ones win) over `file` (`--params-file`).
+    /// Validates `cli` (`--param k=v`) over `file` (`--params-file`). A `list` parameter
+    /// given several times collects every value; any other is refused if given twice.
     /// `file` params must name readable regular files; they become absolute paths.
     public init(manifest: RecipeManifest, cli: [(String, String)], file: [String: ScriptValue] = [:]) throws {
         let specs = Dictionary(uniqueKeysWithValues: manifest.params.map { ($0.name, $0) })
@@ -70,10 +71,25 @@ public struct ParamValues: Sendable {
                 throw ManifestError("parameter '\(name)' must be \(e.expected), got \(value.luaTypeName) in the params file")
             }
         }
+        var given: [String: String] = [:]
         for (name, text) in cli {
-            guard let spec = specs[name] else { throw ManifestError("unknown parameter '\(name)' (\(known))") }
-            do { result[name] = try ParamCoercion.parse(text, as: spec.kind) } catch let e as ParamCoercion.Mismatch {
+            guard let spec = specs[name] else {
+                throw ManifestError("unknown parameter '\(name)'\(DidYouMean.hint(for: name, among: manifest.params.map(\.name))) (\(known))")
+            }
+            let value: ScriptValue
+            do { value = try ParamCoercion.parse(text, as: spec.kind) } catch let e as ParamCoercion.Mismatch {
                 throw ManifestError("parameter '\(name)' must be \(e.expected), got '\(text)'")
+            }
+            if let first = given[name] {
+                // A list collects every --param; any other parameter takes one value, so
+                // a second one is a mistake, not an override.
+                guard spec.kind == .list, case .array(let earlier)? = result[name], case .array(let more) = value else {
+                    throw ManifestError("parameter '\(name)' given twice (--param \(name)=\(first) and --param \(name)=\(text)); it takes one value (\(spec.kind.rawValue))")
+                }
+                result[name] = .array(earlier + more)
+            } else {
+                given[name] = text
+                result[name] = value
             }
         }
         for spec in manifest.params {

@@ -17,7 +17,7 @@ public struct PreparedRecipe: Sendable {
         if let paramsFile {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: paramsFile)) } catch {
-                throw ManifestError("cannot read the params file \(paramsFile): \(RecipeFile.reason(error))")
+                throw ManifestError("cannot read the params file \(paramsFile): \(FileErrorText.reason(error, path: paramsFile))")
             }
             do {
                 guard case .object(let o) = try JSONCodec.decode(data) else {

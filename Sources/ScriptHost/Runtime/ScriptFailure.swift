@@ -19,12 +19,17 @@ public struct ScriptFailure: Error, Sendable, CustomStringConvertible {
     public var traceback: String
     /// A structured error table (`code`, `message`, …) when the recipe raised one.
     public var structured: ScriptValue?
+    /// The recipe's `file:line` where a binding raised `structured` (a Hub error); the
+    /// message of such an error does not start with it.
+    public var location: String?
 
-    public init(kind: Kind, message: String, traceback: String = "", structured: ScriptValue? = nil) {
+    public init(kind: Kind, message: String, traceback: String = "", structured: ScriptValue? = nil,
+                location: String? = nil) {
         self.kind = kind
         self.message = message
         self.traceback = traceback
         self.structured = structured
+        self.location = location
     }
 
     public var description: String { message }

@@ -12,7 +12,7 @@ public struct RecipeFile: Sendable {
         let url = URL(fileURLWithPath: path)
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw ScriptFailure(kind: .host, message: "cannot read \(path): \(Self.reason(error))")
+            throw ScriptFailure(kind: .host, message: "cannot read \(path): \(FileErrorText.reason(error, path: path))")
         }
         if data.first == 0x1B {
             throw ScriptFailure(kind: .load, message: "\(path): is a binary (precompiled) chunk; hubscript runs Lua source text only")
@@ -29,14 +29,7 @@ public struct RecipeFile: Sendable {
         self.source = source
     }
 
-    static func reason(_ error: Error) -> String {
-        let ns = error as NSError
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        if ns.domain == NSCocoaErrorDomain && ns.code == NSFileReadNoSuchFileError { return "No such file or directory" }
-        return ns.localizedDescription
-    }
+    static func reason(_ error: Error) -> String { FileErrorText.reason(error) }
 }
 
 /// Everything a run needs besides the recipe.
@@ -141,7 +134,8 @@ public enum ScriptRuntime {
             if case .limit(let code) = f.kind {
                 return limitFailure(kind(of: code), limits: limits, hostMessage: vm.hostStopMessage)
             }
-            return ScriptFailure(kind: .runtime, message: f.message, traceback: f.traceback, structured: f.structured)
+            return ScriptFailure(kind: .runtime, message: f.message, traceback: f.traceback, structured: f.structured,
+                                 location: f.location)
         }
     }
 

@@ -26,6 +26,9 @@ protocol Command: SendableMetatype {
     static var configuration: CommandConfiguration { get }
     init(_ arguments: ParsedArguments) throws
     func run() throws -> Int32
+    /// The `--help` text for this command line (`args` are the command's arguments, so
+    /// `hubscript RECIPE.lua --help` can show the recipe's parameters).
+    static func help(for args: [String]) -> String
 }
 
 /// A usage mistake: printed with a pointer to `--help`; exit code 2.
@@ -56,7 +59,9 @@ struct ParsedArguments {
             k += 1
             if onlyPositionals || !arg.hasPrefix("--") || arg == "-" {
                 if arg.hasPrefix("-") && arg.count > 1 && !onlyPositionals && arg != "-" {
-                    throw UsageError("unknown option '\(arg)'")
+                    // `-param x`: one dash where two were meant.
+                    let hint = DidYouMean.hint(for: String(arg.drop { $0 == "-" }), among: options.map(\.name), prefix: "--")
+                    throw UsageError("unknown option '\(arg)'" + hint)
                 }
                 parsed.positionals.append(arg)
                 continue
@@ -69,7 +74,7 @@ struct ParsedArguments {
                 name = String(name[..<eq])
             }
             guard let spec = options.first(where: { $0.name == name }) else {
-                throw UsageError("unknown option '--\(name)'")
+                throw UsageError("unknown option '--\(name)'" + DidYouMean.hint(for: name, among: options.map(\.name), prefix: "--"))
             }
             if let valueName = spec.valueName {
                 let value: String
@@ -92,6 +97,8 @@ struct ParsedArguments {
 }
 
 extension Command {
+    static func help(for args: [String]) -> String { helpText }
+
     /// The generated `--help` text.
     static var helpText: String {
         let c = configuration
@@ -112,7 +119,7 @@ extension Command {
     /// Parses and runs, turning usage errors into exit code 2.
     static func main(_ args: [String]) -> Int32 {
         if args.contains("--help") || args.contains("-h") {
-            Console.out(helpText)
+            Console.out(help(for: args))
             return 0
         }
         do {

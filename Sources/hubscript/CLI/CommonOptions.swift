@@ -1,13 +1,27 @@
 import Foundation
 import HubBindings
+import ScriptHost
 
 /// Options every command that talks to a Hub takes.
 enum CommonOptions {
     static let specs: [OptionSpec] = [
-        OptionSpec(name: "profile", valueName: "name", help: "The profile to use (default: the config's default_profile, or the built-in sandbox)."),
+        OptionSpec(name: "profile", valueName: "name", help: "The profile to use (default: $HUBSCRIPT_PROFILE, the config's default_profile, or the built-in sandbox)."),
         OptionSpec(name: "config", valueName: "file", help: "The configuration file (default: $HUBSCRIPT_CONFIG, ./hubscript.config.lua, ~/.config/hubscript/config.lua)."),
-        OptionSpec(name: "state-dir", valueName: "dir", help: "Where credentials, the journal and the sandbox live (default: $XDG_STATE_HOME/hubscript)."),
+        OptionSpec(name: "state-dir", valueName: "dir", help: "Where credentials, the journal and the sandbox live (default: $HUBSCRIPT_STATE_DIR, $XDG_STATE_HOME/hubscript)."),
     ]
+
+    /// A flag's value, else the environment variable's (set and not empty): flags win.
+    static func value(_ arguments: ParsedArguments, _ name: String, environment variable: String,
+                      _ environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let flag = arguments.value(name) { return flag }
+        guard let fromEnvironment = environment[variable], !fromEnvironment.isEmpty else { return nil }
+        return fromEnvironment
+    }
+
+    /// `--state-dir`, else `$HUBSCRIPT_STATE_DIR`, else the XDG default.
+    static func stateDirectory(_ arguments: ParsedArguments) -> StateDirectory {
+        StateDirectory(explicit: value(arguments, "state-dir", environment: "HUBSCRIPT_STATE_DIR"))
+    }
 
     struct Values {
         let profile: String?
@@ -15,9 +29,9 @@ enum CommonOptions {
         let state: StateDirectory
 
         init(_ arguments: ParsedArguments) {
-            profile = arguments.value("profile")
-            config = arguments.value("config")
-            state = StateDirectory(explicit: arguments.value("state-dir"))
+            profile = CommonOptions.value(arguments, "profile", environment: "HUBSCRIPT_PROFILE")
+            config = arguments.value("config")   // $HUBSCRIPT_CONFIG: HubConfig.load
+            state = CommonOptions.stateDirectory(arguments)
         }
 
         init(profile: String?, config: String?, state: StateDirectory) {
@@ -27,10 +41,12 @@ enum CommonOptions {
         }
 
         /// Loads the configuration and opens the profile's connection; prints the
-        /// built-in-sandbox notice once.
-        func connect() throws -> HubConnection {
-            let connection = try HubConnection.open(config: try HubConfig.load(explicit: config), profile: profile, state: state)
-            if let notice = connection.notice { Console.err(notice + "\n") }
+        /// built-in-sandbox notice once (not when `quiet`). `observe` hears the client's
+        /// calls, retries and rate-limit waits.
+        func connect(quiet: Bool = false, observe: (@Sendable (HubClientEvent) -> Void)? = nil) throws -> HubConnection {
+            let connection = try HubConnection.open(config: try HubConfig.load(explicit: config), profile: profile, state: state,
+                                                    observe: observe)
+            if let notice = connection.notice, !quiet { Console.err(notice + "\n") }
             return connection
         }
     }
@@ -46,7 +62,7 @@ struct CommandGroup: Sendable {
         let group = self
         return HubscriptCLI.Entry(
             configuration: CommandConfiguration(name: name, abstract: abstract, usage: "<subcommand>"),
-            main: { group.main($0) })
+            main: { group.main($0) }, subcommands: subcommands)
     }
 
     var help: String {
@@ -71,7 +87,8 @@ struct CommandGroup: Sendable {
             return ExitCode.usage
         }
         guard let sub = subcommands.first(where: { Self.word($0) == first }) else {
-            Console.err("hubscript \(name): unknown subcommand '\(first)'\nRun 'hubscript \(name) --help' for the list.\n")
+            let hint = DidYouMean.hint(for: first, among: subcommands.map(Self.word))
+            Console.err("hubscript \(name): unknown subcommand '\(TerminalText.field(first))'\(hint)\nRun 'hubscript \(name) --help' for the list.\n")
             return ExitCode.usage
         }
         return sub.main(Array(args.dropFirst()))

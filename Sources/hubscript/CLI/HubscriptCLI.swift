@@ -1,10 +1,13 @@
 import Foundation
+import ScriptHost
 
 /// Picks the subcommand; `hubscript FILE.lua …` is shorthand for `hubscript run FILE.lua …`.
 enum HubscriptCLI {
     struct Entry: Sendable {
         let configuration: CommandConfiguration
         let main: @Sendable ([String]) -> Int32
+        /// A group's subcommands (`runs list`, …), for completion.
+        var subcommands: [Entry] = []
     }
 
     static func entry<C: Command>(_ type: C.Type) -> Entry {
@@ -15,6 +18,7 @@ enum HubscriptCLI {
         entry(RunCommand.self), entry(CheckCommand.self), entry(DescribeCommand.self),
         entry(PlanCommand.self), entry(ApplyCommand.self), RunsCommands.group.entry,
         entry(LoginCommand.self), entry(LogoutCommand.self), SandboxCommands.group.entry, entry(DocsCommand.self),
+        entry(CompletionCommand.self),
     ]
 
     static var help: String {
@@ -55,7 +59,8 @@ enum HubscriptCLI {
                 return command.main(Array(args.dropFirst()))
             }
             if first.hasSuffix(".lua") { return RunCommand.main(args) }
-            Console.err("hubscript: unknown subcommand '\(first)'\nRun 'hubscript --help' for the list of subcommands.\n")
+            let hint = DidYouMean.hint(for: first, among: subcommands.map(\.configuration.name))
+            Console.err("hubscript: unknown subcommand '\(TerminalText.field(first))'\(hint)\nRun 'hubscript --help' for the list of subcommands.\n")
             return ExitCode.usage
         }
     }

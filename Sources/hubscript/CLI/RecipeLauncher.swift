@@ -8,19 +8,26 @@ struct RecipeLauncher {
     let common: CommonOptions.Values
     let json: Bool
     var request = HubRunRequest()
+    /// --quiet, --verbose, --no-progress.
+    var chatter = OutputOptions.Values()
 
     func launch(path: String, params: [(String, String)], paramsFile: String?,
                 onPlan: (Plan, ConsoleOutput) throws -> Void = { _, _ in }) -> Int32 {
-        let output = ConsoleOutput(json: json)
+        let output = ConsoleOutput(json: json, minimumLevel: chatter.logLevel)
+        let progress = chatter.progressReporter()
         let reporter = RunReporter(output: output, json: json)
         let prepared: PreparedRecipe
         do { prepared = try PreparedRecipe(path: path, cliParams: params, paramsFile: paramsFile) } catch {
             return reporter.reportSetupFailure(error)
         }
+        if let problem = NeedsCheck.problem(in: prepared.file, manifest: prepared.manifest) {
+            return reporter.reportSetupFailure(ManifestError(problem))
+        }
         do {
-            let connection = try common.connect()
+            let connection = try common.connect(quiet: chatter.quiet, observe: chatter.clientObserver(progress: progress))
             let journal = try Journal(path: try common.state.journalFile.path)
             var request = self.request
+            if request.progress == nil { request.progress = progress }
             if ProcessInfo.processInfo.environment["HUBSCRIPT_BENCH_PLUGIN"] == "1" {
                 let extra = request.extraPlugins
                 request.extraPlugins = { extra($0) + [BenchPlugin.make()] }

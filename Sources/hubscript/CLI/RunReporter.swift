@@ -91,6 +91,7 @@ struct RunReporter: Sendable {
         var fields: [String: ScriptValue] = ["kind": .string(Self.kindName(failure.kind)), "message": .string(failure.message)]
         if let structured = failure.structured { fields["error"] = structured }
         if !failure.traceback.isEmpty { fields["traceback"] = .string(failure.traceback) }
+        if let location = failure.location { fields["location"] = .string(location) }
         return [.event("error", fields)]
     }
 
@@ -113,7 +114,8 @@ struct RunReporter: Sendable {
     /// their tabs. Every other control character is escaped.
     static func text(for failure: ScriptFailure) -> String {
         let keep: TerminalText.Keep = failure.kind == .runtime ? .line : .text
-        var text = "error: \(TerminalText.escaped(failure.message, keeping: keep))\n"
+        let location = failure.location.map { TerminalText.field($0) + ": " } ?? ""
+        var text = "error: \(location)\(TerminalText.escaped(failure.message, keeping: keep))\n"
         if !failure.traceback.isEmpty { text += TerminalText.text(failure.traceback) + "\n" }
         return text
     }

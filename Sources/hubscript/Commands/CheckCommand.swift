@@ -1,4 +1,5 @@
 import Foundation
+import HubBindings
 import ScriptHost
 
 /// `hubscript check FILE…`: syntax and manifest of each file, without running any.
@@ -7,7 +8,10 @@ struct CheckCommand: Command {
         name: "check",
         abstract: "Check recipes' syntax and manifests without running them.",
         usage: "FILE…",
-        discussion: "Prints one line per file. Exits 1 if any file fails, 0 if all pass.")
+        discussion: """
+        Prints one line per file. Exits 0 if all pass, 2 if a manifest's needs names an
+        unknown permission, 1 if any file fails otherwise.
+        """)
 
     let paths: [String]
 
@@ -18,12 +22,14 @@ struct CheckCommand: Command {
 
     func run() throws -> Int32 {
         var failures = 0
+        var unknownPermissions = false
         for path in paths {
             // The problem quotes the recipe (syntax errors, manifest values): escaped, its
             // lines indented under the file's, so it cannot pass for another file's line.
             let shownPath = TerminalText.field(path)
-            if let problem = Self.problem(in: path) {
+            if let (problem, isUnknownPermission) = Self.problem(in: path) {
                 failures += 1
+                unknownPermissions = unknownPermissions || isUnknownPermission
                 Console.out("FAIL \(shownPath)\n     \(TerminalText.text(problem).replacingOccurrences(of: "\n", with: "\n     "))\n")
             } else {
                 Console.out("ok   \(shownPath)\n")
@@ -32,17 +38,19 @@ struct CheckCommand: Command {
         if paths.count > 1 {
             Console.out("\(paths.count - failures) passed, \(failures) failed\n")
         }
+        if unknownPermissions { return ExitCode.usage }
         return failures == 0 ? ExitCode.success : ExitCode.recipeFailed
     }
 
-    static func problem(in path: String) -> String? {
+    /// What is wrong with the file, and whether it is an unknown permission in `needs`.
+    static func problem(in path: String) -> (String, Bool)? {
         do {
             let file = try RecipeFile(path: path)
-            if let syntax = ScriptRuntime.syntaxError(in: file) { return syntax }
-            _ = try RecipeManifest.load(from: file)
-            return nil
+            if let syntax = ScriptRuntime.syntaxError(in: file) { return (syntax, false) }
+            let manifest = try RecipeManifest.load(from: file)
+            return NeedsCheck.problem(in: file, manifest: manifest).map { ($0, true) }
         } catch {
-            return "\(error)"
+            return ("\(error)", false)
         }
     }
 }

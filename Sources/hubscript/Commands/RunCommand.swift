@@ -13,7 +13,7 @@ struct RunCommand: Command {
         OptionSpec(name: "max-writes", valueName: "n", help: "Stop before the first write past n (with limits.writes, the lower wins)."),
         OptionSpec(name: "lib", valueName: "dir", help: "Add a folder that require() may load modules from.", repeatable: true),
         OptionSpec(name: "out", valueName: "dir", help: "Where export.* writes (default: runs/<run id>/ in the state directory)."),
-    ] + CommonOptions.specs
+    ] + OutputOptions.specs + CommonOptions.specs
 
     static let configuration = CommandConfiguration(
         name: "run",
@@ -36,10 +36,7 @@ struct RunCommand: Command {
     let launcher: RecipeLauncher
 
     init(_ arguments: ParsedArguments) throws {
-        guard arguments.positionals.count == 1 else {
-            throw UsageError(arguments.positionals.isEmpty ? "missing the recipe FILE" : "expected one recipe FILE, got \(arguments.positionals.count)")
-        }
-        path = arguments.positionals[0]
+        path = try RecipeHelp.recipePath(arguments)
         (params, paramsFile) = try Self.params(arguments)
         var launcher = try Self.launcher(arguments)
         launcher.request.runID = arguments.value("run-id")
@@ -47,6 +44,8 @@ struct RunCommand: Command {
         if arguments.flag("dry-run") { launcher.request.mode = .plan }
         self.launcher = launcher
     }
+
+    static func help(for args: [String]) -> String { RecipeHelp.text(args: args, commandHelp: helpText) }
 
     static func params(_ arguments: ParsedArguments) throws -> ([(String, String)], String?) {
         do { return (try PreparedRecipe.parseParamArguments(arguments.all("param")), arguments.value("params-file")) } catch {
@@ -57,6 +56,7 @@ struct RunCommand: Command {
     /// The launcher for the recipe options shared by run and plan.
     static func launcher(_ arguments: ParsedArguments) throws -> RecipeLauncher {
         var launcher = RecipeLauncher(common: CommonOptions.Values(arguments), json: arguments.flag("json"))
+        launcher.chatter = try OutputOptions.Values(arguments)
         if let t = arguments.value("timeout") {
             guard let seconds = Double(t), seconds > 0, seconds.isFinite else {
                 throw UsageError("--timeout takes a positive number of seconds, got '\(t)'")
@@ -101,8 +101,7 @@ struct PlanCommand: Command {
     let launcher: RecipeLauncher
 
     init(_ arguments: ParsedArguments) throws {
-        guard arguments.positionals.count == 1 else { throw UsageError("expected one recipe FILE") }
-        path = arguments.positionals[0]
+        path = try RecipeHelp.recipePath(arguments)
         (params, paramsFile) = try RunCommand.params(arguments)
         out = arguments.value("out")
         var launcher = try RunCommand.launcher(arguments)
@@ -110,6 +109,8 @@ struct PlanCommand: Command {
         launcher.request.mode = .plan
         self.launcher = launcher
     }
+
+    static func help(for args: [String]) -> String { RecipeHelp.text(args: args, commandHelp: helpText) }
 
     func run() throws -> Int32 {
         launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, output in
@@ -137,7 +138,7 @@ struct ApplyCommand: Command {
             OptionSpec(name: "json", valueName: nil, help: "Write NDJSON events to stdout."),
             OptionSpec(name: "timeout", valueName: "seconds", help: "Wall-clock limit for the run."),
             OptionSpec(name: "lib", valueName: "dir", help: "Add a folder that require() may load modules from.", repeatable: true),
-        ] + CommonOptions.specs,
+        ] + OutputOptions.specs + CommonOptions.specs,
         discussion: "The plan is refused if the recipe file, the profile or the params changed since it was made.")
 
     let planPath: String

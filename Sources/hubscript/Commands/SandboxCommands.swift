@@ -60,7 +60,7 @@ struct SandboxServeCommand: Command {
             throw UsageError("--seed, --users and --audit-events go with --memory (use 'hubscript sandbox reset' for the stored sandbox)")
         }
         self.scale = scale
-        state = StateDirectory(explicit: arguments.value("state-dir"))
+        state = CommonOptions.stateDirectory(arguments)
     }
 
     static func port(_ text: String?, _ name: String) throws -> UInt16? {
@@ -159,7 +159,7 @@ struct SandboxResetCommand: Command {
         if let u = try SandboxServeCommand.count(arguments.value("users"), "--users") { scale.users = u }
         if let a = try SandboxServeCommand.count(arguments.value("audit-events"), "--audit-events") { scale.auditEvents = a }
         self.scale = scale
-        state = StateDirectory(explicit: arguments.value("state-dir"))
+        state = CommonOptions.stateDirectory(arguments)
     }
 
     func run() throws -> Int32 {

@@ -60,14 +60,15 @@ final class ProgressTests: XCTestCase {
         bar.count = 100
         bar.isDone = true
         reporter.finished(bar)
+        // Done: the line is erased, not left behind (issue 9 part 5).
         XCTAssertEqual(sink.text, "\rsync    0% 0/100\u{1B}[K"
-            + "\rsync   50% 50/100  25.0/s  ETA 0:02\u{1B}[K"
-            + "\rsync  100% 100/100  25.0/s  done\u{1B}[K\n")
+            + "\rsync   50% 50/100  25.0/s  ETA 0:02  [0:02]\u{1B}[K"
+            + "\r\u{1B}[K")
 
         XCTAssertEqual(TerminalProgressReporter.line(for: ProgressState(id: 1, label: "", total: nil, count: 420), elapsed: 10),
-                       "420  42.0/s")
+                       "420  42.0/s  [0:10]")
         XCTAssertEqual(TerminalProgressReporter.line(for: ProgressState(id: 1, label: "x", total: 10_000, count: 1), elapsed: 1),
-                       "x    0% 1/10000  1.0/s  ETA 2:46:39")
+                       "x    0% 1/10000  1.0/s  ETA 2:46:39  [0:01]")
         XCTAssertEqual(TerminalProgressReporter.line(for: ProgressState(id: 1, label: "a\u{1B}[2Jb\n", total: nil), elapsed: 0),
                        "a?[2Jb?  0")
 

@@ -12,9 +12,10 @@ final class ServedSandbox {
     private let out: Pipe
     private let err: Pipe
 
-    /// Starts the sandbox whose state is in `state` (reset it first) with `faults`.
-    init(_ cli: CLIHarness, state: URL, faults: String) throws {
-        let (server, out, err) = cli.process(["sandbox", "serve", "--port", "0", "--dispatch-port", "0", "--rate-limits", "off",
+    /// Starts the sandbox whose state is in `state` (reset it first) with `faults`
+    /// (and the Hub's rate limits when `rateLimits` is "standard").
+    init(_ cli: CLIHarness, state: URL, faults: String, rateLimits: String = "off") throws {
+        let (server, out, err) = cli.process(["sandbox", "serve", "--port", "0", "--dispatch-port", "0", "--rate-limits", rateLimits,
                                               "--faults", faults], state: state)
         let banner = LockedText()
         out.fileHandleForReading.readabilityHandler = { banner.append($0.availableData) }

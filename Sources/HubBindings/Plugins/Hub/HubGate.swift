@@ -19,6 +19,13 @@ public enum HubGate {
         }
     }
 
+    /// The names in `needs` that are not platform permissions (docs/hub-api.md), each
+    /// with a did-you-mean hint (`" (did you mean 'users.list'?)"` or `""`).
+    public static func unknownPermissions(in needs: [String]) -> [(name: String, hint: String)] {
+        let known = Capabilities.allPermissions
+        return needs.filter { !known.contains($0) }.map { ($0, DidYouMean.hint(for: $0, among: known)) }
+    }
+
     /// Checks `needs` against the caller's Capabilities (fetched fresh).
     public static func checkNeeds(_ needs: [String], client: HubClient, profile: String) throws {
         guard !needs.isEmpty else { return }

@@ -51,11 +51,27 @@ public final class HubRunContext: @unchecked Sendable {
         lists[id] = PrefetchingPages(client.paginate(path: path, query: query, limit: 100).makeIterator())
         if let progress {
             // Ids far above the progress module's own (1, 2, …).
-            let bar = ProgressState(id: 1_000_000 + id, label: "reading \(path)", total: nil)
+            let bar = ProgressState(id: TerminalProgressReporter.listBarIDs + id, label: "reading \(Self.resource(of: name))",
+                                    total: nil)
             listProgress[id] = bar
             progress.started(bar)
         }
         return id
+    }
+
+    /// What a list binding reads, for people: `hub.users.list` → `users`,
+    /// `hub.organizations.members` → `organization members`.
+    static func resource(of binding: String) -> String {
+        let parts = binding.split(separator: ".").map(String.init).filter { $0 != "hub" }
+        guard let group = parts.first else { return binding }
+        let words: [String: String] = ["api_keys": "API keys", "audit": "audit events"]
+        let plural = words[group] ?? group.replacingOccurrences(of: "_", with: " ")
+        switch parts.dropFirst().first {
+        case nil, "list", "query", "for_user": return plural
+        case let action?:
+            let singular = plural.hasSuffix("s") ? String(plural.dropLast()) : plural
+            return "\(singular) \(action.replacingOccurrences(of: "_", with: " "))"
+        }
     }
 
     /// The next page of list `id` as an array, or nil at the end (the list is closed).

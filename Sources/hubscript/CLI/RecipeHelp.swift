@@ -1,0 +1,29 @@
+import Foundation
+import ScriptHost
+
+/// Help and usage checks for the commands that take a recipe FILE (run, plan).
+enum RecipeHelp {
+    /// `hubscript RECIPE.lua --help`: the recipe's manifest (its parameters, needs and
+    /// limits) before the command's own help. Without a readable recipe among `args`,
+    /// just the command's help.
+    static func text(args: [String], commandHelp: String) -> String {
+        guard let path = args.first(where: { $0.hasSuffix(".lua") && !$0.hasPrefix("-") }),
+              let file = try? RecipeFile(path: path),
+              let manifest = try? RecipeManifest.load(from: file) else { return commandHelp }
+        return "RECIPE: " + ManifestDescription.text(manifest)
+            + "\nSet parameters with --param name=value (a list takes a,b,c or one --param per item).\n\n"
+            + commandHelp
+    }
+
+    /// The recipe FILE of `arguments`, with a hint when a `name=value` was given
+    /// without `--param`.
+    static func recipePath(_ arguments: ParsedArguments) throws -> String {
+        if let stray = arguments.positionals.dropFirst().first(where: { $0.contains("=") && !$0.hasPrefix("=") }) {
+            throw UsageError("unexpected argument '\(stray)'; to set a parameter, write --param \(stray)")
+        }
+        guard arguments.positionals.count == 1 else {
+            throw UsageError(arguments.positionals.isEmpty ? "missing the recipe FILE" : "expected one recipe FILE, got \(arguments.positionals.count)")
+        }
+        return arguments.positionals[0]
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import XCTest
+
+/// Issue 9 parts 4 and 5: usage mistakes get a suggestion, help shows a recipe's
+/// parameters, no Foundation error text reaches people.
+final class CLIUsabilityTests: CLITestCase {
+    func testUnknownSubcommandSuggestsTheClosest() throws {
+        assertResult(try hubscript("rnu", "x.lua"), stdout: "", stderr: """
+        hubscript: unknown subcommand 'rnu' (did you mean 'run'?)
+        Run 'hubscript --help' for the list of subcommands.
+
+        """, exitCode: 2)
+        assertResult(try hubscript("sandbox", "serv"), stdout: "", stderr: """
+        hubscript sandbox: unknown subcommand 'serv' (did you mean 'serve'?)
+        Run 'hubscript sandbox --help' for the list.
+
+        """, exitCode: 2)
+    }
+
+    func testUnknownFlagSuggestsTheClosest() throws {
+        assertResult(try hubscript("run", "a.lua", "--parm", "x=1"), stdout: "", stderr: """
+        hubscript run: unknown option '--parm' (did you mean '--param'?)
+        Run 'hubscript run --help' for usage.
+
+        """, exitCode: 2)
+        assertResult(try hubscript("run", "a.lua", "-json"), stdout: "", stderr: """
+        hubscript run: unknown option '-json' (did you mean '--json'?)
+        Run 'hubscript run --help' for usage.
+
+        """, exitCode: 2)
+    }
+
+    func testPositionalKeyValueSuggestsParam() throws {
+        try folder.write("a.lua", "recipe { name = \"a\", params = { user = { type = \"string\" } } }\nprint('BODY RAN')\n")
+        assertResult(try hubscript("run", "a.lua", "user=ada"), stdout: "", stderr: """
+        hubscript run: unexpected argument 'user=ada'; to set a parameter, write --param user=ada
+        Run 'hubscript run --help' for usage.
+
+        """, exitCode: 2)
+        assertResult(try hubscript("a.lua", "user=ada"), stdout: "", stderr: """
+        hubscript run: unexpected argument 'user=ada'; to set a parameter, write --param user=ada
+        Run 'hubscript run --help' for usage.
+
+        """, exitCode: 2)
+    }
+
+    func testRecipeHelpShowsItsParameters() throws {
+        try folder.write("off.lua", """
+        recipe {
+          name = "offboard", version = "2.0",
+          params = { user = { type = "string", required = true, description = "the user's id" } },
+          needs = { "users.manage" },
+        }
+        print("BODY RAN")
+        """)
+        let result = try hubscript("off.lua", "--help")
+        XCTAssertEqual(result.exitCode, 0)
+        XCTAssertEqual(result.stderr, "")
+        XCTAssertEqual(result.stdout, """
+        RECIPE: offboard 2.0
+
+        Parameters:
+          user  string    required  — the user's id
+
+        Needs: users.manage
+        Limits: (defaults)
+
+        Set parameters with --param name=value (a list takes a,b,c or one --param per item).
+
+
+        """ + CLITests.runHelp)
+    }
+
+    func testAFolderAsRecipeHasNoFoundationText() throws {
+        assertResult(try hubscript("run", "."), stdout: "",
+                     stderr: "error: cannot read .: it is a folder, not a file\n", exitCode: 2)
+        assertResult(try hubscript("check", "."), stdout: "FAIL .\n     cannot read .: it is a folder, not a file\n",
+                     stderr: "", exitCode: 1)
+        assertResult(try hubscript("describe", "."), stdout: "",
+                     stderr: "error: cannot read .: it is a folder, not a file\n", exitCode: 2)
+    }
+
+    func testAFolderOrAMissingFileAsPlanHasNoFoundationText() throws {
+        let folderPath = folder.url.path
+        assertResult(try hubscript("apply", "."), stdout: "",
+                     stderr: "error: cannot read the plan \(folderPath): it is a folder, not a file\n", exitCode: 2)
+        assertResult(try hubscript("apply", "nope.json"), stdout: "",
+                     stderr: "error: cannot read the plan \(folderPath)/nope.json: No such file or directory\n", exitCode: 2)
+        try folder.write("p.lua", "recipe { name = \"p\" }\n")
+        assertResult(try hubscript("run", "p.lua", "--params-file", "."), stdout: "",
+                     stderr: "error: cannot read the params file .: it is a folder, not a file\n", exitCode: 2)
+    }
+
+    func testAFileAsStateDirHasNoFoundationText() throws {
+        try folder.write("a.lua", "recipe { name = \"a\" }\n")
+        try folder.write("state", "not a folder")
+        let result = try hubscript("run", "a.lua", "--state-dir", "state")
+        XCTAssertEqual(result.exitCode, 2)
+        XCTAssertFalse(result.stderr.contains("NSCocoaErrorDomain"), result.stderr)
+        XCTAssertTrue(result.stderr.hasSuffix("/state is a file, not a folder (set --state-dir to a writable folder)\n"), result.stderr)
+    }
+}
+
+/// `hubscript completion bash|zsh`, exercised in a real bash.
+final class CompletionCLITests: CLITestCase {
+    /// What `_hubscript` offers for the words typed so far (the last is being completed).
+    func complete(_ words: [String]) throws -> String {
+        let script = try hubscript("completion", "bash")
+        XCTAssertEqual(script.exitCode, 0)
+        try folder.write("completion.bash", script.stdout)
+        let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+        let bash = Process()
+        bash.executableURL = URL(fileURLWithPath: "/bin/bash")
+        bash.currentDirectoryURL = folder.url
+        bash.arguments = ["-c", "source completion.bash; COMP_WORDS=(hubscript \(quoted)); COMP_CWORD=\(words.count); _hubscript; echo \"${COMPREPLY[*]}\""]
+        let out = Pipe()
+        bash.standardOutput = out
+        try bash.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        bash.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func testBashCompletesSubcommandsOptionsAndRecipes() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/bin/bash") else { throw XCTSkip("no bash") }
+        try folder.write("offboard.lua", "recipe { name = \"o\" }\n")
+        XCTAssertEqual(try complete(["ru"]), "run runs\n")
+        XCTAssertEqual(try complete(["off"]), "offboard.lua\n")
+        XCTAssertEqual(try complete(["run", "offboard.lua", "--pa"]), "--param --params-file\n")
+        XCTAssertEqual(try complete(["offboard.lua", "--no"]), "--no-progress\n")
+        XCTAssertEqual(try complete(["runs", "re"]), "resume\n")
+        XCTAssertEqual(try complete(["sandbox", "serve", "--rate"]), "--rate-limits\n")
+        XCTAssertEqual(try complete(["completion", ""]), "bash zsh\n")
+    }
+
+    func testZshScriptLoadsTheBashOneThroughBashcompinit() throws {
+        let zsh = try hubscript("completion", "zsh")
+        let bash = try hubscript("completion", "bash")
+        XCTAssertEqual(zsh.stdout, """
+        # zsh completion for hubscript (hubscript completion zsh)
+        autoload -U +X compinit && compinit
+        autoload -U +X bashcompinit && bashcompinit
+
+        """ + bash.stdout)
+        assertResult(try hubscript("completion", "fish"), stdout: "", stderr: """
+        hubscript completion: unknown shell 'fish' (bash or zsh)
+        Run 'hubscript completion --help' for usage.
+
+        """, exitCode: 2)
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import XCTest
+
+/// Issue 9 part 5: --quiet, --verbose, --no-progress and the HUBSCRIPT_* environment
+/// variables, through the binary.
+final class OutputOptionsCLITests: CLITestCase {
+    /// Runs hubscript in the test's folder with `environment` on top of a clean one
+    /// (no HUBSCRIPT_* from the caller, XDG folders inside the test's folder).
+    func run(_ args: [String], environment extra: [String: String] = [:]) throws -> HubscriptProcess.Result {
+        let process = Process()
+        process.executableURL = HubscriptProcess.binary
+        process.arguments = args
+        process.currentDirectoryURL = folder.url
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HUBSCRIPT_") }
+        environment["XDG_STATE_HOME"] = folder.url.appendingPathComponent("xdg-state").path
+        environment["XDG_CONFIG_HOME"] = folder.url.appendingPathComponent("xdg-config").path
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let errData = LockedBytes()
+        let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !errData.isSet { usleep(1000) }
+        return HubscriptProcess.Result(stdout: String(decoding: outData, as: UTF8.self),
+                                       stderr: String(decoding: errData.get(), as: UTF8.self),
+                                       exitCode: process.terminationStatus, seconds: 0)
+    }
+
+    final class LockedBytes: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data: Data?
+        func set(_ d: Data) { lock.withLock { data = d } }
+        var isSet: Bool { lock.withLock { data != nil } }
+        func get() -> Data { lock.withLock { data ?? Data() } }
+    }
+
+    /// Run ids, times and the sandbox path made stable.
+    func stable(_ text: String) -> String {
+        text.replacingOccurrences(of: #"run_[0-9TZ]+_[0-9a-f]+"#, with: "RUN", options: .regularExpression)
+            .replacingOccurrences(of: #"in [0-9.]+ s\n"#, with: "in T s\n", options: .regularExpression)
+            .replacingOccurrences(of: #"\([0-9]+ ms\)"#, with: "(N ms)", options: .regularExpression)
+            .replacingOccurrences(of: folder.url.path, with: "DIR")
+    }
+
+    static let recipe = """
+    recipe { name = "r", needs = { "users.list" } }
+    log.debug("counting", { step = 1 })
+    print(hub.users.get("usr_admin") ~= nil)
+    """
+
+    func testVerboseShowsDebugLogsAndEachHubCall() throws {
+        try folder.write("r.lua", Self.recipe)
+        let result = try run(["run", "r.lua", "--verbose", "--state-dir", "state"])
+        XCTAssertEqual(result.stdout, "true\n")
+        XCTAssertEqual(stable(result.stderr), """
+        hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
+        hub: GET /users/me → 400 (N ms)
+        hub: GET /api-keys/key_jobs → 200 (N ms)
+        [debug] counting step=1
+        hub: GET /users/usr_admin → 200 (N ms)
+        done: run RUN — 1 reads, 0 writes in T s
+
+        """)
+        XCTAssertEqual(result.exitCode, 0)
+    }
+
+    func testQuietHasNoNoticeAndDefaultHasNoDebug() throws {
+        try folder.write("r.lua", Self.recipe)
+        let quiet = try run(["run", "r.lua", "--quiet", "--state-dir", "state"])
+        XCTAssertEqual(stable(quiet.stderr), "done: run RUN — 1 reads, 0 writes in T s\n")
+        XCTAssertEqual(quiet.stdout, "true\n")
+        let plain = try run(["r.lua", "--no-progress", "--state-dir", "state"])
+        XCTAssertEqual(stable(plain.stderr), """
+        hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
+        done: run RUN — 1 reads, 0 writes in T s
+
+        """)
+        let both = try run(["run", "r.lua", "--quiet", "--verbose"])
+        XCTAssertEqual(both.stderr, "hubscript run: --quiet and --verbose cannot be used together\nRun 'hubscript run --help' for usage.\n")
+        XCTAssertEqual(both.exitCode, 2)
+    }
+
+    func testStateDirFromTheEnvironmentAndTheFlagWins() throws {
+        try folder.write("r.lua", Self.recipe)
+        let fromEnv = try run(["run", "r.lua", "--quiet"], environment: ["HUBSCRIPT_STATE_DIR": "envstate"])
+        XCTAssertEqual(fromEnv.exitCode, 0, fromEnv.stderr)
+        let fm = FileManager.default
+        XCTAssertTrue(fm.fileExists(atPath: folder.url.appendingPathComponent("envstate/sandbox/hub.sqlite").path))
+        let flagWins = try run(["run", "r.lua", "--quiet", "--state-dir", "flagstate"], environment: ["HUBSCRIPT_STATE_DIR": "other"])
+        XCTAssertEqual(flagWins.exitCode, 0, flagWins.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: folder.url.appendingPathComponent("flagstate/sandbox/hub.sqlite").path))
+        XCTAssertFalse(fm.fileExists(atPath: folder.url.appendingPathComponent("other").path))
+    }
+
+    func testProfileAndConfigFromTheEnvironmentAndTheFlagWins() throws {
+        try folder.write("r.lua", Self.recipe)
+        try folder.write("c.lua", "return { profiles = { lab = { sandbox = true } } }\n")
+        let env = ["HUBSCRIPT_CONFIG": "c.lua", "HUBSCRIPT_PROFILE": "nope", "HUBSCRIPT_STATE_DIR": "state"]
+        let fromEnv = try run(["run", "r.lua"], environment: env)
+        XCTAssertEqual(stable(fromEnv.stderr), "error: no profile 'nope' in DIR/c.lua (profiles: lab, or 'sandbox')\n")
+        XCTAssertEqual(fromEnv.exitCode, 2)
+        let flagWins = try run(["run", "r.lua", "--profile", "lab"], environment: env)
+        XCTAssertEqual(stable(flagWins.stderr), "done: run RUN — 1 reads, 0 writes in T s\n")
+        XCTAssertEqual(flagWins.exitCode, 0)
+    }
+}
+
+/// The progress line on a real terminal (`script` gives the run a pseudo-terminal).
+final class ProgressLineCLITests: CLITestCase {
+    /// access-review under a pseudo-terminal: stdout and stderr, as the terminal got them.
+    func accessReviewOnATerminal(_ extra: String = "") throws -> String {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("no script(1)") }
+        let recipe = HubscriptProcess.repositoryRoot.appendingPathComponent("recipes/access-review.lua").path
+        try folder.write("c.lua", "return { profiles = { sandbox = { sandbox = true } } }\n")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        p.currentDirectoryURL = folder.url
+        p.arguments = ["-qec", "\(HubscriptProcess.binary.path) \(recipe) --config c.lua --state-dir state --out out \(extra)", "/dev/null"]
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HUBSCRIPT_") }
+        env["XDG_STATE_HOME"] = folder.url.appendingPathComponent("xdg").path
+        p.environment = env
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        // The terminal turns each \n into \r\n.
+        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+    }
+
+    /// Every `\r…ESC[K` redraw removed: what stays on the screen.
+    static func withoutRedraws(_ text: String) -> String {
+        text.replacingOccurrences(of: "\r[^\r\n]*\u{1B}\\[K", with: "", options: .regularExpression)
+    }
+
+    func testOneLineForTheRecipeErasedWhenDone() throws {
+        let screen = try accessReviewOnATerminal()
+        XCTAssertTrue(screen.contains("\rreading organizations  0"), screen)
+        XCTAssertTrue(screen.contains("\rmembers of org_acme  "), screen)
+        // Nothing of the bars stays: the lines left are exactly the report's 7.
+        let left = Self.withoutRedraws(screen)
+        XCTAssertFalse(left.contains("reading"), left)
+        XCTAssertFalse(left.contains("/s"), left)
+        XCTAssertEqual(left.components(separatedBy: "\n").count - 1, 7, left)
+        // A list read under the recipe's bar does not redraw the line: a handful of
+        // draws, not one per list (98 members).
+        XCTAssertLessThan(screen.components(separatedBy: "\u{1B}[K").count, 40, screen)
+    }
+
+    func testNoProgressAndQuietDrawNothing() throws {
+        for flag in ["--no-progress", "--quiet"] {
+            let screen = try accessReviewOnATerminal(flag)
+            XCTAssertFalse(screen.contains("\u{1B}[K"), flag + ": " + screen)
+            XCTAssertFalse(screen.contains("reading"), flag + ": " + screen)
+        }
+    }
+}
+
+/// A rate-limit wait is never invisible (issue 9 part 5): against a served sandbox with
+/// the Hub's limits (100/min) and no client-side pacing, the 101st call waits for a
+/// token and the run says so.
+final class RateLimitNoticeCLITests: XCTestCase {
+    func testTheHubsRateLimitWaitIsAnnounced() throws {
+        let cli = try CLIHarness(testCase: self)
+        let hubState = cli.root.appendingPathComponent("hub-state")
+        try cli.resetSandbox(state: hubState)
+        let server = try ServedSandbox(cli, state: hubState, faults: "none", rateLimits: "standard")
+        defer { server.stop() }
+        let recipe = try cli.file("many.lua", """
+        recipe { name = "many", needs = { "users.list" }, params = { n = { type = "integer", default = 102 } } }
+        for _ = 1, params.n do hub.users.get("usr_admin") end
+        print("ok")
+        """)
+        let result = try cli.run(["run", recipe, "--config", server.config, "--no-progress"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout, "ok\n")
+        let notices = result.stderr.split(separator: "\n").filter { $0.hasPrefix("rate limited by the Hub, waiting ") }
+        XCTAssertFalse(notices.isEmpty, result.stderr)
+        XCTAssertNotNil(notices.first?.range(of: #"^rate limited by the Hub, waiting [0-9.]+ s$"#, options: .regularExpression),
+                        result.stderr)
+        // The bucket is empty now: two more calls wait again, silently with --quiet.
+        let quiet = try cli.run(["run", recipe, "--config", server.config, "--quiet", "--param", "n=2"])
+        XCTAssertEqual(quiet.status, 0, quiet.stderr)
+        XCTAssertFalse(quiet.stderr.contains("rate limited"), quiet.stderr)
+    }
+}

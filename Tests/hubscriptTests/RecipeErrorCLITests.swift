@@ -1,0 +1,131 @@
+import Foundation
+import XCTest
+
+/// Issue 9 part 4: an uncaught error points at the recipe (file:line, recipe frames
+/// only), `check` knows the permission catalogue, and usage mistakes are caught early.
+final class RecipeErrorCLITests: CLITestCase {
+    /// `stderr` with the run id (random) replaced by `RUN`.
+    func stable(_ text: String) -> String {
+        text.replacingOccurrences(of: #"run_[0-9TZ]+_[0-9a-f]+"#, with: "RUN", options: .regularExpression)
+            .replacingOccurrences(of: #" in [0-9.]+ s\n"#, with: " in T s\n", options: .regularExpression)
+    }
+
+    func testHubErrorShowsTheRecipeLineAndTraceback() throws {
+        try folder.write("nf.lua", """
+        recipe { name = "nf", needs = { "users.list" } }
+        local function find(id)
+          return hub.users.get(id)
+        end
+        print("before")
+        find("u_nope")
+        """)
+        let result = try hubscript("run", "nf.lua")
+        XCTAssertEqual(result.stdout, "before\n")
+        XCTAssertEqual(stable(result.stderr), """
+        error: nf.lua:3: not_found: User u_nope does not exist or is not visible to the caller.
+        stack traceback:
+        \t[C]: in function 'hub.users.get'
+        \tnf.lua:3: in local 'find'
+        \tnf.lua:6: in main chunk
+        \t[C]: in ?
+        stopped: run RUN — 1 reads, 0 writes in T s
+
+        """)
+        XCTAssertEqual(result.exitCode, 1)
+    }
+
+    func testUndeclaredPermissionShowsTheRecipeLineWithoutWrapperFrames() throws {
+        try folder.write("nd.lua", """
+        recipe { name = "nd" }
+        local n = 0
+        for u in hub.users.list() do n = n + 1 end
+        """)
+        assertResult(try hubscript("run", "nd.lua"), stdout: "", stderr: """
+        error: nd.lua:3: permission_not_declared: hub.users.list needs 'users.list', which this recipe's manifest does not declare; add "users.list" to needs
+        stack traceback:
+        \t[C]: in function 'hub.users.list'
+        \tnd.lua:3: in main chunk
+        \t[C]: in ?
+
+        """, exitCode: 1)
+    }
+
+    func testHubErrorLocationInJSON() throws {
+        try folder.write("nf.lua", "recipe { name = \"nf\", needs = { \"users.list\" } }\nhub.users.get('u_nope')\n")
+        let result = try hubscript("run", "nf.lua", "--json")
+        let errorLine = try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.contains("\"type\":\"error\"") })
+        let event = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(errorLine.utf8)) as? [String: Any])
+        XCTAssertEqual(event["location"] as? String, "nf.lua:2")
+        XCTAssertEqual(event["traceback"] as? String,
+                       "stack traceback:\n\t[C]: in function 'hub.users.get'\n\tnf.lua:2: in main chunk\n\t[C]: in ?")
+    }
+
+    func testTracebackThroughRequireHasNoInternalFrames() throws {
+        try folder.write("lib/bad.lua", "local function boom() error('mod failed') end\nboom()\n")
+        try folder.write("rq.lua", "recipe { name = \"rq\" }\nrequire('bad')\n")
+        let result = try hubscript("run", "rq.lua", "--lib", "lib")
+        XCTAssertEqual(result.exitCode, 1)
+        XCTAssertFalse(result.stderr.contains("hubscript:"), result.stderr)
+        XCTAssertEqual(result.stderr, """
+        error: lib/bad.lua:1: mod failed
+        stack traceback:
+        \t[C]: in function 'error'
+        \tlib/bad.lua:1: in local 'boom'
+        \tlib/bad.lua:2: in local 'fn'
+        \trq.lua:2: in main chunk
+        \t[C]: in ?
+
+        """)
+    }
+
+    static let catalogue = "known permissions: users.list, users.manage, entitlements.manage, applications.manage, "
+        + "roles.manage, organizations.manage, billing.manage, audit.view, webhooks.manage, api_keys.manage, "
+        + "tenants.manage, notifications.send"
+
+    func testCheckRejectsAnUnknownPermissionWithDidYouMean() throws {
+        try folder.write("typo.lua", """
+        recipe {
+          name = "typo",
+          needs = { "audit.view", "users.lst" },
+        }
+        """)
+        try folder.write("fine.lua", "recipe { name = \"fine\", needs = { \"users.list\" } }\n")
+        assertResult(try hubscript("check", "typo.lua", "fine.lua"), stdout: """
+        FAIL typo.lua
+             typo.lua:3: manifest: needs: unknown permission 'users.lst' (did you mean 'users.list'?)
+             \(Self.catalogue)
+        ok   fine.lua
+        1 passed, 1 failed
+
+        """, stderr: "", exitCode: 2)
+    }
+
+    func testRunRefusesAnUnknownPermissionBeforeConnecting() throws {
+        try folder.write("typo.lua", "recipe { name = \"typo\", needs = { \"billing.mange\" } }\nprint('BODY RAN')\n")
+        assertResult(try hubscript("run", "typo.lua"), stdout: "", stderr: """
+        error: typo.lua:1: manifest: needs: unknown permission 'billing.mange' (did you mean 'billing.manage'?)
+        \(Self.catalogue)
+
+        """, exitCode: 2)
+    }
+
+    func testRepeatedParamThatIsNotAListIsRefused() throws {
+        try folder.write("off.lua", """
+        recipe { name = "off", params = { user = { type = "string", required = true }, tags = { type = "list" } } }
+        print(params.user, table.concat(params.tags or {}, "|"))
+        """)
+        assertResult(try hubscript("run", "off.lua", "--param", "user=ada@example.com", "--param", "user=support@example.com"),
+                     stdout: "", stderr: """
+        error: parameter 'user' given twice (--param user=ada@example.com and --param user=support@example.com); it takes one value (string)
+
+        """, exitCode: 2)
+        assertResult(try hubscript("run", "off.lua", "--param", "user=a", "--param", "tags=x,y", "--param", "tags=z"),
+                     stdout: "a\tx|y|z\n", stderr: "", exitCode: 0)
+    }
+
+    func testUnknownParamSuggestsTheClosest() throws {
+        try folder.write("u.lua", "recipe { name = \"u\", params = { user = { type = \"string\" } } }\n")
+        assertResult(try hubscript("run", "u.lua", "--param", "usr=a"), stdout: "",
+                     stderr: "error: unknown parameter 'usr' (did you mean 'user'?) (this recipe takes: user)\n", exitCode: 2)
+    }
+}
