@@ -157,7 +157,10 @@ struct ApplyCommand: Command {
         }
         var launcher = self.launcher
         launcher.request.mode = .apply(plan)
-        let params = RunsCommands.cliParams(plan.params)
-        return launcher.launch(path: plan.recipeDisplayPath, params: params, paramsFile: nil)
+        guard case .object(let params) = plan.params else {
+            Console.err("error: the plan's params are not a JSON object; make a new plan\n")
+            return ExitCode.usage
+        }
+        return launcher.launch(path: plan.recipeDisplayPath, params: [], paramsFile: nil, paramValues: params)
     }
 }

@@ -12,19 +12,23 @@ enum RunsCommands {
         try Journal(path: try common.state.journalFile.path)
     }
 
-    /// Journalled params (JSON) back as command-line `name=value` pairs.
-    static func cliParams(_ params: ScriptValue) -> [(String, String)] {
-        guard case .object(let fields) = params else { return [] }
-        return fields.sorted { $0.key < $1.key }.map { name, value in
-            switch value {
-            case .string(let s): return (name, s)
-            case .integer(let i): return (name, String(i))
-            case .number(let d): return (name, String(d))
-            case .bool(let b): return (name, b ? "true" : "false")
-            case .array(let items): return (name, items.compactMap(\.stringValue).joined(separator: ","))
-            default: return (name, "")
-            }
-        }
+    /// A run as a `--json` object: the status shown (`interrupted` for a dead run),
+    /// its params as JSON, counts over every pass, and what bounds it.
+    static func jsonFields(_ r: RunRecord, state: StateDirectory) -> [String: ScriptValue] {
+        var fields = JSONEvents.counts(r.counts)
+        fields["run_id"] = .string(r.id)
+        fields["status"] = .string(RunLock.effectiveStatus(r, state: state))
+        fields["mode"] = .string(r.mode.rawValue)
+        fields["recipe"] = .string(r.recipePath)
+        fields["recipe_sha256"] = .string(r.recipeSHA256)
+        fields["params"] = (try? JSONCodec.decode(r.paramsJSON)) ?? .string(r.paramsJSON)
+        fields["profile"] = .string(r.profile)
+        fields["attempts"] = .integer(Int64(r.attempts))
+        fields["started_at"] = .string(time(r.startedAt))
+        fields["finished_at"] = r.finishedAt.map { .string(time($0)) } ?? .null
+        fields["max_writes"] = r.maxWrites.map { .integer(Int64($0)) } ?? .null
+        fields["timeout_seconds"] = r.timeoutSeconds.map(ScriptValue.number) ?? .null
+        return fields
     }
 
     static func time(_ date: Date?) -> String {
@@ -36,26 +40,37 @@ enum RunsCommands {
 
 struct RunsListCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "runs list", abstract: "List recent runs, newest first.", usage: "[--limit N]",
-        options: [OptionSpec(name: "limit", valueName: "n", help: "How many (default 20).")] + CommonOptions.specs)
+        name: "runs list", abstract: "List recent runs, newest first.", usage: "[--limit N] [--json]",
+        options: [
+            OptionSpec(name: "limit", valueName: "n", help: "How many (default 20)."),
+            OptionSpec(name: "json", valueName: nil, help: "One JSON object a run (type \"run\") on stdout."),
+        ] + CommonOptions.specs,
+        discussion: "A run whose process died (killed, crashed) is shown as interrupted; resume it with hubscript runs resume ID.")
 
     let common: CommonOptions.Values
     let limit: Int
+    let json: Bool
 
     init(_ arguments: ParsedArguments) throws {
         common = CommonOptions.Values(arguments)
+        json = arguments.flag("json")
         guard let l = Int(arguments.value("limit") ?? "20"), l > 0 else { throw UsageError("--limit takes a positive number") }
         limit = l
     }
 
     func run() throws -> Int32 {
         let runs = try RunsCommands.journal(common).listRuns(limit: limit)
+        if json {
+            let output = ConsoleOutput(json: true, timestamps: true)
+            for r in runs { output.event("run", RunsCommands.jsonFields(r, state: common.state)) }
+            return ExitCode.success
+        }
         if runs.isEmpty { Console.out("no runs yet\n"); return ExitCode.success }
         let f = TerminalText.field
-        var text = "RUN ID                               STATUS     MODE   WRITES  REPLAYED  STARTED               RECIPE\n"
+        var text = "RUN ID                               STATUS      MODE   WRITES  REPLAYED  STARTED               RECIPE\n"
         for r in runs {
             text += f(r.id).padding(toLength: 36, withPad: " ", startingAt: 0) + " "
-                + r.status.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0) + " "
+                + RunLock.effectiveStatus(r, state: common.state).padding(toLength: 11, withPad: " ", startingAt: 0) + " "
                 + r.mode.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0) + " "
                 + String(r.counts.writes).padding(toLength: 7, withPad: " ", startingAt: 0) + " "
                 + String(r.counts.replayed).padding(toLength: 9, withPad: " ", startingAt: 0) + " "
@@ -69,15 +84,20 @@ struct RunsListCommand: Command {
 
 struct RunsShowCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "runs show", abstract: "Show a run and its writes.", usage: "ID", options: CommonOptions.specs)
+        name: "runs show", abstract: "Show a run and its writes.", usage: "ID [--json]",
+        options: [
+            OptionSpec(name: "json", valueName: nil, help: "The run and its writes as one JSON object (type \"run\") on stdout."),
+        ] + CommonOptions.specs)
 
     let common: CommonOptions.Values
     let id: String
+    let json: Bool
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("expected one run ID") }
         id = arguments.positionals[0]
         common = CommonOptions.Values(arguments)
+        json = arguments.flag("json")
     }
 
     func run() throws -> Int32 {
@@ -86,6 +106,19 @@ struct RunsShowCommand: Command {
             Console.err("error: no run \(id) in the journal (hubscript runs list shows the recent ones)\n")
             return ExitCode.usage
         }
+        let writes = try journal.writes(runID: id)
+        if json {
+            var fields = RunsCommands.jsonFields(r, state: common.state)
+            fields["writes_journalled"] = .array(writes.map { w in
+                .object([
+                    "seq": .integer(Int64(w.sequence)), "state": .string(w.state.rawValue), "method": .string(w.method),
+                    "path": .string(w.path), "key": .string(w.key), "attempts": .integer(Int64(w.attempts)),
+                    "http_status": w.httpStatus.map { .integer(Int64($0)) } ?? .null, "error": w.error.map(ScriptValue.string) ?? .null,
+                ])
+            })
+            ConsoleOutput(json: true, timestamps: true).event("run", fields)
+            return ExitCode.success
+        }
         // Paths, params, keys and errors come from recipes and the Hub: escaped.
         let f = TerminalText.field
         var text = """
@@ -93,18 +126,25 @@ struct RunsShowCommand: Command {
         recipe    \(f(DisplayPath.relative(URL(fileURLWithPath: r.recipePath)))) (sha256 \(r.recipeSHA256.prefix(16))…)
         params    \(f(r.paramsJSON))
         profile   \(f(r.profile))
-        mode      \(r.mode.rawValue), \(r.status.rawValue), attempts \(r.attempts)
+        mode      \(r.mode.rawValue), \(RunLock.effectiveStatus(r, state: common.state)), attempts \(r.attempts)
         started   \(RunsCommands.time(r.startedAt)), finished \(RunsCommands.time(r.finishedAt))
-        counts    \(r.counts.reads) reads, \(r.counts.writes) writes, \(r.counts.replayed) replayed, \(r.counts.planned) planned, \(r.counts.failed) failed
+        counts    \(r.counts.reads) reads, \(r.counts.writes) writes, \(r.counts.replayed) replayed, \(r.counts.planned) planned, \(r.counts.failed) failed (every pass)
+        limits    \(r.maxWrites.map { "max writes \($0)" } ?? "no --max-writes"), \(r.timeoutSeconds.map { "timeout \(Self.seconds($0)) s" } ?? "the manifest's timeout")
 
         """
-        let writes = try journal.writes(runID: id)
         text += writes.isEmpty ? "no writes\n" : "\nWRITES\n"
         for w in writes {
             text += "  \(String(w.sequence).padding(toLength: 4, withPad: " ", startingAt: 0)) \(w.state.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(f(w.method).padding(toLength: 7, withPad: " ", startingAt: 0)) \(f(w.path))  \(f(w.key))\(w.error.map { "  (\(f($0)))" } ?? "")\n"
         }
         Console.out(text)
         return ExitCode.success
+    }
+}
+
+extension RunsShowCommand {
+    /// `30` for 30.0, `2.5` for 2.5.
+    static func seconds(_ s: Double) -> String {
+        s == s.rounded() && abs(s) < 1e15 ? String(Int64(s)) : String(s)
     }
 }
 
@@ -135,12 +175,16 @@ struct RunsResumeCommand: Command {
             Console.err("error: no run \(id) in the journal (hubscript runs list shows the recent ones)\n")
             return ExitCode.usage
         }
-        let params = (try? JSONCodec.decode(r.paramsJSON)) ?? .object([:])
+        guard case .object(let params)? = try? JSONCodec.decode(r.paramsJSON) else {
+            Console.err("error: the journal's params of run \(id) are not a JSON object; start a new run\n")
+            return ExitCode.usage
+        }
         let profileCommon = CommonOptions.Values(profile: common.profile ?? r.profile, config: common.config, state: common.state)
         var launcher = RecipeLauncher(common: profileCommon, json: json)
         launcher.request.runID = id
         launcher.request.force = force
+        // --max-writes and --timeout: HubRecipeRun keeps the journalled ones.
         return launcher.launch(path: DisplayPath.relative(URL(fileURLWithPath: r.recipePath)),
-                               params: RunsCommands.cliParams(params), paramsFile: nil)
+                               params: [], paramsFile: nil, paramValues: params)
     }
 }
