@@ -46,4 +46,13 @@ enum JSONEvents {
             return "run \(id) started\(attempt); if it stops, resume it with: hubscript runs resume \(id)\n"
         }
     }
+
+    /// Under `--json` (anywhere in `args`), a usage error is also an `error` event (kind
+    /// `usage`) and a `summary` with exit code 2 on stdout; the text stays on stderr.
+    static func usageError(_ message: String, command: String, args: [String]) {
+        guard args.contains("--json") else { return }
+        let output = ConsoleOutput(json: true, timestamps: true)
+        output.event("error", ["kind": "usage", "message": .string(message), "command": .string(command)])
+        output.event("summary", summary(status: "failed", exitCode: ExitCode.usage, runID: nil))
+    }
 }

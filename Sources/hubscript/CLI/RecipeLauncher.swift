@@ -8,6 +8,8 @@ struct RecipeLauncher {
     let common: CommonOptions.Values
     let json: Bool
     var request = HubRunRequest()
+    /// `plan --detailed-exitcode`: a successful plan with writes exits with 5.
+    var detailedExitCode = false
 
     /// `paramValues`: typed params (a journalled run's or a plan's), used instead of
     /// `params`/`paramsFile` when given.
@@ -35,7 +37,7 @@ struct RecipeLauncher {
                 let extra = request.extraPlugins
                 request.extraPlugins = { extra($0) + [BenchPlugin.make()] }
             }
-            let outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
+            var outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
                                                    state: common.state, output: output, onWatchdog: { outcome in
                 // The Lua thread is stuck (in C, a finalizer, or a write to a full pipe);
                 // end the process whatever happens to the report. The reporter's writes
@@ -45,7 +47,10 @@ struct RecipeLauncher {
                 reporter.finishBeforeExit(outcome)
                 _exit(ExitCode.limit)
             })
-            if let plan = outcome.plan, outcome.failure == nil { try onPlan(plan, output) }
+            if let plan = outcome.plan, outcome.failure == nil {
+                try onPlan(plan, output)
+                if detailedExitCode && !plan.writes.isEmpty { outcome.exitCode = ExitCode.changesPlanned }
+            }
             return reporter.finish(outcome)
         } catch let done as PlanAlreadyApplied {
             return reporter.reportAlreadyApplied(done)

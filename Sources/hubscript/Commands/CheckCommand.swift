@@ -1,4 +1,5 @@
 import Foundation
+import HubBindings
 import ScriptHost
 
 /// `hubscript check FILE…`: syntax and manifest of each file, without running any.
@@ -6,17 +7,21 @@ struct CheckCommand: Command {
     static let configuration = CommandConfiguration(
         name: "check",
         abstract: "Check recipes' syntax and manifests without running them.",
-        usage: "FILE…",
+        usage: "FILE… [--json]",
+        options: [OptionSpec(name: "json", valueName: nil, help: "One JSON object a file (type \"check\"), then a summary, on stdout.")],
         discussion: "Prints one line per file. Exits 1 if any file fails, 0 if all pass.")
 
     let paths: [String]
+    let json: Bool
 
     init(_ arguments: ParsedArguments) throws {
         guard !arguments.positionals.isEmpty else { throw UsageError("missing the recipe FILE(s) to check") }
         paths = arguments.positionals
+        json = arguments.flag("json")
     }
 
     func run() throws -> Int32 {
+        if json { return runJSON() }
         var failures = 0
         for path in paths {
             // The problem quotes the recipe (syntax errors, manifest values): escaped, its
@@ -33,6 +38,24 @@ struct CheckCommand: Command {
             Console.out("\(paths.count - failures) passed, \(failures) failed\n")
         }
         return failures == 0 ? ExitCode.success : ExitCode.recipeFailed
+    }
+
+    /// `--json`: a `check` event per file (`file`, `ok`, `problem` when it fails), then
+    /// a `summary` with `passed`, `failed` and `exit_code`.
+    func runJSON() -> Int32 {
+        let output = ConsoleOutput(json: true, timestamps: true)
+        var failures = 0
+        for path in paths {
+            let problem = Self.problem(in: path)
+            if problem != nil { failures += 1 }
+            output.event("check", ["file": .string(path), "ok": .bool(problem == nil), "problem": problem.map(ScriptValue.string) ?? .null])
+        }
+        let code = failures == 0 ? ExitCode.success : ExitCode.recipeFailed
+        var summary = JSONEvents.summary(status: failures == 0 ? "ok" : "failed", exitCode: code, runID: nil)
+        summary["passed"] = .integer(Int64(paths.count - failures))
+        summary["failed_files"] = .integer(Int64(failures))
+        output.event("summary", summary)
+        return code
     }
 
     static func problem(in path: String) -> String? {

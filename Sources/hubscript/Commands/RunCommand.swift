@@ -91,13 +91,18 @@ struct PlanCommand: Command {
         usage: "FILE [--param name=value]… [--out PLAN.json]",
         options: RunCommand.recipeOptions.filter { $0.name != "out" } + [
             OptionSpec(name: "out", valueName: "file", help: "Save the plan as JSON (for hubscript apply) instead of printing the table."),
+            OptionSpec(name: "detailed-exitcode", valueName: nil, help: "Exit 0 when the plan has no writes, 5 when it has some (as terraform plan)."),
         ],
-        discussion: "Apply a saved plan with 'hubscript apply PLAN.json': it sends exactly the planned writes, or stops.")
+        discussion: """
+        Apply a saved plan with 'hubscript apply PLAN.json': it sends exactly the planned writes, or stops.
+        With --detailed-exitcode: 0 no changes, 5 changes planned; errors keep their codes (1-4).
+        """)
 
     let path: String
     let params: [(String, String)]
     let paramsFile: String?
     let out: String?
+    let detailedExitCode: Bool
     let launcher: RecipeLauncher
 
     init(_ arguments: ParsedArguments) throws {
@@ -105,6 +110,7 @@ struct PlanCommand: Command {
         path = arguments.positionals[0]
         (params, paramsFile) = try RunCommand.params(arguments)
         out = arguments.value("out")
+        detailedExitCode = arguments.flag("detailed-exitcode")
         var launcher = try RunCommand.launcher(arguments)
         launcher.request.outputFolder = nil
         launcher.request.mode = .plan
@@ -112,7 +118,9 @@ struct PlanCommand: Command {
     }
 
     func run() throws -> Int32 {
-        launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, output in
+        var launcher = self.launcher
+        launcher.detailedExitCode = detailedExitCode
+        return launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, output in
             if let out {
                 try plan.save(to: URL(fileURLWithPath: out))
                 let shown = TerminalText.field(out)
@@ -124,6 +132,11 @@ struct PlanCommand: Command {
             }
         }
     }
+}
+
+extension ExitCode {
+    /// `plan --detailed-exitcode`: the plan has writes (terraform's 2 is taken by usage errors).
+    static let changesPlanned: Int32 = 5
 }
 
 /// `hubscript apply PLAN.json`: runs the plan's recipe under the plan's run id, sending
