@@ -5,10 +5,11 @@ extension Journal {
     /// Opens the journal at `path` for a run (new or resumed) after checking it:
     /// - a 0-byte file (with no write-ahead log beside it holding its data) is refused,
     ///   not silently given a new schema: it was truncated or made by something else;
-    /// - an existing file must pass SQLite's `PRAGMA quick_check`.
+    /// - an existing file must pass SQLite's `PRAGMA quick_check` (when `quickCheck`;
+    ///   it reads the whole file, so listing runs skips it).
     ///
     /// Throws `JournalError(.corrupt)` with what to do (the CLI exits with code 2).
-    public static func openChecked(path: String) throws -> Journal {
+    public static func openChecked(path: String, quickCheck: Bool = true) throws -> Journal {
         let manager = FileManager.default
         let existed = manager.fileExists(atPath: path)
         if existed, size(path) == 0, (size(path + "-wal") ?? 0) == 0 {
@@ -20,9 +21,9 @@ extension Journal {
         let journal: Journal
         do { journal = try Journal(path: path) } catch let error as JournalError
             where error.code == .sqlite && (error.message.contains("not a database") || error.message.contains("malformed")) {
-            throw malformed(path, error.message)
+            throw malformed(path, error.message.contains("not a database") ? "file is not a database" : "database disk image is malformed")
         }
-        if existed { try journal.quickCheck() }
+        if existed && quickCheck { try journal.quickCheck() }
         return journal
     }
 
@@ -34,7 +35,7 @@ extension Journal {
                 try locked { db in try db.query("PRAGMA quick_check(5)") { problems.append($0.text(0)) } }
             }
         } catch let error as JournalError {
-            throw Journal.malformed(path, error.message)
+            throw Journal.malformed(path, error.message.contains("malformed") ? "database disk image is malformed" : error.message)
         }
         guard problems == ["ok"] else {
             throw Journal.malformed(path, problems.joined(separator: "; "))

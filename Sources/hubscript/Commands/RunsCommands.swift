@@ -8,8 +8,9 @@ enum RunsCommands {
         subcommands: [HubscriptCLI.entry(RunsListCommand.self), HubscriptCLI.entry(RunsShowCommand.self),
                       HubscriptCLI.entry(RunsResumeCommand.self)])
 
-    static func journal(_ common: CommonOptions.Values) throws -> Journal {
-        try Journal(path: try common.state.journalFile.path)
+    /// The journal, refused if it is 0 bytes; `quickCheck` (resume) also checks its pages.
+    static func journal(_ common: CommonOptions.Values, quickCheck: Bool = false) throws -> Journal {
+        try Journal.openChecked(path: try common.state.journalFile.path, quickCheck: quickCheck)
     }
 
     /// A run as a `--json` object: the status shown (`interrupted` for a dead run),
@@ -171,7 +172,12 @@ struct RunsResumeCommand: Command {
     }
 
     func run() throws -> Int32 {
-        guard let r = try RunsCommands.journal(common).run(id: id) else {
+        let r: RunRecord?
+        do { r = try RunsCommands.journal(common, quickCheck: true).run(id: id) } catch {
+            Console.err("error: \(TerminalText.text("\(error)"))\n")
+            return ExitCode.usage
+        }
+        guard let r else {
             Console.err("error: no run \(id) in the journal (hubscript runs list shows the recent ones)\n")
             return ExitCode.usage
         }
