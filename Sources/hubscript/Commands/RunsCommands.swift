@@ -152,16 +152,21 @@ extension RunsShowCommand {
 struct RunsResumeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "runs resume", abstract: "Resume a run: its recipe runs again, journalled writes replay, the rest are sent.",
-        usage: "ID [--force]",
+        usage: "ID [--force] [--max-writes N] [--timeout S]",
         options: [
             OptionSpec(name: "force", valueName: nil, help: "Resume even if the recipe file changed since the run started."),
             OptionSpec(name: "json", valueName: nil, help: "Write NDJSON events to stdout."),
-        ] + CommonOptions.specs)
+            OptionSpec(name: "max-writes", valueName: "n", help: "Replace the run's journalled --max-writes (counted over the whole run)."),
+            OptionSpec(name: "timeout", valueName: "seconds", help: "Replace the run's journalled --timeout."),
+        ] + CommonOptions.specs,
+        discussion: "The run keeps its params, profile, --max-writes and --timeout unless given here.")
 
     let common: CommonOptions.Values
     let id: String
     let force: Bool
     let json: Bool
+    /// `--max-writes`/`--timeout` given to the resume (nil: the journalled ones).
+    let bounds: HubRunRequest
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("expected one run ID") }
@@ -169,6 +174,7 @@ struct RunsResumeCommand: Command {
         common = CommonOptions.Values(arguments)
         force = arguments.flag("force")
         json = arguments.flag("json")
+        bounds = try RunCommand.launcher(arguments).request
     }
 
     func run() throws -> Int32 {
@@ -189,7 +195,9 @@ struct RunsResumeCommand: Command {
         var launcher = RecipeLauncher(common: profileCommon, json: json)
         launcher.request.runID = id
         launcher.request.force = force
-        // --max-writes and --timeout: HubRecipeRun keeps the journalled ones.
+        // Without --max-writes or --timeout, HubRecipeRun keeps the journalled ones.
+        launcher.request.maxWrites = bounds.maxWrites
+        launcher.request.timeout = bounds.timeout
         return launcher.launch(path: DisplayPath.relative(URL(fileURLWithPath: r.recipePath)),
                                params: [], paramsFile: nil, paramValues: params)
     }
