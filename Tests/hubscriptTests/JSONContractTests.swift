@@ -63,7 +63,7 @@ final class JSONContractTests: XCTestCase {
         defer { server.stop() }
         let config = try cli.file("support.config.lua", """
             return { profiles = { support = { hub_url = "\(server.url)", api_key = "satk_test_support_sandbox_00000000000000",
-                                              rate_limit_per_minute = 0 } } }
+                                              api_key_id = "key_support_ro", rate_limit_per_minute = 0 } } }
             """)
         let recipe = try cli.file("twice.lua", Self.recipe)
         let r = try cli.run([recipe, "--config", config, "--run-id", "run_denied", "--json"], expect: 3)
@@ -80,10 +80,14 @@ final class JSONContractTests: XCTestCase {
     }
 
     func testCheckTakesJSON() throws {
-        let cli = try CLIHarness(testCase: self)
-        let good = try cli.file("good.lua", Self.recipe)
-        let bad = try cli.file("bad.lua", "recipe { name = 1 }\n")
-        let r = try cli.run(["check", good, bad, "--json"], expect: 1)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try folder.write("good.lua", Self.recipe)
+        try folder.write("bad.lua", "recipe { name = 1 }\n")
+        let (good, bad) = ("good.lua", "bad.lua")
+        let r = try HubscriptProcess.run(["check", good, bad, "--json"], in: folder.url)
+        XCTAssertEqual(r.exitCode, 1)
+        XCTAssertEqual(r.stderr, "")
         XCTAssertEqual(JSONLines.withoutTimestamps(r.stdout), [
             #"{"file":"\#(good)","ok":true,"problem":null,"type":"check"}"#,
             #"{"file":"\#(bad)","ok":false,"problem":"\#(bad):1: manifest: 'name' must be a non-empty string","type":"check"}"#,
