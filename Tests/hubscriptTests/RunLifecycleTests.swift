@@ -176,6 +176,25 @@ final class RunLifecycleTests: XCTestCase {
         XCTAssertTrue(show.stdout.contains("\nmode      run, stopped, attempts 2\n"), show.stdout)
     }
 
+    /// The first pass grants and fails; a resume finds the grant held (reads are live)
+    /// and spins, so only the run's journalled --timeout (1 s, not the manifest's 5) stops it.
+    func testAResumedRunIsStoppedByItsJournalledTimeout() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("spin.lua", """
+            recipe { name = "spin-second", needs = { "users.list", "entitlements.manage" }, limits = { timeout = 5 } }
+            for e in hub.entitlements.for_user("usr_ada", { application_id = "app_hub" }) do
+              while true do end
+            end
+            hub.entitlements.grant("usr_ada", { application_id = "app_hub" })
+            error("first pass")
+            """)
+        try cli.run([recipe, "--timeout", "1", "--run-id", "run_timed"], expect: 1)
+        let resumed = try cli.run(["runs", "resume", "run_timed"], expect: 4)
+        XCTAssertTrue(resumed.stderr.contains("error: limit exceeded: timeout (1 s); raise it with --timeout or limits.timeout in the recipe manifest\n"),
+                      resumed.stderr)
+    }
+
     // MARK: The journal's integrity
 
     func journalFile(_ cli: CLIHarness) -> URL {
