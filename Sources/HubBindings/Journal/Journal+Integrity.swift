@@ -8,10 +8,15 @@ extension Journal {
     /// - an existing file must pass SQLite's `PRAGMA quick_check` (when `quickCheck`;
     ///   it reads the whole file, so listing runs skips it).
     ///
+    /// A missing journal is made whole under a temporary name and linked into place
+    /// (never replacing one another process made first), so no process ever sees a
+    /// half-created, 0-byte journal.
+    ///
     /// Throws `JournalError(.corrupt)` with what to do (the CLI exits with code 2).
     public static func openChecked(path: String, quickCheck: Bool = true) throws -> Journal {
         let manager = FileManager.default
         let existed = manager.fileExists(atPath: path)
+        if !existed { try createInPlace(path) }
         if existed, size(path) == 0, (size(path + "-wal") ?? 0) == 0 {
             throw JournalError(.corrupt, """
                 the journal \(path) is empty (0 bytes): it was truncated or replaced, and the runs it \
@@ -48,6 +53,20 @@ extension Journal {
             (mv \(path) \(path).damaged) and run again to start a new journal; runs recorded in it \
             cannot be resumed.
             """)
+    }
+
+    /// Creates the journal at a temporary path beside `path` (schema and all, its WAL
+    /// checkpointed and removed when it closes), then links it to `path` unless a file is
+    /// already there.
+    private static func createInPlace(_ path: String) throws {
+        let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer {
+            for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) }
+        }
+        do { _ = try Journal(path: temporary) }   // closed (and checkpointed) at once
+        if link(temporary, path) != 0 && errno != EEXIST {
+            throw JournalError(.sqlite, "cannot create the journal \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     private static func size(_ path: String) -> Int? {

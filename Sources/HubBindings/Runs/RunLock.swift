@@ -7,7 +7,7 @@ import Foundation
 ///   the state directory. The kernel drops it when the holding process ends in any way
 ///   (`kill -9` included), so a run can never be left locked by a dead process.
 /// - `acquire` never waits for another run: a held lock is refused at once with
-///   `RunLock.Busy` (exit code 2 in the CLI). It retries for up to `probeGrace` only to
+///   `RunLock.Busy` (exit code 2 in the CLI). It retries for up to `probeGrace` (50 ms) only to
 ///   ride over `isHeld` probes, which hold a shared lock for microseconds.
 /// - A journal row that says `running` while its lock is free is a run that died
 ///   mid-way: `effectiveStatus` reports it as `interrupted`.
@@ -42,7 +42,7 @@ public final class RunLock: @unchecked Sendable {
         close(fd)
     }
 
-    static let probeGrace: TimeInterval = 0.5
+    static let probeGrace: TimeInterval = 0.05
 
     /// The lock file of `runID` in `state` (its folder created if missing).
     static func file(_ runID: String, state: StateDirectory) throws -> URL {
