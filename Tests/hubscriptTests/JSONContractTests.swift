@@ -55,6 +55,16 @@ final class JSONContractTests: XCTestCase {
         XCTAssertEqual(plain.stdout, "")
     }
 
+    func testAResumeOfAnUnknownRunIsJSONToo() throws {
+        let cli = try CLIHarness(testCase: self)
+        let r = try cli.run(["runs", "resume", "run_nope", "--json"], expect: 2)
+        XCTAssertEqual(JSONLines.withoutTimestamps(r.stdout), [
+            #"{"kind":"host","message":"no run run_nope in the journal (hubscript runs list shows the recent ones)","type":"error"}"#,
+            #"{"exit_code":2,"failed":0,"planned":0,"reads":0,"replayed":0,"run_id":"run_nope","schema_version":1,"status":"failed","type":"summary","writes":0}"#,
+        ])
+        XCTAssertEqual(r.stderr, "error: no run run_nope in the journal (hubscript runs list shows the recent ones)\n")
+    }
+
     func testCapabilityErrorsCarryTheMissingPermissionsAsAnArray() throws {
         let cli = try CLIHarness(testCase: self)
         let hubState = cli.root.appendingPathComponent("hub-state")

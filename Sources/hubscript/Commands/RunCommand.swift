@@ -165,14 +165,12 @@ struct ApplyCommand: Command {
     func run() throws -> Int32 {
         let plan: Plan
         do { plan = try Plan.load(from: URL(fileURLWithPath: planPath)) } catch {
-            Console.err("error: \(TerminalText.text("\(error)"))\n")
-            return ExitCode.usage
+            return JSONEvents.refuse("\(error)", json: launcher.json)
         }
         var launcher = self.launcher
         launcher.request.mode = .apply(plan)
         guard case .object(let params) = plan.params else {
-            Console.err("error: the plan's params are not a JSON object; make a new plan\n")
-            return ExitCode.usage
+            return JSONEvents.refuse("the plan's params are not a JSON object; make a new plan", json: launcher.json, runID: plan.runID)
         }
         return launcher.launch(path: plan.recipeDisplayPath, params: [], paramsFile: nil, paramValues: params)
     }

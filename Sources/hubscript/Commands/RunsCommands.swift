@@ -104,8 +104,7 @@ struct RunsShowCommand: Command {
     func run() throws -> Int32 {
         let journal = try RunsCommands.journal(common)
         guard let r = try journal.run(id: id) else {
-            Console.err("error: no run \(id) in the journal (hubscript runs list shows the recent ones)\n")
-            return ExitCode.usage
+            return JSONEvents.refuse("no run \(id) in the journal (hubscript runs list shows the recent ones)", json: json, runID: id)
         }
         let writes = try journal.writes(runID: id)
         if json {
@@ -180,16 +179,13 @@ struct RunsResumeCommand: Command {
     func run() throws -> Int32 {
         let r: RunRecord?
         do { r = try RunsCommands.journal(common, quickCheck: true).run(id: id) } catch {
-            Console.err("error: \(TerminalText.text("\(error)"))\n")
-            return ExitCode.usage
+            return JSONEvents.refuse("\(error)", json: json, runID: id)
         }
         guard let r else {
-            Console.err("error: no run \(id) in the journal (hubscript runs list shows the recent ones)\n")
-            return ExitCode.usage
+            return JSONEvents.refuse("no run \(id) in the journal (hubscript runs list shows the recent ones)", json: json, runID: id)
         }
         guard case .object(let params)? = try? JSONCodec.decode(r.paramsJSON) else {
-            Console.err("error: the journal's params of run \(id) are not a JSON object; start a new run\n")
-            return ExitCode.usage
+            return JSONEvents.refuse("the journal's params of run \(id) are not a JSON object; start a new run", json: json, runID: id)
         }
         let profileCommon = CommonOptions.Values(profile: common.profile ?? r.profile, config: common.config, state: common.state)
         var launcher = RecipeLauncher(common: profileCommon, json: json)
