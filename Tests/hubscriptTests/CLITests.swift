@@ -88,12 +88,13 @@ final class CLITests: CLITestCase {
         assertResult(try hubscript("check", "--help"), stdout: """
         OVERVIEW: Check recipes' syntax and manifests without running them.
 
-        USAGE: hubscript check FILE…
+        USAGE: hubscript check FILE… [--json]
 
         Prints one line per file. Exits 0 if all pass, 2 if a manifest's needs names an
         unknown permission, 1 if any file fails otherwise.
 
         OPTIONS:
+          --json      One JSON object a file (type "check"), then a summary, on stdout.
           -h, --help  Show help information.
 
         """, stderr: "", exitCode: 0)
@@ -274,8 +275,8 @@ final class CLITests: CLITestCase {
         let events = try result.stdout.split(separator: "\n").map { line in
             try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
         }
-        XCTAssertEqual(events.map { $0["type"] as? String }, ["print", "print", "log", "print", "summary"])
-        let lines = result.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(events.map { $0["type"] as? String }, ["start", "print", "print", "log", "print", "summary"])
+        let lines = Array(JSONLines.withoutTimestamps(result.stdout).dropFirst())
         XCTAssertEqual(Array(lines.prefix(4)), [
             #"{"text":"hello, world!","type":"print"}"#,
             #"{"text":"hello, world!","type":"print"}"#,
@@ -287,8 +288,9 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(summary["exit_code"] as? Int, 0)
         XCTAssertNotNil(summary["duration_ms"] as? Int)
         XCTAssertGreaterThan(summary["memory_peak_bytes"] as? Int ?? 0, 0)
-        XCTAssertEqual(Set(summary.keys), ["type", "status", "exit_code", "duration_ms", "memory_peak_bytes", "run_id",
-                                           "reads", "writes", "replayed", "planned", "failed", "exports", "output_folder"])
+        XCTAssertEqual(Set(summary.keys), ["type", "ts", "status", "exit_code", "duration_ms", "memory_peak_bytes", "run_id",
+                                           "reads", "writes", "replayed", "planned", "failed", "exports", "output_folder",
+                                           "schema_version"])
         XCTAssertEqual(summary["writes"] as? Int, 0)
     }
 
@@ -297,7 +299,7 @@ final class CLITests: CLITestCase {
         let result = try hubscript("run", "f.lua", "--json")
         XCTAssertEqual(result.exitCode, 1)
         XCTAssertEqual(result.stderr, "")
-        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let lines = Array(JSONLines.withoutTimestamps(result.stdout).dropFirst())
         XCTAssertEqual(lines.count, 3)
         XCTAssertEqual(lines.first, #"{"text":"x","type":"print"}"#)
         let error = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
@@ -313,11 +315,12 @@ final class CLITests: CLITestCase {
 
     func testJSONOutputOfASetupFailure() throws {
         try folder.write("m.lua", "recipe { name = 1 }\n")
-        assertResult(try hubscript("run", "m.lua", "--json"), stdout: """
-        {"kind":"load","message":"m.lua:1: manifest: 'name' must be a non-empty string","type":"error"}
-        {"exit_code":2,"status":"failed","type":"summary"}
-
-        """, stderr: "", exitCode: 2)
+        let result = try hubscript("run", "m.lua", "--json")
+        assertResult(result, stdout: result.stdout, stderr: "", exitCode: 2)
+        XCTAssertEqual(JSONLines.withoutTimestamps(result.stdout), [
+            #"{"kind":"load","message":"m.lua:1: manifest: 'name' must be a non-empty string","type":"error"}"#,
+            #"{"exit_code":2,"failed":0,"planned":0,"reads":0,"replayed":0,"run_id":null,"schema_version":1,"status":"failed","type":"summary","writes":0}"#,
+        ])
     }
 
     // MARK: check
@@ -464,7 +467,7 @@ final class CLITests: CLITestCase {
         try folder.write("spin.lua", "recipe { name = \"spin\", limits = { instructions = 100000 } }\nwhile true do end\n")
         let result = try hubscript("run", "spin.lua", "--json")
         XCTAssertEqual(result.exitCode, 4)
-        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let lines = Array(JSONLines.withoutTimestamps(result.stdout).dropFirst())
         XCTAssertEqual(lines.first,
             #"{"kind":"limit.instructions","message":"limit exceeded: instructions (100000); raise limits.instructions in the recipe manifest if the work is expected","type":"error"}"#)
         XCTAssertEqual(lines.count, 2)

@@ -98,7 +98,7 @@ final class CLIWatchdogTests: CLITestCase {
         XCTAssertEqual(result.exitCode, 4)
         XCTAssertEqual(result.stderr, "")
         XCTAssertGreaterThanOrEqual(result.seconds, 2.8)
-        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let lines = Array(JSONLines.withoutTimestamps(result.stdout).dropFirst())
         XCTAssertEqual(lines.count, 3, result.stdout)
         guard lines.count == 3 else { return }
         XCTAssertEqual(lines[0], #"{"text":"start","type":"print"}"#)
@@ -106,7 +106,7 @@ final class CLIWatchdogTests: CLITestCase {
         let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[2].utf8)) as? [String: Any])
         // The same fields as a normal run's summary.
         XCTAssertEqual(Set(summary.keys), ["type", "status", "exit_code", "run_id", "reads", "writes", "replayed", "planned",
-                                           "failed", "duration_ms", "memory_peak_bytes", "exports", "output_folder"])
+                                           "failed", "duration_ms", "memory_peak_bytes", "exports", "output_folder", "schema_version"])
         XCTAssertEqual(summary["type"] as? String, "summary")
         XCTAssertEqual(summary["status"] as? String, "failed")
         XCTAssertEqual(summary["exit_code"] as? Int, 4)

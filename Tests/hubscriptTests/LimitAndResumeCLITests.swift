@@ -53,7 +53,7 @@ final class LimitAndResumeCLITests: XCTestCase {
                       refused.stderr)
         XCTAssertEqual(try auditCount(cli), before, "nothing sent")
 
-        let forced = try cli.run(["runs", "resume", "run_changed", "--force"], expect: 0)
+        let forced = try cli.run(["runs", "resume", "run_changed", "--force", "--max-writes", "200"], expect: 0)
         XCTAssertTrue(forced.stderr.contains("done: run run_changed — "), forced.stderr)
         // offboard reads live state: the sessions and the suspension of the first attempt are
         // no longer there to change, so the resume makes exactly the 8 remaining writes.
@@ -74,7 +74,7 @@ final class LimitAndResumeCLITests: XCTestCase {
         let before = try auditCount(cli)
         let elsewhere = cli.root.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
-        let r = try cli.run(["runs", "resume", "run_elsewhere"], cwd: elsewhere)
+        let r = try cli.run(["runs", "resume", "run_elsewhere", "--max-writes", "200"], cwd: elsewhere)
         XCTAssertEqual(r.status, 0, r.output)
         XCTAssertTrue(r.stderr.contains("done: run run_elsewhere — "), r.stderr)
         XCTAssertTrue(r.stderr.contains(" 8 writes in "), r.stderr)

@@ -280,7 +280,7 @@ final class RecipeTests: XCTestCase {
         XCTAssertEqual(stopped.summary?["writes"] as? Int, 1, stopped.all)
         let runID = try XCTUnwrap(stopped.summary?["run_id"] as? String, stopped.all)
 
-        let resumed = try hubscript(["runs", "resume", runID, "--json"])
+        let resumed = try hubscript(["runs", "resume", runID, "--json", "--max-writes", "100"])
         XCTAssertEqual(resumed.status, 0, resumed.all)
         XCTAssertEqual(resumed.printed, [
             "row 1 usr_ada: already held",

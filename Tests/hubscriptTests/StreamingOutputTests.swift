@@ -30,12 +30,13 @@ final class StreamingOutputTests: CLITestCase {
     func testAJSONEventIsReadableWhileTheRunGoesOn() throws {
         try folder.write("s.lua", Self.printThenSpin)
         let child = try LiveHubscript(["run", "s.lua", "--timeout", "3", "--json"], in: folder.url)
-        XCTAssertEqual(child.readLine(), #"{"text":"first","type":"print"}"#)
-        XCTAssertEqual(child.readLine(), #"{"text":"second","type":"print"}"#)
+        XCTAssertEqual(JSONLines.withoutTimestamps(child.readLine() ?? "").first?.contains(#""type":"start""#), true)
+        XCTAssertEqual(JSONLines.withoutTimestamps(child.readLine() ?? ""), [#"{"text":"first","type":"print"}"#])
+        XCTAssertEqual(JSONLines.withoutTimestamps(child.readLine() ?? ""), [#"{"text":"second","type":"print"}"#])
         XCTAssertTrue(child.process.isRunning, "the event came only when the run ended")
         XCTAssertLessThan(child.elapsed, 2)
         XCTAssertTrue(child.waitForExit(within: 10))
-        let rest = child.readRest().split(separator: "\n").map(String.init)
+        let rest = JSONLines.withoutTimestamps(child.readRest())
         XCTAssertEqual(rest.count, 2, "\(rest)")
         XCTAssertEqual(rest.first, #"{"kind":"limit.timeout","message":"limit exceeded: timeout (3 s); raise it with --timeout or limits.timeout in the recipe manifest","type":"error"}"#)
         XCTAssertTrue(rest.last?.contains(#""type":"summary""#) ?? false, "\(rest)")
@@ -48,19 +49,26 @@ final class StreamingOutputTests: CLITestCase {
             let out = folder.url.appendingPathComponent("stdout-\(json)")
             let child = try LiveHubscript(["run", "s.lua", "--timeout", "30"] + (json ? ["--json"] : []),
                                           in: folder.url, stdoutFile: out)
+            // --json: the start event, then the prints (compared without their timestamps).
             let expected = json ? "{\"text\":\"first\",\"type\":\"print\"}\n{\"text\":\"second\",\"type\":\"print\"}\n"
                                 : "first\nsecond\n"
+            func written() -> String {
+                let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+                guard json else { return text }
+                let lines = text.split(separator: "\n").map(String.init)
+                guard lines.first?.contains(#""type":"start""#) == true else { return text }
+                return lines.dropFirst().map { JSONLines.timestamp.stringByReplacingMatches(
+                    in: $0, range: NSRange($0.startIndex..., in: $0), withTemplate: "") + "\n" }.joined()
+            }
             // Give the lines time to appear (they do within milliseconds), then kill.
-            var written = ""
             while child.elapsed < 5 {
-                written = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
-                if written == expected { break }
+                if written() == expected { break }
                 usleep(20_000)
             }
             XCTAssertTrue(child.process.isRunning)
             child.killHard()
             XCTAssertEqual(child.process.terminationReason, .uncaughtSignal)
-            XCTAssertEqual(try String(contentsOf: out, encoding: .utf8), expected, json ? "--json" : "human")
+            XCTAssertEqual(written(), expected, json ? "--json" : "human")
         }
     }
 }

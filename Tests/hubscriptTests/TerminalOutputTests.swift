@@ -20,7 +20,7 @@ final class TerminalOutputTests: CLITestCase {
         try folder.write("p.lua", "recipe { name = \"p\" }\n\(Self.hostileLine)\n")
         let result = try hubscript("run", "p.lua", "--json")
         XCTAssertEqual(result.exitCode, 0)
-        let first = result.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        let first = JSONLines.withoutTimestamps(result.stdout).dropFirst().first ?? ""
         XCTAssertEqual(first, "{\"text\":\"a\\u001b[2J\\rb\u{202E}c\\td\\ne\u{85}f\",\"type\":\"print\"}")
         let decoded = try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: String]
         XCTAssertEqual(decoded?["text"], "a\u{1B}[2J\rb\u{202E}c\td\ne\u{85}f")

@@ -7,6 +7,7 @@ extension Journal {
     /// resume of it: status back to `running`, `finishedAt` cleared, `mode` set to
     /// `start.mode` (an apply runs under its plan's id), `attempts` + 1. A resume keeps
     /// the recipe path, digest, params and profile first recorded; callers compare them.
+    /// `maxWrites` and `timeoutSeconds` are replaced when given and kept when nil.
     /// - Returns: the run as recorded now.
     @discardableResult
     public func startRun(_ start: RunStart) throws -> RunRecord {
@@ -15,15 +16,18 @@ extension Journal {
         return try transaction { db in
             try db.query("""
                 INSERT INTO runs (id, recipe_path, recipe_sha256, params, profile, mode, status,
-                                  started_at, output_folder)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8)
+                                  started_at, output_folder, max_writes, timeout_ms)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8, ?9, ?10)
                 ON CONFLICT (id) DO UPDATE SET
                     mode = excluded.mode, status = 'running', finished_at = NULL,
                     output_folder = coalesce(excluded.output_folder, output_folder),
+                    max_writes = coalesce(excluded.max_writes, max_writes),
+                    timeout_ms = coalesce(excluded.timeout_ms, timeout_ms),
                     attempts = attempts + 1
                 """,
                 [.text(start.id), .text(start.recipePath), .text(start.recipeSHA256), .text(params),
-                 .text(start.profile), .text(start.mode.rawValue), .opt(now), .opt(start.outputFolder)])
+                 .text(start.profile), .text(start.mode.rawValue), .opt(now), .opt(start.outputFolder),
+                 .opt(start.maxWrites), .opt(start.timeoutSeconds.map { Int(($0 * 1000).rounded()) })])
             guard let run = try Journal.selectRuns(db, where: "id = ?1", [.text(start.id)]).first else {
                 throw JournalError(.corrupt, "the run \(start.id) vanished while it was being recorded")
             }
@@ -62,6 +66,14 @@ extension Journal {
         }
     }
 
+    /// How many sends the journal recorded for run `id` over all its passes (the sum of
+    /// its writes' attempts), including passes that died before recording their counts.
+    public func sentWrites(runID id: String) throws -> Int {
+        try reading { db in
+            try db.first("SELECT coalesce(sum(attempts), 0) FROM writes WHERE run_id = ?1", [.text(id)]) { $0.int(0) } ?? 0
+        }
+    }
+
     static func unknownRun(_ id: String) -> JournalError {
         JournalError(.unknownRun, "the journal holds no run \(id) (see hubscript runs)")
     }
@@ -74,7 +86,7 @@ extension Journal {
 
     private static let runColumns = """
         id, recipe_path, recipe_sha256, params, profile, mode, status, started_at, finished_at,
-        reads, writes, replayed, planned, failed, output_folder, attempts
+        reads, writes, replayed, planned, failed, output_folder, attempts, max_writes, timeout_ms
         """
 
     private static func selectRuns(_ db: SQLiteDatabase, where condition: String,
@@ -92,7 +104,8 @@ extension Journal {
                 startedAt: date(row.intOrNil(7)) ?? Date(timeIntervalSince1970: 0), finishedAt: date(row.intOrNil(8)),
                 counts: RunCounts(reads: row.intOrNil(9) ?? 0, writes: row.intOrNil(10) ?? 0, replayed: row.intOrNil(11) ?? 0,
                                   planned: row.intOrNil(12) ?? 0, failed: row.intOrNil(13) ?? 0),
-                outputFolder: row.textOrNil(14), attempts: row.intOrNil(15) ?? 1))
+                outputFolder: row.textOrNil(14), attempts: row.intOrNil(15) ?? 1,
+                maxWrites: row.intOrNil(16), timeoutSeconds: row.intOrNil(17).map { Double($0) / 1000 }))
         }
         return runs
     }

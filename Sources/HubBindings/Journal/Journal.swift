@@ -28,6 +28,8 @@ public final class Journal: @unchecked Sendable {
     public static var schemaVersion: Int { Int(JournalSchema.version) }
 
     private let db: SQLiteDatabase
+    /// The file's path (`:memory:` for an in-memory journal).
+    public var path: String { db.path }
     private let lock = NSLock()
     /// An outcome recorded with `deferred: true` and not committed yet (guarded by `lock`).
     var staged: StagedOutcome?

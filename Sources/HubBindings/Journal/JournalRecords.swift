@@ -47,6 +47,12 @@ public struct RunCounts: Sendable, Equatable {
         self.init(reads: reads, writes: writes.writes, replayed: writes.replayed,
                   planned: writes.planned, failed: writes.failed)
     }
+
+    /// The tallies of two passes of a run together.
+    public static func + (a: RunCounts, b: RunCounts) -> RunCounts {
+        RunCounts(reads: a.reads + b.reads, writes: a.writes + b.writes, replayed: a.replayed + b.replayed,
+                  planned: a.planned + b.planned, failed: a.failed + b.failed)
+    }
 }
 
 /// What `Journal.startRun` needs to record a run.
@@ -59,9 +65,16 @@ public struct RunStart: Sendable {
     public var profile: String
     public var mode: RunMode
     public var outputFolder: String?
+    /// `--max-writes` of the run (nil: none); a resume that passes none keeps it.
+    public var maxWrites: Int?
+    /// `--timeout` in seconds (nil: the manifest's); a resume that passes none keeps it.
+    public var timeoutSeconds: Double?
 
     public init(id: String, recipePath: String, recipeSHA256: String, params: ScriptValue,
-                profile: String, mode: RunMode, outputFolder: String? = nil) {
+                profile: String, mode: RunMode, outputFolder: String? = nil,
+                maxWrites: Int? = nil, timeoutSeconds: Double? = nil) {
+        self.maxWrites = maxWrites
+        self.timeoutSeconds = timeoutSeconds
         self.id = id
         self.recipePath = recipePath
         self.recipeSHA256 = recipeSHA256
@@ -88,6 +101,10 @@ public struct RunRecord: Sendable, Equatable {
     public var outputFolder: String?
     /// How many times the run was started (1, plus one per resume).
     public var attempts: Int
+    /// `--max-writes` as journalled (nil: none).
+    public var maxWrites: Int? = nil
+    /// `--timeout` in seconds as journalled (nil: the manifest's).
+    public var timeoutSeconds: Double? = nil
 }
 
 /// One row of the `writes` table.

@@ -11,10 +11,14 @@ import SQLiteKit
 ///        state /* pending|done|failed */, http_status, response /* canonical JSON */,
 ///        error, attempts, created_at, updated_at; PRIMARY KEY (run_id, key))
 /// ```
+/// Version 2 adds to `runs` what bounds a run, so `runs resume` keeps it:
+/// `max_writes` (`--max-writes`, NULL: none) and `timeout_ms` (`--timeout`, NULL: the
+/// manifest's).
+///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
 enum JournalSchema {
-    static let version: Int32 = 1
+    static let version: Int32 = 2
 
     /// `migrations[n]` upgrades a file from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -55,6 +59,10 @@ enum JournalSchema {
             PRIMARY KEY (run_id, key)
         );
         CREATE INDEX writes_run_seq ON writes (run_id, seq);
+        """,
+        """
+        ALTER TABLE runs ADD COLUMN max_writes INTEGER;
+        ALTER TABLE runs ADD COLUMN timeout_ms INTEGER;
         """,
     ]
 

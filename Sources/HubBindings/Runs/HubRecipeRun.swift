@@ -22,6 +22,9 @@ public struct HubRunRequest: Sendable {
     public var progress: (any ProgressReporter)?
     /// Plugins beyond json, log, params and hub (export, csv, progress, …), made per run.
     public var extraPlugins: @Sendable (HubRunEnvironment) -> [Plugin] = { _ in [] }
+    /// Called once the run holds its lock and is recorded in the journal, before any of
+    /// the recipe runs: the CLI announces the run id (`start` event, stderr line).
+    public var onStart: @Sendable (RunRecord) -> Void = { _ in }
 
     public init() {}
 }
@@ -59,6 +62,11 @@ public enum HubRecipeRun {
     /// recipe could not be stopped (see `Watchdog`): with the outcome so far (the timeout
     /// failure, exit code 4, the counts and exports so far). The Lua thread is stuck then
     /// and the journal row stays `running`; the action reports and exits the process.
+    ///
+    /// One process at a time runs a run id: the run holds its `RunLock` from before the
+    /// capability check to its end, and a second process is refused with
+    /// `RunLock.Busy`. A resume (an existing run id) keeps the `--max-writes` and
+    /// `--timeout` the journal recorded for the run unless the request gives its own.
     public static func execute(_ prepared: PreparedRecipe, request: HubRunRequest, connection: HubConnection,
                                journal: Journal, state: StateDirectory, output: any ScriptOutput,
                                onWatchdog: (@Sendable (HubRunOutcome) -> Void)? = nil,
@@ -69,9 +77,16 @@ public enum HubRecipeRun {
         let params = ScriptValue.object(prepared.params.values)
         let (runID, mode) = try resolveRun(prepared, request: request, sha: sha, params: params,
                                            profile: connection.profileName, journal: journal)
+        let lock = try RunLock.acquire(runID, state: state)
+        defer { lock.release() }
+        let existing = try journal.run(id: runID)
+        var request = request
+        request.maxWrites = request.maxWrites ?? existing?.maxWrites
+        request.timeout = request.timeout ?? existing?.timeoutSeconds
         try HubGate.checkNeeds(prepared.manifest.needs, client: connection.client, profile: connection.profileName)
 
         if case .apply(let plan) = request.mode {
+            try refuseIfAppliedInFull(plan, existing: existing, journal: journal)
             try verifyPlanStillHolds(plan, prepared, request: request, connection: connection, journal: journal)
         }
         let writeMode: WriteMode
@@ -83,9 +98,15 @@ public enum HubRecipeRun {
         let limits = [prepared.manifest.limits.writes, request.maxWrites].compactMap { $0 }
         let coordinator = WriteCoordinator(runID: runID, mode: writeMode, journal: journal, writeLimit: limits.min())
         let outputFolder = try request.outputFolder ?? state.runsFolder.appendingPathComponent(runID, isDirectory: true)
-        try journal.startRun(RunStart(id: runID, recipePath: recipePath, recipeSHA256: sha,
-                                      params: params, profile: connection.profileName, mode: mode,
-                                      outputFolder: outputFolder.path))
+        let started = try journal.startRun(RunStart(id: runID, recipePath: recipePath, recipeSHA256: sha,
+                                                    params: params, profile: connection.profileName, mode: mode,
+                                                    outputFolder: outputFolder.path, maxWrites: request.maxWrites,
+                                                    timeoutSeconds: request.timeout))
+        // The counts of the run's earlier passes (kept by the journal on a resume). A pass
+        // that died recorded no counts; its sends are in the journal's write attempts.
+        var earlier = existing == nil ? RunCounts() : started.counts
+        if existing?.status == .running { earlier.writes = max(earlier.writes, try journal.sentWrites(runID: runID)) }
+        request.onStart(started)
         let pass = Pass(prepared: prepared, request: request, runID: runID, client: connection.client,
                         coordinator: coordinator, output: output, outputFolder: outputFolder,
                         progress: request.progress ?? TerminalProgressReporter())
@@ -111,7 +132,7 @@ public enum HubRecipeRun {
         case .limit?: status = .stopped
         default: status = .failed
         }
-        try journal.finishRun(id: runID, status: status, counts: counts)
+        try journal.finishRun(id: runID, status: status, counts: earlier + counts)
         var plan: Plan?
         if case .plan = request.mode {
             plan = Plan(runID: runID, recipePath: recipePath, recipeSHA256: sha, profile: connection.profileName,
@@ -120,6 +141,16 @@ public enum HubRecipeRun {
         return HubRunOutcome(runID: runID, exitCode: report.exitCode, report: report, failure: report.failure,
                              counts: counts, plan: plan, warnings: warnings, exports: pass.exports.files,
                              outputFolder: outputFolder)
+    }
+
+    /// An apply of a plan whose every write the journal holds as done (a plan applied in
+    /// full before) is answered with `PlanAlreadyApplied`, not re-checked against data
+    /// it has itself changed.
+    static func refuseIfAppliedInFull(_ plan: Plan, existing: RunRecord?, journal: Journal) throws {
+        guard let existing, existing.mode == .apply, existing.status == .succeeded, !plan.writes.isEmpty else { return }
+        let done = Set(try journal.writes(runID: plan.runID).filter { $0.state == .done }.map(\.key))
+        guard plan.writes.allSatisfy({ done.contains($0.key) }) else { return }
+        throw PlanAlreadyApplied(runID: plan.runID, writes: plan.writes.count, finishedAt: existing.finishedAt)
     }
 
     static func sameWrite(_ a: PlannedWrite, _ b: PlannedWrite) -> Bool {
@@ -203,6 +234,16 @@ public struct PlanRefusal: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
+/// An apply of a plan that was already applied in full: nothing to do (exit code 0).
+public struct PlanAlreadyApplied: Error, Sendable, CustomStringConvertible {
+    public let runID: String
+    public let writes: Int
+    public let finishedAt: Date?
+    public var description: String {
+        "apply: this plan was already applied in full (run \(runID), \(writes) writes\(finishedAt.map { ", finished \(UTCTime.iso8601($0))" } ?? "")); nothing was sent"
+    }
+}
+
 /// One execution of the recipe: the plugins over a write coordinator, the sandboxed run.
 struct Pass {
     let prepared: PreparedRecipe
@@ -228,6 +269,19 @@ struct Pass {
                 "method": .string(intent.method), "path": .string(intent.path), "summary": .string(intent.summary),
                 "key": .string(result.key), "replayed": .bool(result.replayed), "planned": .bool(result.planned),
             ])
+        }
+        context.onWriteFailed = { intent, error in
+            var fields: [String: ScriptValue] = [
+                "method": .string(intent.method), "path": .string(intent.path), "summary": .string(intent.summary),
+                "message": .string("\(error)"),
+            ]
+            let hubError = (error as? RejectedWrite)?.error ?? (error as? HubError)
+            if let hubError {
+                fields["code"] = .string(hubError.code)
+                fields["message"] = .string(hubError.message)
+                if let status = hubError.status { fields["status"] = .integer(Int64(status)) }
+            }
+            output.event("write_failed", fields)
         }
         exports = ExportSession(folder: outputFolder)
         exports.hubPages = ExportStreamTally(output: output).counting { [context] id in try context.nextEncodedPage(id) }

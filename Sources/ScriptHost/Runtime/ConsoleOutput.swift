@@ -12,14 +12,18 @@ import Foundation
 public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
     public let json: Bool
     public let minimumLevel: LogLevel
+    /// Whether each `--json` line carries a `ts` field (`EventTimestamp`); the CLI's do.
+    public let timestamps: Bool
     /// Held while a line is written, so lines from different threads never mix.
     private let lock = NSLock()
     private let stdout: FileDescriptorWriter
     private let stderr: FileDescriptorWriter
 
     /// `stdoutFD`/`stderrFD` are the process's own by default (tests pass pipes).
-    public init(json: Bool, minimumLevel: LogLevel = .info, stdoutFD: Int32 = 1, stderrFD: Int32 = 2) {
+    public init(json: Bool, minimumLevel: LogLevel = .info, stdoutFD: Int32 = 1, stderrFD: Int32 = 2,
+                timestamps: Bool = false) {
         self.json = json
+        self.timestamps = timestamps
         self.minimumLevel = minimumLevel
         stdout = FileDescriptorWriter(fd: stdoutFD)
         stderr = FileDescriptorWriter(fd: stderrFD)
@@ -38,7 +42,7 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
         defer { lock.unlock() }
         var sink = stdout
         if json {
-            PrintEventJSON.write(bytes, into: &sink)
+            PrintEventJSON.write(bytes, timestamp: timestamps ? EventTimestamp.string() : nil, into: &sink)
         } else {
             TerminalText.escape(bytes, keeping: .text, into: &sink)
         }
@@ -62,11 +66,18 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
     /// Machine events exist only in `--json` mode; otherwise this does nothing.
     public func event(_ type: String, _ fields: [String: ScriptValue]) {
         guard json else { return }
-        let line = Self.eventLine(type, fields)
+        let line = eventLine(type, fields)
         lock.lock()
         defer { lock.unlock() }
         stdout.put(line)
         stdout.endLine()
+    }
+
+    /// The NDJSON line of an event (without the newline), with `ts` if `timestamps`.
+    public func eventLine(_ type: String, _ fields: [String: ScriptValue]) -> String {
+        var all = fields
+        if timestamps && all["ts"] == nil { all["ts"] = .string(EventTimestamp.string()) }
+        return Self.eventLine(type, all)
     }
 
     /// The NDJSON line of an event (without the newline).

@@ -3,9 +3,14 @@
 /// "type": "print"]))` gives, without building the String or the encoded copy (a
 /// recipe may print tens of MiB at once).
 enum PrintEventJSON {
-    static func write<Sink: ByteSink>(_ bytes: UnsafeRawBufferPointer, into sink: inout Sink) {
+    static func write<Sink: ByteSink>(_ bytes: UnsafeRawBufferPointer, timestamp: String? = nil, into sink: inout Sink) {
         sink.put(ascii: #"{"text":""#)
         putJSONStringBody(bytes, into: &sink)
+        if let timestamp {
+            sink.put(ascii: #"","ts":""#)
+            var stamp = timestamp
+            stamp.withUTF8 { sink.put(UnsafeRawBufferPointer($0)) }
+        }
         sink.put(ascii: #"","type":"print"}"#)
     }
 

@@ -126,6 +126,7 @@ extension Command {
             let parsed = try ParsedArguments.parse(args, options: configuration.options, command: configuration.name)
             return try Self(parsed).run()
         } catch let e as UsageError {
+            JSONEvents.usageError(e.message, command: configuration.name, args: args)
             Console.err("hubscript \(configuration.name): \(TerminalText.text(e.message))\nRun 'hubscript \(configuration.name) --help' for usage.\n")
             return ExitCode.usage
         } catch {

@@ -10,29 +10,41 @@ struct RecipeLauncher {
     var request = HubRunRequest()
     /// --quiet, --verbose, --no-progress.
     var chatter = OutputOptions.Values()
+    /// `plan --detailed-exitcode`: a successful plan with writes exits with 5.
+    var detailedExitCode = false
 
+    /// `paramValues`: typed params (a journalled run's or a plan's), used instead of
+    /// `params`/`paramsFile` when given.
     func launch(path: String, params: [(String, String)], paramsFile: String?,
+                paramValues: [String: ScriptValue]? = nil,
                 onPlan: (Plan, ConsoleOutput) throws -> Void = { _, _ in }) -> Int32 {
-        let output = ConsoleOutput(json: json, minimumLevel: chatter.logLevel)
+        let output = ConsoleOutput(json: json, minimumLevel: chatter.logLevel, timestamps: true)
         let progress = chatter.progressReporter()
         let reporter = RunReporter(output: output, json: json)
         let prepared: PreparedRecipe
-        do { prepared = try PreparedRecipe(path: path, cliParams: params, paramsFile: paramsFile) } catch {
-            return reporter.reportSetupFailure(error)
+        do {
+            if let paramValues {
+                prepared = try PreparedRecipe(path: path, paramValues: paramValues)
+            } else {
+                prepared = try PreparedRecipe(path: path, cliParams: params, paramsFile: paramsFile)
+            }
+        } catch {
+            return reporter.reportSetupFailure(error, runID: request.runID)
         }
         if let problem = NeedsCheck.problem(in: prepared.file, manifest: prepared.manifest) {
             return reporter.reportSetupFailure(ManifestError(problem))
         }
         do {
             let connection = try common.connect(quiet: chatter.quiet, observe: chatter.clientObserver(progress: progress))
-            let journal = try Journal(path: try common.state.journalFile.path)
+            let journal = try Journal.openChecked(path: try common.state.journalFile.path)
             var request = self.request
             if request.progress == nil { request.progress = progress }
+            request.onStart = { reporter.reportStart($0) }
             if ProcessInfo.processInfo.environment["HUBSCRIPT_BENCH_PLUGIN"] == "1" {
                 let extra = request.extraPlugins
                 request.extraPlugins = { extra($0) + [BenchPlugin.make()] }
             }
-            let outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
+            var outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
                                                    state: common.state, output: output, onWatchdog: { outcome in
                 // The Lua thread is stuck (in C, a finalizer, or a write to a full pipe);
                 // end the process whatever happens to the report. The reporter's writes
@@ -42,14 +54,32 @@ struct RecipeLauncher {
                 reporter.finishBeforeExit(outcome)
                 _exit(ExitCode.limit)
             })
-            if let plan = outcome.plan, outcome.failure == nil { try onPlan(plan, output) }
+            if let plan = outcome.plan, outcome.failure == nil {
+                try onPlan(plan, output)
+                if detailedExitCode && !plan.writes.isEmpty { outcome.exitCode = ExitCode.changesPlanned }
+            }
             return reporter.finish(outcome)
+        } catch let done as PlanAlreadyApplied {
+            return reporter.reportAlreadyApplied(done)
         } catch let refusal as PlanRefusal {
-            return reporter.reportSetupFailure(ScriptFailure(kind: .limit(.host), message: refusal.message))
+            return reporter.reportSetupFailure(ScriptFailure(kind: .limit(.host), message: refusal.message), runID: runIDKnownBeforeStart)
         } catch let denied as HubGate.Denied {
-            return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: denied.description), exitCode: ExitCode.capabilityDenied)
+            let structured = ScriptValue.object([
+                "code": "capability_denied", "profile": .string(denied.profile),
+                "missing": .array(denied.missing.map(ScriptValue.string)),
+            ])
+            return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: denied.description, structured: structured),
+                                               exitCode: ExitCode.capabilityDenied, runID: runIDKnownBeforeStart)
+        } catch let busy as RunLock.Busy {
+            return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: busy.description), runID: busy.runID)
         } catch {
-            return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: "\(error)"))
+            return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: "\(error)"), runID: runIDKnownBeforeStart)
         }
+    }
+
+    /// The run id a command names before the run starts (`--run-id`, resume, apply).
+    var runIDKnownBeforeStart: String? {
+        if case .apply(let plan) = request.mode { return plan.runID }
+        return request.runID
     }
 }

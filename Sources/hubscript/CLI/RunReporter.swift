@@ -19,13 +19,32 @@ struct RunReporter: Sendable {
         case stderr(String)
     }
 
-    func reportSetupFailure(_ error: Error, exitCode: Int32? = nil) -> Int32 {
+    /// Reports a command that ended before its recipe ran (`runID`: the run id if known).
+    func reportSetupFailure(_ error: Error, exitCode: Int32? = nil, runID: String? = nil) -> Int32 {
         let failure = (error as? ScriptFailure) ?? ScriptFailure(kind: .load, message: "\(error)")
         let code = exitCode ?? failure.exitCode
         var items = self.items(for: failure)
-        if json { items.append(.event("summary", ["status": "failed", "exit_code": .integer(Int64(code))])) }
+        if json { items.append(.event("summary", JSONEvents.summary(status: "failed", exitCode: code, runID: runID))) }
         emit(items)
         return code
+    }
+
+    /// An apply of a plan applied in full before: says so; exit code 0.
+    func reportAlreadyApplied(_ done: PlanAlreadyApplied) -> Int32 {
+        if json {
+            output.event("warning", ["message": .string(done.description)])
+            var summary = JSONEvents.summary(status: "ok", exitCode: ExitCode.success, runID: done.runID)
+            summary["already_applied"] = .bool(true)
+            output.event("summary", summary)
+        } else {
+            output.writeStderr(TerminalText.text(done.description) + "\n")
+        }
+        return ExitCode.success
+    }
+
+    /// The run id and, for people, the command that resumes it.
+    func reportStart(_ run: RunRecord) {
+        if json { output.event("start", JSONEvents.start(run)) } else { output.writeStderr(JSONEvents.startLine(run)) }
     }
 
     /// Reports a run against a Hub: the error if any, warnings, and the closing summary
@@ -43,7 +62,7 @@ struct RunReporter: Sendable {
         var stdoutText = "", stderrText = ""
         for item in items(for: outcome) {
             switch item {
-            case .event(let type, let fields): stdoutText += ConsoleOutput.eventLine(type, fields) + "\n"
+            case .event(let type, let fields): stdoutText += output.eventLine(type, fields) + "\n"
             case .stderr(let text): stderrText += text
             }
         }
@@ -61,15 +80,14 @@ struct RunReporter: Sendable {
         let seconds = outcome.report?.durationSeconds ?? 0
         let status = outcome.failure == nil ? "ok" : "failed"
         if json {
-            items.append(.event("summary", [
-                "status": .string(status), "exit_code": .integer(Int64(outcome.exitCode)), "run_id": .string(outcome.runID),
-                "reads": .integer(Int64(c.reads)), "writes": .integer(Int64(c.writes)), "replayed": .integer(Int64(c.replayed)),
-                "planned": .integer(Int64(c.planned)), "failed": .integer(Int64(c.failed)),
-                "duration_ms": .integer(Int64(seconds * 1000)),
-                "memory_peak_bytes": .integer(Int64(outcome.report?.memoryPeakBytes ?? 0)),
-                "exports": .array(outcome.exports.map { .object(["name": .string($0.name), "rows": .integer(Int64($0.rows)), "path": .string($0.path)]) }),
-                "output_folder": .string(outcome.outputFolder.path),
-            ]))
+            var summary = JSONEvents.summary(status: status, exitCode: outcome.exitCode, runID: outcome.runID, counts: c)
+            summary["duration_ms"] = .integer(Int64(seconds * 1000))
+            summary["memory_peak_bytes"] = .integer(Int64(outcome.report?.memoryPeakBytes ?? 0))
+            summary["exports"] = .array(outcome.exports.map {
+                .object(["name": .string($0.name), "rows": .integer(Int64($0.rows)), "path": .string($0.path)])
+            })
+            summary["output_folder"] = .string(outcome.outputFolder.path)
+            items.append(.event("summary", summary))
         } else if c.reads + c.writes + c.replayed + c.planned + c.failed > 0 || !outcome.exports.isEmpty {
             // People get the summary when the run touched the Hub or exported something.
             let f = TerminalText.field

@@ -7,20 +7,24 @@ struct CheckCommand: Command {
     static let configuration = CommandConfiguration(
         name: "check",
         abstract: "Check recipes' syntax and manifests without running them.",
-        usage: "FILE…",
+        usage: "FILE… [--json]",
+        options: [OptionSpec(name: "json", valueName: nil, help: "One JSON object a file (type \"check\"), then a summary, on stdout.")],
         discussion: """
         Prints one line per file. Exits 0 if all pass, 2 if a manifest's needs names an
         unknown permission, 1 if any file fails otherwise.
         """)
 
     let paths: [String]
+    let json: Bool
 
     init(_ arguments: ParsedArguments) throws {
         guard !arguments.positionals.isEmpty else { throw UsageError("missing the recipe FILE(s) to check") }
         paths = arguments.positionals
+        json = arguments.flag("json")
     }
 
     func run() throws -> Int32 {
+        if json { return runJSON() }
         var failures = 0
         var unknownPermissions = false
         for path in paths {
@@ -40,6 +44,28 @@ struct CheckCommand: Command {
         }
         if unknownPermissions { return ExitCode.usage }
         return failures == 0 ? ExitCode.success : ExitCode.recipeFailed
+    }
+
+    /// `--json`: a `check` event per file (`file`, `ok`, `problem` when it fails), then
+    /// a `summary` with `passed`, `failed` and `exit_code`.
+    func runJSON() -> Int32 {
+        let output = ConsoleOutput(json: true, timestamps: true)
+        var failures = 0
+        var unknownPermissions = false
+        for path in paths {
+            let problem = Self.problem(in: path)
+            if let problem {
+                failures += 1
+                unknownPermissions = unknownPermissions || problem.1
+            }
+            output.event("check", ["file": .string(path), "ok": .bool(problem == nil), "problem": problem.map { .string($0.0) } ?? .null])
+        }
+        let code = unknownPermissions ? ExitCode.usage : failures == 0 ? ExitCode.success : ExitCode.recipeFailed
+        var summary = JSONEvents.summary(status: failures == 0 ? "ok" : "failed", exitCode: code, runID: nil)
+        summary["passed"] = .integer(Int64(paths.count - failures))
+        summary["failed_files"] = .integer(Int64(failures))
+        output.event("summary", summary)
+        return code
     }
 
     /// What is wrong with the file, and whether it is an unknown permission in `needs`.

@@ -91,19 +91,25 @@ struct PlanCommand: Command {
         usage: "FILE [--param name=value]… [--out PLAN.json]",
         options: RunCommand.recipeOptions.filter { $0.name != "out" } + [
             OptionSpec(name: "out", valueName: "file", help: "Save the plan as JSON (for hubscript apply) instead of printing the table."),
+            OptionSpec(name: "detailed-exitcode", valueName: nil, help: "Exit 0 when the plan has no writes, 5 when it has some (as terraform plan)."),
         ],
-        discussion: "Apply a saved plan with 'hubscript apply PLAN.json': it sends exactly the planned writes, or stops.")
+        discussion: """
+        Apply a saved plan with 'hubscript apply PLAN.json': it sends exactly the planned writes, or stops.
+        With --detailed-exitcode: 0 no changes, 5 changes planned; errors keep their codes (1-4).
+        """)
 
     let path: String
     let params: [(String, String)]
     let paramsFile: String?
     let out: String?
+    let detailedExitCode: Bool
     let launcher: RecipeLauncher
 
     init(_ arguments: ParsedArguments) throws {
         path = try RecipeHelp.recipePath(arguments)
         (params, paramsFile) = try RunCommand.params(arguments)
         out = arguments.value("out")
+        detailedExitCode = arguments.flag("detailed-exitcode")
         var launcher = try RunCommand.launcher(arguments)
         launcher.request.outputFolder = nil
         launcher.request.mode = .plan
@@ -113,7 +119,9 @@ struct PlanCommand: Command {
     static func help(for args: [String]) -> String { RecipeHelp.text(args: args, commandHelp: helpText) }
 
     func run() throws -> Int32 {
-        launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, output in
+        var launcher = self.launcher
+        launcher.detailedExitCode = detailedExitCode
+        return launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, output in
             if let out {
                 try plan.save(to: URL(fileURLWithPath: out))
                 let shown = TerminalText.field(out)
@@ -125,6 +133,11 @@ struct PlanCommand: Command {
             }
         }
     }
+}
+
+extension ExitCode {
+    /// `plan --detailed-exitcode`: the plan has writes (terraform's 2 is taken by usage errors).
+    static let changesPlanned: Int32 = 5
 }
 
 /// `hubscript apply PLAN.json`: runs the plan's recipe under the plan's run id, sending
@@ -153,12 +166,13 @@ struct ApplyCommand: Command {
     func run() throws -> Int32 {
         let plan: Plan
         do { plan = try Plan.load(from: URL(fileURLWithPath: planPath)) } catch {
-            Console.err("error: \(TerminalText.text("\(error)"))\n")
-            return ExitCode.usage
+            return JSONEvents.refuse("\(error)", json: launcher.json)
         }
         var launcher = self.launcher
         launcher.request.mode = .apply(plan)
-        let params = RunsCommands.cliParams(plan.params)
-        return launcher.launch(path: plan.recipeDisplayPath, params: params, paramsFile: nil)
+        guard case .object(let params) = plan.params else {
+            return JSONEvents.refuse("the plan's params are not a JSON object; make a new plan", json: launcher.json, runID: plan.runID)
+        }
+        return launcher.launch(path: plan.recipeDisplayPath, params: [], paramsFile: nil, paramValues: params)
     }
 }

@@ -8,23 +8,28 @@ enum RunsCommands {
         subcommands: [HubscriptCLI.entry(RunsListCommand.self), HubscriptCLI.entry(RunsShowCommand.self),
                       HubscriptCLI.entry(RunsResumeCommand.self)])
 
-    static func journal(_ common: CommonOptions.Values) throws -> Journal {
-        try Journal(path: try common.state.journalFile.path)
+    /// The journal, refused if it is 0 bytes; `quickCheck` (resume) also checks its pages.
+    static func journal(_ common: CommonOptions.Values, quickCheck: Bool = false) throws -> Journal {
+        try Journal.openChecked(path: try common.state.journalFile.path, quickCheck: quickCheck)
     }
 
-    /// Journalled params (JSON) back as command-line `name=value` pairs.
-    static func cliParams(_ params: ScriptValue) -> [(String, String)] {
-        guard case .object(let fields) = params else { return [] }
-        return fields.sorted { $0.key < $1.key }.map { name, value in
-            switch value {
-            case .string(let s): return (name, s)
-            case .integer(let i): return (name, String(i))
-            case .number(let d): return (name, String(d))
-            case .bool(let b): return (name, b ? "true" : "false")
-            case .array(let items): return (name, items.compactMap(\.stringValue).joined(separator: ","))
-            default: return (name, "")
-            }
-        }
+    /// A run as a `--json` object: the status shown (`interrupted` for a dead run),
+    /// its params as JSON, counts over every pass, and what bounds it.
+    static func jsonFields(_ r: RunRecord, state: StateDirectory) -> [String: ScriptValue] {
+        var fields = JSONEvents.counts(r.counts)
+        fields["run_id"] = .string(r.id)
+        fields["status"] = .string(RunLock.effectiveStatus(r, state: state))
+        fields["mode"] = .string(r.mode.rawValue)
+        fields["recipe"] = .string(r.recipePath)
+        fields["recipe_sha256"] = .string(r.recipeSHA256)
+        fields["params"] = (try? JSONCodec.decode(r.paramsJSON)) ?? .string(r.paramsJSON)
+        fields["profile"] = .string(r.profile)
+        fields["attempts"] = .integer(Int64(r.attempts))
+        fields["started_at"] = .string(time(r.startedAt))
+        fields["finished_at"] = r.finishedAt.map { .string(time($0)) } ?? .null
+        fields["max_writes"] = r.maxWrites.map { .integer(Int64($0)) } ?? .null
+        fields["timeout_seconds"] = r.timeoutSeconds.map(ScriptValue.number) ?? .null
+        return fields
     }
 
     static func time(_ date: Date?) -> String {
@@ -36,26 +41,37 @@ enum RunsCommands {
 
 struct RunsListCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "runs list", abstract: "List recent runs, newest first.", usage: "[--limit N]",
-        options: [OptionSpec(name: "limit", valueName: "n", help: "How many (default 20).")] + CommonOptions.specs)
+        name: "runs list", abstract: "List recent runs, newest first.", usage: "[--limit N] [--json]",
+        options: [
+            OptionSpec(name: "limit", valueName: "n", help: "How many (default 20)."),
+            OptionSpec(name: "json", valueName: nil, help: "One JSON object a run (type \"run\") on stdout."),
+        ] + CommonOptions.specs,
+        discussion: "A run whose process died (killed, crashed) is shown as interrupted; resume it with hubscript runs resume ID.")
 
     let common: CommonOptions.Values
     let limit: Int
+    let json: Bool
 
     init(_ arguments: ParsedArguments) throws {
         common = CommonOptions.Values(arguments)
+        json = arguments.flag("json")
         guard let l = Int(arguments.value("limit") ?? "20"), l > 0 else { throw UsageError("--limit takes a positive number") }
         limit = l
     }
 
     func run() throws -> Int32 {
         let runs = try RunsCommands.journal(common).listRuns(limit: limit)
+        if json {
+            let output = ConsoleOutput(json: true, timestamps: true)
+            for r in runs { output.event("run", RunsCommands.jsonFields(r, state: common.state)) }
+            return ExitCode.success
+        }
         if runs.isEmpty { Console.out("no runs yet\n"); return ExitCode.success }
         let f = TerminalText.field
-        var text = "RUN ID                               STATUS     MODE   WRITES  REPLAYED  STARTED               RECIPE\n"
+        var text = "RUN ID                               STATUS      MODE   WRITES  REPLAYED  STARTED               RECIPE\n"
         for r in runs {
             text += f(r.id).padding(toLength: 36, withPad: " ", startingAt: 0) + " "
-                + r.status.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0) + " "
+                + RunLock.effectiveStatus(r, state: common.state).padding(toLength: 11, withPad: " ", startingAt: 0) + " "
                 + r.mode.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0) + " "
                 + String(r.counts.writes).padding(toLength: 7, withPad: " ", startingAt: 0) + " "
                 + String(r.counts.replayed).padding(toLength: 9, withPad: " ", startingAt: 0) + " "
@@ -69,22 +85,39 @@ struct RunsListCommand: Command {
 
 struct RunsShowCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "runs show", abstract: "Show a run and its writes.", usage: "ID", options: CommonOptions.specs)
+        name: "runs show", abstract: "Show a run and its writes.", usage: "ID [--json]",
+        options: [
+            OptionSpec(name: "json", valueName: nil, help: "The run and its writes as one JSON object (type \"run\") on stdout."),
+        ] + CommonOptions.specs)
 
     let common: CommonOptions.Values
     let id: String
+    let json: Bool
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("expected one run ID") }
         id = arguments.positionals[0]
         common = CommonOptions.Values(arguments)
+        json = arguments.flag("json")
     }
 
     func run() throws -> Int32 {
         let journal = try RunsCommands.journal(common)
         guard let r = try journal.run(id: id) else {
-            Console.err("error: no run \(id) in the journal (hubscript runs list shows the recent ones)\n")
-            return ExitCode.usage
+            return JSONEvents.refuse("no run \(id) in the journal (hubscript runs list shows the recent ones)", json: json, runID: id)
+        }
+        let writes = try journal.writes(runID: id)
+        if json {
+            var fields = RunsCommands.jsonFields(r, state: common.state)
+            fields["writes_journalled"] = .array(writes.map { w in
+                .object([
+                    "seq": .integer(Int64(w.sequence)), "state": .string(w.state.rawValue), "method": .string(w.method),
+                    "path": .string(w.path), "key": .string(w.key), "attempts": .integer(Int64(w.attempts)),
+                    "http_status": w.httpStatus.map { .integer(Int64($0)) } ?? .null, "error": w.error.map(ScriptValue.string) ?? .null,
+                ])
+            })
+            ConsoleOutput(json: true, timestamps: true).event("run", fields)
+            return ExitCode.success
         }
         // Paths, params, keys and errors come from recipes and the Hub: escaped.
         let f = TerminalText.field
@@ -93,12 +126,12 @@ struct RunsShowCommand: Command {
         recipe    \(f(DisplayPath.relative(URL(fileURLWithPath: r.recipePath)))) (sha256 \(r.recipeSHA256.prefix(16))…)
         params    \(f(r.paramsJSON))
         profile   \(f(r.profile))
-        mode      \(r.mode.rawValue), \(r.status.rawValue), attempts \(r.attempts)
+        mode      \(r.mode.rawValue), \(RunLock.effectiveStatus(r, state: common.state)), attempts \(r.attempts)
         started   \(RunsCommands.time(r.startedAt)), finished \(RunsCommands.time(r.finishedAt))
-        counts    \(r.counts.reads) reads, \(r.counts.writes) writes, \(r.counts.replayed) replayed, \(r.counts.planned) planned, \(r.counts.failed) failed
+        counts    \(r.counts.reads) reads, \(r.counts.writes) writes, \(r.counts.replayed) replayed, \(r.counts.planned) planned, \(r.counts.failed) failed (every pass)
+        limits    \(r.maxWrites.map { "max writes \($0)" } ?? "no --max-writes"), \(r.timeoutSeconds.map { "timeout \(Self.seconds($0)) s" } ?? "the manifest's timeout")
 
         """
-        let writes = try journal.writes(runID: id)
         text += writes.isEmpty ? "no writes\n" : "\nWRITES\n"
         for w in writes {
             text += "  \(String(w.sequence).padding(toLength: 4, withPad: " ", startingAt: 0)) \(w.state.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(f(w.method).padding(toLength: 7, withPad: " ", startingAt: 0)) \(f(w.path))  \(f(w.key))\(w.error.map { "  (\(f($0)))" } ?? "")\n"
@@ -108,19 +141,31 @@ struct RunsShowCommand: Command {
     }
 }
 
+extension RunsShowCommand {
+    /// `30` for 30.0, `2.5` for 2.5.
+    static func seconds(_ s: Double) -> String {
+        s == s.rounded() && abs(s) < 1e15 ? String(Int64(s)) : String(s)
+    }
+}
+
 struct RunsResumeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "runs resume", abstract: "Resume a run: its recipe runs again, journalled writes replay, the rest are sent.",
-        usage: "ID [--force]",
+        usage: "ID [--force] [--max-writes N] [--timeout S]",
         options: [
             OptionSpec(name: "force", valueName: nil, help: "Resume even if the recipe file changed since the run started."),
             OptionSpec(name: "json", valueName: nil, help: "Write NDJSON events to stdout."),
-        ] + CommonOptions.specs)
+            OptionSpec(name: "max-writes", valueName: "n", help: "Replace the run's journalled --max-writes (counted over the whole run)."),
+            OptionSpec(name: "timeout", valueName: "seconds", help: "Replace the run's journalled --timeout."),
+        ] + CommonOptions.specs,
+        discussion: "The run keeps its params, profile, --max-writes and --timeout unless given here.")
 
     let common: CommonOptions.Values
     let id: String
     let force: Bool
     let json: Bool
+    /// `--max-writes`/`--timeout` given to the resume (nil: the journalled ones).
+    let bounds: HubRunRequest
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("expected one run ID") }
@@ -128,19 +173,28 @@ struct RunsResumeCommand: Command {
         common = CommonOptions.Values(arguments)
         force = arguments.flag("force")
         json = arguments.flag("json")
+        bounds = try RunCommand.launcher(arguments).request
     }
 
     func run() throws -> Int32 {
-        guard let r = try RunsCommands.journal(common).run(id: id) else {
-            Console.err("error: no run \(id) in the journal (hubscript runs list shows the recent ones)\n")
-            return ExitCode.usage
+        let r: RunRecord?
+        do { r = try RunsCommands.journal(common, quickCheck: true).run(id: id) } catch {
+            return JSONEvents.refuse("\(error)", json: json, runID: id)
         }
-        let params = (try? JSONCodec.decode(r.paramsJSON)) ?? .object([:])
+        guard let r else {
+            return JSONEvents.refuse("no run \(id) in the journal (hubscript runs list shows the recent ones)", json: json, runID: id)
+        }
+        guard case .object(let params)? = try? JSONCodec.decode(r.paramsJSON) else {
+            return JSONEvents.refuse("the journal's params of run \(id) are not a JSON object; start a new run", json: json, runID: id)
+        }
         let profileCommon = CommonOptions.Values(profile: common.profile ?? r.profile, config: common.config, state: common.state)
         var launcher = RecipeLauncher(common: profileCommon, json: json)
         launcher.request.runID = id
         launcher.request.force = force
+        // Without --max-writes or --timeout, HubRecipeRun keeps the journalled ones.
+        launcher.request.maxWrites = bounds.maxWrites
+        launcher.request.timeout = bounds.timeout
         return launcher.launch(path: DisplayPath.relative(URL(fileURLWithPath: r.recipePath)),
-                               params: RunsCommands.cliParams(params), paramsFile: nil)
+                               params: [], paramsFile: nil, paramValues: params)
     }
 }

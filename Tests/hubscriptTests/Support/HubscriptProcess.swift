@@ -7,9 +7,13 @@ import XCTest
 struct HubscriptProcess {
     struct Result {
         let stdout: String
+        /// stderr without the line that announces the run id (`RunStartLine`), which
+        /// RunLifecycleTests checks; the rest is exact.
         let stderr: String
         let exitCode: Int32
         let seconds: Double
+        /// stderr as the process wrote it.
+        var rawStderr = ""
     }
 
     /// The folder holding the test bundle and the products SwiftPM built with it.
@@ -70,9 +74,10 @@ struct HubscriptProcess {
         let seconds = Date().timeIntervalSince(start)
         try out.close()
         try err.close()
+        let rawStderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
         return Result(stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-                      stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self),
-                      exitCode: process.terminationStatus, seconds: seconds)
+                      stderr: RunStartLine.removing(from: rawStderr),
+                      exitCode: process.terminationStatus, seconds: seconds, rawStderr: rawStderr)
     }
 }
 

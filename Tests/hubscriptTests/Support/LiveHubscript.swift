@@ -90,5 +90,6 @@ final class LiveHubscript {
         process.waitUntilExit()
     }
 
-    var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
+    /// stderr without the run start line (`RunStartLine`).
+    var stderr: String { RunStartLine.removing(from: (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "") }
 }

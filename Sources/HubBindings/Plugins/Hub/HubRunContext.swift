@@ -25,6 +25,9 @@ public final class HubRunContext: @unchecked Sendable {
     public private(set) var reads = 0
     /// Called after every write (sent, replayed or planned), e.g. for `--json` events.
     public var onWrite: ((_ intent: WriteIntent, _ result: WriteResult) -> Void)?
+    /// Called when a write failed (the Hub refused it, or no answer came); not for a
+    /// write that a limit or the plan stopped before it was sent.
+    public var onWriteFailed: ((_ intent: WriteIntent, _ error: any Error) -> Void)?
 
     public init(client: HubClient, writes: WriteCoordinator) {
         self.client = client
@@ -129,7 +132,8 @@ public final class HubRunContext: @unchecked Sendable {
         let intent = WriteIntent(method: write.method.rawValue, path: write.path, body: write.body.map(ScriptValue.init),
                                  explicitKey: write.explicitKey, summary: write.summary, predicted: write.predicted)
         let client = self.client
-        let result = try writes.perform(intent) { key in
+        let result: WriteResult
+        do { result = try writes.perform(intent) { key in
             do {
                 let response: HubResponse
                 if write.method == .patch {
@@ -144,6 +148,9 @@ public final class HubRunContext: @unchecked Sendable {
             } catch let error as HubError where (400..<500).contains(error.status ?? 0) {
                 throw RejectedWrite(error: error)
             }
+        } } catch let error where !(error is ScriptLimitError) {
+            onWriteFailed?(intent, error)
+            throw error
         }
         onWrite?(intent, result)
         if result.value.isNil { return .bool(true) }

@@ -1,0 +1,143 @@
+import Foundation
+import XCTest
+
+/// Issue 9 part 6, the `--json` contract of docs/json-events.md, through the CLI: exact
+/// lines (their `ts` checked for shape, then removed).
+final class JSONContractTests: XCTestCase {
+    /// Grants app_hub to usr_ada twice: the second grant fails (already held) and the
+    /// recipe goes on.
+    static let recipe = """
+        recipe {
+          name = "grant-twice",
+          params = { count = { type = "integer", default = 1 } },
+          needs = { "entitlements.manage" },
+        }
+        for i = 1, params.count do
+          local ok, err = pcall(hub.entitlements.grant, "usr_ada", { application_id = "app_hub" })
+          print(i, ok)
+        end
+        log.info("done", { n = params.count })
+        """
+
+    func testEveryLineHasATimestampTheStartComesFirstAndFailedWritesAreEvents() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("twice.lua", Self.recipe)
+        let r = try cli.run([recipe, "--param", "count=2", "--run-id", "run_contract", "--json"], expect: 0)
+        let lines = JSONLines.withoutTimestamps(r.stdout)   // asserts one ts per line
+        XCTAssertEqual(lines.count, 7, r.stdout)
+        guard lines.count == 7 else { return }
+        XCTAssertEqual(lines[0], #"{"attempt":1,"mode":"run","recipe":"\#(recipe)","resume":"hubscript runs resume run_contract","run_id":"run_contract","schema_version":1,"type":"start"}"#)
+        XCTAssertTrue(lines[1].hasPrefix(#"{"key":"hs1-"#), lines[1])
+        XCTAssertTrue(lines[1].hasSuffix(#"","method":"POST","path":"/users/usr_ada/entitlements","planned":false,"replayed":false,"summary":"grant app_hub to usr_ada","type":"write"}"#), lines[1])
+        XCTAssertEqual(lines[2], #"{"text":"1\ttrue","type":"print"}"#)
+        XCTAssertEqual(lines[3], #"{"code":"entitlement_already_exists","message":"usr_ada already holds a live entitlement to app_hub.","method":"POST","path":"/users/usr_ada/entitlements","status":409,"summary":"grant app_hub to usr_ada","type":"write_failed"}"#)
+        XCTAssertEqual(lines[4], #"{"text":"2\tfalse","type":"print"}"#)
+        XCTAssertEqual(lines[5], #"{"fields":{"n":2},"level":"info","message":"done","type":"log"}"#)
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[6].utf8)) as? [String: Any])
+        XCTAssertEqual(summary["type"] as? String, "summary")
+        XCTAssertEqual(summary["run_id"] as? String, "run_contract")
+        XCTAssertEqual(summary["exit_code"] as? Int, 0)
+        XCTAssertEqual(summary["schema_version"] as? Int, 1)
+        XCTAssertEqual([summary["reads"], summary["writes"], summary["replayed"], summary["planned"], summary["failed"]].map { $0 as? Int },
+                       [0, 2, 0, 0, 1])
+    }
+
+    func testUsageErrorsAreJSONUnderJSON() throws {
+        let cli = try CLIHarness(testCase: self)
+        let r = try cli.run(["run", "x.lua", "--json", "--max-writes", "lots"], expect: 2)
+        XCTAssertEqual(JSONLines.withoutTimestamps(r.stdout), [
+            #"{"command":"run","kind":"usage","message":"--max-writes takes a whole number, got 'lots'","type":"error"}"#,
+            #"{"exit_code":2,"failed":0,"planned":0,"reads":0,"replayed":0,"run_id":null,"schema_version":1,"status":"failed","type":"summary","writes":0}"#,
+        ])
+        XCTAssertEqual(r.stderr, "hubscript run: --max-writes takes a whole number, got 'lots'\nRun 'hubscript run --help' for usage.\n")
+        let plain = try cli.run(["run", "x.lua", "--max-writes", "lots"], expect: 2)
+        XCTAssertEqual(plain.stdout, "")
+    }
+
+    func testAResumeOfAnUnknownRunIsJSONToo() throws {
+        let cli = try CLIHarness(testCase: self)
+        let r = try cli.run(["runs", "resume", "run_nope", "--json"], expect: 2)
+        XCTAssertEqual(JSONLines.withoutTimestamps(r.stdout), [
+            #"{"kind":"host","message":"no run run_nope in the journal (hubscript runs list shows the recent ones)","type":"error"}"#,
+            #"{"exit_code":2,"failed":0,"planned":0,"reads":0,"replayed":0,"run_id":"run_nope","schema_version":1,"status":"failed","type":"summary","writes":0}"#,
+        ])
+        XCTAssertEqual(r.stderr, "error: no run run_nope in the journal (hubscript runs list shows the recent ones)\n")
+    }
+
+    func testCapabilityErrorsCarryTheMissingPermissionsAsAnArray() throws {
+        let cli = try CLIHarness(testCase: self)
+        let hubState = cli.root.appendingPathComponent("hub-state")
+        try cli.resetSandbox(state: hubState)
+        let server = try ServedSandbox(cli, state: hubState, faults: "none")
+        defer { server.stop() }
+        let config = try cli.file("support.config.lua", """
+            return { profiles = { support = { hub_url = "\(server.url)", api_key = "satk_test_support_sandbox_00000000000000",
+                                              api_key_id = "key_support_ro", rate_limit_per_minute = 0 } } }
+            """)
+        let recipe = try cli.file("twice.lua", Self.recipe)
+        let r = try cli.run([recipe, "--config", config, "--run-id", "run_denied", "--json"], expect: 3)
+        let lines = JSONLines.withoutTimestamps(r.stdout)
+        XCTAssertEqual(lines.count, 2, r.output)
+        guard lines.count == 2 else { return }
+        let error = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        XCTAssertEqual(error["type"] as? String, "error")
+        let structured = try XCTUnwrap(error["error"] as? [String: Any], lines[0])
+        XCTAssertEqual(structured["code"] as? String, "capability_denied")
+        XCTAssertEqual(structured["missing"] as? [String], ["entitlements.manage"])
+        XCTAssertEqual(structured["profile"] as? String, "support")
+        XCTAssertEqual(lines[1], #"{"exit_code":3,"failed":0,"planned":0,"reads":0,"replayed":0,"run_id":"run_denied","schema_version":1,"status":"failed","type":"summary","writes":0}"#)
+    }
+
+    func testCheckTakesJSON() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try folder.write("good.lua", Self.recipe)
+        try folder.write("bad.lua", "recipe { name = 1 }\n")
+        let (good, bad) = ("good.lua", "bad.lua")
+        let r = try HubscriptProcess.run(["check", good, bad, "--json"], in: folder.url)
+        XCTAssertEqual(r.exitCode, 1)
+        XCTAssertEqual(r.stderr, "")
+        XCTAssertEqual(JSONLines.withoutTimestamps(r.stdout), [
+            #"{"file":"\#(good)","ok":true,"problem":null,"type":"check"}"#,
+            #"{"file":"\#(bad)","ok":false,"problem":"\#(bad):1: manifest: 'name' must be a non-empty string","type":"check"}"#,
+            #"{"exit_code":1,"failed":0,"failed_files":1,"passed":1,"planned":0,"reads":0,"replayed":0,"run_id":null,"schema_version":1,"status":"failed","type":"summary","writes":0}"#,
+        ])
+    }
+
+    func testRunsListAndShowTakeJSON() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("twice.lua", Self.recipe)
+        try cli.run([recipe, "--run-id", "run_listed", "--max-writes", "9"], expect: 0)
+        let list = try cli.run(["runs", "list", "--json"], expect: 0)
+        let lines = JSONLines.withoutTimestamps(list.stdout)
+        XCTAssertEqual(lines.count, 1)
+        let run = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any])
+        XCTAssertEqual(run["type"] as? String, "run")
+        XCTAssertEqual(run["run_id"] as? String, "run_listed")
+        XCTAssertEqual(run["status"] as? String, "succeeded")
+        XCTAssertEqual(run["max_writes"] as? Int, 9)
+        XCTAssertTrue(run["timeout_seconds"] is NSNull)
+        XCTAssertEqual(run["writes"] as? Int, 1)
+        XCTAssertEqual(run["params"] as? [String: Int], ["count": 1])
+        let show = try cli.run(["runs", "show", "run_listed", "--json"], expect: 0)
+        let shown = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])
+        let writes = try XCTUnwrap(shown["writes_journalled"] as? [[String: Any]])
+        XCTAssertEqual(writes.map { "\($0["seq"] ?? "") \($0["state"] ?? "") \($0["method"] ?? "") \($0["path"] ?? "")" },
+                       ["1 done POST /users/usr_ada/entitlements"])
+    }
+
+    func testPlanDetailedExitCodeIs0WithoutChangesAnd5WithChanges() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("twice.lua", Self.recipe)
+        try cli.run(["plan", recipe, "--param", "count=0", "--detailed-exitcode"], expect: 0)
+        try cli.run(["plan", recipe, "--param", "count=1"], expect: 0)
+        try cli.run(["plan", recipe, "--param", "count=1", "--detailed-exitcode"], expect: 5)
+        let json = try cli.run(["plan", recipe, "--param", "count=1", "--detailed-exitcode", "--json"], expect: 5)
+        XCTAssertTrue(JSONLines.withoutTimestamps(json.stdout).last?.contains(#""exit_code":5,"#) == true, json.stdout)
+        // An error keeps its own code.
+        try cli.run(["plan", recipe, "--param", "count=x", "--detailed-exitcode"], expect: 2)
+    }
+}

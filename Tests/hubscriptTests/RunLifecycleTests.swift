@@ -1,0 +1,286 @@
+import Foundation
+import XCTest
+
+/// Issue 9 part 3, through the CLI: the run id is announced when a run starts; one
+/// process per run id; a killed run is `interrupted`; a resume keeps what bounds the run;
+/// a damaged journal is refused; an apply of a plan applied in full says so.
+final class RunLifecycleTests: XCTestCase {
+    /// Grants app_hub to the first `count` active users, spending `pause_ms` of CPU
+    /// before each grant; prints the list param first.
+    static let recipe = """
+        recipe {
+          name = "grant-some",
+          params = {
+            count = { type = "integer", default = 10 },
+            pause_ms = { type = "integer", default = 0 },
+            tags = { type = "list", default = {} },
+          },
+          needs = { "users.list", "entitlements.manage" },
+        }
+        print(#params.tags, params.tags[1])
+        local n = 0
+        for u in hub.users.list { status = "active" } do
+          if n >= params.count then break end
+          local t = os.clock()
+          while (os.clock() - t) * 1000 < params.pause_ms do end
+          hub.entitlements.grant(u.id, { application_id = "app_hub" })
+          n = n + 1
+        end
+        print("granted " .. n)
+        """
+
+    func grants(_ cli: CLIHarness) throws -> Int {
+        try cli.sandbox().all("/entitlements", "application_id=app_hub&include_inactive=true").count
+    }
+
+    /// Starts `args` and returns once run `id` has `done` journalled writes.
+    func startAndWait(_ cli: CLIHarness, _ args: [String], runID id: String, done: Int) throws -> Process {
+        let (p, out, err) = cli.process(args)
+        out.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+        err.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+        try p.run()
+        let deadline = Date().addingTimeInterval(30)
+        while p.isRunning && Date() < deadline {
+            if try cli.writeStates(id)["done"] ?? 0 >= done { return p }
+            usleep(5_000)
+        }
+        XCTFail("run \(id) did not reach \(done) done writes while running")
+        return p
+    }
+
+    func killed(_ p: Process) {
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationReason, .uncaughtSignal)
+    }
+
+    // MARK: The run id when the run starts
+
+    func testTheRunIDIsPrintedOnStderrWithTheResumeCommand() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("grant.lua", Self.recipe)
+        let r = try cli.run([recipe, "--param", "count=1", "--run-id", "run_announced"], expect: 0)
+        let lines = r.stderr.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("run run_announced") }, r.stderr)
+        XCTAssertEqual(lines[start], "run run_announced started; if it stops, resume it with: hubscript runs resume run_announced")
+        XCTAssertEqual(lines[start + 1], "done: run run_announced — 1 reads, 1 writes in " + (lines[start + 1].components(separatedBy: " in ").last ?? ""))
+        let again = try cli.run(["runs", "resume", "run_announced"], expect: 0)
+        XCTAssertTrue(again.stderr.contains("run run_announced started (attempt 2); if it stops, resume it with: hubscript runs resume run_announced\n"),
+                      again.stderr)
+    }
+
+    func testTheJSONStreamStartsWithTheStartEvent() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("grant.lua", Self.recipe)
+        let r = try cli.run([recipe, "--param", "count=1", "--run-id", "run_json_start", "--json"], expect: 0)
+        let lines = JSONLines.withoutTimestamps(r.stdout)
+        XCTAssertEqual(lines.first, #"{"attempt":1,"mode":"run","recipe":"\#(recipe)","resume":"hubscript runs resume run_json_start","run_id":"run_json_start","schema_version":1,"type":"start"}"#)
+        XCTAssertEqual(lines.dropFirst().first, #"{"text":"0\tnil","type":"print"}"#)
+    }
+
+    // MARK: One process per run id
+
+    func testASecondProcessOnARunningRunIDIsRefusedWithExitCode2() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("grant.lua", Self.recipe)
+        let first = try startAndWait(cli, [recipe, "--param", "count=40", "--param", "pause_ms=40", "--run-id", "run_once"],
+                                     runID: "run_once", done: 2)
+        let pid = first.processIdentifier
+        let message = "error: run run_once is already running in process \(pid); wait for it to end (hubscript runs list shows it), "
+            + "or stop that process and then resume with hubscript runs resume run_once\n"
+        let second = try cli.run([recipe, "--param", "count=40", "--param", "pause_ms=40", "--run-id", "run_once"], expect: 2)
+        XCTAssertTrue(second.stderr.hasSuffix(message), second.stderr)
+        let resume = try cli.run(["runs", "resume", "run_once"], expect: 2)
+        XCTAssertTrue(resume.stderr.hasSuffix(message), resume.stderr)
+        let json = try cli.run(["runs", "resume", "run_once", "--json"], expect: 2)
+        XCTAssertEqual(JSONLines.withoutTimestamps(json.stdout), [
+            #"{"kind":"host","message":"\#(message.dropFirst(7).dropLast())","type":"error"}"#,
+            #"{"exit_code":2,"failed":0,"planned":0,"reads":0,"replayed":0,"run_id":"run_once","schema_version":1,"status":"failed","type":"summary","writes":0}"#,
+        ])
+        XCTAssertEqual(try cli.run(["runs", "list"], expect: 0).stdout.split(separator: "\n").dropFirst().first?.prefix(49),
+                       "run_once                             running     ")
+        first.waitUntilExit()
+        XCTAssertEqual(first.terminationStatus, 0)
+        XCTAssertEqual(try grants(cli), 40, "each grant once")
+        XCTAssertEqual(try cli.writeStates("run_once"), ["done": 40])
+    }
+
+    // MARK: Interrupted
+
+    func testAKilledRunIsListedAsInterruptedAndResumes() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("grant.lua", Self.recipe)
+        let p = try startAndWait(cli, [recipe, "--param", "count=20", "--param", "pause_ms=20", "--run-id", "run_killed"],
+                                 runID: "run_killed", done: 3)
+        killed(p)
+        let list = try cli.run(["runs", "list"], expect: 0)
+        XCTAssertEqual(list.stdout.split(separator: "\n").dropFirst().first?.prefix(55),
+                       "run_killed                           interrupted run   ", list.stdout)
+        let show = try cli.run(["runs", "show", "run_killed"], expect: 0)
+        XCTAssertTrue(show.stdout.contains("\nmode      run, interrupted, attempts 1\n"), show.stdout)
+
+        // A kill in the middle of a grant leaves its key in flight at the Hub for about a
+        // second (idempotency_key_in_flight): resume until it succeeds, as a user would.
+        var resumed = try cli.run(["runs", "resume", "run_killed"])
+        var passes = 2
+        while resumed.status != 0 && resumed.stderr.contains("idempotency_key_in_flight") && passes < 5 {
+            sleep(1)
+            resumed = try cli.run(["runs", "resume", "run_killed"])
+            passes += 1
+        }
+        XCTAssertEqual(resumed.status, 0, resumed.output)
+        XCTAssertTrue(resumed.stdout.hasSuffix("granted 20\n"), resumed.output)
+        XCTAssertEqual(try grants(cli), 20)
+        let after = try cli.run(["runs", "show", "run_killed", "--json"], expect: 0)
+        let run = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(run["status"] as? String, "succeeded")
+        XCTAssertEqual(run["attempts"] as? Int, passes)
+        // Every pass counts, the killed one included: the writes are all the sends made.
+        let writes = try XCTUnwrap(run["writes_journalled"] as? [[String: Any]])
+        XCTAssertEqual(writes.count, 20)
+        XCTAssertEqual(run["writes"] as? Int, writes.reduce(0) { $0 + ($1["attempts"] as? Int ?? 0) })
+        XCTAssertGreaterThanOrEqual(run["writes"] as? Int ?? 0, 20)
+    }
+
+    // MARK: What bounds a run is kept by resume
+
+    func testAResumedRunKeepsMaxWrites() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("grant.lua", Self.recipe)
+        let first = try cli.run([recipe, "--param", "count=20", "--max-writes", "5", "--run-id", "run_capped"], expect: 4)
+        XCTAssertTrue(first.stderr.contains("error: limit exceeded: writes: the recipe's limit is 5 (limits.writes / --max-writes); stopped before write 6: POST /users/"),
+                      first.stderr)
+        let resumed = try cli.run(["runs", "resume", "run_capped"], expect: 4)
+        XCTAssertTrue(resumed.stderr.contains("error: limit exceeded: writes: the recipe's limit is 5 (limits.writes / --max-writes); stopped before write 6: POST /users/"),
+                      resumed.stderr)
+        XCTAssertTrue(resumed.stderr.contains("stopped: run run_capped — 1 reads, 0 writes, 5 replayed in "), resumed.stderr)
+        XCTAssertEqual(try grants(cli), 5)
+        let show = try cli.run(["runs", "show", "run_capped"], expect: 0)
+        XCTAssertTrue(show.stdout.contains("\nlimits    max writes 5, the manifest's timeout\n"), show.stdout)
+        // An explicit --max-writes on a resume by --run-id replaces the journalled one.
+        try cli.run([recipe, "--param", "count=20", "--max-writes", "7", "--run-id", "run_capped"], expect: 4)
+        XCTAssertEqual(try grants(cli), 7)
+    }
+
+    func testAResumedRunKeepsTimeoutAndAListItemWithAComma() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("grant.lua", Self.recipe)
+        let params = try cli.file("params.json", #"{"tags": ["a,b", "c"], "count": 3}"#)
+        let first = try cli.run([recipe, "--params-file", params, "--max-writes", "0", "--timeout", "30", "--run-id", "run_comma"], expect: 4)
+        XCTAssertEqual(first.stdout, "2\ta,b\n")
+        let resumed = try cli.run(["runs", "resume", "run_comma"], expect: 4)
+        XCTAssertEqual(resumed.stdout, "2\ta,b\n")
+        let show = try cli.run(["runs", "show", "run_comma"], expect: 0)
+        XCTAssertTrue(show.stdout.contains("""
+
+            params    {"count":3,"pause_ms":0,"tags":["a,b","c"]}
+            """), show.stdout)
+        XCTAssertTrue(show.stdout.contains("\nlimits    max writes 0, timeout 30 s\n"), show.stdout)
+        XCTAssertTrue(show.stdout.contains("\nmode      run, stopped, attempts 2\n"), show.stdout)
+    }
+
+    /// The first pass grants and fails; a resume finds the grant held (reads are live)
+    /// and spins, so only the run's journalled --timeout (1 s, not the manifest's 5) stops it.
+    func testAResumedRunIsStoppedByItsJournalledTimeout() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("spin.lua", """
+            recipe { name = "spin-second", needs = { "users.list", "entitlements.manage" }, limits = { timeout = 5 } }
+            for e in hub.entitlements.for_user("usr_ada", { application_id = "app_hub" }) do
+              while true do end
+            end
+            hub.entitlements.grant("usr_ada", { application_id = "app_hub" })
+            error("first pass")
+            """)
+        try cli.run([recipe, "--timeout", "1", "--run-id", "run_timed"], expect: 1)
+        let resumed = try cli.run(["runs", "resume", "run_timed"], expect: 4)
+        XCTAssertTrue(resumed.stderr.contains("error: limit exceeded: timeout (1 s); raise it with --timeout or limits.timeout in the recipe manifest\n"),
+                      resumed.stderr)
+    }
+
+    // MARK: The journal's integrity
+
+    func journalFile(_ cli: CLIHarness) -> URL {
+        cli.stateDir.appendingPathComponent("journal/journal.sqlite")
+    }
+
+    func testAZeroByteJournalIsReportedNotTreatedAsEmpty() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("grant.lua", Self.recipe)
+        try cli.run([recipe, "--param", "count=1"], expect: 0)
+        let path = journalFile(cli).path
+        try Data().write(to: journalFile(cli))
+        let r = try cli.run([recipe, "--param", "count=1"], expect: 2)
+        XCTAssertTrue(r.stderr.hasSuffix("""
+            error: the journal \(path) is empty (0 bytes): it was truncated or replaced, and the runs it recorded are lost. \
+            Move it aside (mv \(path) \(path).empty) and run again to start a new journal.
+
+            """), r.stderr)
+        XCTAssertEqual(try Data(contentsOf: journalFile(cli)).count, 0, "left as it was")
+        try cli.run(["runs", "resume", "run_x"], expect: 2)
+    }
+
+    func testADamagedJournalIsRefusedBeforeAnyWrite() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("grant.lua", Self.recipe)
+        try cli.run([recipe, "--param", "count=30", "--run-id", "run_before"], expect: 0)
+        let path = journalFile(cli).path
+        // Overwrite every page after the first (the schema) with garbage.
+        var data = try Data(contentsOf: journalFile(cli))
+        XCTAssertGreaterThan(data.count, 8192)
+        for i in 4096..<data.count { data[i] = UInt8(truncatingIfNeeded: i &* 31) }
+        try data.write(to: journalFile(cli))
+        let before = try grants(cli)
+        let r = try cli.run([recipe, "--param", "count=40"], expect: 2)
+        XCTAssertTrue(r.stderr.contains("error: the journal \(path) is damaged (SQLite: "), r.stderr)
+        XCTAssertTrue(r.stderr.hasSuffix("""
+            ); nothing was run. Move it aside (mv \(path) \(path).damaged) and run again to start a new journal; \
+            runs recorded in it cannot be resumed.
+
+            """), r.stderr)
+        let resume = try cli.run(["runs", "resume", "run_before"], expect: 2)
+        XCTAssertTrue(resume.stderr.contains("is damaged (SQLite: "), resume.stderr)
+        XCTAssertEqual(try grants(cli), before, "nothing sent")
+    }
+
+    // MARK: Apply of a plan applied in full
+
+    func testApplyingAPlanAppliedInFullSaysSo() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("grant.lua", Self.recipe)
+        let plan = cli.root.appendingPathComponent("plan.json").path
+        try cli.run(["plan", recipe, "--param", "count=3", "--out", plan], expect: 0)
+        try cli.run(["apply", plan], expect: 0)
+        XCTAssertEqual(try grants(cli), 3)
+        let again = try cli.run(["apply", plan], expect: 0)
+        let runID = try XCTUnwrap(again.stderr.range(of: "(run ").map { again.stderr[$0.upperBound...].prefix { $0 != "," } })
+        XCTAssertTrue(again.stderr.contains("\napply: this plan was already applied in full (run \(runID), 3 writes, finished 20"),
+                      again.stderr)
+        XCTAssertTrue(again.stderr.hasSuffix("Z); nothing was sent\n"), again.stderr)
+        XCTAssertEqual(try grants(cli), 3)
+    }
+}
+
+/// `--json` output lines with their `ts` fields removed (after checking their shape),
+/// so tests can compare the rest exactly.
+enum JSONLines {
+    static let timestamp = try! NSRegularExpression(pattern: #""ts":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z","#)
+
+    static func withoutTimestamps(_ stdout: String, file: StaticString = #filePath, line: UInt = #line) -> [String] {
+        stdout.split(separator: "\n").map { raw in
+            let text = String(raw)
+            let range = NSRange(text.startIndex..., in: text)
+            XCTAssertEqual(timestamp.numberOfMatches(in: text, range: range), 1, "one ts field in \(text)", file: file, line: line)
+            return timestamp.stringByReplacingMatches(in: text, range: range, withTemplate: "")
+        }
+    }
+}
