@@ -62,6 +62,7 @@ final class OutputOptionsCLITests: CLITestCase {
         hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
         hub: GET /users/me → 400 (N ms)
         hub: GET /api-keys/key_jobs → 200 (N ms)
+        run RUN started; if it stops, resume it with: hubscript runs resume RUN
         [debug] counting step=1
         hub: GET /users/usr_admin → 200 (N ms)
         done: run RUN — 1 reads, 0 writes in T s
@@ -78,6 +79,7 @@ final class OutputOptionsCLITests: CLITestCase {
         let plain = try run(["r.lua", "--no-progress", "--state-dir", "state"])
         XCTAssertEqual(stable(plain.stderr), """
         hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
+        run RUN started; if it stops, resume it with: hubscript runs resume RUN
         done: run RUN — 1 reads, 0 writes in T s
 
         """)
@@ -106,7 +108,8 @@ final class OutputOptionsCLITests: CLITestCase {
         XCTAssertEqual(stable(fromEnv.stderr), "error: no profile 'nope' in DIR/c.lua (profiles: lab, or 'sandbox')\n")
         XCTAssertEqual(fromEnv.exitCode, 2)
         let flagWins = try run(["run", "r.lua", "--profile", "lab"], environment: env)
-        XCTAssertEqual(stable(flagWins.stderr), "done: run RUN — 1 reads, 0 writes in T s\n")
+        XCTAssertEqual(stable(flagWins.stderr),
+                       "run RUN started; if it stops, resume it with: hubscript runs resume RUN\ndone: run RUN — 1 reads, 0 writes in T s\n")
         XCTAssertEqual(flagWins.exitCode, 0)
     }
 }
@@ -145,11 +148,13 @@ final class ProgressLineCLITests: CLITestCase {
         let screen = try accessReviewOnATerminal()
         XCTAssertTrue(screen.contains("\rreading organizations  0"), screen)
         XCTAssertTrue(screen.contains("\rmembers of org_acme  "), screen)
-        // Nothing of the bars stays: the lines left are exactly the report's 7.
+        // Nothing of the bars stays: the lines left are exactly the report's 7 and the
+        // run's start line.
         let left = Self.withoutRedraws(screen)
         XCTAssertFalse(left.contains("reading"), left)
         XCTAssertFalse(left.contains("/s"), left)
-        XCTAssertEqual(left.components(separatedBy: "\n").count - 1, 7, left)
+        XCTAssertEqual(left.components(separatedBy: "\n").count - 1, 8, left)
+        XCTAssertTrue(left.hasPrefix("run run_"), left)
         // A list read under the recipe's bar does not redraw the line: a handful of
         // draws, not one per list (98 members).
         XCTAssertLessThan(screen.components(separatedBy: "\u{1B}[K").count, 40, screen)

@@ -39,7 +39,10 @@ struct RecipeLauncher {
             let journal = try Journal.openChecked(path: try common.state.journalFile.path)
             var request = self.request
             if request.progress == nil { request.progress = progress }
-            request.onStart = { reporter.reportStart($0) }
+            // --quiet drops the start line (the closing line names the run too); --json
+            // always starts with its `start` event.
+            let announce = json || !chatter.quiet
+            request.onStart = { if announce { reporter.reportStart($0) } }
             if ProcessInfo.processInfo.environment["HUBSCRIPT_BENCH_PLUGIN"] == "1" {
                 let extra = request.extraPlugins
                 request.extraPlugins = { extra($0) + [BenchPlugin.make()] }
