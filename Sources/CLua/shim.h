@@ -268,9 +268,10 @@ static inline int hs_trampoline(lua_State *L) {
     ctx->nops = 0;
     // A C function starts with LUA_MINSTACK free slots; reserve more before the ops
     // are lent to C, so performing them can fail only for memory (which ends the run).
+    // Raising here is safe: the ops are not in use yet.
     if (need > LUA_MINSTACK - 2 && !lua_checkstack(L, need + 2)) {
-        if (!ctx->limit_hit) ctx->limit_hit = HS_LIMIT_MEMORY;
-        return hs_raise_stop(L);
+        if (ctx->limit_hit) return hs_raise_stop(L);
+        return luaL_error(L, "stack overflow (a binding's results need %d stack slots)", need);
     }
     // The ops stay owned by this call while C performs them: a finalizer that runs
     // meanwhile and calls a binding gets the next level's buffer.
