@@ -1,4 +1,4 @@
-/// Why a run did not succeed. Kinds are kept apart as DESIGN.md asks: a chunk that
+/// Why a run did not succeed. Kinds are kept apart as docs/design.md asks: a chunk that
 /// does not load, an error while running, a limit, and a host problem.
 public struct ScriptFailure: Error, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
@@ -34,7 +34,7 @@ public struct ScriptFailure: Error, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 
-    /// DESIGN.md's exit codes: 1 recipe failed, 2 usage/configuration (incl. a recipe
+    /// docs/design.md's exit codes: 1 recipe failed, 2 usage/configuration (incl. a recipe
     /// that does not load), 4 a limit stopped the run.
     public var exitCode: Int32 {
         switch kind {

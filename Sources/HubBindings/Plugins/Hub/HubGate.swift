@@ -1,7 +1,7 @@
 import Foundation
 import ScriptHost
 
-/// Capabilities gating (DESIGN.md): the manifest's `needs` against the caller's
+/// Capabilities gating (docs/design.md): the manifest's `needs` against the caller's
 /// Capabilities before the body runs, each binding's permission against `needs`, and a
 /// server 403 turned into a clear error after refreshing Capabilities.
 public enum HubGate {

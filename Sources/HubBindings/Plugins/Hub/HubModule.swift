@@ -13,7 +13,7 @@ public enum HubModule {
         return Plugin(
             module: "hub",
             summary: """
-            The Substratal Hub (HUB-API.md). Lists are lazy: `for u in hub.users.list{status = "active"} do … end`, \
+            The Substratal Hub (docs/hub-api.md; objects: docs/hub-objects.md). Lists are lazy: `for u in hub.users.list{status = "active"} do … end`, \
             or `:collect()`, `:count()`, `:first()`. Errors are tables with `code`, `message`, `status`, `request_id`, \
             `details`, `hint` (`local ok, err = pcall(…)`; `err.code`). Every write takes a last options table; \
             `{ key = … }` sets the idempotency key (default: derived from the run, the request and its occurrence). \
