@@ -68,6 +68,19 @@ final class CLIHarness {
         return (p, out, err)
     }
 
+    /// Starts `hubscript args…` with both pipes drained in the background (the child
+    /// never blocks on a full pipe); `stop()` ends the draining. For kill tests.
+    func startDrained(_ args: [String]) throws -> (process: Process, stop: () -> Void) {
+        let (p, out, err) = process(args)
+        out.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+        err.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+        try p.run()
+        return (p, {
+            out.fileHandleForReading.readabilityHandler = nil
+            err.fileHandleForReading.readabilityHandler = nil
+        })
+    }
+
     /// Runs `hubscript args… --state-dir STATE` to its end.
     @discardableResult
     func run(_ args: [String], state: URL? = nil, cwd: URL? = nil) throws -> Result {

@@ -56,14 +56,8 @@ final class ResumeAfterKillOnPendingTests: XCTestCase {
     /// and one pending (a request in flight); fails the test if the run ended first.
     func killOnPending(_ cli: CLIHarness, _ args: [String], runID id: String, atDone threshold: Int,
                        reader: SandboxReader, baseline: Int) throws -> Trial {
-        let (p, out, err) = cli.process(args)
-        out.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
-        err.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
-        defer {
-            out.fileHandleForReading.readabilityHandler = nil
-            err.fileHandleForReading.readabilityHandler = nil
-        }
-        try p.run()
+        let (p, stopDraining) = try cli.startDrained(args)
+        defer { stopDraining() }
         let deadline = Date().addingTimeInterval(30)
         while p.isRunning && Date() < deadline {
             let states = try writeStates(cli, id)

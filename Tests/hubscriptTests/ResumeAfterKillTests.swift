@@ -42,15 +42,8 @@ final class ResumeAfterKillTests: XCTestCase {
     /// least `threshold` done writes. Returns the done count seen at the kill.
     func kill(_ cli: CLIHarness, _ args: [String], runID id: String, atDone threshold: Int,
               file: StaticString = #filePath, line: UInt = #line) throws -> Int {
-        let (p, out, err) = cli.process(args)
-        // Drain the pipes so the child never blocks on a full one.
-        out.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
-        err.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
-        defer {
-            out.fileHandleForReading.readabilityHandler = nil
-            err.fileHandleForReading.readabilityHandler = nil
-        }
-        try p.run()
+        let (p, stopDraining) = try cli.startDrained(args)
+        defer { stopDraining() }
         let deadline = Date().addingTimeInterval(30)
         var done = 0
         while p.isRunning && Date() < deadline {
