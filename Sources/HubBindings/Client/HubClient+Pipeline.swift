@@ -26,6 +26,9 @@ extension HubClient {
         var attempt = 1
         var refreshed = false
         var conflictRounds = 0
+        /// Seconds waited so far on `idempotency_key_in_flight` (bounded by
+        /// `RetryPolicy.maxInFlightWait`, not by attempts).
+        var inFlightWaited: TimeInterval = 0
     }
 
     /// An answer the server gave to one attempt.
@@ -114,6 +117,16 @@ extension HubClient {
             throw disable(feature: feature, because: error)
         }
         let retryAfter = RetryPolicy.retryAfter(raw.headers)
+        if error.code == HubError.Code.idempotencyKeyInFlight {
+            let wait = min(retryAfter ?? options.retry.inFlightDelay, 10)
+            guard call.inFlightWaited + wait <= options.retry.maxInFlightWait else { throw error }
+            options.observe?(.retrying(method: call.request.method.rawValue, path: call.request.path, attempt: call.attempt,
+                                       maxAttempts: options.retry.maxAttempts, wait: wait,
+                                       reason: "409 \(error.code): the Hub is still running an earlier attempt of this write"))
+            options.clock.sleep(wait)
+            call.inFlightWaited += wait
+            return
+        }
         guard let wait = retryDelay(for: raw.status, error: error, request: call.request, retryAfter: retryAfter,
                                     attempt: call.attempt) else { throw error }
         options.observe?(.retrying(method: call.request.method.rawValue, path: call.request.path, attempt: call.attempt + 1,
@@ -159,8 +172,6 @@ extension HubClient {
         if status == 429 {
             // Rejected before processing: safe to resend, writes included.
             wait = retryAfter ?? retry.backoff(afterAttempt: attempt, random: options.random)
-        } else if error.code == HubError.Code.idempotencyKeyInFlight {
-            wait = retryAfter ?? retry.inFlightDelay
         } else if status >= 500, status != 501, request.isRetryable {
             wait = (status == 503 ? retryAfter : nil) ?? retry.backoff(afterAttempt: attempt, random: options.random)
         } else {

@@ -17,14 +17,20 @@ public struct RetryPolicy: Sendable, Equatable {
     /// The wait before retrying `409 idempotency_key_in_flight` when the Hub sends no
     /// `Retry-After`.
     public var inFlightDelay: TimeInterval
+    /// How long one call keeps waiting on `409 idempotency_key_in_flight` in all. Such
+    /// waits spend no attempts: the key is an earlier attempt of this very write that the
+    /// Hub is still running, or one a killed process left reserved, which the Hub
+    /// abandons after about 60 s (so a resume right after a `kill -9` waits it out).
+    public var maxInFlightWait: TimeInterval
 
     public init(maxAttempts: Int = 3, baseDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 8,
-                maxRetryAfter: TimeInterval = 300, inFlightDelay: TimeInterval = 1) {
+                maxRetryAfter: TimeInterval = 300, inFlightDelay: TimeInterval = 1, maxInFlightWait: TimeInterval = 90) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
         self.maxRetryAfter = maxRetryAfter
         self.inFlightDelay = inFlightDelay
+        self.maxInFlightWait = maxInFlightWait
     }
 
     /// The jittered backoff before attempt `attempt + 1` (attempt counts from 1):

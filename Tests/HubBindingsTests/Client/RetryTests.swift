@@ -102,6 +102,23 @@ struct RetryTests {
         #expect(paced.clock.realSleeps == [2])
     }
 
+    @Test("in-flight waits spend no attempts: a key a killed process left reserved is waited out, within a bound")
+    func inFlightOutlastsAttempts() throws {
+        // The sandbox abandons a reservation after 60 s: 45 answers of "in flight", then done.
+        let h = try Harness(.inProcess, Self.failingThenOK(45) { errorResponse(409, "idempotency_key_in_flight") })
+        let response = try h.client.post("/users/usr_1/entitlements", body: [:], idempotencyKey: "k")
+        #expect(response.json["attempt"] == 46)
+        #expect(h.clock.realSleeps == Array(repeating: 1, count: 45))
+        // Beyond maxInFlightWait the call fails with the Hub's error, having waited it all.
+        let stuck = try Harness(.inProcess, configure: { $0.retry.maxInFlightWait = 5 }) { _, _ in
+            errorResponse(409, "idempotency_key_in_flight")
+        }
+        #expect(hubError { try stuck.client.post("/users/usr_1/entitlements", body: [:], idempotencyKey: "k") }?.code
+                == "idempotency_key_in_flight")
+        #expect(stuck.clock.realSleeps == [1, 1, 1, 1, 1])
+        #expect(stuck.requests.count == 6)
+    }
+
     @Test("a Retry-After beyond the cap fails at once")
     func retryAfterCap() throws {
         let h = try Harness(.inProcess, configure: { $0.retry.maxRetryAfter = 60 }) { _, _ in
