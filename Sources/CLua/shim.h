@@ -60,6 +60,7 @@ enum {
     HS_OP_FUNC = 8,      // push a Swift function: trampoline closure with upvalue i (its id)
     HS_OP_REF = 9,       // push registry[i]
     HS_OP_SETMETA = 10,  // stack: …, table -> …, table; setmetatable(table, registry[i])
+    HS_OP_HANDLE = 11,   // stack: …, label -> …, handle; a new opaque handle with id i
 };
 
 // How deep binding calls may nest: a call nests inside another only from a `__gc`
@@ -111,6 +112,9 @@ typedef struct hs_ctx {
     // set once the recipe has ended (lua_close runs the last finalizers): from then
     // on, and after any limit, no binding runs.
     int closed;
+    // registry reference of the opaque handles' metatable (see hs_make_handle_meta);
+    // 0 until made
+    int handle_meta;
 } hs_ctx;
 
 static inline hs_ctx *hs_getctx(lua_State *L) {
@@ -315,9 +319,90 @@ static inline void hs_run_ops(lua_State *L, const hs_op *ops, int nops) {
             lua_rawgeti(L, LUA_REGISTRYINDEX, op->i);
             lua_setmetatable(L, -2);
             break;
+        case HS_OP_HANDLE: {
+            lua_Integer id = op->i;
+            void *u = lua_newuserdatauv(L, sizeof(lua_Integer), 1);   // …, label, handle
+            memcpy(u, &id, sizeof id);
+            lua_insert(L, -2);                                          // …, handle, label
+            lua_setiuservalue(L, -2, 1);
+            lua_rawgeti(L, LUA_REGISTRYINDEX, hs_getctx(L)->handle_meta);
+            lua_setmetatable(L, -2);
+            break;
+        }
         default: break;   // ResultOps writes only the kinds above
         }
     }
+}
+
+// MARK: - Opaque handles
+
+// Whether the value at idx is an opaque handle (a full userdata with the handles'
+// metatable). Never raises.
+static inline int hs_is_handle(lua_State *L, int idx) {
+    hs_ctx *ctx = hs_getctx(L);
+    if (ctx->handle_meta == 0 || lua_type(L, idx) != LUA_TUSERDATA || !lua_checkstack(L, 2)) return 0;
+    idx = lua_absindex(L, idx);
+    if (!lua_getmetatable(L, idx)) return 0;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->handle_meta);
+    int same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return same;
+}
+
+// The id stored in the handle at idx (call only when hs_is_handle). Never raises.
+static inline lua_Integer hs_handle_id(lua_State *L, int idx) {
+    lua_Integer id;
+    memcpy(&id, lua_touserdata(L, idx), sizeof id);
+    return id;
+}
+
+// __tostring: "<label>" (e.g. "<secret dispatch/ci>").
+static inline int hs_handle_tostring(lua_State *L) {
+    lua_getiuservalue(L, 1, 1);
+    lua_pushfstring(L, "<%s>", lua_tostring(L, -1));
+    return 1;
+}
+
+// Every other metamethod: a handle has no text, length, fields, order or arithmetic.
+// Upvalue 1 names what was attempted.
+static inline int hs_handle_misuse(lua_State *L) {
+    int h = hs_is_handle(L, 1) ? 1 : 2;
+    lua_getiuservalue(L, h, 1);
+    return luaL_error(L, "<%s> is an opaque handle: it cannot be %s; pass it only to a binding that takes it",
+                      lua_tostring(L, -1), lua_tostring(L, lua_upvalueindex(1)));
+}
+
+static inline int hs_make_handle_meta_protected(lua_State *L) {
+    static const char *const misuse[][2] = {
+        {"__concat", "concatenated (..)"}, {"__len", "measured (#)"}, {"__eq", "compared (==)"},
+        {"__lt", "compared (<)"}, {"__le", "compared (<=)"}, {"__index", "indexed"},
+        {"__newindex", "assigned to"}, {"__call", "called"}, {"__unm", "used in arithmetic"},
+        {"__add", "used in arithmetic"}, {"__sub", "used in arithmetic"}, {"__mul", "used in arithmetic"},
+        {"__div", "used in arithmetic"}, {"__mod", "used in arithmetic"}, {"__pow", "used in arithmetic"},
+        {"__idiv", "used in arithmetic"}, {"__band", "used in arithmetic"}, {"__bor", "used in arithmetic"},
+        {"__bxor", "used in arithmetic"}, {"__shl", "used in arithmetic"}, {"__shr", "used in arithmetic"},
+        {"__bnot", "used in arithmetic"}, {"__close", "closed"}, {NULL, NULL}};
+    lua_createtable(L, 0, 26);
+    for (int k = 0; misuse[k][0]; k++) {
+        lua_pushstring(L, misuse[k][1]);
+        lua_pushcclosure(L, hs_handle_misuse, 1);
+        lua_setfield(L, -2, misuse[k][0]);
+    }
+    lua_pushcfunction(L, hs_handle_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushliteral(L, "handle");
+    lua_setfield(L, -2, "__name");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");   // getmetatable(handle) == false; setmetatable refused
+    hs_getctx(L)->handle_meta = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+// Makes the handles' metatable (once per state). Returns a Lua status.
+static inline int hs_make_handle_meta(lua_State *L) {
+    if (!lua_checkstack(L, 6)) return LUA_ERRMEM;
+    lua_pushcfunction(L, hs_make_handle_meta_protected);
+    return lua_pcall(L, 0, 0, 0);
 }
 
 // MARK: - Sandboxed replacements of standard functions
@@ -408,6 +493,11 @@ static inline int hs_lua_string_format(lua_State *L) {
     double total = (double)flen;
     for (int a = 2; a <= n; a++) {
         int t = lua_type(L, a);
+        if (hs_is_handle(L, a)) {
+            lua_getiuservalue(L, a, 1);
+            return luaL_error(L, "string.format: argument %d is <%s>, an opaque handle with no text; pass it only to a binding that takes it",
+                              a - 1, lua_tostring(L, -1));
+        }
         if (t == LUA_TTABLE || t == LUA_TFUNCTION || t == LUA_TUSERDATA || t == LUA_TTHREAD) {
             hs_safe_tolstring(L, a, NULL);
             lua_replace(L, a);

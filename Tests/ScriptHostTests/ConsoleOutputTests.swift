@@ -123,6 +123,37 @@ final class ConsoleOutputTests: XCTestCase {
         XCTAssertEqual(drainedAll.wait(timeout: .now() + 10), .success, "the printed line did not come through whole")
     }
 
+    // MARK: Secrets
+
+    func testARegisteredSecretIsMaskedInPrintLogsEventsAndLongLines() throws {
+        let secret = "hs-console-test-\u{1}\"q\"-9f8e7d6c5b4a"   // a control character and quotes: escaped forms too
+        secret.utf8CString.withUnsafeBytes { SecretRedactor.shared.register(UnsafeRawBufferPointer(rebasing: $0.dropLast()), name: "test/console") }
+        let long = String(repeating: "x", count: 200_000) + secret + String(repeating: "y", count: 70_000)
+        for json in [false, true] {
+            let (out, err) = try captured(json: json) { console in
+                console.printLine("token=\(secret)!")
+                console.log(.info, "auth with \(secret)", fields: ["t": .string("Bearer \(secret)")])
+                console.event("write", ["summary": .string(secret)])
+                console.printLine(long)
+            }
+            let both = out + err
+            XCTAssertFalse(both.contains("9f8e7d6c5b4a"), "json=\(json): \(both.prefix(300))")
+            XCTAssertEqual(both.components(separatedBy: "<secret test/console>").count - 1, json ? 5 : 4, "json=\(json)")
+            XCTAssertTrue(out.contains(String(repeating: "y", count: 70_000)))
+        }
+    }
+
+    func testRedactionMasksEveryOccurrenceLongestFirstAndLeavesShortValues() {
+        let r = SecretRedactor()
+        Array("abcdefgh".utf8).withUnsafeBytes { r.register($0, name: "long") }
+        Array("abcd".utf8).withUnsafeBytes { r.register($0, name: "short") }
+        Array("xyz".utf8).withUnsafeBytes { r.register($0, name: "tiny") }
+        XCTAssertEqual(r.redact("abcdefgh abcd abcdefghabcd xyz"),
+                       "<secret long> <secret short> <secret long><secret short> xyz")
+        XCTAssertEqual(r.redact("nothing here"), "nothing here")
+        XCTAssertEqual(r.redact(Data("--abcd--".utf8)), Data("--<secret short>--".utf8))
+    }
+
     // MARK: Helpers
 
     /// Runs `body` with a console on two pipes (or one, for both streams); returns what

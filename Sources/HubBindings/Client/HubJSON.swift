@@ -124,7 +124,7 @@ extension HubJSON {
     /// validate values before they reach the wire).
     public init(_ value: ScriptValue) {
         switch value {
-        case .nilValue, .null, .bytes, .function: self = .null
+        case .nilValue, .null, .bytes, .function, .handle: self = .null
         case .bool(let b): self = .bool(b)
         case .integer(let i): self = .number(Double(i))
         case .number(let d): self = .number(d)

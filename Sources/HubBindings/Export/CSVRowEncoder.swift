@@ -73,6 +73,7 @@ struct CSVRowEncoder {
         case .string(let s): return quote(safe(s))
         case .bytes: throw CSVCellError("cannot write a string that is not valid UTF-8")
         case .function: throw CSVCellError("cannot write a function")
+        case .handle(let h): throw CSVCellError("cannot write \(h): an opaque handle has no value")
         }
     }
 

@@ -18,13 +18,17 @@ public struct BindingCall {
     public var budget: MemoryBudget { _budget.takeUnretainedValue() }
     /// Owned by the `LuaVM`, which outlives every call (no retain on the hot path).
     private let _budget: Unmanaged<MemoryBudget>
+    /// The state's opaque handles, owned by the `LuaVM` like the budget.
+    private let handles: Unmanaged<HandleRegistry>
 
-    init(state: OpaquePointer, refs: LuaRefs, names: Unmanaged<FunctionNames>, id: Int, budget: Unmanaged<MemoryBudget>) {
+    init(state: OpaquePointer, refs: LuaRefs, names: Unmanaged<FunctionNames>, id: Int, budget: Unmanaged<MemoryBudget>,
+         handles: Unmanaged<HandleRegistry>) {
         self.state = state
         self.refs = refs
         self.names = names
         self.id = id
         self._budget = budget
+        self.handles = handles
         self.count = Int(lua_gettop(state))
     }
 
@@ -125,7 +129,7 @@ public struct BindingCall {
     public func value(_ n: Int) throws -> ScriptValue {
         guard n <= count else { return .nilValue }
         do {
-            var converter = LuaValueReader(state: state, refs: refs, budget: budget)
+            var converter = LuaValueReader(state: state, refs: refs, budget: budget, handles: handles.takeUnretainedValue())
             return try converter.read(Int32(n), depth: 0)
         } catch let error as LuaValueReader.Failure {
             throw argumentError(n, error.message)

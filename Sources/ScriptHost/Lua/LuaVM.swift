@@ -52,6 +52,8 @@ final class LuaVM {
     @exclusivity(unchecked) private var entries = UnsafeMutablePointer<Entry>.allocate(capacity: 64)
     @exclusivity(unchecked) private var entryCapacity = 64
     private let qualifiedNames = FunctionNames()
+    /// The opaque handles bindings gave this state (see `ScriptHandle`).
+    private let handles = HandleRegistry()
     private var ids: [ObjectIdentifier: Int] = [:]
     /// One result buffer per binding-call level: a call owns its results until C has
     /// pushed them (a finalizer calling a binding meanwhile gets the next level's).
@@ -106,6 +108,7 @@ final class LuaVM {
         hs_bind_thread(ctx)
         ctx.pointee.host = Unmanaged.passUnretained(self).toOpaque()
         argumentOps.registerFunction = { [unowned self] in self.register($0, qualifiedName: $0.name) }
+        argumentOps.registerHandle = { [unowned self] in try self.handles.id(of: $0) }
         configure(topLevelResults)
         resultLevels = [topLevelResults]
         try setUp(host: host)
@@ -140,6 +143,7 @@ final class LuaVM {
 
     private func setUp(host: [ScriptFunction]) throws {
         guard hs_open_sandbox(L) == LUA_OK else { throw SetupError.failed("opening the sandbox: \(popMessage())") }
+        guard hs_make_handle_meta(L) == LUA_OK else { throw SetupError.failed("making the handles' metatable: \(popMessage())") }
         let hostTable = ScriptValue.object(Dictionary(uniqueKeysWithValues: host.map { ($0.name, .function($0)) }))
         guard hs_load_text(L, Prelude.source, Prelude.source.utf8.count, Prelude.chunkName) == LUA_OK else {
             throw SetupError.failed("loading the prelude: \(popMessage())")
@@ -259,7 +263,7 @@ final class LuaVM {
         case .ok(let n):
             defer { lua_settop(L, -(n + 1)) }
             guard n >= 1 else { return .nilValue }
-            var reader = LuaValueReader(state: L, refs: refs)
+            var reader = LuaValueReader(state: L, refs: refs, handles: handles)
             do { return try reader.read(-n, depth: 0) } catch let e as LuaValueReader.Failure {
                 throw ScriptMessageError(e.message)
             }
@@ -315,7 +319,7 @@ final class LuaVM {
         // A table: read under a budget of its own (the recipe made it; the run is over).
         let errorBudget = MemoryBudget()
         errorBudget.reset(to: Self.maxErrorObjectBytes)
-        var reader = LuaValueReader(state: L, refs: refs, budget: errorBudget)
+        var reader = LuaValueReader(state: L, refs: refs, budget: errorBudget, handles: handles)
         let value: ScriptValue
         do { value = try reader.read(-1, depth: 0) } catch let e as LuaValueReader.Failure {
             return VMFailure(kind: .error, message: "error object: a table that cannot be shown as JSON (\(e.message))",
@@ -396,6 +400,7 @@ final class LuaVM {
         ops.refs = refs
         ops.budget = budget
         ops.registerFunction = { [unowned self] in self.register($0, qualifiedName: $0.name) }
+        ops.registerHandle = { [unowned self] in try self.handles.id(of: $0) }
     }
 
     /// Runs function `id` for the trampoline at call level `depth` (see `hs_entry_fn`
@@ -421,7 +426,7 @@ final class LuaVM {
         results.reset()
         resetBudget(depth: depth)
         let callArgs = BindingCall(state: state, refs: refs, names: Unmanaged.passUnretained(qualifiedNames), id: id,
-                                   budget: budgetRef)
+                                   budget: budgetRef, handles: Unmanaged.passUnretained(handles))
         var count: Int32 = 0
         do {
             if entry.pointee.gated, let gate { try gate(entry.pointee.function.takeUnretainedValue()) }

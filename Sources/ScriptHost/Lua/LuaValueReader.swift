@@ -36,12 +36,15 @@ struct LuaValueReader {
     let state: OpaquePointer
     let refs: LuaRefs
     let budget: MemoryBudget?
+    /// The state's handles (nil: a handle reads as an error, as for a data-only state).
+    let handles: HandleRegistry?
     private var visiting = Set<UnsafeRawPointer>()
 
-    init(state: OpaquePointer, refs: LuaRefs, budget: MemoryBudget? = nil) {
+    init(state: OpaquePointer, refs: LuaRefs, budget: MemoryBudget? = nil, handles: HandleRegistry? = nil) {
         self.state = state
         self.refs = refs
         self.budget = budget
+        self.handles = handles
     }
 
     mutating func read(_ index: Int32, depth: Int) throws -> ScriptValue {
@@ -62,6 +65,11 @@ struct LuaValueReader {
         case LUA_TTABLE:
             if refs.isRef(refs.null, index: index, in: L) { return .null }
             return try readTable(index, depth: depth)
+        case LUA_TUSERDATA where hs_is_handle(L, index) != 0:
+            guard let handle = handles?.handle(Int(hs_handle_id(L, index))) else {
+                throw Failure(message: "cannot convert a handle here")
+            }
+            return .handle(handle)
         case let t:
             throw Failure(message: "cannot convert a \(String(cString: lua_typename(L, t))) value")
         }

@@ -28,6 +28,8 @@ final class ResultOps {
     @exclusivity(unchecked) var budget: MemoryBudget?
     /// Registers Swift functions met inside values; returns their ids.
     var registerFunction: (ScriptFunction) -> Int = { _ in 0 }
+    /// Registers handles met inside values; returns their ids.
+    var registerHandle: (ScriptHandle) throws -> Int = { _ in throw HandleRegistry.Full() }
 
     init() {
         ops = .allocate(capacity: opCapacity)
@@ -90,6 +92,7 @@ final class ResultOps {
         case Int32(HS_OP_SETFIELD): height -= 2
         case Int32(HS_OP_SETINDEX): height -= 1
         case Int32(HS_OP_SETMETA): move(1); height -= 1   // the metatable, briefly
+        case Int32(HS_OP_HANDLE): move(1); height -= 1    // the userdata replaces its label
         default: move(1)
         }
     }
@@ -143,6 +146,13 @@ final class ResultOps {
         case .string(let s): try pushString(s)
         case .bytes(let b): try pushBytes(b)
         case .function(let f): try pushFunction(id: registerFunction(f))
+        case .handle(let h):
+            let id: Int
+            do { id = try registerHandle(h) } catch {
+                throw ScriptMessageError("too many handles in one run (more than \(HandleRegistry.maxHandles))")
+            }
+            try pushString(h.label)
+            try append(Int32(HS_OP_HANDLE), i: lua_Integer(id))
         case .array(let items):
             try newTable(array: items.count, hash: 0)
             for (n, item) in items.enumerated() {

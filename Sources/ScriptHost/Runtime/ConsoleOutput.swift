@@ -38,6 +38,14 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
     /// escapes or JSON streamed through a small buffer, so printing tens of MiB costs
     /// no extra memory of that size.
     public func printLine(bytes: UnsafeRawBufferPointer) {
+        // Secrets are masked before escaping (an escaped secret would no longer match).
+        if let masked = SecretRedactor.shared.redacted(bytes) {
+            return masked.withUnsafeBytes { printMasked($0) }
+        }
+        printMasked(bytes)
+    }
+
+    private func printMasked(_ bytes: UnsafeRawBufferPointer) {
         lock.lock()
         defer { lock.unlock() }
         var sink = stdout
@@ -51,6 +59,9 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
 
     public func log(_ level: LogLevel, _ message: String, fields: [String: ScriptValue]) {
         guard level >= minimumLevel else { return }
+        let redactor = SecretRedactor.shared
+        let message = redactor.redact(message)
+        let fields = redactor.isActive ? fields.mapValues(redactor.redact) : fields
         if json {
             var all: [String: ScriptValue] = ["level": .string(level.rawValue), "message": .string(message)]
             if !fields.isEmpty { all["fields"] = .object(fields) }
@@ -75,7 +86,7 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
 
     /// The NDJSON line of an event (without the newline), with `ts` if `timestamps`.
     public func eventLine(_ type: String, _ fields: [String: ScriptValue]) -> String {
-        var all = fields
+        var all = SecretRedactor.shared.isActive ? fields.mapValues(SecretRedactor.shared.redact) : fields
         if timestamps && all["ts"] == nil { all["ts"] = .string(EventTimestamp.string()) }
         return Self.eventLine(type, all)
     }
@@ -89,6 +100,7 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
 
     /// Writes `text` to stderr as it is: the caller has escaped what a recipe controls.
     public func writeStderr(_ text: String) {
+        let text = SecretRedactor.shared.redact(text)
         lock.lock()
         defer { lock.unlock() }
         stderr.put(text)

@@ -6,11 +6,16 @@ import Foundation
 /// every finished line is out). A piece larger than the buffer is written straight
 /// from the caller's memory, never copied.
 ///
+/// Once `SecretRedactor.shared` holds a secret, a line is kept whole until it ends
+/// (however long) and masked before it is written, so no secret can straddle two writes.
+///
 /// Not thread-safe: the owner serialises calls (ConsoleOutput holds its lock).
 final class FileDescriptorWriter: ByteSink {
     let fd: Int32
     private let storage: UnsafeMutableRawBufferPointer
     private var used = 0
+    /// The line so far when it outgrew `storage` while secrets are masked.
+    private var overflow: [UInt8] = []
 
     init(fd: Int32, capacity: Int = 64 << 10) {
         self.fd = fd
@@ -21,10 +26,16 @@ final class FileDescriptorWriter: ByteSink {
 
     func put(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
+        if SecretRedactor.shared.isActive, !overflow.isEmpty || bytes.count > storage.count - used {
+            overflow.append(contentsOf: UnsafeRawBufferPointer(rebasing: storage[0..<used]))
+            overflow.append(contentsOf: bytes)
+            used = 0
+            return
+        }
         if bytes.count > storage.count - used {
             writeStaged()
             if bytes.count >= storage.count {
-                FileDescriptorWriter.writeAll(fd, bytes)
+                FileDescriptorWriter.writeMasked(fd, bytes)
                 return
             }
         }
@@ -39,17 +50,39 @@ final class FileDescriptorWriter: ByteSink {
 
     /// Ends the line: appends `\n` and writes out everything staged.
     func endLine() {
+        if !overflow.isEmpty {
+            overflow.append(UInt8(ascii: "\n"))
+            writeStaged()
+            return
+        }
         if used == storage.count { writeStaged() }
         storage[used] = UInt8(ascii: "\n")
         used += 1
         writeStaged()
     }
 
-    /// Writes out everything staged.
+    /// Writes out everything staged, masked (see `SecretRedactor`).
     func writeStaged() {
+        if !overflow.isEmpty {
+            overflow.append(contentsOf: UnsafeRawBufferPointer(rebasing: storage[0..<used]))
+            used = 0
+            let line = overflow
+            overflow = []
+            _ = line.withUnsafeBytes { FileDescriptorWriter.writeMasked(fd, $0) }
+            return
+        }
         guard used > 0 else { return }
-        FileDescriptorWriter.writeAll(fd, UnsafeRawBufferPointer(rebasing: storage[0..<used]))
+        FileDescriptorWriter.writeMasked(fd, UnsafeRawBufferPointer(rebasing: storage[0..<used]))
         used = 0
+    }
+
+    /// Writes `bytes` with the registered secrets masked.
+    @discardableResult
+    static func writeMasked(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let masked = SecretRedactor.shared.redacted(bytes) {
+            return masked.withUnsafeBytes { writeAll(fd, $0) }
+        }
+        return writeAll(fd, bytes)
     }
 
     /// Writes all of `bytes`: retries after a signal, waits for room on a non-blocking
@@ -84,7 +117,7 @@ final class FileDescriptorWriter: ByteSink {
         guard !bytes.isEmpty else { return true }
         let done = DispatchSemaphore(value: 0)
         let writer = Thread {
-            bytes.withUnsafeBytes { _ = writeAll(fd, $0) }
+            bytes.withUnsafeBytes { _ = writeMasked(fd, $0) }
             done.signal()
         }
         writer.start()

@@ -51,6 +51,7 @@ public enum JSONCodec {
             writeString(s, into: &out)
         case .bytes: throw Error("cannot encode a string that is not valid UTF-8")
         case .function: throw Error("cannot encode a function")
+        case .handle(let h): throw Error("cannot encode \(h): an opaque handle has no value to encode")
         case .array(let items):
             out.append(UInt8(ascii: "["))
             for (n, item) in items.enumerated() {

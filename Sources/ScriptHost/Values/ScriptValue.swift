@@ -21,6 +21,8 @@ public enum ScriptValue: Sendable, Hashable {
     case object([String: ScriptValue])
     /// A Swift function exposed to Lua (only Swift can build these).
     case function(ScriptFunction)
+    /// An opaque handle (see `ScriptHandle`): passed through, never read.
+    case handle(ScriptHandle)
 
     /// The Lua type name of the value, as Lua's `type()` would report it.
     public var luaTypeName: String {
@@ -32,6 +34,7 @@ public enum ScriptValue: Sendable, Hashable {
         case .string, .bytes: "string"
         case .array, .object: "table"
         case .function: "function"
+        case .handle: "userdata"
         }
     }
 

@@ -59,6 +59,7 @@ public enum HubArgumentLimits {
         case .integer(let i): size += String(i).utf8.count
         case .number: size += 3
         case .bool, .null, .nilValue, .function: size += 4
+        case .handle(let h): return "field '\(path)' is \(h), an opaque handle: it has no value to send"
         case .array(let items):
             size += 1 + items.count
             for (i, item) in items.enumerated() {

@@ -1,0 +1,30 @@
+/// An opaque value a binding hands to Lua: the recipe can hold it, store it in
+/// tables and pass it to bindings, but never read it.
+///
+/// In Lua a handle is a full userdata with a hidden metatable: `tostring` gives
+/// `<label>` (e.g. `<secret dispatch/ci>`); concatenation, `#`, comparison, indexing,
+/// arithmetic, calls, `string.format` and `json.encode` raise an error that names the
+/// handle; `getmetatable` returns `false`. A recipe cannot forge one: only the C side
+/// makes them, and a handle read back from Lua is looked up by the id C stored in it.
+/// The handle carries no secret: whatever it stands for stays on the Swift side, where
+/// the bindings that take it resolve it (see `docs/architecture.md`, "Secrets").
+///
+/// Identity is the object; one run registers at most `HandleRegistry.maxHandles`.
+public final class ScriptHandle: Sendable, Hashable, CustomStringConvertible {
+    /// What the handle stands for, e.g. `secret`.
+    public let kind: String
+    /// Which one, e.g. the vault entry's name.
+    public let name: String
+
+    public init(kind: String, name: String) {
+        self.kind = kind
+        self.name = name
+    }
+
+    /// `kind name`, shown as `<kind name>` by `tostring`.
+    public var label: String { "\(kind) \(name)" }
+    public var description: String { "<\(label)>" }
+
+    public static func == (lhs: ScriptHandle, rhs: ScriptHandle) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
