@@ -86,6 +86,22 @@ final class ManifestTests: XCTestCase {
         XCTAssertNil(m.limits.instructions)
     }
 
+    func testSecretsAreVaultEntryNamesListedOnce() throws {
+        let m = try load(#"recipe { name = "x", secrets = { "dispatch/ci", "hub/prod-key", "dispatch/ci" } }"#)
+        XCTAssertEqual(m.secrets, ["dispatch/ci", "hub/prod-key"])
+        XCTAssertEqual(try load(#"recipe { name = "x" }"#).secrets, [])
+        XCTAssertTrue(ManifestDescription.text(m).contains("\nSecrets: dispatch/ci, hub/prod-key\n"))
+    }
+
+    func testASecretNameMustBeAVaultEntryName() {
+        for bad in [#""""#, #""../etc/passwd""#, #""a//b""#, #""/abs""#, #""a b""#, "42", #""a/./b""#] {
+            assertManifestError(#"recipe { name = "x", secrets = { "ok", "# + bad + #" } }"#,
+                                #"recipes/x.lua:1: manifest: secrets[2] must be a vault entry name such as "dispatch/ci" (letters, digits, . _ / -)"#)
+        }
+        assertManifestError(#"recipe { name = "x", secrets = "dispatch/ci" }"#,
+                            #"recipes/x.lua:1: manifest: 'secrets' must be a list of vault entry names such as { "dispatch/ci" }"#)
+    }
+
     // MARK: Where the manifest is
 
     func testMustStartWithTheManifest() {
@@ -187,7 +203,7 @@ final class ManifestTests: XCTestCase {
 
     func testUnknownKey() {
         assertManifestError(#"recipe { name = "x", colour = "red" }"#,
-            "recipes/x.lua:1: manifest: unknown key 'colour' in the manifest (allowed: name, version, description, params, needs, limits)")
+            "recipes/x.lua:1: manifest: unknown key 'colour' in the manifest (allowed: name, version, description, params, needs, secrets, limits)")
     }
 
     func testMissingName() {
@@ -297,7 +313,7 @@ final class ManifestTests: XCTestCase {
     func testDescriptionJSON() throws {
         let m = try load(#"recipe { name = "x", params = { n = { type = "integer", required = true } } }"#)
         XCTAssertEqual(try JSONCodec.encode(ManifestDescription.json(m)),
-                       #"{"limits":{},"name":"x","needs":[],"params":{"n":{"required":true,"type":"integer"}}}"#)
+                       #"{"limits":{},"name":"x","needs":[],"params":{"n":{"required":true,"type":"integer"}},"secrets":[]}"#)
     }
 
     // MARK: Parameters

@@ -256,7 +256,7 @@ final class CLITests: CLITestCase {
         print("BODY RAN")
         """)
         assertResult(try hubscript("run", "m.lua"), stdout: "", stderr:
-            "error: m.lua:1: manifest: unknown key 'colour' in the manifest (allowed: name, version, description, params, needs, limits)\n",
+            "error: m.lua:1: manifest: unknown key 'colour' in the manifest (allowed: name, version, description, params, needs, secrets, limits)\n",
             exitCode: 2)
     }
 
@@ -378,7 +378,7 @@ final class CLITests: CLITestCase {
 
     func testDescribeJSON() throws {
         assertResult(try hubscriptInRepo("describe", "--json", "recipes/examples/hello.lua"), stdout: """
-        {"description":"Greets someone; shows params, log and json.","limits":{},"name":"hello","needs":[],"params":{"name":{"default":"world","description":"who to greet","required":false,"type":"string"},"times":{"default":1,"required":false,"type":"integer"}},"version":"1.0.0"}
+        {"description":"Greets someone; shows params, log and json.","limits":{},"name":"hello","needs":[],"params":{"name":{"default":"world","description":"who to greet","required":false,"type":"string"},"times":{"default":1,"required":false,"type":"integer"}},"secrets":[],"version":"1.0.0"}
 
         """, stderr: "", exitCode: 0)
     }

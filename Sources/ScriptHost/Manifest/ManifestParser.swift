@@ -21,6 +21,7 @@ struct ManifestParser {
             description: try optionalString(fields, "description"),
             params: try parseParams(fields["params"]),
             needs: try parseNeeds(fields["needs"]),
+            secrets: try parseSecrets(fields["secrets"]),
             limits: try parseLimits(fields["limits"]))
     }
 
@@ -81,6 +82,20 @@ struct ManifestParser {
             else { throw fail("needs[\(n + 1)] must be a permission key such as \"users.manage\"") }
             return key
         }
+    }
+
+    private func parseSecrets(_ value: ScriptValue?) throws -> [String] {
+        guard let value else { return [] }
+        if case .object(let o) = value, o.isEmpty { return [] }
+        guard case .array(let items) = value else { throw fail("'secrets' must be a list of vault entry names such as { \"dispatch/ci\" }") }
+        var names: [String] = []
+        for (n, item) in items.enumerated() {
+            guard let name = item.stringValue, RecipeManifest.isSecretName(name) else {
+                throw fail("secrets[\(n + 1)] must be a vault entry name such as \"dispatch/ci\" (letters, digits, . _ / -)")
+            }
+            if !names.contains(name) { names.append(name) }
+        }
+        return names
     }
 
     private func parseLimits(_ value: ScriptValue?) throws -> ManifestLimits {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The declared header of a recipe: `recipe { name, version, description, params, needs, limits }`.
+/// The declared header of a recipe: `recipe { name, version, description, params, needs, secrets, limits }`.
 public struct RecipeManifest: Sendable, Equatable {
     public var name: String
     public var version: String?
@@ -9,9 +9,28 @@ public struct RecipeManifest: Sendable, Equatable {
     public var params: [ParamSpec]
     /// Permission keys the recipe may use (checked against Capabilities before the body runs).
     public var needs: [String]
+    /// Vault entries the recipe may open with `vault.secret(NAME)`; any other is refused.
+    public var secrets: [String] = []
     public var limits: ManifestLimits
 
-    public static let allowedKeys = ["name", "version", "description", "params", "needs", "limits"]
+    public static let allowedKeys = ["name", "version", "description", "params", "needs", "secrets", "limits"]
+
+    /// A vault entry name: 1–128 of `A–Z a–z 0–9 . _ / -`, starting with a letter or
+    /// digit, with no empty, `.` or `..` segment (`dispatch/ci`, `hub/prod-key`).
+    public static func isSecretName(_ name: String) -> Bool {
+        guard (1...128).contains(name.utf8.count), let first = name.utf8.first,
+              first.isASCIIAlphanumeric,
+              name.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_")
+                  || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "-") }) else { return false }
+        return !name.split(separator: "/", omittingEmptySubsequences: false).contains { $0.isEmpty || $0 == "." || $0 == ".." }
+    }
+}
+
+extension UInt8 {
+    var isASCIIAlphanumeric: Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
+    }
 }
 
 /// `limits = { writes, timeout, memory_mb, instructions }` in a manifest.
