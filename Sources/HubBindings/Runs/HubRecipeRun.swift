@@ -25,6 +25,9 @@ public struct HubRunRequest: Sendable {
     /// Called once the run holds its lock and is recorded in the journal, before any of
     /// the recipe runs: the CLI announces the run id (`start` event, stderr line).
     public var onStart: @Sendable (RunRecord) -> Void = { _ in }
+    /// Where the bindings that take credentials find the values behind secret handles
+    /// (the vault); nil: no vault is open, and `vault.secret` says how to open one.
+    public var secrets: (any SecretResolver)?
 
     public init() {}
 }
@@ -34,6 +37,10 @@ public struct HubRunEnvironment: Sendable {
     public let runID: String
     public let prepared: PreparedRecipe
     public let output: any ScriptOutput
+    /// The run's writes (journal, keys, plan and apply, limits) and its `--json` write events.
+    public let context: HubRunContext
+    /// See `HubRunRequest.secrets`.
+    public let secrets: (any SecretResolver)?
 }
 
 /// How a run against a Hub ended.
@@ -300,7 +307,8 @@ struct Pass {
         configuration.limits = prepared.manifest.limits.applied(to: RunLimits())
         if let timeout = request.timeout { configuration.limits.timeoutSeconds = timeout }
         configuration.libraryFolders = request.libraryFolders
-        let environment = HubRunEnvironment(runID: runID, prepared: prepared, output: output)
+        let environment = HubRunEnvironment(runID: runID, prepared: prepared, output: output, context: context,
+                                            secrets: request.secrets)
         configuration.plugins = [
             JSONPlugin.make(), LogPlugin.make(output: output), ParamsPlugin.make(prepared.params.values), TimePlugin.make(),
             HubModule.make(context), ExportPlugin.make(session: exports), CSVPlugin.make(session: csv),

@@ -1,0 +1,37 @@
+import ScriptHost
+
+/// Gives the bindings that take credentials the value behind a secret handle.
+///
+/// Contract: `value(of:)` returns the value of vault entry `name` and, before
+/// returning, registers it with `SecretRedactor.shared`, so nothing the process writes
+/// afterwards can show it. It throws `ScriptStructuredError` `secret_not_found` (no such
+/// entry) or `vault_locked` (no key given) with what to do. Values never reach Lua:
+/// recipes hold `ScriptHandle`s of kind `secret` (see the `vault` plugin).
+public protocol SecretResolver: Sendable {
+    func value(of name: String) throws -> String
+}
+
+/// Secrets from a fixed table (tests, and `HUBSCRIPT_SECRET_<NAME>`-style set-ups).
+public struct FixedSecrets: SecretResolver {
+    private let values: [String: String]
+
+    public init(_ values: [String: String]) { self.values = values }
+
+    public func value(of name: String) throws -> String {
+        guard let value = values[name] else {
+            throw ScriptStructuredError(code: "secret_not_found", message:
+                "no vault entry '\(name)': add it with `hubscript vault set \(name)` (the value is read from stdin)")
+        }
+        let bytes = Array(value.utf8)
+        bytes.withUnsafeBytes { SecretRedactor.shared.register($0, name: name) }
+        return value
+    }
+}
+
+extension ScriptHandle {
+    /// The kind of the handles `vault.secret` returns.
+    public static let secretKind = "secret"
+
+    /// The vault entry this handle names, if it is a secret handle.
+    public var secretName: String? { kind == Self.secretKind ? name : nil }
+}
