@@ -15,10 +15,14 @@ import SQLiteKit
 /// `max_writes` (`--max-writes`, NULL: none) and `timeout_ms` (`--timeout`, NULL: the
 /// manifest's).
 ///
+/// Version 3 adds the recipes' checkpoints (`state.set`/`state.get`):
+/// `state(scope /* "<recipe name>@<profile>" */, key, value /* canonical JSON */,
+///        run_id, updated_at; PRIMARY KEY (scope, key))`.
+///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
 enum JournalSchema {
-    static let version: Int32 = 2
+    static let version: Int32 = 3
 
     /// `migrations[n]` upgrades a file from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -63,6 +67,16 @@ enum JournalSchema {
         """
         ALTER TABLE runs ADD COLUMN max_writes INTEGER;
         ALTER TABLE runs ADD COLUMN timeout_ms INTEGER;
+        """,
+        """
+        CREATE TABLE state (
+            scope      TEXT NOT NULL,
+            key        TEXT NOT NULL,
+            value      TEXT NOT NULL,
+            run_id     TEXT NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (scope, key)
+        );
         """,
     ]
 

@@ -116,7 +116,8 @@ public enum HubRecipeRun {
         request.onStart(started)
         let pass = Pass(prepared: prepared, request: request, runID: runID, client: connection.client,
                         coordinator: coordinator, output: output, outputFolder: outputFolder,
-                        progress: request.progress ?? TerminalProgressReporter())
+                        progress: request.progress ?? TerminalProgressReporter(),
+                        state: (journal, StatePlugin.scope(recipe: prepared.manifest.name, profile: connection.profileName)))
         let report = pass.run { configuration in
             configure(&configuration)
             if let onWatchdog {
@@ -173,9 +174,11 @@ public enum HubRecipeRun {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-verify-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let coordinator = WriteCoordinator(runID: plan.runID, mode: .plan, journal: try Journal.inMemory(), writeLimit: nil)
+        // Checkpoints are read from the real journal (plan mode applies none).
         let pass = Pass(prepared: prepared, request: request, runID: plan.runID, client: connection.client,
                         coordinator: coordinator, output: MemoryOutput(), outputFolder: scratch,
-                        progress: MemoryProgressReporter())
+                        progress: MemoryProgressReporter(),
+                        state: (journal, StatePlugin.scope(recipe: prepared.manifest.name, profile: connection.profileName)))
         let report = pass.run(configure: { _ in })
         if let failure = report.failure {
             throw PlanRefusal("apply: checking the plan, the recipe failed before sending anything: \(failure.message)")
@@ -261,10 +264,14 @@ struct Pass {
     let csv: CSVSession
     let progress: any ProgressReporter
     let output: any ScriptOutput
+    /// Where `state.*` keeps the recipe's checkpoints, and under which scope.
+    let state: (journal: Journal, scope: String)
 
     init(prepared: PreparedRecipe, request: HubRunRequest, runID: String, client: HubClient,
-         coordinator: WriteCoordinator, output: any ScriptOutput, outputFolder: URL, progress: any ProgressReporter) {
+         coordinator: WriteCoordinator, output: any ScriptOutput, outputFolder: URL, progress: any ProgressReporter,
+         state: (journal: Journal, scope: String)) {
         self.prepared = prepared
+        self.state = state
         self.request = request
         self.runID = runID
         self.output = output
@@ -313,6 +320,7 @@ struct Pass {
             JSONPlugin.make(), LogPlugin.make(output: output), ParamsPlugin.make(prepared.params.values), TimePlugin.make(),
             HubModule.make(context), ExportPlugin.make(session: exports), CSVPlugin.make(session: csv),
             ProgressPlugin.make(reporter: progress),
+            StatePlugin.make(context: context, journal: state.journal, scope: state.scope),
         ] + request.extraPlugins(environment)
         configuration.gate = HubGate.bindingGate(needs: prepared.manifest.needs)
         configure(&configuration)
