@@ -108,6 +108,9 @@ extension Bindings {
             fn("audit.get", "audit.view", "hub.audit.get(id) -> event") { call, ctx in
                 try ctx.get("/audit-events/\(segment(try call.id(1)))")
             },
+            list("inbox.list", nil, "hub.inbox.list{category (a prefix such as \"security.\"), since} -> iterator over the caller's notifications") { call in
+                ("/users/me/notifications", try call.query(1, allowed: ["category", "since"]))
+            },
         ]
     }
 }
