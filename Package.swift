@@ -21,25 +21,32 @@ let package = Package(
             name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]),
 
+        // Plain words for file-system errors, shared by the runtime and the client (Foundation only).
+        .target(name: "SystemText"),
         // Generic Lua runtime: knows nothing about the Hub.
-        .target(name: "ScriptHost", dependencies: ["CLua"]),
+        .target(name: "ScriptHost", dependencies: ["CLua", "SystemText"]),
         // The one SQLite wrapper (journal and sandbox store).
         .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
         // HTTP/1.1 message types and the small loopback server.
         .target(name: "HTTPKit"),
-        // The emulated Hub and Dispatch services.
+        // The emulated Hub and Dispatch services. Only the CLI and tests depend on it.
         .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit"]),
-        // Hub client, gating, journal, plugins.
-        .target(name: "HubBindings", dependencies: ["ScriptHost", "HTTPKit", "HubSandbox", "SQLiteKit", "CSodium"]),
-        // The thin CLI.
-        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubSandbox", "HTTPKit"]),
+        // The Hub client (transports, auth, retries, pagination), profiles, configuration
+        // types, the state directory, credentials and HubConnection. No Lua.
+        .target(name: "HubClient", dependencies: ["HTTPKit", "SystemText"]),
+        // The recipe side of the Hub: the hub, export, csv and progress plugins, the config
+        // file's evaluation, the journal, writes, plans and runs.
+        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "SystemText", "CSodium"]),
+        // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
+        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubClient", "HubSandbox", "HTTPKit"]),
         // The client side of scripts/bench-client (not installed, not for users).
-        .executableTarget(name: "hubscript-bench", dependencies: ["HubBindings"], path: "Sources/hubscript-bench"),
+        .executableTarget(name: "hubscript-bench", dependencies: ["HubClient"], path: "Sources/hubscript-bench"),
 
         .testTarget(name: "ScriptHostTests", dependencies: ["ScriptHost"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit"]),
-        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubSandbox", "ScriptHost", "HTTPKit"]),
+        .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
+        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox"]),
     ]
 )

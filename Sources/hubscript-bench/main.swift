@@ -4,7 +4,7 @@
 // The Python peer (scripts/bench/client.py) does exactly the same requests.
 import Dispatch
 import Foundation
-import HubBindings
+import HubClient
 
 let args = CommandLine.arguments
 guard args.count >= 4, let url = URL(string: args[1]), let reads = Int(args[2]), let writes = Int(args[3]) else {

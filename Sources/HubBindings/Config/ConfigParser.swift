@@ -1,4 +1,5 @@
 import Foundation
+import HubClient
 import ScriptHost
 
 /// Turns the config file's value into `HubConfig`, naming the key of every mistake.

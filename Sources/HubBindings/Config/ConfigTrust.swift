@@ -1,4 +1,5 @@
 import Foundation
+import HubClient
 
 /// Which configuration files hubscript trusts: the file decides which Hub your
 /// credentials are sent to, so nobody but you (or root) may be able to change it.

@@ -1,5 +1,6 @@
 import Foundation
 import ScriptHost
+import SystemText
 
 /// One file an export wrote.
 public struct ExportedFile: Sendable, Equatable {

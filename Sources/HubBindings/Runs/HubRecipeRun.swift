@@ -1,4 +1,5 @@
 import Foundation
+import HubClient
 import ScriptHost
 
 /// How a recipe runs against a Hub: live, plan (writes recorded, not sent) or apply.

@@ -1,4 +1,5 @@
 import Foundation
+import HubClient
 
 /// The per-run-id lock: one process at a time runs a given run id.
 ///

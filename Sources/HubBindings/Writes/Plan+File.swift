@@ -1,5 +1,6 @@
 import Foundation
 import ScriptHost
+import SystemText
 
 /// The plan file: indented JSON with sorted keys.
 ///

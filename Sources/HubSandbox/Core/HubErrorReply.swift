@@ -1,7 +1,7 @@
 /// An API error the emulated Hub answers with: its HTTP status, its `code` (an open set,
 /// docs/hub-api.md "Conventions", errors), a message that says what to do, and `details`. Rendered as
 /// `{"error":{"code","message","details"}}`. (The client's view of such an answer is
-/// `HubBindings.HubError`; the sandbox depends on neither side's type.)
+/// `HubClient.HubError`; the sandbox depends on neither side's type.)
 struct HubErrorReply: Error {
     var status: Int
     var code: String

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 
 /// A recipe read from disk with its manifest and parameters validated — everything
 /// checked before any of its body runs.

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 
 /// A recipe's source and where it lives.
 public struct RecipeFile: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import HubBindings
+import HubClient
 import ScriptHost
 
 /// Options every command that talks to a Hub takes.
@@ -45,7 +46,7 @@ enum CommonOptions {
         /// calls, retries and rate-limit waits.
         func connect(quiet: Bool = false, observe: (@Sendable (HubClientEvent) -> Void)? = nil) throws -> HubConnection {
             let connection = try HubConnection.open(config: try HubConfig.load(explicit: config), profile: profile, state: state,
-                                                    observe: observe)
+                                                    embeddedHub: EmbeddedSandbox(), observe: observe)
             if let notice = connection.notice, !quiet { Console.err(notice + "\n") }
             return connection
         }

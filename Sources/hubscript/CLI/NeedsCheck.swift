@@ -1,4 +1,5 @@
 import HubBindings
+import HubClient
 import ScriptHost
 
 /// `needs` against the permission catalogue, before anything connects: a typo is a

@@ -1,5 +1,6 @@
 import Foundation
 import HubBindings
+import HubClient
 import ScriptHost
 
 /// How much a run says on stderr besides the recipe's own output: `--quiet`,

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPKit
 import HubBindings
+import HubClient
 import ScriptHost
 
 /// `hubscript docs modules`: the module reference as Markdown (docs/modules.md).

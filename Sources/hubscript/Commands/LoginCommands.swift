@@ -1,5 +1,6 @@
 import Foundation
 import HubBindings
+import HubClient
 
 /// `hubscript login --profile P`: signs in to a session profile and stores its
 /// rotating refresh token in the state directory (0600).
@@ -34,7 +35,7 @@ struct LoginCommand: Command {
             Console.err("hubscript login: profile '\(name)' does not use a user session (set email = \"…\" in its config to use login)\n")
             return ExitCode.usage
         }
-        let connection = try HubConnection.open(config: config, profile: name, state: common.state)
+        let connection = try HubConnection.open(config: config, profile: name, state: common.state, embeddedHub: EmbeddedSandbox())
         let account = email ?? profileEmail
         guard let password = passwordFromStdin ? readLine(strippingNewline: true) : Prompt.secret("Password for \(account): ") else {
             Console.err("hubscript login: no password (pass --password-stdin, or run on a terminal)\n")

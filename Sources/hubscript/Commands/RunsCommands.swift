@@ -1,5 +1,6 @@
 import Foundation
 import HubBindings
+import HubClient
 import ScriptHost
 
 enum RunsCommands {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTPKit
 import HubBindings
+import HubClient
 import HubSandbox
 
 enum SandboxCommands {
@@ -91,7 +92,7 @@ struct SandboxServeCommand: Command {
         do {
             hub = memory
                 ? try HubSandbox(options: SandboxOptions(storage: .memory, seed: seed, scale: scale, rateLimits: rateLimits, faults: faults))
-                : try HubConnection.openSandbox(state: state, rateLimits: rateLimits, faults: faults)
+                : try EmbeddedSandbox.open(state: state, rateLimits: rateLimits, faults: faults)
         } catch {
             Console.err("hubscript sandbox serve: \(error)\n")
             return ExitCode.usage

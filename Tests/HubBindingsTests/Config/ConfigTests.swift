@@ -1,9 +1,10 @@
 import Foundation
 import HubBindings
+import HubClient
 import ScriptHost
 import XCTest
 
-/// The configuration file, its search order, profiles and the state directory.
+/// The configuration file: its search order, how it is evaluated, and its profiles.
 final class ConfigTests: XCTestCase {
     var folder: URL!
 
@@ -111,27 +112,5 @@ final class ConfigTests: XCTestCase {
         XCTAssertThrowsError(try HubConfig.load(explicit: folder.appendingPathComponent("missing.lua").path)) { error in
             XCTAssertTrue("\(error)".hasSuffix("does not exist (given with --config)"))
         }
-    }
-
-    func testStateDirectoryOrderAndPermissions() throws {
-        XCTAssertEqual(StateDirectory(explicit: "/x/y", environment: ["XDG_STATE_HOME": "/s"]).url.path, "/x/y")
-        XCTAssertEqual(StateDirectory(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"]).url.path, "/s/hubscript")
-        XCTAssertEqual(StateDirectory(environment: ["HOME": "/h"]).url.path, "/h/.local/state/hubscript")
-        let state = StateDirectory(explicit: folder.appendingPathComponent("state").path)
-        let journal = try state.journalFile
-        let attributes = try FileManager.default.attributesOfItem(atPath: journal.deletingLastPathComponent().path)
-        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o700)
-    }
-
-    func testBuiltinSandboxConnectionWorksAndPersists() throws {
-        let state = StateDirectory(explicit: folder.appendingPathComponent("state").path)
-        let connection = try HubConnection.open(config: .empty, profile: nil, state: state, warn: { _ in })
-        XCTAssertEqual(connection.profileName, "sandbox")
-        XCTAssertEqual(connection.notice, "hubscript: no configuration found; using the built-in sandbox Hub (\(try state.sandboxFile.path)). See README, \"Profiles\".")
-        let ada = try connection.client.get("/users/usr_ada").json
-        XCTAssertEqual(ada["email"]?.stringValue, "ada@example.com")
-        _ = try connection.client.post("/users/usr_ada/suspend", body: ["reason": "test"], idempotencyKey: "config-test")
-        let again = try HubConnection.open(config: .empty, profile: nil, state: state, warn: { _ in })
-        XCTAssertEqual(try again.client.get("/users/usr_ada").json["status"]?.stringValue, "suspended")
     }
 }

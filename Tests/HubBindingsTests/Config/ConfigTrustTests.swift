@@ -1,6 +1,7 @@
 import Foundation
-@testable import HubBindings
 import XCTest
+@testable import HubBindings
+@testable import HubClient
 
 /// A configuration file decides where credentials are sent, so hubscript reads one only
 /// if nobody but the user (or root) can change it.

@@ -4,6 +4,7 @@ import HubSandbox
 import ScriptHost
 import XCTest
 @testable import HubBindings
+@testable import HubClient
 
 /// Every string a `hub` binding takes from a recipe is capped before any work, and ids
 /// cannot be `.` or `..`: the refused call sends nothing and journals nothing.
@@ -37,7 +38,7 @@ final class ArgumentCapTests: XCTestCase {
                     }
                     return sandbox.handle(request)
                 }), options: HubClientOptions(rateLimitPerMinute: 0, warn: { _ in }, profileName: "jobs"))
-            let connection = HubConnection(profileName: "jobs", client: client, sandbox: LazySandbox { sandbox }, notice: nil)
+            let connection = HubConnection(profileName: "jobs", client: client, notice: nil)
             let url = root.appendingPathComponent("caps.lua")
             try Data(("""
                 recipe { name = "caps", needs = { "users.list", "users.manage", "entitlements.manage", "roles.manage",

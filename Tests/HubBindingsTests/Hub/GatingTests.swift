@@ -4,6 +4,7 @@ import HubSandbox
 import ScriptHost
 import XCTest
 @testable import HubBindings
+@testable import HubClient
 
 /// docs/design.md "Capabilities gating" and the write limit, in process: `HubRecipeRun.execute`
 /// against an in-memory sandbox Hub.
@@ -41,7 +42,7 @@ final class GatingTests: XCTestCase {
                     if request.method != "GET" { counts.withLock { $0["writes", default: 0] += 1 } }
                     return sandbox.handle(request)
                 }), options: options)
-            return HubConnection(profileName: profile, client: client, sandbox: LazySandbox { sandbox }, notice: nil)
+            return HubConnection(profileName: profile, client: client, notice: nil)
         }
 
         var jobs: HubConnection { get throws { try connection(key: SandboxFixtures.jobsKeySecret, profile: "jobs") } }

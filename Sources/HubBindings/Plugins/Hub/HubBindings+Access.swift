@@ -1,4 +1,5 @@
 import Foundation
+import HubClient
 import ScriptHost
 
 extension Bindings {

@@ -1,4 +1,5 @@
 import Foundation
+import HubClient
 import ScriptHost
 
 /// Capabilities gating (docs/design.md): the manifest's `needs` against the caller's

@@ -1,4 +1,5 @@
 import Foundation
+import HubClient
 import ScriptHost
 
 /// The `hub` module: Lua bindings over the Hub client. Each binding declares the

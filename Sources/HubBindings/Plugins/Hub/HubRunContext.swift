@@ -1,4 +1,5 @@
 import Foundation
+import HubClient
 import ScriptHost
 
 /// What the `hub` module of one run works with: the client, the write coordinator

@@ -1,4 +1,5 @@
 import Foundation
+import HubClient
 import ScriptHost
 
 extension ScriptValue {
@@ -27,5 +28,22 @@ extension HubError: ScriptStructuredErrorConvertible {
         if let details { fields["details"] = ScriptValue(details) }
         if !hint.isEmpty { fields["hint"] = .string(hint) }
         return ScriptStructuredError(code: code, message: message, fields: fields)
+    }
+}
+
+extension HubJSON {
+    /// The JSON form of a script value: integers and floats become numbers, `nil` and
+    /// `json.null` become null. Non-UTF-8 strings and functions become null (callers
+    /// validate values before they reach the wire).
+    public init(_ value: ScriptValue) {
+        switch value {
+        case .nilValue, .null, .bytes, .function, .handle: self = .null
+        case .bool(let b): self = .bool(b)
+        case .integer(let i): self = .number(Double(i))
+        case .number(let d): self = .number(d)
+        case .string(let s): self = .string(s)
+        case .array(let items): self = .array(items.map(HubJSON.init))
+        case .object(let fields): self = .object(fields.mapValues(HubJSON.init))
+        }
     }
 }

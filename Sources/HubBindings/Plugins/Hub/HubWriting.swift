@@ -1,4 +1,5 @@
 import Foundation
+import HubClient
 import ScriptHost
 
 /// One write a binding wants to make: the coordinator adds the key, the journal, the

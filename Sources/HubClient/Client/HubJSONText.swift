@@ -1,5 +1,4 @@
 import Foundation
-import ScriptHost
 
 /// A malformed JSON document: what was expected and at which byte.
 public struct HubJSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -243,7 +242,31 @@ enum HubJSONWriter {
         }
     }
 
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Appends `s` as a JSON string (quoted; `"`, `\\` and control characters escaped,
+    /// everything else as UTF-8), copying runs that need no escaping in one go: the
+    /// same bytes as ScriptHost's `JSONCodec.writeString`, which this module cannot see.
     private static func writeString(_ s: String, into out: inout [UInt8]) {
-        JSONCodec.writeString(s, into: &out)
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { bytes in
+            var runStart = 0
+            for (i, b) in bytes.enumerated() where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
+                switch b {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), b])
+                case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                default:
+                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                            hexDigits[Int(b >> 4)], hexDigits[Int(b & 0xF)]])
+                }
+                runStart = i + 1
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        }
+        out.append(UInt8(ascii: "\""))
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import ScriptHost
 
 /// A JSON value as the Hub sends and accepts it.
 ///
@@ -116,21 +115,4 @@ extension HubJSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Expr
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
     public init(nilLiteral: ()) { self = .null }
-}
-
-extension HubJSON {
-    /// The JSON form of a script value: integers and floats become numbers, `nil` and
-    /// `json.null` become null. Non-UTF-8 strings and functions become null (callers
-    /// validate values before they reach the wire).
-    public init(_ value: ScriptValue) {
-        switch value {
-        case .nilValue, .null, .bytes, .function, .handle: self = .null
-        case .bool(let b): self = .bool(b)
-        case .integer(let i): self = .number(Double(i))
-        case .number(let d): self = .number(d)
-        case .string(let s): self = .string(s)
-        case .array(let items): self = .array(items.map(HubJSON.init))
-        case .object(let fields): self = .object(fields.mapValues(HubJSON.init))
-        }
-    }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPKit
-@testable import HubBindings
+@testable import HubClient
 
 /// A scripted Hub that implements login, MFA, rotating refresh and bearer checks, and
 /// records what the credential store held whenever an authorized request arrived.

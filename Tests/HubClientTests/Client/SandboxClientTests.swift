@@ -2,7 +2,7 @@ import Foundation
 import HTTPKit
 import HubSandbox
 import Testing
-@testable import HubBindings
+@testable import HubClient
 
 @Suite("Client against HubSandbox")
 struct SandboxClientTests {

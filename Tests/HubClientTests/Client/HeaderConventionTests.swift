@@ -1,7 +1,7 @@
 import Foundation
 import HTTPKit
 import Testing
-@testable import HubBindings
+@testable import HubClient
 
 @Suite("Request conventions")
 struct HeaderConventionTests {
@@ -42,15 +42,6 @@ struct HeaderConventionTests {
         #expect(target("/x/é") == "/x/%C3%A9")
         #expect(target("/x/!$&'()*+,=:@-._~") == "/x/!$&'()*+,=:@-._~")
         #expect(target("/u", [("q", "a+b&c=d/%"), ("email", "ada@example.com")]) == "/u?q=a%2Bb%26c%3Dd%2F%25&email=ada@example.com")
-    }
-
-    @Test("a binding's path segment is escaped once, whatever it holds")
-    func segmentEscaping() {
-        #expect(segment("usr_ada") == "usr_ada")
-        #expect(segment("a/b") == "a%2Fb")
-        #expect(segment("50%") == "50%25")
-        #expect(segment("ada+x@example.com") == "ada%2Bx@example.com")
-        #expect(HubRequest(.get, "/users/\(segment("a/b%2F"))").target(prefix: "") == "/users/a%2Fb%252F")
     }
 
     @Test("the version constant and User-Agent shape")

@@ -9,7 +9,7 @@ import Foundation
 /// thrown by the `next()` that would have returned its page. At most one fetch is in
 /// flight, so the underlying iterator is only ever used by one thread at a time. A
 /// list abandoned early has fetched at most one page more than it used.
-final class PrefetchingPages: @unchecked Sendable {
+public final class PrefetchingPages: @unchecked Sendable {
     private var iterator: HubPageIterator
     private var pending: DispatchWorkItem?
     private var result: Result<HubListPage?, Error>?
@@ -18,13 +18,13 @@ final class PrefetchingPages: @unchecked Sendable {
     private var finished = false
     private let queue = DispatchQueue(label: "hubscript.hub-list-prefetch")
 
-    init(_ iterator: HubPageIterator) {
+    public init(_ iterator: HubPageIterator) {
         self.iterator = iterator
     }
 
     /// The next page, or nil after the last one: decoded items, or (`canonical`) each
     /// item's canonical JSON bytes. A page prefetched in the other form is converted.
-    func next(canonical: Bool) throws -> HubListPage? {
+    public func next(canonical: Bool) throws -> HubListPage? {
         if finished { return nil }
         self.canonical = canonical
         if pending == nil { start() }
@@ -54,7 +54,7 @@ final class PrefetchingPages: @unchecked Sendable {
     }
 
     /// Waits for a fetch in flight and drops every page held (the list was let go).
-    func close() {
+    public func close() {
         pending?.wait()
         pending = nil
         result = nil

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import HubBindings
+@testable import HubClient
 
 @Suite("Profiles and JSON values")
 struct ProfileAndJSONTests {

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPKit
 import Testing
-@testable import HubBindings
+@testable import HubClient
 
 @Suite("User sessions")
 struct SessionTests {

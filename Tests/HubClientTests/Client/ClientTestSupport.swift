@@ -1,7 +1,7 @@
 import Foundation
 import HTTPKit
 import Testing
-@testable import HubBindings
+@testable import HubClient
 
 /// The two transports every pipeline rule is tested over.
 enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {

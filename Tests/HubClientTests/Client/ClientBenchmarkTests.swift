@@ -2,7 +2,7 @@ import Foundation
 import HTTPKit
 import HubSandbox
 import Testing
-@testable import HubBindings
+@testable import HubClient
 
 /// Throughput of the client against the sandbox, over both transports. Off by default;
 /// `scripts/bench-client` runs it (release build, `HUBSCRIPT_BENCH=1`).

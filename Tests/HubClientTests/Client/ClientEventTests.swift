@@ -1,7 +1,7 @@
 import Foundation
 import HTTPKit
 import Testing
-@testable import HubBindings
+@testable import HubClient
 
 /// `HubClientOptions.observe`: every answer, retry and rate-limit wait is told, before
 /// the wait starts (issue 9 part 5: a 429 or a pacing pause is never invisible).

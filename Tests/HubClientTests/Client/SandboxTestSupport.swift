@@ -2,7 +2,7 @@ import Foundation
 import HTTPKit
 import HubSandbox
 import Testing
-@testable import HubBindings
+@testable import HubClient
 
 /// A `HubSandbox` reached over one transport, counting what crossed the wire.
 final class SandboxHarness: @unchecked Sendable {

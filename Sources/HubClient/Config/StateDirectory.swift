@@ -1,5 +1,5 @@
 import Foundation
-import ScriptHost
+import SystemText
 
 /// Where hubscript keeps its state: credentials, the journal, the embedded sandbox Hub,
 /// run outputs. `--state-dir` wins, then `$XDG_STATE_HOME/hubscript`, then

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import HubBindings
+@testable import HubClient
 
 /// `HubJSONCanonical` must give exactly `HubJSON.parse(x).encoded()` (or the same
 /// error) for every input: the fast path for common shapes, the parser for the rest.
