@@ -35,11 +35,5 @@ public struct SchedulerError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public let code: Code
     public let message: String
-
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
     public var description: String { message }
 }

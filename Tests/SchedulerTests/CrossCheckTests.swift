@@ -57,19 +57,18 @@ struct CrossCheckTests {
                 }
             }
         }
-        #expect(checkedFires > 100_000)   // 152,265 with this seed
+        #expect(checkedFires > 100_000)   // 177,748 with this seed
     }
 }
 
-/// SplitMix64: seeded, so a failure names a schedule that can be reproduced.
+/// A seeded generator (a 64-bit linear congruential step, Knuth's MMIX constants, with
+/// the high half folded into the low), so a failure names a schedule that can be
+/// reproduced. Test data only.
 struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return state ^ (state >> 32)
     }
 }
 

@@ -68,7 +68,7 @@ struct CronParser {
     }
 
     private func fail(_ code: SchedulerError.Code, _ detail: String) -> SchedulerError {
-        SchedulerError(code, "cron \"\(expression)\": \(detail)")
+        SchedulerError(code: code, message: "cron \"\(expression)\": \(detail)")
     }
 
     /// One field: a comma-separated list of items.

@@ -55,7 +55,7 @@ public struct CronSchedule: Sendable, Equatable, CustomStringConvertible {
     /// The zone named `identifier` in the system's tz database, or `.unknownTimeZone`.
     public static func timeZone(named identifier: String) throws -> TimeZone {
         guard let zone = TimeZone(identifier: identifier) else {
-            throw SchedulerError(.unknownTimeZone, "unknown time zone \"\(identifier)\": use a name from the tz "
+            throw SchedulerError(code: .unknownTimeZone, message: "unknown time zone \"\(identifier)\": use a name from the tz "
                 + "database, such as \"UTC\", \"Europe/Berlin\" or \"America/New_York\"")
         }
         return zone

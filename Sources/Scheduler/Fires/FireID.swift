@@ -42,7 +42,7 @@ public struct FireID: Hashable, Sendable, CustomStringConvertible {
     /// job name, `@`, and `YYYY-MM-DDThh:mm:ssZ` naming a real UTC second.
     public static func parse(_ runID: String) throws -> FireID {
         func fail(_ reason: String) -> SchedulerError {
-            SchedulerError(.invalidRunID, "run id \"\(runID)\": \(reason)")
+            SchedulerError(code: .invalidRunID, message: "run id \"\(runID)\": \(reason)")
         }
         guard let at = runID.firstIndex(of: "@") else { throw fail("expected JOB@YYYY-MM-DDThh:mm:ssZ") }
         let job = String(runID[..<at])

@@ -21,7 +21,7 @@ extension JobDefinition {
     /// schedule or zone keeps its own code (`.cronOutOfRange`, `.unknownTimeZone`, …),
     /// everything else is `.invalidJob`.
     public init(name: String, config: [String: JobConfigValue]) throws {
-        if let problem = Self.nameProblem(name) { throw SchedulerError(.invalidJob, problem) }
+        if let problem = Self.nameProblem(name) { throw SchedulerError(code: .invalidJob, message: problem) }
         let reader = JobConfigReader(job: name, config: config)
         try reader.rejectUnknown(config.keys, known: Self.configFields, in: nil)
         let recipe = try reader.string("recipe", required: true)!
@@ -32,7 +32,7 @@ extension JobDefinition {
             schedule = try CronSchedule(expression, timeZone: zone)
         } catch let error as SchedulerError {
             let field = error.code == .unknownTimeZone ? "timezone" : "schedule"
-            throw SchedulerError(error.code, "job \"\(name)\": \(field): \(error.message)")
+            throw SchedulerError(code: error.code, message: "job \"\(name)\": \(field): \(error.message)")
         }
         try self.init(
             name: name, recipe: recipe, schedule: schedule, params: try reader.params(),
@@ -47,7 +47,7 @@ private struct JobConfigReader {
     let config: [String: JobConfigValue]
 
     func fail(_ problem: String) -> SchedulerError {
-        SchedulerError(.invalidJob, "job \"\(job)\": \(problem)")
+        SchedulerError(code: .invalidJob, message: "job \"\(job)\": \(problem)")
     }
 
     /// Refuses keys outside `known`, the first in sorted order.

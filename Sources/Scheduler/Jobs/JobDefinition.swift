@@ -35,9 +35,9 @@ public struct JobDefinition: Equatable, Sendable {
         profile: String? = nil, overlap: OverlapPolicy = .skip, catchUp: CatchUpPolicy = .none,
         timeout: Int? = nil, onFailureDispatch: String? = nil
     ) throws {
-        if let problem = Self.nameProblem(name) { throw SchedulerError(.invalidJob, problem) }
+        if let problem = Self.nameProblem(name) { throw SchedulerError(code: .invalidJob, message: problem) }
         func check(_ ok: Bool, _ problem: String) throws {
-            if !ok { throw SchedulerError(.invalidJob, "job \"\(name)\": \(problem)") }
+            if !ok { throw SchedulerError(code: .invalidJob, message: "job \"\(name)\": \(problem)") }
         }
         try check(!recipe.isEmpty, "recipe must not be empty")
         try check(profile != "", "profile must not be empty")
