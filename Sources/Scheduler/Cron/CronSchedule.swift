@@ -5,8 +5,10 @@ import Foundation
 /// **Syntax** (minute hour day-of-month month day-of-week, separated by spaces or tabs):
 /// each field is `*`, a value, a range `a-b`, a step `*/n` or `a-b/n`, or a comma list of
 /// those. Months may be written JAN–DEC and weekdays SUN–SAT, in any case; weekday 0 and
-/// 7 are both Sunday. `@yearly` (`@annually`), `@monthly`, `@weekly`, `@daily`
-/// (`@midnight`) and `@hourly` stand for their usual five fields.
+/// 7 are both Sunday. A step is 1 up to the field's width (59 for minutes) and needs a
+/// range or `*` (`5/10` is refused: write `5-59/10`). `@yearly` (`@annually`),
+/// `@monthly`, `@weekly`, `@daily` (`@midnight`) and `@hourly` stand for their usual
+/// five fields.
 ///
 /// **Days** (Vixie cron's rule): when both day fields are restricted — neither starts
 /// with `*` — a day matches if *either* matches (`0 0 13 * FRI`: every 13th and every
@@ -16,7 +18,8 @@ import Foundation
 /// spring-forward skips fires once, at the first instant after the gap (02:30 in New York
 /// on 2026-03-08 fires at 03:00 EDT; several skipped times fire together, once); a wall
 /// time a fall-back repeats fires once, at its first occurrence (01:30 EDT, not again at
-/// 01:30 EST). Every fire is a whole second.
+/// 01:30 EST) — so an hourly or finer schedule has no fires in the repeated hour. Every
+/// fire is a whole second.
 ///
 /// **Cost**: searches skip by field (month, then day, hour, minute) instead of testing
 /// minutes, so a fire years away is found in a few hundred steps, and a schedule that can
