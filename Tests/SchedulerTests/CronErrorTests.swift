@@ -90,6 +90,7 @@ struct CronErrorTests {
         ("@fortnightly", #"cron_unknown_macro: cron "@fortnightly": unknown macro @fortnightly (use @yearly, @annually, @monthly, @weekly, @daily, @midnight or @hourly)"#),
         ("@reboot", #"cron_unknown_macro: cron "@reboot": @reboot is not supported: a job needs a time to fire"#),
         ("@daily 5", #"cron_unknown_macro: cron "@daily 5": @daily must stand alone"#),
+        ("@Hourly\t*", "cron_unknown_macro: cron \"@Hourly\t*\": @hourly must stand alone"),
     ])
     func macro(expression: String, message: String) {
         #expect(error(expression) == message)

@@ -45,13 +45,15 @@ struct CronParser {
             let word = text.lowercased()
             if let expansion = Self.macros.first(where: { $0.key == word })?.value {
                 text = expansion
-            } else if let first = word.split(separator: " ").first, Self.macros.contains(where: { $0.key == first }) {
+            } else if let first = word.split(whereSeparator: \.isWhitespace).first,
+                      Self.macros.contains(where: { $0.key == first }) {
                 throw fail(.cronUnknownMacro, "\(first) must stand alone")
             } else if word == "@reboot" {
                 throw fail(.cronUnknownMacro, "@reboot is not supported: a job needs a time to fire")
             } else {
                 let known = Self.macros.map(\.key)
-                throw fail(.cronUnknownMacro, "unknown macro \(expression) (use \(known.dropLast().joined(separator: ", ")) or \(known.last!))")
+                let list = known.dropLast().joined(separator: ", ") + " or " + known.last!
+                throw fail(.cronUnknownMacro, "unknown macro \(expression) (use \(list))")
             }
         }
         let fields = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
@@ -137,7 +139,8 @@ struct CronParser {
             throw fail(.cronSyntax, "\(field.name) \"\(text)\" is not a number")
         }
         guard !names.isEmpty else {
-            throw fail(.cronUnknownName, "\(field.name) \"\(text)\" is not a number (names are for month and day-of-week)")
+            throw fail(.cronUnknownName,
+                       "\(field.name) \"\(text)\" is not a number (names are for month and day-of-week)")
         }
         guard let index = names.firstIndex(of: text.uppercased()) else {
             throw fail(.cronUnknownName, "unknown \(field.name) name \"\(text)\" (use \(names.first!)-\(names.last!))")

@@ -58,14 +58,17 @@ public struct CronSchedule: Sendable, Equatable, CustomStringConvertible {
     /// The zone named `identifier` in the system's tz database, or `.unknownTimeZone`.
     public static func timeZone(named identifier: String) throws -> TimeZone {
         guard let zone = TimeZone(identifier: identifier) else {
-            throw SchedulerError(code: .unknownTimeZone, message: "unknown time zone \"\(identifier)\": use a name from the tz "
-                + "database, such as \"UTC\", \"Europe/Berlin\" or \"America/New_York\"")
+            throw SchedulerError(
+                code: .unknownTimeZone,
+                message: "unknown time zone \"\(identifier)\": use a name from the tz database, "
+                    + "such as \"UTC\", \"Europe/Berlin\" or \"America/New_York\"")
         }
         return zone
     }
 
     public var description: String { "\(expression) (\(timeZoneName))" }
 
+    /// Same expression text, same zone rules, same fields.
     public static func == (a: CronSchedule, b: CronSchedule) -> Bool {
         a.expression == b.expression && a.timeZone == b.timeZone && a.fields == b.fields
     }
@@ -148,6 +151,7 @@ public struct CronFires: Sequence, Sendable {
     let to: Date
     let includingEnd: Bool
 
+    /// Walks the fires from the range's start; after the last one it answers nil.
     public struct Iterator: IteratorProtocol, Sendable {
         let fires: CronFires
         var cursor: Date?
