@@ -29,6 +29,8 @@ let package = Package(
         .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
         // HTTP/1.1 message types and the small loopback server.
         .target(name: "HTTPKit"),
+        // Cron schedules, time zones, fire planning and job definitions. No Lua.
+        .target(name: "Scheduler"),
         // The emulated Hub and Dispatch services. Only the CLI and tests depend on it.
         .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit"]),
         // The Hub client (transports, auth, retries, pagination), profiles, configuration
@@ -44,6 +46,7 @@ let package = Package(
 
         .testTarget(name: "ScriptHostTests", dependencies: ["ScriptHost"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),
+        .testTarget(name: "SchedulerTests", dependencies: ["Scheduler"]),
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit"]),

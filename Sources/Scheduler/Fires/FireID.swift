@@ -1,0 +1,71 @@
+import Foundation
+
+/// One fire of a job, named by its run id `JOB@<scheduled time>`, the time in RFC 3339
+/// UTC to the second (`nightly-sync@2026-03-08T07:00:00Z`).
+///
+/// The run id depends only on the job and the scheduled time, never on who fires it or
+/// when it actually starts, so two schedulers, a catch-up or a restart derive the same
+/// idempotency keys for the same fire. `runID` and `parse` are inverses for job names
+/// that pass `JobDefinition.validateName` and times in years 0001–9999.
+///
+/// The UTC formatting is written here (a few lines over `WallTime`) rather than taken
+/// from ScriptHost's `RFC3339`, which this Lua-free module must not depend on.
+public struct FireID: Hashable, Sendable, CustomStringConvertible {
+    /// The job's name.
+    public let job: String
+    /// The scheduled time, in whole seconds.
+    public let scheduled: Date
+
+    /// A fire of `job` at `scheduled`; a fraction of a second is dropped.
+    public init(job: String, scheduled: Date) {
+        self.job = job
+        self.scheduled = Date(timeIntervalSince1970: floor(scheduled.timeIntervalSince1970))
+    }
+
+    /// `JOB@YYYY-MM-DDThh:mm:ssZ`.
+    public var runID: String {
+        let seconds = Int64(scheduled.timeIntervalSince1970)
+        let t = WallTime(seconds: seconds)
+        let second = Int(seconds - WallTime.floorDiv(seconds, 60) * 60)
+        return "\(job)@\(digits(t.year, 4))-\(digits(t.month, 2))-\(digits(t.day, 2))"
+            + "T\(digits(t.hour, 2)):\(digits(t.minute, 2)):\(digits(second, 2))Z"
+    }
+
+    public var description: String { runID }
+
+    /// The run id of `job`'s fire scheduled at `scheduled` (see `runID`).
+    public static func runID(job: String, scheduled: Date) -> String {
+        FireID(job: job, scheduled: scheduled).runID
+    }
+
+    /// The fire a run id names. Throws `.invalidRunID` unless `runID` is exactly a valid
+    /// job name, `@`, and `YYYY-MM-DDThh:mm:ssZ` naming a real UTC second.
+    public static func parse(_ runID: String) throws -> FireID {
+        func fail(_ reason: String) -> SchedulerError {
+            SchedulerError(code: .invalidRunID, message: "run id \"\(runID)\": \(reason)")
+        }
+        guard let at = runID.firstIndex(of: "@") else { throw fail("expected JOB@YYYY-MM-DDThh:mm:ssZ") }
+        let job = String(runID[..<at])
+        if let problem = JobDefinition.nameProblem(job) { throw fail(problem) }
+        let c = Array(runID[runID.index(after: at)...])
+        func number(_ range: Range<Int>) -> Int? {
+            c[range].allSatisfy(\.isASCIIDigit) ? Int(String(c[range])) : nil
+        }
+        guard c.count == 20, c[4] == "-", c[7] == "-", c[10] == "T", c[13] == ":", c[16] == ":", c[19] == "Z",
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else {
+            throw fail("expected JOB@YYYY-MM-DDThh:mm:ssZ")
+        }
+        guard year >= 1, (1...12).contains(month), day >= 1, day <= WallTime.daysIn(month: month, year: year),
+              hour < 24, minute < 60, second < 60 else {
+            throw fail("\(String(c)) is not a UTC time")
+        }
+        let wall = WallTime(year: year, month: month, day: day, hour: hour, minute: minute)
+        return FireID(job: job, scheduled: Date(timeIntervalSince1970: Double(wall.seconds + Int64(second))))
+    }
+
+    private func digits(_ n: Int, _ width: Int) -> String {
+        let text = String(n)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+}

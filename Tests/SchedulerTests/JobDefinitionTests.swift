@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+@testable import Scheduler
+
+@Suite("Job definitions")
+struct JobDefinitionTests {
+    let minimal: [String: JobConfigValue] = ["recipe": .string("recipes/sync.lua"), "schedule": .string("@daily")]
+
+    func refusal(_ config: [String: JobConfigValue], name: String = "nightly") -> String {
+        failure { _ = try JobDefinition(name: name, config: config) }
+    }
+
+    func with(_ key: String, _ value: JobConfigValue) -> [String: JobConfigValue] {
+        minimal.merging([key: value]) { $1 }
+    }
+
+    @Test("every field, as the config loader hands them over")
+    func full() throws {
+        let job = try JobDefinition(name: "nightly-sync", config: [
+            "recipe": .string("recipes/sync.lua"),
+            "params": .table(["group": .string("ops"), "tags": .list([.string("a"), .string("b")])]),
+            "schedule": .string("30 2 * * *"),
+            "timezone": .string("Europe/Berlin"),
+            "profile": .string("prod"),
+            "overlap": .string("queue"),
+            "catch_up": .table(["all": .int(3)]),
+            "timeout": .int(600),
+            "on_failure": .table(["dispatch": .string("ops-pager")]),
+        ])
+        #expect(job.name == "nightly-sync")
+        #expect(job.recipe == "recipes/sync.lua")
+        #expect(job.params == ["group": .string("ops"), "tags": .list(["a", "b"])])
+        #expect(job.schedule == (try CronSchedule("30 2 * * *", timeZone: "Europe/Berlin")))
+        #expect(job.schedule.timeZoneName == "Europe/Berlin")
+        #expect(job.profile == "prod")
+        #expect(job.overlap == .queue)
+        #expect(job.catchUp == .all(max: 3))
+        #expect(job.timeout == 600)
+        #expect(job.onFailureDispatch == "ops-pager")
+    }
+
+    @Test("defaults: UTC, skip, no catch-up, no timeout, no profile, no params")
+    func defaults() throws {
+        let job = try JobDefinition(name: "n", config: minimal)
+        #expect(job.schedule.timeZoneName == "UTC")
+        #expect(job.overlap == .skip)
+        #expect(job.catchUp == .none)
+        #expect(job.timeout == nil && job.profile == nil && job.onFailureDispatch == nil)
+        #expect(job.params.isEmpty)
+        #expect(try JobDefinition(name: "n", config: with("params", .list([]))).params.isEmpty)
+        #expect(try JobDefinition(name: "n", config: with("catch_up", .string("latest"))).catchUp == .latest)
+        #expect(try JobDefinition(name: "n", config: with("catch_up", .string("none"))).catchUp == .none)
+    }
+
+    @Test("names: a-z, 0-9, _ and -, starting with a letter or digit, 1-64 long", arguments: [
+        ("a", true), ("0", true), ("nightly_sync-2", true), (String(repeating: "x", count: 64), true),
+        ("", false), ("-x", false), ("_x", false), ("Nightly", false), ("a b", false), ("a@b", false),
+        ("é", false), (String(repeating: "x", count: 65), false),
+    ])
+    func names(name: String, valid: Bool) {
+        #expect((JobDefinition.nameProblem(name) == nil) == valid)
+    }
+
+    @Test("an invalid name")
+    func invalidName() {
+        #expect(refusal(minimal, name: "Nightly Sync") == #"invalid_job: job name "Nightly Sync" is invalid: use 1-64 characters from a-z, 0-9, _ and -, starting with a letter or digit"#)
+    }
+
+    @Test("each field's errors name the job and the field", arguments: [
+        (["schedule": .string("@daily")], #"invalid_job: job "nightly": recipe is required"#),
+        (["recipe": .string("r.lua")], #"invalid_job: job "nightly": schedule is required"#),
+        (["recipe": .int(1), "schedule": .string("@daily")], #"invalid_job: job "nightly": recipe must be a string, got an integer"#),
+        (["recipe": .string(""), "schedule": .string("@daily")], #"invalid_job: job "nightly": recipe must not be empty"#),
+        (["recipe": .string("r.lua"), "schedule": .list([])], #"invalid_job: job "nightly": schedule must be a string, got a list"#),
+        (["recipe": .string("r.lua"), "schedule": .string("@daily"), "schedul": .string("x"), "zzz": .bool(true)],
+         #"invalid_job: job "nightly": unknown field "schedul" (known: recipe, params, schedule, timezone, profile, overlap, catch_up, timeout, on_failure)"#),
+    ] as [([String: JobConfigValue], String)])
+    func requiredAndTyped(config: [String: JobConfigValue], message: String) {
+        #expect(refusal(config) == message)
+    }
+
+    @Test("schedule and time zone errors keep their own code and quote the field")
+    func scheduleErrors() {
+        #expect(refusal(with("schedule", .string("61 * * * *")))
+            == #"cron_out_of_range: job "nightly": schedule: cron "61 * * * *": minute 61 is out of range 0-59"#)
+        #expect(refusal(with("timezone", .string("Mars/Olympus")))
+            == #"unknown_time_zone: job "nightly": timezone: unknown time zone "Mars/Olympus": use a name from the tz database, such as "UTC", "Europe/Berlin" or "America/New_York""#)
+        #expect(refusal(with("timezone", .bool(true))) == #"invalid_job: job "nightly": timezone must be a string, got a boolean"#)
+    }
+
+    @Test("params: strings or lists of strings", arguments: [
+        (JobConfigValue.string("x"), #"invalid_job: job "nightly": params must be a table, got a string"#),
+        (.table(["days": .int(30)]), #"invalid_job: job "nightly": params.days must be a string or a list of strings, got an integer"#),
+        (.table(["groups": .list([.string("a"), .bool(true)])]), #"invalid_job: job "nightly": params.groups[2] must be a string, got a boolean"#),
+        (.table(["nested": .table([:])]), #"invalid_job: job "nightly": params.nested must be a string or a list of strings, got a table"#),
+        (.table(["": .string("x")]), #"invalid_job: job "nightly": params has an empty name"#),
+    ])
+    func params(value: JobConfigValue, message: String) {
+        #expect(refusal(with("params", value)) == message)
+    }
+
+    @Test("overlap, catch-up, timeout, profile and on_failure", arguments: [
+        ("overlap", JobConfigValue.string("parallel"), #"invalid_job: job "nightly": overlap must be "skip" or "queue", got "parallel""#),
+        ("catch_up", .string("all"), #"invalid_job: job "nightly": catch_up must be "none", "latest" or { all = N }, got "all""#),
+        ("catch_up", .int(3), #"invalid_job: job "nightly": catch_up must be "none", "latest" or { all = N }, got an integer"#),
+        ("catch_up", .table(["max": .int(3)]), #"invalid_job: job "nightly": catch_up has unknown field "max" (known: all)"#),
+        ("catch_up", .table([:]), #"invalid_job: job "nightly": catch_up must be "none", "latest" or { all = N }, got a table without all"#),
+        ("catch_up", .table(["all": .string("3")]), #"invalid_job: job "nightly": catch_up.all must be an integer, got a string"#),
+        ("catch_up", .table(["all": .int(0)]), #"invalid_job: job "nightly": catch_up.all must be 1-1000, got 0"#),
+        ("catch_up", .table(["all": .int(1001)]), #"invalid_job: job "nightly": catch_up.all must be 1-1000, got 1001"#),
+        ("timeout", .int(0), #"invalid_job: job "nightly": timeout must be a positive number of seconds, got 0"#),
+        ("timeout", .string("10m"), #"invalid_job: job "nightly": timeout must be an integer (seconds), got a string"#),
+        ("profile", .string(""), #"invalid_job: job "nightly": profile must not be empty"#),
+        ("on_failure", .string("ops"), #"invalid_job: job "nightly": on_failure must be a table like { dispatch = "NAME" }, got a string"#),
+        ("on_failure", .table([:]), #"invalid_job: job "nightly": on_failure.dispatch is required"#),
+        ("on_failure", .table(["dispatch": .int(1)]), #"invalid_job: job "nightly": on_failure.dispatch must be a string, got an integer"#),
+        ("on_failure", .table(["dispatch": .string("")]), #"invalid_job: job "nightly": on_failure.dispatch must not be empty"#),
+        ("on_failure", .table(["dispatch": .string("x"), "email": .string("y")]),
+         #"invalid_job: job "nightly": on_failure has unknown field "email" (known: dispatch)"#),
+    ])
+    func policies(key: String, value: JobConfigValue, message: String) {
+        #expect(refusal(with(key, value)) == message)
+    }
+
+    @Test("the Swift initializer checks the same bounds")
+    func swiftInitializer() throws {
+        let schedule = try CronSchedule("@hourly")
+        #expect(failure { _ = try JobDefinition(name: "x", recipe: "r.lua", schedule: schedule, timeout: -5) }
+            == #"invalid_job: job "x": timeout must be a positive number of seconds, got -5"#)
+        #expect(failure { _ = try JobDefinition(name: "X", recipe: "r.lua", schedule: schedule) }.hasPrefix(#"invalid_job: job name "X" is invalid"#))
+        let job = try JobDefinition(name: "x", recipe: "r.lua", schedule: schedule, catchUp: .latest)
+        #expect(job.catchUp == .latest && job.overlap == .skip)
+    }
+}
