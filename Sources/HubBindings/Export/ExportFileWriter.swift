@@ -1,6 +1,8 @@
 import Foundation
+import ScriptHost
 
-/// Writes one export file through a 64 KiB buffer with POSIX calls.
+/// Writes one export file through a 64 KiB buffer with POSIX calls. Every piece
+/// appended (a row, a page of the Hub's items) is masked by `SecretRedactor` first.
 ///
 /// The file is opened by its `ExportFolder` (created exclusively, mode 0600: exports may
 /// hold private data); the writer owns the descriptor. Memory stays constant: the buffer
@@ -24,12 +26,14 @@ final class ExportFileWriter {
     deinit { close() }
 
     func append(bytes data: Data) throws {
+        let data = SecretRedactor.shared.redact(data)
         buffer.append(contentsOf: data)
         bytes += data.count
         if buffer.count >= Self.bufferSize { try flush() }
     }
 
     func append(_ text: String) throws {
+        let text = SecretRedactor.shared.redact(text)
         buffer.append(contentsOf: text.utf8)
         bytes += text.utf8.count
         if buffer.count >= Self.bufferSize { try flush() }
@@ -38,6 +42,9 @@ final class ExportFileWriter {
     /// Appends `row`; one larger than the buffer is written straight from its bytes
     /// (after what is buffered), so a large row is never copied into the buffer.
     func append(bytes row: [UInt8]) throws {
+        if SecretRedactor.shared.isActive, let masked = row.withUnsafeBytes({ SecretRedactor.shared.redacted($0) }) {
+            return try append(bytes: Data(masked))
+        }
         if row.count < Self.bufferSize {
             buffer.append(contentsOf: row)
             bytes += row.count

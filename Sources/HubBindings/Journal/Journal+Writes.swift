@@ -67,7 +67,8 @@ extension Journal {
     /// with the next transaction (see the type's contract) instead of committing now.
     public func recordDone(runID: String, key: String, httpStatus: Int? = nil, response: ScriptValue,
                            deferred: Bool = false) throws {
-        let json: String? = response.isNil ? nil : try JSONCodec.encode(response)
+        // Masked: a loaded secret never reaches the journal file (see SecretRedactor).
+        let json: String? = response.isNil ? nil : SecretRedactor.shared.redact(try JSONCodec.encode(response))
         let outcome = StagedOutcome(runID: runID, key: key, state: .done, httpStatus: httpStatus, response: json,
                                     error: nil, at: nowMs())
         if deferred {
@@ -81,7 +82,7 @@ extension Journal {
     /// Records that the server definitely refused write `key` (`httpStatus`, `error`).
     public func recordFailed(runID: String, key: String, httpStatus: Int?, error: String) throws {
         let outcome = StagedOutcome(runID: runID, key: key, state: .failed, httpStatus: httpStatus, response: nil,
-                                    error: error, at: nowMs())
+                                    error: SecretRedactor.shared.redact(error), at: nowMs())
         try transaction { db in try Journal.write(outcome, db) }
     }
 

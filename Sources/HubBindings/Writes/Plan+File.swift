@@ -37,7 +37,7 @@ extension Plan {
     /// Writes the plan to `url` atomically (a temporary file in the same folder, then rename).
     public func save(to url: URL) throws {
         let text: String
-        do { text = try PrettyJSON.encode(jsonValue()) } catch {
+        do { text = SecretRedactor.shared.redact(try PrettyJSON.encode(jsonValue())) } catch {
             throw PlanError(.io, "cannot encode the plan: \(error)")
         }
         let temp = url.deletingLastPathComponent()
