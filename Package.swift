@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
         // HTTP/1.1 message types and the small loopback server.
         .target(name: "HTTPKit"),
+        // The Dispatch client (seed 003 §5). No Lua.
+        .target(name: "DispatchClient", dependencies: ["HTTPKit"]),
         // The emulated Hub and Dispatch services.
         .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit"]),
         // Hub client, gating, journal, plugins.
@@ -38,6 +40,7 @@ let package = Package(
 
         .testTarget(name: "ScriptHostTests", dependencies: ["ScriptHost"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),
+        .testTarget(name: "DispatchClientTests", dependencies: ["DispatchClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubSandbox", "ScriptHost", "HTTPKit"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox"]),
