@@ -32,7 +32,7 @@ let package = Package(
         // The emulated Hub and Dispatch services.
         .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit"]),
         // Hub client, gating, journal, plugins.
-        .target(name: "HubBindings", dependencies: ["ScriptHost", "HTTPKit", "HubSandbox", "SQLiteKit", "CSodium"]),
+        .target(name: "HubBindings", dependencies: ["ScriptHost", "HTTPKit", "HubSandbox", "SQLiteKit", "CSodium", "DispatchClient"]),
         // The thin CLI.
         .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubSandbox", "HTTPKit"]),
         // The client side of scripts/bench-client (not installed, not for users).
@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),
         .testTarget(name: "DispatchClientTests", dependencies: ["DispatchClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit"]),
-        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubSandbox", "ScriptHost", "HTTPKit"]),
+        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox"]),
     ]
 )

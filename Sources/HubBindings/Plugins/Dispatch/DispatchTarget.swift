@@ -1,0 +1,128 @@
+import DispatchClient
+import Foundation
+import HTTPKit
+import HubSandbox
+import ScriptHost
+
+/// Where a run's `dispatch.send` (and `hubscript dispatch test`) goes by default: the
+/// profile's Dispatch server, or — for the built-in sandbox profile — the sandbox
+/// Dispatch in process, kept in the state directory's sandbox file next to the sandbox
+/// Hub, with its fixed machine token (`DispatchOptions.sandboxMachineToken`), so sends
+/// work without any configuration and `hubscript sandbox dispatch-log` shows them.
+public struct DispatchTarget: Sendable {
+    public enum Endpoint: Sendable {
+        /// The in-process sandbox Dispatch, opened by the first send: `open` returns the
+        /// function that answers its requests (`StoredDispatchSandbox.handle`).
+        case sandbox(open: @Sendable () throws -> @Sendable (HTTPRequestMessage) -> HTTPResponseMessage)
+        /// A Dispatch server; its machine token is the vault entry `tokenRef`
+        /// (`dispatch_token_ref`), or the environment variable NAME for `env:NAME`.
+        case server(url: URL, tokenRef: String)
+        /// None: `reason` says what to configure.
+        case unconfigured(reason: String)
+    }
+
+    /// The profile it belongs to (for messages).
+    public let profile: String
+    public let endpoint: Endpoint
+
+    public init(profile: String, endpoint: Endpoint) {
+        self.profile = profile
+        self.endpoint = endpoint
+    }
+
+    /// The default Dispatch of profile `name`: the sandbox Dispatch for the built-in
+    /// sandbox (in `state`'s sandbox file), `dispatch_url` and `dispatch_token_ref` for a Hub profile.
+    public static func forProfile(_ name: String, _ setting: HubConfig.ProfileSetting, state: StateDirectory) -> DispatchTarget {
+        switch setting {
+        case .sandbox:
+            return DispatchTarget(profile: name, endpoint: .sandbox {
+                let dispatch = try StoredDispatchSandbox(storage: .file(try state.sandboxFile))
+                return { dispatch.handle($0) }
+            })
+        case .hub(let profile):
+            guard let url = profile.dispatchURL else {
+                return DispatchTarget(profile: name, endpoint: .unconfigured(reason:
+                    "profile '\(name)' has no Dispatch: set dispatch_url and dispatch_token_ref in its configuration, or use dispatch.connect{url = …, token = vault.secret(…)}"))
+            }
+            guard let ref = profile.dispatchTokenRef else {
+                return DispatchTarget(profile: name, endpoint: .unconfigured(reason:
+                    "profile '\(name)' sets dispatch_url but no dispatch_token_ref (the vault entry holding Dispatch's machine token)"))
+            }
+            return DispatchTarget(profile: name, endpoint: .server(url: url, tokenRef: ref))
+        }
+    }
+
+    /// A client for this Dispatch. The token is read now (from the vault through
+    /// `secrets`, or the environment for `env:NAME`) and registered with the redactor.
+    /// - Throws: `ScriptStructuredError` `dispatch_not_configured`, `vault_not_open`,
+    ///   `configuration_error`, what `secrets` throws (`secret_not_found`, `vault_locked`),
+    ///   or `DispatchError` `insecure_transport`.
+    public func client(secrets: (any SecretResolver)?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                       retry: DispatchRetryPolicy = DispatchRetryPolicy()) throws -> DispatchClient {
+        switch endpoint {
+        case .sandbox(let open):
+            let handle: @Sendable (HTTPRequestMessage) -> HTTPResponseMessage
+            do { handle = try open() } catch {
+                throw ScriptStructuredError(code: "configuration_error", message:
+                    "cannot open the sandbox Dispatch: \(error) (try hubscript sandbox reset)")
+            }
+            return try DispatchClient(baseURL: DispatchTarget.sandboxURL, token: DispatchOptions.sandboxMachineToken,
+                                      tokenSource: "the sandbox's machine token", transport: DispatchTransports.inProcess(handle),
+                                      retry: retry)
+        case .server(let url, let ref):
+            try DispatchClient.checkURL(url)
+            let token = try Self.token(ref: ref, profile: profile, secrets: secrets, environment: environment)
+            return try DispatchClient(baseURL: url, token: token.value, tokenSource: token.source, transport: LiveDispatchTransport(),
+                                      retry: retry)
+        case .unconfigured(let reason):
+            throw ScriptStructuredError(code: "dispatch_not_configured", message: reason)
+        }
+    }
+
+    /// Where the in-process sandbox Dispatch "is" (only messages show it).
+    public static let sandboxURL = URL(string: "http://127.0.0.1")!
+
+    /// What the user would call this Dispatch: its URL, or "the built-in sandbox Dispatch".
+    public var displayName: String {
+        switch endpoint {
+        case .sandbox: "the built-in sandbox Dispatch"
+        case .server(let url, _): url.absoluteString
+        case .unconfigured: "no Dispatch"
+        }
+    }
+
+    /// The machine token named by `ref`, and where it came from (for messages).
+    static func token(ref: String, profile: String, secrets: (any SecretResolver)?,
+                      environment: [String: String]) throws -> (value: String, source: String) {
+        if ref.hasPrefix("env:") {
+            let name = String(ref.dropFirst(4))
+            guard let value = environment[name], !value.isEmpty else {
+                throw ScriptStructuredError(code: "configuration_error", message:
+                    "profile '\(profile)' reads its Dispatch token from $\(name) (dispatch_token_ref = \"env:\(name)\"), which is not set")
+            }
+            Array(value.utf8).withUnsafeBytes { SecretRedactor.shared.register($0, name: ref) }
+            return (value, "$\(name)")
+        }
+        guard let secrets else {
+            throw ScriptStructuredError(code: "vault_not_open", message:
+                "no vault is open: profile '\(profile)' keeps its Dispatch token in the vault entry '\(ref)' (dispatch_token_ref), which cannot be read without it")
+        }
+        return (try secrets.value(of: ref), "the vault entry '\(ref)'")
+    }
+}
+
+/// The Hub client's live transport (HTTPS, or plain HTTP to loopback) for Dispatch.
+struct LiveDispatchTransport: DispatchTransport {
+    let transport: any HubTransport = LiveTransport()
+    let timeouts = HubTimeouts()
+
+    func perform(_ request: HTTPRequestMessage, baseURL: URL) throws -> HTTPResponseMessage {
+        do { return try transport.perform(request, baseURL: baseURL, timeouts: timeouts) } catch let error as HubTransportError {
+            switch error.kind {
+            case .cannotConnect: throw DispatchTransportError(.notSent, error.message)
+            case .connectionLost, .timedOut, .other: throw DispatchTransportError(.lost, error.message)
+            case .tooLarge, .insecure: throw DispatchTransportError(.permanent, error.message)
+            }
+        }
+    }
+}
