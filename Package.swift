@@ -34,7 +34,7 @@ let package = Package(
         // Hub client, gating, journal, plugins.
         .target(name: "HubBindings", dependencies: ["ScriptHost", "HTTPKit", "HubSandbox", "SQLiteKit", "CSodium", "DispatchClient"]),
         // The thin CLI.
-        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubSandbox", "HTTPKit"]),
+        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubSandbox", "HTTPKit", "DispatchClient"]),
         // The client side of scripts/bench-client (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubBindings"], path: "Sources/hubscript-bench"),
 
