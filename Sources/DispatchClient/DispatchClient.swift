@@ -132,13 +132,13 @@ public final class DispatchClient: Sendable {
             do {
                 response = try transport.perform(request, baseURL: baseURL)
             } catch {
-                let failure = error as? DispatchTransportError ?? DispatchTransportError(.lost, "\(error)")
-                if failure.kind == .permanent || last {
+                let failure = error as? HTTPClientError ?? HTTPClientError(.connectionLost, "\(error)")
+                if failure.kind == .tooLarge || failure.kind == .notLoopback || last {
                     throw DispatchError(code: DispatchError.Code.transportError,
                                         message: "no answer from Dispatch at \(baseURL.absoluteString) after \(attempt) attempt\(attempt == 1 ? "" : "s"): \(failure.message)",
-                                        hint: failure.kind == .lost
-                                            ? "The notification may have arrived; sending again with the same key is safe (resume the run)."
-                                            : "Check the network and the Dispatch URL.")
+                                        hint: failure.kind == .cannotConnect || failure.kind == .notLoopback
+                                            ? "Check the network and the Dispatch URL."
+                                            : "The notification may have arrived; sending again with the same key is safe (resume the run).")
                 }
                 sleep(retry.backoff(afterAttempt: attempt, unit: Double.random(in: 0..<1)))
                 continue

@@ -170,7 +170,7 @@ final class DispatchClientTests: XCTestCase {
         let sandbox = DispatchSandbox()
         let recorder = Recorder()
         let c = try client(sandbox, recorder: recorder) { n, _ in
-            if n == 1 { throw DispatchTransportError(.notSent, "connection refused") }
+            if n == 1 { throw HTTPClientError(.cannotConnect, "connection refused") }
             return nil
         }
         let receipt = try c.send(note(), idempotencyKey: "k-retry")
@@ -221,7 +221,7 @@ final class DispatchClientTests: XCTestCase {
 
         let lost = Recorder()
         let silent = try client(recorder: lost, retry: DispatchRetryPolicy(maxAttempts: 4)) { _, _ in
-            throw DispatchTransportError(.lost, "connection reset")
+            throw HTTPClientError(.connectionLost, "connection reset")
         }
         XCTAssertThrowsError(try silent.send(note(), idempotencyKey: "k")) { error in
             XCTAssertEqual((error as? DispatchError)?.code, "transport_error")
@@ -233,7 +233,7 @@ final class DispatchClientTests: XCTestCase {
 
     func testPermanentTransportErrorsAndClientErrorsAreNotRetried() throws {
         let recorder = Recorder()
-        let c = try client(recorder: recorder) { _, _ in throw DispatchTransportError(.permanent, "response too large") }
+        let c = try client(recorder: recorder) { _, _ in throw HTTPClientError(.tooLarge, "response too large") }
         assertDispatchError("transport_error") { _ = try c.send(note(), idempotencyKey: "k") }
         XCTAssertEqual(recorder.requests.count, 1)
         let refused = Recorder()

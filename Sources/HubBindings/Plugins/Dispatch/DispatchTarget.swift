@@ -119,9 +119,11 @@ struct LiveDispatchTransport: DispatchTransport {
     func perform(_ request: HTTPRequestMessage, baseURL: URL) throws -> HTTPResponseMessage {
         do { return try transport.perform(request, baseURL: baseURL, timeouts: timeouts) } catch let error as HubTransportError {
             switch error.kind {
-            case .cannotConnect: throw DispatchTransportError(.notSent, error.message)
-            case .connectionLost, .timedOut, .other: throw DispatchTransportError(.lost, error.message)
-            case .tooLarge, .insecure: throw DispatchTransportError(.permanent, error.message)
+            case .cannotConnect: throw HTTPClientError(.cannotConnect, error.message)
+            case .connectionLost, .other: throw HTTPClientError(.connectionLost, error.message)
+            case .timedOut: throw HTTPClientError(.timedOut, error.message)
+            case .tooLarge: throw HTTPClientError(.tooLarge, error.message)
+            case .insecure: throw HTTPClientError(.notLoopback, error.message)
             }
         }
     }
