@@ -45,6 +45,16 @@ final class DispatchCLITests: XCTestCase {
             """)
     }
 
+    /// A sandbox served from its own state folder (reset first) with `faults`, and the
+    /// profiles of `config(_:_:)` for it.
+    func servedDispatch(faults: String) throws -> (CLIHarness, URL, ServedSandbox, String) {
+        let cli = try CLIHarness(testCase: self)
+        let hubState = cli.root.appendingPathComponent("hub-state")
+        try cli.resetSandbox(state: hubState)
+        let served = try ServedSandbox(cli, state: hubState, faults: faults)
+        return (cli, hubState, served, try config(cli, served))
+    }
+
     static let idLine = #"id: [0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}"#
 
     func assertMatches(_ text: String, _ pattern: String, file: StaticString = #filePath, line: UInt = #line) {
@@ -121,12 +131,8 @@ final class DispatchCLITests: XCTestCase {
     // MARK: A served Dispatch
 
     func testDispatchTestAgainstAServedDispatch() throws {
-        let cli = try CLIHarness(testCase: self)
-        let hubState = cli.root.appendingPathComponent("hub-state")
-        try cli.resetSandbox(state: hubState)
-        let served = try ServedSandbox(cli, state: hubState, faults: "none")
+        let (cli, hubState, served, config) = try servedDispatch(faults: "none")
         defer { served.stop() }
-        let config = try config(cli, served)
 
         let ok = try cli.run(["dispatch", "test", "--config", config, "--profile", "served", "--title", "Deploy"], expect: 0)
         assertMatches(ok.stdout, #"Sent "Deploy" through "# + NSRegularExpression.escapedPattern(for: served.dispatchURL)
@@ -193,14 +199,6 @@ final class DispatchCLITests: XCTestCase {
         print(("sent %d alerts"):format(params.count))
         """
 
-    struct Trial: CustomStringConvertible {
-        let done: Int
-        let pending: Int
-        /// Sends of the run the served Dispatch accepted, after its request in flight ended.
-        let received: Int
-        var description: String { "journal done \(done), pending \(pending); Dispatch received \(received)" }
-    }
-
     /// The journalled write keys of run `id`, in order.
     func journalKeys(_ cli: CLIHarness, _ id: String) throws -> [String] {
         let r = try cli.run(["runs", "show", id], expect: 0)
@@ -208,49 +206,25 @@ final class DispatchCLITests: XCTestCase {
         return r.stdout[start.upperBound...].split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
     }
 
-    func killOnPending(_ cli: CLIHarness, _ args: [String], runID id: String, atDone threshold: Int, hubState: URL) throws -> Trial {
-        let (p, stopDraining) = try cli.startDrained(args)
-        defer { stopDraining() }
-        let deadline = Date().addingTimeInterval(60)
-        while p.isRunning && Date() < deadline {
-            let states = try cli.writeStates(id)
-            if states["done", default: 0] >= threshold && states["pending", default: 0] >= 1 {
-                Foundation.kill(p.processIdentifier, SIGKILL)
-                break
-            }
-            usleep(5_000)
-        }
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationReason, .uncaughtSignal, "the run ended (status \(p.terminationStatus)) before the kill at \(threshold) done")
-        usleep(600_000)   // the served Dispatch's latency: let the request in flight reach its handler
-        let states = try cli.writeStates(id)
-        return Trial(done: states["done", default: 0], pending: states["pending", default: 0],
-                     received: try dispatchLog(cli, state: hubState).count)
+    func killOnPending(_ cli: CLIHarness, _ args: [String], runID id: String, atDone threshold: Int, hubState: URL) throws -> KillTrial {
+        let states = try cli.killOnPending(args, runID: id, atDone: threshold, within: 60)
+        return KillTrial(states: states, received: try dispatchLog(cli, state: hubState).count, server: "Dispatch")
     }
 
     /// 50 sends against a served Dispatch that fails, loses answers and is slow, killed
     /// three times on a pending send and resumed: the Dispatch accepted each exactly once.
     func testKilledMidwayAndResumedSendsEachNotificationOnce() throws {
-        let cli = try CLIHarness(testCase: self)
-        let hubState = cli.root.appendingPathComponent("hub-state")
-        try cli.resetSandbox(state: hubState)
-        let served = try ServedSandbox(cli, state: hubState, faults: "latency=100ms,error=0.1,lost=0.1,retry_after=0,seed=3")
+        let (cli, hubState, served, config) = try servedDispatch(faults: "latency=100ms,error=0.1,lost=0.1,retry_after=0,seed=3")
         defer { served.stop() }
-        let config = try config(cli, served)
         let recipe = try cli.file("alert-many.lua", Self.fifty)
         let id = "run_kill_dispatch"
         let extra = ["--config", config, "--profile", "served"]
-        var trials: [Trial] = []
+        var trials: [KillTrial] = []
         trials.append(try killOnPending(cli, [recipe, "--run-id", id] + extra, runID: id, atDone: 5, hubState: hubState))
         for threshold in [20, 35] {
             trials.append(try killOnPending(cli, ["runs", "resume", id] + extra, runID: id, atDone: threshold, hubState: hubState))
         }
-        XCTAssertTrue(trials.contains { $0.pending >= 1 }, "no kill landed on a pending send: \(trials)")
-        XCTAssertTrue(trials.contains { $0.received > $0.done },
-                      "Dispatch never held a send the journal had not recorded done, so no resend needed a replay: \(trials)")
-        for trial in trials {
-            XCTAssertLessThanOrEqual(trial.received, trial.done + trial.pending, "Dispatch received a send the journal never made: \(trials)")
-        }
+        KillTrial.assertMeaningful(trials)
 
         let final = try cli.run(["runs", "resume", id] + extra, expect: 0)
         XCTAssertTrue(final.stdout.contains("sent \(Self.count) alerts"), final.output)
