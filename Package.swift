@@ -31,6 +31,8 @@ let package = Package(
         .target(name: "HTTPKit"),
         // Cron schedules, time zones, fire planning and job definitions. No Lua.
         .target(name: "Scheduler"),
+        // The Dispatch client (seed 003 §5). No Lua.
+        .target(name: "DispatchClient", dependencies: ["HTTPKit"]),
         // The emulated Hub and Dispatch services. Only the CLI and tests depend on it.
         .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit"]),
         // The Hub client (transports, auth, retries, pagination), profiles, configuration
@@ -38,18 +40,19 @@ let package = Package(
         .target(name: "HubClient", dependencies: ["HTTPKit", "SystemText"]),
         // The recipe side of the Hub: the hub, export, csv and progress plugins, the config
         // file's evaluation, the journal, writes, plans and runs.
-        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "SystemText", "CSodium"]),
+        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "SystemText", "CSodium", "DispatchClient"]),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
-        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubClient", "HubSandbox", "HTTPKit"]),
+        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient"]),
         // The client side of scripts/bench-client (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubClient"], path: "Sources/hubscript-bench"),
 
         .testTarget(name: "ScriptHostTests", dependencies: ["ScriptHost"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler"]),
+        .testTarget(name: "DispatchClientTests", dependencies: ["DispatchClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
-        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit"]),
+        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox"]),
     ]
 )

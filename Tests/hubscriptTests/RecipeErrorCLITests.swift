@@ -80,7 +80,7 @@ final class RecipeErrorCLITests: CLITestCase {
 
     static let catalogue = "known permissions: users.list, users.manage, entitlements.manage, applications.manage, "
         + "roles.manage, organizations.manage, billing.manage, audit.view, webhooks.manage, api_keys.manage, "
-        + "tenants.manage, notifications.send"
+        + "tenants.manage, notifications.send, dispatch.send"
 
     func testCheckRejectsAnUnknownPermissionWithDidYouMean() throws {
         try folder.write("typo.lua", """

@@ -34,46 +34,17 @@ final class ResumeAfterKillOnPendingTests: XCTestCase {
         print(("notified %d users"):format(n))
         """
 
-    /// What one kill left behind.
-    struct Trial: CustomStringConvertible {
-        /// Journal, after the kill.
-        let done: Int
-        let pending: Int
-        /// Notifications the Hub committed for the run, after its request in flight ended.
-        let received: Int
-        var description: String { "journal done \(done), pending \(pending); Hub received \(received)" }
-    }
-
-    /// The journalled writes of run `id` by state.
-    func writeStates(_ cli: CLIHarness, _ id: String) throws -> [String: Int] { try cli.writeStates(id) }
-
     /// `notification.sent` events of the fixture's app (one per notification the Hub made).
     func notified(_ reader: SandboxReader) throws -> [String] {
         try reader.all("/audit-events", "action=notification.sent&application_id=app_hub").compactMap { $0.string("target_user_id") }
     }
 
-    /// Starts `args` and SIGKILLs it once run `id` has at least `threshold` done writes
-    /// and one pending (a request in flight); fails the test if the run ended first.
+    /// Kills `args` on a pending write (`CLIHarness.killOnPending`; the sandbox's latency
+    /// is 150 ms) and counts what the Hub made for the run.
     func killOnPending(_ cli: CLIHarness, _ args: [String], runID id: String, atDone threshold: Int,
-                       reader: SandboxReader, baseline: Int) throws -> Trial {
-        let (p, stopDraining) = try cli.startDrained(args)
-        defer { stopDraining() }
-        let deadline = Date().addingTimeInterval(30)
-        while p.isRunning && Date() < deadline {
-            let states = try writeStates(cli, id)
-            if states["done", default: 0] >= threshold && states["pending", default: 0] >= 1 {
-                Foundation.kill(p.processIdentifier, SIGKILL)
-                break
-            }
-            usleep(5_000)
-        }
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationReason, .uncaughtSignal, "the run ended (status \(p.terminationStatus)) before the kill at \(threshold) done")
-        // The sandbox's latency is 150 ms: let the request in flight reach its handler.
-        usleep(600_000)
-        let states = try writeStates(cli, id)
-        return Trial(done: states["done", default: 0], pending: states["pending", default: 0],
-                     received: try notified(reader).count - baseline)
+                       reader: SandboxReader, baseline: Int) throws -> KillTrial {
+        let states = try cli.killOnPending(args, runID: id, atDone: threshold)
+        return KillTrial(states: states, received: try notified(reader).count - baseline, server: "the Hub")
     }
 
     func testKilledOnPendingNotificationsThenResumedSendsEachOnce() throws {
@@ -91,23 +62,18 @@ final class ResumeAfterKillOnPendingTests: XCTestCase {
         let id = "run_kill_notify"
         let recipe = try cli.file("notify-many.lua", Self.recipe)
         let extra = ["--config", server.config]
-        var trials: [Trial] = []
+        var trials: [KillTrial] = []
         trials.append(try killOnPending(cli, [recipe, "--run-id", id] + extra, runID: id, atDone: 4,
                                         reader: reader, baseline: baseline))
         for threshold in [10, 16] {
             trials.append(try killOnPending(cli, ["runs", "resume", id] + extra, runID: id, atDone: threshold,
                                             reader: reader, baseline: baseline))
         }
-        XCTAssertTrue(trials.contains { $0.pending >= 1 }, "no kill landed on a pending write: \(trials)")
-        XCTAssertTrue(trials.contains { $0.received > $0.done },
-                      "the Hub never held a write the journal had not recorded done, so no resend needed a replay: \(trials)")
-        for trial in trials {
-            XCTAssertLessThanOrEqual(trial.received, trial.done + trial.pending, "the Hub received a write the journal never sent: \(trials)")
-        }
+        KillTrial.assertMeaningful(trials)
 
         let final = try cli.run(["runs", "resume", id] + extra, expect: 0)
         XCTAssertTrue(final.stdout.contains("notified \(Self.count) users"), final.output)
-        XCTAssertEqual(try writeStates(cli, id), ["done": Self.count], "journal write states after the final resume")
+        XCTAssertEqual(try cli.writeStates(id), ["done": Self.count], "journal write states after the final resume")
 
         // Exactly one notification per user: every write that was pending at a kill and
         // resent on resume was replayed by the Hub, not made again.

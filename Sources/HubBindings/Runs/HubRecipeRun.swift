@@ -29,6 +29,8 @@ public struct HubRunRequest: Sendable {
     /// Where the bindings that take credentials find the values behind secret handles
     /// (the vault); nil: no vault is open, and `vault.secret` says how to open one.
     public var secrets: (any SecretResolver)?
+    /// The profile's Dispatch, where `dispatch.send` goes (nil: none; see `DispatchTarget`).
+    public var dispatch: DispatchTarget?
 
     public init() {}
 }
@@ -322,6 +324,7 @@ struct Pass {
             HubModule.make(context), ExportPlugin.make(session: exports), CSVPlugin.make(session: csv),
             ProgressPlugin.make(reporter: progress),
             StatePlugin.make(context: context, journal: state.journal, scope: state.scope),
+            DispatchPlugin.make(environment, target: request.dispatch),
         ] + request.extraPlugins(environment)
         configuration.gate = HubGate.bindingGate(needs: prepared.manifest.needs)
         configure(&configuration)

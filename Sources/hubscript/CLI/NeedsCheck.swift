@@ -17,7 +17,7 @@ enum NeedsCheck {
             let location = file.displayPath + (line.map { ":\($0)" } ?? "")
             return "\(location): manifest: needs: unknown permission '\(name)'\(hint)"
         }.joined(separator: "\n")
-        text += "\nknown permissions: " + Capabilities.allPermissions.joined(separator: ", ")
+        text += "\nknown permissions: " + HubGate.knownPermissions.joined(separator: ", ")
         return text
     }
 }

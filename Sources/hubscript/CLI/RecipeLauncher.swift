@@ -38,6 +38,7 @@ struct RecipeLauncher {
             let connection = try common.connect(quiet: chatter.quiet, observe: chatter.clientObserver(progress: progress))
             let journal = try Journal.openChecked(path: try common.state.journalFile.path)
             var request = self.request
+            request.dispatch = try common.dispatchTarget().target
             if request.progress == nil { request.progress = progress }
             // --quiet drops the start line (the closing line names the run too); --json
             // always starts with its `start` event.

@@ -35,6 +35,7 @@ enum BuiltinPlugins {
             HubModule.make(HubRunContext(client: client, writes: coordinator)),
             ExportPlugin.make(session: ExportSession(folder: scratch)), CSVPlugin.make(allowedFiles: []),
             ProgressPlugin.make(reporter: MemoryProgressReporter()),
+            DispatchPlugin.documented,
         ]
     }
 }

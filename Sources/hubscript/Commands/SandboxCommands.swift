@@ -8,7 +8,8 @@ import HubSandbox
 enum SandboxCommands {
     static let group = CommandGroup(
         name: "sandbox", abstract: "Serve or reset the built-in sandbox Hub.",
-        subcommands: [HubscriptCLI.entry(SandboxServeCommand.self), HubscriptCLI.entry(SandboxResetCommand.self)])
+        subcommands: [HubscriptCLI.entry(SandboxServeCommand.self), HubscriptCLI.entry(SandboxResetCommand.self),
+                      HubscriptCLI.entry(SandboxDispatchLogCommand.self)])
 }
 
 /// `hubscript sandbox serve`: the sandbox Hub and Dispatch over HTTP on loopback.
@@ -97,7 +98,13 @@ struct SandboxServeCommand: Command {
             Console.err("hubscript sandbox serve: \(error)\n")
             return ExitCode.usage
         }
-        let dispatch = DispatchSandbox()
+        let dispatch: StoredDispatchSandbox
+        do {
+            dispatch = try StoredDispatchSandbox(storage: memory ? .memory : .file(try state.sandboxFile), faults: faults)
+        } catch {
+            Console.err("hubscript sandbox serve: cannot open the sandbox Dispatch: \(error)\n")
+            return ExitCode.usage
+        }
         let hubServer: HTTPServer
         let dispatchServer: HTTPServer
         do {

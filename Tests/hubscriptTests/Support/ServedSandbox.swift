@@ -7,6 +7,8 @@ final class ServedSandbox {
     let process: Process
     /// `http://127.0.0.1:PORT`.
     let url: String
+    /// The sandbox Dispatch's `http://127.0.0.1:PORT`.
+    let dispatchURL: String
     /// A configuration file with the profile `served` (jobs key, no client-side pacing).
     let config: String
     private let out: Pipe
@@ -25,17 +27,21 @@ final class ServedSandbox {
         self.out = out
         self.err = err
         var url: String?
+        var dispatchURL: String?
         let deadline = Date().addingTimeInterval(20)
-        while url == nil && Date() < deadline && server.isRunning {
+        while dispatchURL == nil && Date() < deadline && server.isRunning {
             url = banner.text.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression).map { String(banner.text[$0]) }
+            dispatchURL = banner.text.range(of: #"Dispatch +http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression)
+                .map { String(banner.text[$0].split(separator: " ").last ?? "") }
             usleep(20_000)
         }
-        guard let url else {
+        guard let url, let dispatchURL else {
             if server.isRunning { server.interrupt() }
             server.waitUntilExit()
             throw ServedSandboxError(description: "sandbox serve did not start within 20 s: \(banner.text)")
         }
         self.url = url
+        self.dispatchURL = dispatchURL
         config = try cli.file("served.config.lua", """
             return { profiles = { served = { hub_url = "\(url)", api_key = "satk_test_jobs_sandbox_0000000000000000",
                                              rate_limit_per_minute = 0 } } }

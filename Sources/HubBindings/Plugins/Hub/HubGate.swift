@@ -23,12 +23,13 @@ public enum HubGate {
     /// The names in `needs` that are not platform permissions (docs/hub-api.md), each
     /// with a did-you-mean hint (`" (did you mean 'users.list'?)"` or `""`).
     public static func unknownPermissions(in needs: [String]) -> [(name: String, hint: String)] {
-        let known = Capabilities.allPermissions
+        let known = knownPermissions
         return needs.filter { !known.contains($0) }.map { ($0, DidYouMean.hint(for: $0, among: known)) }
     }
 
     /// Checks `needs` against the caller's Capabilities (fetched fresh).
     public static func checkNeeds(_ needs: [String], client: HubClient, profile: String) throws {
+        let needs = LocalCapabilities.hubPermissions(in: needs)
         guard !needs.isEmpty else { return }
         let missing = try client.capabilities(refresh: true).missing(needs)
         if !missing.isEmpty { throw Denied(missing: missing, profile: profile) }
@@ -41,7 +42,7 @@ public enum HubGate {
             guard let permission = function.capability, !declared.contains(permission) else { return }
             throw ScriptStructuredError(
                 code: "permission_not_declared",
-                message: "hub.\(function.name) needs '\(permission)', which this recipe's manifest does not declare; add \"\(permission)\" to needs",
+                message: "\(LocalCapabilities.qualifiedName(of: function)) needs '\(permission)', which this recipe's manifest does not declare; add \"\(permission)\" to needs",
                 fields: ["permission": .string(permission)])
         }
     }

@@ -133,8 +133,7 @@ public final class HubRunContext: @unchecked Sendable {
         let intent = WriteIntent(method: write.method.rawValue, path: write.path, body: write.body.map(ScriptValue.init),
                                  explicitKey: write.explicitKey, summary: write.summary, predicted: write.predicted)
         let client = self.client
-        let result: WriteResult
-        do { result = try writes.perform(intent) { key in
+        let result = try performWrite(intent) { key in
             do {
                 let response: HubResponse
                 if write.method == .patch {
@@ -149,11 +148,7 @@ public final class HubRunContext: @unchecked Sendable {
             } catch let error as HubError where (400..<500).contains(error.status ?? 0) {
                 throw RejectedWrite(error: error)
             }
-        } } catch let error where !(error is ScriptLimitError) {
-            onWriteFailed?(intent, error)
-            throw error
         }
-        onWrite?(intent, result)
         if result.value.isNil { return .bool(true) }
         return result.value
     }

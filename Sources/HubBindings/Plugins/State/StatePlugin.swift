@@ -42,7 +42,7 @@ public enum StatePlugin {
                 let intent = WriteIntent(method: "PUT", path: "/state/\(percentEncoded(key))", body: .object(["value": value]),
                                          summary: "state \(key) = \(ShownText.cut(json, max: 80))",
                                          predicted: .bool(true))
-                _ = try context.perform(intent) { _ in
+                _ = try context.performWrite(intent) { _ in
                     try journal.setState(scope: scope, key: key, valueJSON: json, runID: context.writes.runID)
                     return .bool(true)
                 }

@@ -1,0 +1,202 @@
+import Foundation
+import HTTPKit
+
+/// How the client retries a send: transport failures, `5xx` and `429`, each time with the
+/// same Idempotency-Key (the server replays a key it already accepted), at most
+/// `maxAttempts` attempts in all.
+public struct DispatchRetryPolicy: Sendable, Equatable {
+    /// Attempts per call, the first included.
+    public var maxAttempts: Int
+    /// The first backoff in seconds; it doubles per attempt, jittered between half and all.
+    public var baseDelay: TimeInterval
+    public var maxDelay: TimeInterval
+    /// The longest `Retry-After` honoured; a longer one is cut to this.
+    public var maxRetryAfter: TimeInterval
+
+    public init(maxAttempts: Int = 4, baseDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 8, maxRetryAfter: TimeInterval = 30) {
+        self.maxAttempts = max(1, maxAttempts)
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.maxRetryAfter = maxRetryAfter
+    }
+
+    /// The wait after failed attempt `attempt` (from 1); `unit` is a random number in [0, 1).
+    public func backoff(afterAttempt attempt: Int, unit: Double) -> TimeInterval {
+        let exponential = min(maxDelay, baseDelay * pow(2, Double(max(0, attempt - 1))))
+        return exponential * (0.5 + 0.5 * unit)
+    }
+}
+
+/// The client of the Dispatch relay (seed 003 §5): `POST /v1/notifications` with a
+/// machine bearer token and an Idempotency-Key, and `GET /health`.
+///
+/// The token goes into the `Authorization` header and nowhere else: no message, error or
+/// description of this type contains it. Thread-safe.
+public final class DispatchClient: Sendable {
+    public let baseURL: URL
+    public let retry: DispatchRetryPolicy
+    private let token: String
+    /// Where the token came from, for people: `the vault entry 'dispatch/ci'`.
+    private let tokenSource: String
+    private let transport: any DispatchTransport
+    private let sleep: @Sendable (TimeInterval) -> Void
+
+    /// - Throws: `DispatchError` `insecure_transport` unless `baseURL` is `https://`, or
+    ///   `http://` to a loopback host; `configuration_error` for an empty token or one
+    ///   with spaces or control characters.
+    public init(baseURL: URL, token: String, tokenSource: String = "the configured token", transport: any DispatchTransport,
+                retry: DispatchRetryPolicy = DispatchRetryPolicy(),
+                sleep: @escaping @Sendable (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) }) throws {
+        try Self.checkURL(baseURL)
+        guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw DispatchError(code: DispatchError.Code.configuration,
+                                message: "the Dispatch token from \(tokenSource) is empty or holds spaces, control or non-ASCII characters",
+                                hint: "Store the machine token exactly as the Dispatch operator issued it.")
+        }
+        self.baseURL = baseURL
+        self.token = token
+        self.tokenSource = tokenSource
+        self.transport = transport
+        self.retry = retry
+        self.sleep = sleep
+    }
+
+    /// `https://…`, or `http://` to 127.0.0.0/8, ::1 or localhost (seed 003 §3: plain
+    /// HTTP is only for loopback development).
+    public static func checkURL(_ url: URL) throws {
+        let scheme = url.scheme?.lowercased()
+        if scheme == "https", url.host?.isEmpty == false { return }
+        if scheme == "http", let host = url.host, LoopbackHTTPClient.isLoopback(host) { return }
+        throw DispatchError(code: DispatchError.Code.insecureTransport,
+                            message: "refusing the Dispatch URL \(url.absoluteString): only https:// is allowed, or http:// to 127.0.0.1, ::1 or localhost",
+                            hint: "Use the server's https:// address.")
+    }
+
+    /// Sends `notification` with `idempotencyKey` (1–255 visible ASCII characters; the
+    /// same key for every attempt, so a retry or a resumed run never notifies twice).
+    ///
+    /// - Throws: `DispatchError`: `unauthorized` (401: the token was refused),
+    ///   `invalid_title` / `invalid_body` / `invalid_json` (400, with `field`),
+    ///   `idempotency_key_reused` (409: the key was used with another notification),
+    ///   `server_error` (5xx or 429 on every attempt), `transport_error` (no answer on
+    ///   every attempt), `invalid_response`, `redirect_refused`, `not_found`, or another
+    ///   code the server sent.
+    public func send(_ notification: DispatchNotification, idempotencyKey key: String) throws -> DispatchReceipt {
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw DispatchError(code: DispatchError.Code.configuration,
+                                message: "an Idempotency-Key must be 1–255 visible ASCII characters (got \(key.utf8.count) bytes)")
+        }
+        var headers = HTTPHeaders()
+        headers.add("Authorization", "Bearer \(token)")
+        headers.add("Content-Type", "application/json")
+        headers.add("Accept", "application/json")
+        headers.add("Idempotency-Key", key)
+        headers.add("User-Agent", "hubscript-dispatch/1")
+        let request = HTTPRequestMessage(method: "POST", target: "/v1/notifications", headers: headers, body: notification.json)
+        let response = try exchange(request)
+        guard response.status == 202 else { throw failure(response, key: key) }
+        guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any],
+              let id = object["id"] as? String, !id.isEmpty,
+              let devices = object["acceptedDevices"] as? Int, devices >= 0
+        else {
+            throw DispatchError(code: DispatchError.Code.invalidResponse,
+                                message: "\(baseURL.absoluteString) answered 202 without {\"id\", \"acceptedDevices\"}; the notification may have been accepted",
+                                status: 202, hint: "Check dispatch_url; sending again with the same key is safe.")
+        }
+        let replayed = response.headers["Idempotent-Replayed"].map { HTTPHeaders.trimmingWhitespace($0).lowercased() == "true" } ?? false
+        return DispatchReceipt(id: id, acceptedDevices: devices, replayed: replayed)
+    }
+
+    /// `GET /health` (unauthenticated; the token is not sent).
+    /// - Throws: `DispatchError` unless the server answers 200 `{"status":"ok"}`.
+    public func health() throws {
+        let request = HTTPRequestMessage(method: "GET", target: "/health", headers: ["Accept": "application/json"])
+        let response = try exchange(request)
+        guard response.status == 200 else { throw failure(response, key: nil) }
+        guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any],
+              object["status"] as? String == "ok" else {
+            throw DispatchError(code: DispatchError.Code.invalidResponse,
+                                message: "\(baseURL.absoluteString)/health did not answer {\"status\":\"ok\"}", status: 200,
+                                hint: "Check that the URL is a Dispatch server.")
+        }
+    }
+
+    /// Sends `request` until a response that is not `5xx`/`429` arrives, or the attempts
+    /// run out; returns the last response (`5xx` or `429` only if it is the last attempt's).
+    private func exchange(_ request: HTTPRequestMessage) throws -> HTTPResponseMessage {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let last = attempt >= retry.maxAttempts
+            let response: HTTPResponseMessage
+            do {
+                response = try transport.perform(request, baseURL: baseURL)
+            } catch {
+                let failure = error as? HTTPClientError ?? HTTPClientError(.connectionLost, "\(error)")
+                if failure.kind == .tooLarge || failure.kind == .notLoopback || last {
+                    throw DispatchError(code: DispatchError.Code.transportError,
+                                        message: "no answer from Dispatch at \(baseURL.absoluteString) after \(attempt) attempt\(attempt == 1 ? "" : "s"): \(failure.message)",
+                                        hint: failure.kind == .cannotConnect || failure.kind == .notLoopback
+                                            ? "Check the network and the Dispatch URL."
+                                            : "The notification may have arrived; sending again with the same key is safe (resume the run).")
+                }
+                sleep(retry.backoff(afterAttempt: attempt, unit: Double.random(in: 0..<1)))
+                continue
+            }
+            guard response.status >= 500 || response.status == 429, !last else { return response }
+            let delay = Self.retryAfter(response).map { min($0, retry.maxRetryAfter) }
+                ?? retry.backoff(afterAttempt: attempt, unit: Double.random(in: 0..<1))
+            sleep(delay)
+        }
+    }
+
+    private static func retryAfter(_ response: HTTPResponseMessage) -> TimeInterval? {
+        response.headers["Retry-After"].flatMap { Double(HTTPHeaders.trimmingWhitespace($0)) }.map { max(0, $0) }
+    }
+
+    /// The error for a response that is not the one wanted.
+    private func failure(_ response: HTTPResponseMessage, key: String?) -> DispatchError {
+        let status = response.status
+        let sent = Self.serverError(response.body)
+        let where_ = baseURL.absoluteString
+        switch status {
+        case 401:
+            return DispatchError(code: sent?.code ?? DispatchError.Code.unauthorized,
+                                 message: "the Dispatch token was refused: \(where_) does not accept the machine token from \(tokenSource)",
+                                 status: status, hint: "Check the token (is it this server's, and not revoked?) and the Dispatch URL.")
+        case 400:
+            let code = sent?.code ?? DispatchError.Code.invalidJSON
+            let field: String? = code == DispatchError.Code.invalidTitle ? "title" : code == DispatchError.Code.invalidBody ? "body" : nil
+            return DispatchError(code: code, message: "Dispatch refused the notification: \(sent?.message ?? "bad request")",
+                                 status: status, field: field,
+                                 hint: field.map { "Fix the \($0)." } ?? "The request was malformed; this is a bug in hubscript.")
+        case 409 where sent?.code == DispatchError.Code.idempotencyKeyReused:
+            return DispatchError(code: DispatchError.Code.idempotencyKeyReused,
+                                 message: "the Idempotency-Key \(key ?? "") was already used with a different notification",
+                                 status: status, hint: "Use one key per notification.")
+        case 300..<400:
+            return DispatchError(code: DispatchError.Code.redirectRefused,
+                                 message: "\(where_) redirected (HTTP \(status)) to \(response.headers["Location"] ?? "somewhere"); redirects are never followed",
+                                 status: status, hint: "Set the Dispatch URL to the final address.")
+        case 404:
+            return DispatchError(code: sent?.code ?? DispatchError.Code.notFound,
+                                 message: "\(where_) has no Dispatch API here (404 for \(key == nil ? "/health" : "/v1/notifications"))",
+                                 status: status, hint: "Check the Dispatch URL.")
+        case 429, 500...:
+            return DispatchError(code: sent?.code ?? DispatchError.Code.serverError,
+                                 message: "Dispatch at \(where_) failed on all \(retry.maxAttempts) attempts: \(sent?.message ?? "HTTP \(status)")",
+                                 status: status, hint: key == nil ? "Try again later." : "Try again later; sending again with the same key is safe.")
+        default:
+            return DispatchError(code: sent?.code ?? "http_\(status)",
+                                 message: "Dispatch refused the request: \(sent?.message ?? "HTTP \(status)")", status: status,
+                                 hint: "See the message.")
+        }
+    }
+
+    /// `{"error":{"code","message"}}`, if that is what the body is.
+    private static func serverError(_ body: Data) -> (code: String, message: String)? {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+              let error = object["error"] as? [String: Any], let code = error["code"] as? String, !code.isEmpty else { return nil }
+        return (code, error["message"] as? String ?? code)
+    }
+}

@@ -1,0 +1,135 @@
+import HubClient
+import DispatchClient
+import Foundation
+import HTTPKit
+import ScriptHost
+
+/// Where a run's `dispatch.send` (and `hubscript dispatch test`) goes by default: the
+/// profile's Dispatch server, or — for the built-in sandbox profile — the sandbox
+/// Dispatch in process, kept in the state directory's sandbox file next to the sandbox
+/// Hub, with its fixed machine token (`DispatchOptions.sandboxMachineToken`), so sends
+/// work without any configuration and `hubscript sandbox dispatch-log` shows them.
+public struct DispatchTarget: Sendable {
+    /// Opens the in-process sandbox Dispatch: the function answering its requests, and
+    /// the machine token it accepts.
+    public typealias SandboxDispatchOpener =
+        @Sendable () throws -> (handle: @Sendable (HTTPRequestMessage) -> HTTPResponseMessage, token: String)
+
+    public enum Endpoint: Sendable {
+        /// The in-process sandbox Dispatch, opened by the first send: `open` returns the
+        /// function that answers its requests (the CLI passes `StoredDispatchSandbox.handle`;
+        /// HubBindings does not depend on HubSandbox) and the machine token it accepts.
+        case sandbox(open: SandboxDispatchOpener)
+        /// A Dispatch server; its machine token is the vault entry `tokenRef`
+        /// (`dispatch_token_ref`), or the environment variable NAME for `env:NAME`.
+        case server(url: URL, tokenRef: String)
+        /// None: `reason` says what to configure.
+        case unconfigured(reason: String)
+    }
+
+    /// The profile it belongs to (for messages).
+    public let profile: String
+    public let endpoint: Endpoint
+
+    public init(profile: String, endpoint: Endpoint) {
+        self.profile = profile
+        self.endpoint = endpoint
+    }
+
+    /// The default Dispatch of profile `name`: the sandbox Dispatch for the built-in
+    /// sandbox (in `state`'s sandbox file), `dispatch_url` and `dispatch_token_ref` for a Hub profile.
+    /// `sandbox` opens the built-in sandbox's Dispatch (the CLI composes it).
+    public static func forProfile(_ name: String, _ setting: HubConfig.ProfileSetting,
+                                  sandbox: @escaping SandboxDispatchOpener) -> DispatchTarget {
+        switch setting {
+        case .sandbox:
+            return DispatchTarget(profile: name, endpoint: .sandbox(open: sandbox))
+        case .hub(let profile):
+            guard let url = profile.dispatchURL else {
+                return DispatchTarget(profile: name, endpoint: .unconfigured(reason:
+                    "profile '\(name)' has no Dispatch: set dispatch_url and dispatch_token_ref in its configuration, or use dispatch.connect{url = …, token = vault.secret(…)}"))
+            }
+            guard let ref = profile.dispatchTokenRef else {
+                return DispatchTarget(profile: name, endpoint: .unconfigured(reason:
+                    "profile '\(name)' sets dispatch_url but no dispatch_token_ref (the vault entry holding Dispatch's machine token)"))
+            }
+            return DispatchTarget(profile: name, endpoint: .server(url: url, tokenRef: ref))
+        }
+    }
+
+    /// A client for this Dispatch. The token is read now (from the vault through
+    /// `secrets`, or the environment for `env:NAME`) and registered with the redactor.
+    /// - Throws: `ScriptStructuredError` `dispatch_not_configured`, `vault_not_open`,
+    ///   `configuration_error`, what `secrets` throws (`secret_not_found`, `vault_locked`),
+    ///   or `DispatchError` `insecure_transport`.
+    public func client(secrets: (any SecretResolver)?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                       retry: DispatchRetryPolicy = DispatchRetryPolicy()) throws -> DispatchClient {
+        switch endpoint {
+        case .sandbox(let open):
+            let handle: @Sendable (HTTPRequestMessage) -> HTTPResponseMessage, token: String
+            do { (handle, token) = try open() } catch {
+                throw ScriptStructuredError(code: "configuration_error", message:
+                    "cannot open the sandbox Dispatch: \(error) (try hubscript sandbox reset)")
+            }
+            return try DispatchClient(baseURL: DispatchTarget.sandboxURL, token: token,
+                                      tokenSource: "the sandbox's machine token", transport: DispatchTransports.inProcess(handle),
+                                      retry: retry)
+        case .server(let url, let ref):
+            try DispatchClient.checkURL(url)
+            let token = try Self.token(ref: ref, profile: profile, secrets: secrets, environment: environment)
+            return try DispatchClient(baseURL: url, token: token.value, tokenSource: token.source, transport: LiveDispatchTransport(),
+                                      retry: retry)
+        case .unconfigured(let reason):
+            throw ScriptStructuredError(code: "dispatch_not_configured", message: reason)
+        }
+    }
+
+    /// Where the in-process sandbox Dispatch "is" (only messages show it).
+    public static let sandboxURL = URL(string: "http://127.0.0.1")!
+
+    /// What the user would call this Dispatch: its URL, or "the built-in sandbox Dispatch".
+    public var displayName: String {
+        switch endpoint {
+        case .sandbox: "the built-in sandbox Dispatch"
+        case .server(let url, _): url.absoluteString
+        case .unconfigured: "no Dispatch"
+        }
+    }
+
+    /// The machine token named by `ref`, and where it came from (for messages).
+    static func token(ref: String, profile: String, secrets: (any SecretResolver)?,
+                      environment: [String: String]) throws -> (value: String, source: String) {
+        if ref.hasPrefix("env:") {
+            let name = String(ref.dropFirst(4))
+            guard let value = environment[name], !value.isEmpty else {
+                throw ScriptStructuredError(code: "configuration_error", message:
+                    "profile '\(profile)' reads its Dispatch token from $\(name) (dispatch_token_ref = \"env:\(name)\"), which is not set")
+            }
+            Array(value.utf8).withUnsafeBytes { SecretRedactor.shared.register($0, name: ref) }
+            return (value, "$\(name)")
+        }
+        guard let secrets else {
+            throw ScriptStructuredError(code: "vault_not_open", message:
+                "no vault is open: profile '\(profile)' keeps its Dispatch token in the vault entry '\(ref)' (dispatch_token_ref), which cannot be read without it")
+        }
+        return (try secrets.value(of: ref), "the vault entry '\(ref)'")
+    }
+}
+
+/// The Hub client's live transport (HTTPS, or plain HTTP to loopback) for Dispatch.
+struct LiveDispatchTransport: DispatchTransport {
+    let transport: any HubTransport = LiveTransport()
+    let timeouts = HubTimeouts()
+
+    func perform(_ request: HTTPRequestMessage, baseURL: URL) throws -> HTTPResponseMessage {
+        do { return try transport.perform(request, baseURL: baseURL, timeouts: timeouts) } catch let error as HubTransportError {
+            switch error.kind {
+            case .cannotConnect: throw HTTPClientError(.cannotConnect, error.message)
+            case .connectionLost, .other: throw HTTPClientError(.connectionLost, error.message)
+            case .timedOut: throw HTTPClientError(.timedOut, error.message)
+            case .tooLarge: throw HTTPClientError(.tooLarge, error.message)
+            case .insecure: throw HTTPClientError(.notLoopback, error.message)
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import HTTPKit
+import XCTest
+@testable import HubSandbox
+
+/// `StoredDispatchSandbox`: sends and idempotency records kept in the sandbox file,
+/// shared by instances (processes) that open it, and faults on sends.
+final class StoredDispatchTests: XCTestCase {
+    func send(_ d: StoredDispatchSandbox, title: String = "t", key: String?) -> HTTPResponseMessage {
+        var h = HTTPHeaders([("Authorization", "Bearer " + DispatchOptions.sandboxMachineToken)])
+        if let key { h.add("Idempotency-Key", key) }
+        return d.handle(HTTPRequestMessage(method: "POST", target: "/v1/notifications", headers: h,
+                                           body: Data(#"{"body":"b","title":"\#(title)"}"#.utf8)))
+    }
+
+    func testSendsAndKeysOutliveTheInstance() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stored-dispatch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("hub.sqlite")
+        let first = try StoredDispatchSandbox(storage: .file(file))
+        let a = send(first, key: "k1")
+        XCTAssertEqual(a.status, 202)
+        XCTAssertEqual(send(first, key: nil).status, 202)
+
+        let second = try StoredDispatchSandbox(storage: .file(file))   // another process, later
+        let replay = send(second, key: "k1")
+        XCTAssertEqual(replay.status, 202)
+        XCTAssertEqual(replay.headers["Idempotent-Replayed"], "true")
+        XCTAssertEqual(replay.body, a.body)
+        XCTAssertEqual(send(second, title: "other", key: "k1").status, 409)
+        let sent = try second.sentNotifications()
+        XCTAssertEqual(sent.map(\.idempotencyKey), ["k1", nil])
+        XCTAssertEqual(sent.map(\.machine), ["sandbox-ci", "sandbox-ci"])
+        XCTAssertEqual(try first.sentNotifications(), sent)
+
+        // The Hub sandbox opens and seeds the same file as before.
+        let hub = try HubSandbox(options: SandboxOptions(storage: .file(file), rateLimits: .off))
+        XCTAssertEqual(hub.handle(HTTPRequestMessage(method: "GET", target: "/health")).status, 200)
+    }
+
+    func testUnknownTokensAreRefusedAndNotRecorded() throws {
+        let d = try StoredDispatchSandbox(storage: .memory)
+        let r = d.handle(HTTPRequestMessage(method: "POST", target: "/v1/notifications", headers: ["Idempotency-Key": "k"],
+                                            body: Data(#"{"body":"b","title":"t"}"#.utf8)))
+        XCTAssertEqual(r.status, 401)
+        XCTAssertEqual(try d.sentNotifications(), [])
+        XCTAssertEqual(d.handle(HTTPRequestMessage(method: "GET", target: "/health")).status, 200)
+    }
+
+    func testFaults() throws {
+        let failing = try StoredDispatchSandbox(storage: .memory, faults: FaultSpec(unavailableRate: 1, retryAfterSeconds: 3))
+        let r = send(failing, key: "k")
+        XCTAssertEqual(r.status, 503)
+        XCTAssertEqual(r.headers["Retry-After"], "3")
+        XCTAssertEqual(try failing.sentNotifications(), [])
+
+        let losing = try StoredDispatchSandbox(storage: .memory, faults: FaultSpec(lostRate: 1))
+        XCTAssertTrue(send(losing, key: "k").dropped)
+        XCTAssertEqual(try losing.sentNotifications().count, 1, "a lost response was accepted first")
+        let again = send(losing, key: "k")
+        XCTAssertEqual(again.headers["Idempotent-Replayed"], "true")
+        XCTAssertEqual(try losing.sentNotifications().count, 1)
+    }
+}
