@@ -31,8 +31,10 @@ let package = Package(
         .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit"]),
         // Hub client, gating, journal, plugins.
         .target(name: "HubBindings", dependencies: ["ScriptHost", "HTTPKit", "HubSandbox", "SQLiteKit", "CSodium"]),
+        // The encrypted vault (libsodium). No Lua.
+        .target(name: "Vault", dependencies: ["CSodium"]),
         // The thin CLI.
-        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubSandbox", "HTTPKit"]),
+        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubSandbox", "HTTPKit", "Vault"]),
         // The client side of scripts/bench-client (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubBindings"], path: "Sources/hubscript-bench"),
 
@@ -40,6 +42,7 @@ let package = Package(
         .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubSandbox", "ScriptHost", "HTTPKit"]),
-        .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox"]),
+        .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault"]),
+        .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),
     ]
 )
