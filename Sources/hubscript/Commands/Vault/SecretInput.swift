@@ -56,9 +56,10 @@ enum SecretInput {
             ownFD = true
         }
         defer { if ownFD { close(fd) } }
+        // Echo goes off before the prompt shows, so nothing typed after it is echoed.
+        EchoOff.begin(fd)
         let shown = Data(text.utf8)
         shown.withUnsafeBytes { _ = write(ownFD ? fd : 2, $0.baseAddress, $0.count) }
-        EchoOff.begin(fd)
         defer {
             EchoOff.end()
             _ = write(ownFD ? fd : 2, "\n", 1)
