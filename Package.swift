@@ -31,8 +31,10 @@ let package = Package(
         .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit"]),
         // Hub client, gating, journal, plugins.
         .target(name: "HubBindings", dependencies: ["ScriptHost", "HTTPKit", "HubSandbox", "SQLiteKit", "CSodium"]),
+        // SHA-256 with the x86 SHA extensions (the vault's object ids; libsodium's is slower).
+        .systemLibrary(name: "CVaultSHA", path: "Sources/CVaultSHA"),
         // The encrypted vault (libsodium). No Lua.
-        .target(name: "Vault", dependencies: ["CSodium"]),
+        .target(name: "Vault", dependencies: ["CSodium", "CVaultSHA"]),
         // The thin CLI.
         .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubSandbox", "HTTPKit", "Vault"]),
         // The client side of scripts/bench-client (not installed, not for users).

@@ -97,25 +97,6 @@ enum Sodium {
         }
     }
 
-    // MARK: SHA-256
-
-    /// Incremental SHA-256 (`crypto_hash_sha256_*`).
-    struct SHA256 {
-        private var state = crypto_hash_sha256_state()
-
-        init() { crypto_hash_sha256_init(&state) }
-
-        mutating func update(_ bytes: UnsafeRawBufferPointer) {
-            _ = crypto_hash_sha256_update(&state, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
-        }
-
-        mutating func finish() -> [UInt8] {
-            var digest = [UInt8](repeating: 0, count: sha256Bytes)
-            crypto_hash_sha256_final(&state, &digest)
-            return digest
-        }
-    }
-
     // MARK: Text forms
 
     /// Lowercase hex (`sodium_bin2hex`).

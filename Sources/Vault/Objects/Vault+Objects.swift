@@ -160,7 +160,7 @@ extension Vault {
         let path = objectsPath + "/" + record.id
         let fd = try FileIO.open(path, O_RDONLY).orThrow(.notFound) { "cannot read the file of \(what): \($0)" }
         defer { close(fd) }
-        var hasher = Sodium.SHA256()
+        var hasher = SHA256()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { buffer.deallocate() }
         while true {

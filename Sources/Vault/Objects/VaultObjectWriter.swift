@@ -26,7 +26,7 @@ public final class VaultObjectWriter {
     private let fileKey: SecretBytes
     private let header: ObjectFileHeader
     private let associatedData: [UInt8]
-    private var hasher = Sodium.SHA256()
+    private var hasher = SHA256()
     private let plain: SecretBytes
     private var filled = 0
     private let cipher: UnsafeMutableRawBufferPointer
