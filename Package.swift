@@ -32,9 +32,9 @@ let package = Package(
         // Hub client, gating, journal, plugins.
         .target(name: "HubBindings", dependencies: ["ScriptHost", "HTTPKit", "HubSandbox", "SQLiteKit", "CSodium"]),
         // SHA-256 with the x86 SHA extensions (the vault's object ids; libsodium's is slower).
-        .systemLibrary(name: "CVaultSHA", path: "Sources/CVaultSHA"),
+        .systemLibrary(name: "CVault", path: "Sources/CVault"),
         // The encrypted vault (libsodium). No Lua.
-        .target(name: "Vault", dependencies: ["CSodium", "CVaultSHA"]),
+        .target(name: "Vault", dependencies: ["CSodium", "CVault"]),
         // The thin CLI.
         .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubSandbox", "HTTPKit", "Vault"]),
         // The client side of scripts/bench-client (not installed, not for users).

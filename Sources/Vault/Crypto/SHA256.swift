@@ -1,7 +1,7 @@
 import CSodium
-import CVaultSHA
+import CVault
 
-/// Incremental SHA-256: the x86 SHA extensions where the CPU has them (CVaultSHA,
+/// Incremental SHA-256: the x86 SHA extensions where the CPU has them (CVault,
 /// about 1 GiB/s), else libsodium's `crypto_hash_sha256_*`. The same digest either way
 /// (VaultTests checks one against the other).
 struct SHA256 {

@@ -1,3 +1,4 @@
+import CVault
 import Foundation
 
 /// A file written whole or not at all: bytes go to a temporary file in the target's
@@ -17,6 +18,11 @@ final class AtomicFile {
     /// The temporary name; nil while the file is anonymous.
     private var tempPath: String?
     private var done = false
+    /// Bytes written, and how many of them the kernel was asked to start writing out.
+    private var written: Int64 = 0
+    private var flushed: Int64 = 0
+    /// Past this many unflushed bytes, writeback starts (so `commit`'s fsync is short).
+    static let writebackStep: Int64 = 4 << 20
     private let checkpoint: @Sendable (String) -> Void
     private let label: String
 
@@ -52,6 +58,11 @@ final class AtomicFile {
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         try FileIO.writeAll(fd, bytes).orThrow(.ioError) { "cannot write in \(folder): \($0)" }
+        written += Int64(bytes.count)
+        if written - flushed >= Self.writebackStep {
+            hs_start_writeback(fd, flushed, written - flushed)
+            flushed = written
+        }
     }
 
     func write(_ bytes: [UInt8]) throws {

@@ -1,12 +1,14 @@
-// CVaultSHA: SHA-256 with the x86 SHA extensions, for the vault's object ids (the
-// SHA-256 of every object file). libsodium's portable SHA-256 runs at 130–220 MiB/s
+// CVault: the vault's two C helpers (everything else it needs is libsodium's).
+//
+// 1. SHA-256 with the x86 SHA extensions, for the vault's object ids (the SHA-256 of
+// every object file). libsodium's portable SHA-256 runs at 130–220 MiB/s
 // on the machines here, under the 200 MiB/s put-object target; this runs at about
 // 1 GiB/s. Sources/Vault/Crypto/SHA256.swift uses it only where the CPU has the
 // extensions (hs_sha256_ni_available) and libsodium everywhere else; VaultTests
 // checks it against libsodium. A system library target cannot hold .c files, so
-// everything here is static inline; names start with hs_sha256_ni_.
-#ifndef HUBSCRIPT_CVAULTSHA_SHIM_H
-#define HUBSCRIPT_CVAULTSHA_SHIM_H
+// everything here is static inline; names start with hs_.
+#ifndef HUBSCRIPT_CVAULT_SHIM_H
+#define HUBSCRIPT_CVAULT_SHIM_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -80,6 +82,7 @@ static inline int hs_sha256_ni_available(void) { return 0; }
 static inline void hs_sha256_ni_blocks(uint32_t h[8], const uint8_t *data, size_t blocks) {
     (void)h; (void)data; (void)blocks;
 }
+
 #endif
 
 static inline void hs_sha256_ni_init(hs_sha256_ni_state *s) {
@@ -124,5 +127,21 @@ static inline void hs_sha256_ni_final(hs_sha256_ni_state *s, uint8_t out[32]) {
         out[4 * i + 3] = (uint8_t)s->h[i];
     }
 }
+
+
+// 2. Linux's sync_file_range(SYNC_FILE_RANGE_WRITE), to start writing a large file's
+// pages out while it is still being written, so the closing fsync has little left to
+// wait for. Glibc declares it only under _GNU_SOURCE, which Swift's Glibc module is
+// not built with; the symbol is there. Elsewhere it does nothing.
+#if defined(__linux__)
+extern int sync_file_range(int fd, long long offset, long long count, unsigned int flags);
+static inline void hs_start_writeback(int fd, long long offset, long long count) {
+    (void)sync_file_range(fd, offset, count, 2 /* SYNC_FILE_RANGE_WRITE */);
+}
+#else
+static inline void hs_start_writeback(int fd, long long offset, long long count) {
+    (void)fd; (void)offset; (void)count;
+}
+#endif
 
 #endif
