@@ -42,31 +42,29 @@ enum FileIO {
 
     /// Fills `buffer` from `fd` until it is full or the file ends; returns the count.
     static func readFull(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, Errno> {
-        var total = 0
-        while total < buffer.count {
-            let n = read(fd, buffer.baseAddress! + total, buffer.count - total)
+        repeatUntilDone(buffer.count) { read(fd, buffer.baseAddress! + $0, buffer.count - $0) }
+    }
+
+    /// Writes all of `bytes`, retrying short writes and EINTR.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Result<Void, Errno> {
+        repeatUntilDone(bytes.count) { write(fd, bytes.baseAddress! + $0, bytes.count - $0) }
+            .flatMap { $0 == bytes.count ? .success(()) : .failure(Errno(EIO)) }
+    }
+
+    /// Calls `step(done)` (a read or write of what is left after `done` bytes) until
+    /// `count` bytes are done or it returns 0, retrying EINTR; the bytes done.
+    private static func repeatUntilDone(_ count: Int, _ step: (Int) -> Int) -> Result<Int, Errno> {
+        var done = 0
+        while done < count {
+            let n = step(done)
             if n < 0 {
                 if errno == EINTR { continue }
                 return .failure(Errno(errno))
             }
             if n == 0 { break }
-            total += n
-        }
-        return .success(total)
-    }
-
-    /// Writes all of `bytes`, retrying short writes and EINTR.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Result<Void, Errno> {
-        var done = 0
-        while done < bytes.count {
-            let n = write(fd, bytes.baseAddress! + done, bytes.count - done)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(Errno(errno))
-            }
             done += n
         }
-        return .success(())
+        return .success(done)
     }
 
     /// `fsync` of a folder, so a rename or unlink in it survives a crash.
