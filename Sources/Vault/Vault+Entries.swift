@@ -86,11 +86,11 @@ extension Vault {
         var objectID: String?
         let kind: VaultEntry.Kind = try locked {
             try reload()
-            guard let k = index.records.firstIndex(where: { $0.name == name }) else {
+            guard let k = try index.records.firstIndex(where: { $0.name == name }) ?? objectRecordIndex(id: name) else {
                 throw VaultError(.notFound, "no entry '\(name)' in the vault \(folder.path)", entry: name)
             }
-            try authenticateAll(except: name)
             let record = index.records[k]
+            try authenticateAll(except: record.name)
             if record.kind == .object, let plain = try? openRecord(record) {
                 objectID = ObjectKeyRecord(plain).id
             }
@@ -143,6 +143,15 @@ extension Vault {
             throw VaultError(.tampered, "entry '\(r.name)' in the vault \(indexPath) failed authentication: it was altered, moved or renamed (restore the vault from a backup, or remove the entry)", entry: r.name)
         }
         return out
+    }
+
+    /// The position of the object entry whose id is `id`, if `id` is an object id.
+    func objectRecordIndex(id: String) throws -> Int? {
+        guard VaultName.isObjectID(id) else { return nil }
+        return try index.records.firstIndex { r in
+            guard r.kind == .object else { return false }
+            return ObjectKeyRecord(try openRecord(r)).id == id
+        }
     }
 
     /// Authenticates every entry but `name`; the first that fails is named.

@@ -129,6 +129,14 @@ final class ErrorPathTests: VaultTestCase {
         assertVaultError(.alreadyExists, "a vault already exists at \(indexPath)") { try makeVault() }
     }
 
+    func testAVaultFileWithoutReadPermissionIsNamed() throws {
+        guard getuid() != 0 else { throw XCTSkip("root reads files whatever their mode") }
+        _ = try makeVault()
+        chmod(indexPath, 0)
+        defer { chmod(indexPath, 0o600) }
+        assertVaultError(.unreadable, "cannot read the vault \(indexPath): permission denied") { try open() }
+    }
+
     func testKeyFilesMustBePrivateRegularAndAKey() throws {
         let path = root.appendingPathComponent("key").path
         try Data((0..<32).map { UInt8($0) }).write(to: URL(fileURLWithPath: path))

@@ -47,8 +47,9 @@ final class ObjectTests: VaultTestCase {
         let entries = try vault.list()
         XCTAssertEqual(entries.map(\.name), ["audit/ada.jsonl"])
         XCTAssertEqual(entries.first?.object, VaultObjectInfo(id: second.id, name: "audit/ada.jsonl", size: 10))
-        XCTAssertEqual(try vault.remove("audit/ada.jsonl"), .object)
+        XCTAssertEqual(try vault.remove(second.id), .object, "by id")
         XCTAssertEqual(try objectFiles(), [])
+        XCTAssertEqual(try vault.list(), [])
     }
 
     func testAnObjectCannotTakeASecretsNameNorASecretAnObjects() throws {

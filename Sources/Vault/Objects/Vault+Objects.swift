@@ -117,11 +117,9 @@ extension Vault {
             }
             return (r.name, ObjectKeyRecord(try openRecord(r)))
         }
-        if VaultName.isObjectID(ref) {
-            for r in index.records where r.kind == .object {
-                let record = ObjectKeyRecord(try openRecord(r))
-                if record.id == ref { return (r.name, record) }
-            }
+        if let k = try objectRecordIndex(id: ref) {
+            let r = index.records[k]
+            return (r.name, ObjectKeyRecord(try openRecord(r)))
         }
         throw VaultError(.notFound, "no object '\(ref)' in the vault \(folder.path)", entry: ref)
     }
