@@ -106,6 +106,17 @@ final class VaultCLITests: XCTestCase {
         for output in [list.stdout, list.stderr, json.stdout] { XCTAssertFalse(output.contains("hunter") || output.contains("tok\""), output) }
     }
 
+    func testProcessesSettingAtOnceKeepEachOthersChanges() throws {
+        try cli.initialise()
+        for round in 0..<4 {
+            let running = try (0..<4).map { k in try cli.start(["set", "p\(k)/r\(round)"] + key, stdin: "v\(k)-\(round)") }
+            for (_, finish) in running { XCTAssertEqual(try finish().status, 0) }
+        }
+        let vault = try cli.open()
+        XCTAssertEqual(try vault.list().count, 16)
+        XCTAssertEqual(try cli.value("p3/r2"), "v3-2")
+    }
+
     func testAValueOnTheCommandLineIsRefused() throws {
         try cli.initialise()
         assertOutcome(try cli.run(["set", "db/password", "hunter2"] + key), 2, stdout: "", stderr: """
