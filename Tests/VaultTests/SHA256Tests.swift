@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import Vault
 
-/// The accelerated SHA-256 (CVaultSHA) gives libsodium's digests: FIPS 180-2 vectors,
+/// The accelerated SHA-256 (CVault) gives libsodium's digests: FIPS 180-2 vectors,
 /// every length to 1100 bytes fed in uneven pieces, and a megabyte.
 final class SHA256Tests: XCTestCase {
     func digest(_ bytes: [UInt8], accelerated: Bool, pieces: [Int] = []) -> String {
