@@ -16,7 +16,8 @@ OBJECT_RUNS = int(os.environ.get("BENCH_OBJECT_RUNS", "3"))
 
 
 def measure(cmd, stdin=None):
-    """Wall seconds and peak RSS in MiB of one run (the child's rusage from wait4)."""
+    """Wall seconds, peak RSS in MiB and CPU seconds (user + system) of one run (the
+    child's rusage from wait4)."""
     start = time.perf_counter()
     child = subprocess.Popen(cmd, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -28,7 +29,7 @@ def measure(cmd, stdin=None):
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
         sys.exit(f"{' '.join(cmd)} exited with {child.returncode}")
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def main():
@@ -44,7 +45,7 @@ def main():
         times = {name: [] for name in cases}
         for round in range(RUNS + 1):
             for name, cmd in cases.items():
-                seconds, _ = measure(cmd)
+                seconds, _, _ = measure(cmd)
                 if round > 0:
                     times[name].append(seconds * 1000)
         bare, unlock = (statistics.median(times[name]) for name in cases)
@@ -58,7 +59,7 @@ def main():
         with open(source, "wb") as f:
             for _ in range(OBJECT_MIB):
                 f.write(os.urandom(1 << 20))
-        _, baseline_rss = measure([BIN, "--version"])
+        _, baseline_rss, _ = measure([BIN, "--version"])
         puts, gets = [], []
         for k in range(OBJECT_RUNS):
             puts.append(measure([BIN, "vault", "put-object", source, "--name", f"bench/{k}"] + vault))
@@ -67,13 +68,15 @@ def main():
             if subprocess.run(["cmp", "-s", source, out]).returncode != 0:
                 sys.exit("get-object did not give back the file put")
             os.remove(out)
-        print(f"{OBJECT_MIB} MiB object, median of {OBJECT_RUNS} runs (wall clock of the whole process, fsyncs included)")
+        print(f"{OBJECT_MIB} MiB object, median of {OBJECT_RUNS} runs (wall clock of the whole process, fsyncs included;"
+              f" CPU = user + system of the process)")
         for name, runs in [("put-object", puts), ("get-object", gets)]:
-            seconds = statistics.median(s for s, _ in runs)
-            rss = max(r for _, r in runs)
+            seconds = statistics.median(s for s, _, _ in runs)
+            cpu = statistics.median(c for _, _, c in runs)
+            rss = max(r for _, r, _ in runs)
             rate = OBJECT_MIB / seconds
-            print(f"  {name}  {seconds * 1000:7.0f} ms  {rate:6.0f} MiB/s (target >= 200: {'met' if rate >= 200 else 'MISSED'})"
-                  f"   peak RSS {rss:5.1f} MiB (target <= 32: {'met' if rss <= 32 else 'MISSED'})")
+            print(f"  {name}  {seconds * 1000:5.0f} ms  {rate:4.0f} MiB/s (target >= 200: {'met' if rate >= 200 else 'MISSED'})"
+                  f"  CPU {cpu * 1000:4.0f} ms  peak RSS {rss:4.1f} MiB (target <= 32: {'met' if rss <= 32 else 'MISSED'})")
         print(f"  (hubscript --version alone: peak RSS {baseline_rss:.1f} MiB)")
 
 
