@@ -45,7 +45,10 @@ final class VaultPromptCLITests: XCTestCase {
     func waitForEchoOff(_ process: Process) throws {
         let deadline = Date().addingTimeInterval(10)
         while echoes {
-            guard process.isRunning, Date() < deadline else { throw XCTSkip("the prompt never turned echo off") }
+            guard process.isRunning, Date() < deadline else {
+                throw NSError(domain: "VaultPromptCLITests", code: 1,
+                              userInfo: [NSLocalizedDescriptionKey: "the prompt never turned echo off (exited: \(!process.isRunning))"])
+            }
             usleep(2_000)
         }
     }
