@@ -38,11 +38,15 @@ let package = Package(
         // The Hub client (transports, auth, retries, pagination), profiles, configuration
         // types, the state directory, credentials and HubConnection. No Lua.
         .target(name: "HubClient", dependencies: ["HTTPKit", "SystemText"]),
+        // SHA-256 with the x86 SHA extensions (the vault's object ids; libsodium's is slower).
+        .systemLibrary(name: "CVault", path: "Sources/CVault"),
+        // The encrypted vault (libsodium). No Lua.
+        .target(name: "Vault", dependencies: ["CSodium", "CVault"]),
         // The recipe side of the Hub: the hub, export, csv and progress plugins, the config
         // file's evaluation, the journal, writes, plans and runs.
-        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "SystemText", "CSodium", "DispatchClient"]),
+        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "SystemText", "CSodium", "DispatchClient", "Vault"]),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
-        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient"]),
+        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault"]),
         // The client side of scripts/bench-client (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubClient"], path: "Sources/hubscript-bench"),
 
@@ -52,7 +56,8 @@ let package = Package(
         .testTarget(name: "DispatchClientTests", dependencies: ["DispatchClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
-        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient"]),
-        .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox"]),
+        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault"]),
+        .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault"]),
+        .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),
     ]
 )

@@ -21,6 +21,7 @@ final class CLITests: CLITestCase {
       logout      Sign out of a session profile and delete its stored credentials.
       sandbox     Serve or reset the built-in sandbox Hub.
       dispatch    Check the profile's Dispatch (phone notifications).
+      vault       Keep secrets and private files encrypted at rest.
       docs        Print reference documentation generated from the code.
       completion  Print a shell completion script (bash or zsh).
 
