@@ -13,6 +13,8 @@ final class CLIHarness {
     let binary: URL
     let root: URL
     let stateDir: URL
+    /// Variables added to every child's environment (e.g. the vault key).
+    var extraEnvironment: [String: String] = [:]
 
     struct Result {
         let status: Int32
@@ -42,7 +44,11 @@ final class CLIHarness {
         env["HUBSCRIPT_CONFIG"] = nil
         env["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
         env["XDG_STATE_HOME"] = root.appendingPathComponent("xdg-state").path
-        return env
+        env["HUBSCRIPT_VAULT_KEY"] = nil
+        env["HUBSCRIPT_VAULT_KEY_FILE"] = nil
+        env["HUBSCRIPT_VAULT_PASSPHRASE"] = nil
+        env["HUBSCRIPT_VAULT_DIR"] = nil
+        return env.merging(extraEnvironment) { $1 }
     }
 
     /// Writes `text` to `name` under the temporary folder; returns its absolute path.

@@ -11,7 +11,7 @@ extension Journal {
     /// - Returns: the run as recorded now.
     @discardableResult
     public func startRun(_ start: RunStart) throws -> RunRecord {
-        let params = try JSONCodec.encode(start.params)
+        let params = SecretRedactor.shared.redact(try JSONCodec.encode(start.params))
         let now = nowMs()
         return try transaction { db in
             try db.query("""

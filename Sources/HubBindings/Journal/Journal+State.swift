@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import ScriptHost
 
 /// A recipe's checkpoint value, as `hubscript state list` shows it.
 public struct StateEntry: Sendable, Equatable {
@@ -30,7 +31,7 @@ extension Journal {
                 INSERT INTO state (scope, key, value, run_id, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
                 ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value, run_id = excluded.run_id,
                     updated_at = excluded.updated_at
-                """, [.text(scope), .text(key), .text(valueJSON), .text(runID), .int(Int(now))])
+                """, [.text(scope), .text(key), .text(SecretRedactor.shared.redact(valueJSON)), .text(runID), .int(Int(now))])
         }
     }
 

@@ -81,6 +81,11 @@ public enum HubRecipeRun {
                                journal: Journal, state: StateDirectory, output: any ScriptOutput,
                                onWatchdog: (@Sendable (HubRunOutcome) -> Void)? = nil,
                                configure: (inout RunConfiguration) -> Void = { _ in }) throws -> HubRunOutcome {
+        // The secrets the manifest declares are loaded (so masked everywhere) before
+        // anything is written; one that cannot be read fails later, at `vault.secret`.
+        if let secrets = request.secrets {
+            for name in prepared.manifest.secrets { _ = try? secrets.value(of: name) }
+        }
         let sha = Digest.sha256Hex(prepared.file.source)
         // Absolute, so `runs resume` and `apply` find the recipe from any folder.
         let recipePath = prepared.file.url.standardizedFileURL.path
@@ -325,6 +330,7 @@ struct Pass {
             ProgressPlugin.make(reporter: progress),
             StatePlugin.make(context: context, journal: state.journal, scope: state.scope),
             DispatchPlugin.make(environment, target: request.dispatch),
+            VaultPlugin.make(declared: prepared.manifest.secrets, secrets: request.secrets),
         ] + request.extraPlugins(environment)
         configuration.gate = HubGate.bindingGate(needs: prepared.manifest.needs)
         configure(&configuration)

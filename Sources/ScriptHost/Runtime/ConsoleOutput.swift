@@ -86,14 +86,15 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
 
     /// The NDJSON line of an event (without the newline), with `ts` if `timestamps`.
     public func eventLine(_ type: String, _ fields: [String: ScriptValue]) -> String {
-        var all = SecretRedactor.shared.isActive ? fields.mapValues(SecretRedactor.shared.redact) : fields
+        var all = fields.mapValues(\.showingHandles)
+        if SecretRedactor.shared.isActive { all = all.mapValues(SecretRedactor.shared.redact) }
         if timestamps && all["ts"] == nil { all["ts"] = .string(EventTimestamp.string()) }
         return Self.eventLine(type, all)
     }
 
     /// The NDJSON line of an event (without the newline).
     public static func eventLine(_ type: String, _ fields: [String: ScriptValue]) -> String {
-        var all = fields
+        var all = fields.mapValues(\.showingHandles)
         all["type"] = .string(type)
         return (try? JSONCodec.encode(.object(all))) ?? #"{"type":"error","message":"unencodable event"}"#
     }
@@ -136,7 +137,8 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
     static func plain(_ value: ScriptValue) -> String {
         switch value {
         case .string(let s): return s.contains(" ") ? "\"\(s)\"" : s
-        default: return (try? JSONCodec.encode(value)) ?? "?"
+        case .handle(let h): return h.description
+        default: return (try? JSONCodec.encode(value.showingHandles)) ?? "?"
         }
     }
 }

@@ -28,3 +28,17 @@ public final class ScriptHandle: Sendable, Hashable, CustomStringConvertible {
     public static func == (lhs: ScriptHandle, rhs: ScriptHandle) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
+
+extension ScriptValue {
+    /// The value with every handle replaced by its label `<kind name>` (a string), for
+    /// output meant for people and `--json` events: a log field or an error table that
+    /// holds a handle shows which one, never fails to encode, and shows no value.
+    public var showingHandles: ScriptValue {
+        switch self {
+        case .handle(let h): return .string(h.description)
+        case .array(let items): return .array(items.map(\.showingHandles))
+        case .object(let fields): return .object(fields.mapValues(\.showingHandles))
+        default: return self
+        }
+    }
+}

@@ -39,6 +39,7 @@ struct RecipeLauncher {
             let journal = try Journal.openChecked(path: try common.state.journalFile.path)
             var request = self.request
             request.dispatch = try common.dispatchTarget().target
+            if request.secrets == nil { request.secrets = VaultAccess.resolver(state: common.state) }
             if request.progress == nil { request.progress = progress }
             // --quiet drops the start line (the closing line names the run too); --json
             // always starts with its `start` event.

@@ -52,8 +52,8 @@ struct DispatchTestCommand: Command {
             Console.err("hubscript: no configuration found; using the built-in sandbox Dispatch (\(try common.state.sandboxFile.path)). See docs/dispatch.md.\n")
         }
         do {
-            // No vault is opened by the CLI yet: a profile whose token is a vault entry says so.
-            let client = try target.client(secrets: nil)
+            // A profile's dispatch_token_ref is read from the vault (key from the environment).
+            let client = try target.client(secrets: VaultAccess.resolver(state: common.state))
             let receipt = try client.send(notification, idempotencyKey: "hst-test-" + UUID().uuidString.lowercased())
             Console.out("""
                 Sent "\(TerminalText.field(notification.title))" through \(target.displayName) (profile '\(target.profile)').

@@ -1,0 +1,52 @@
+import Foundation
+import ScriptHost
+
+/// The `vault` module: `vault.secret(NAME)` returns an opaque handle (`ScriptHandle`
+/// of kind `secret`) for a vault entry the manifest declares in `secrets = {…}`. The
+/// value never reaches Lua: only bindings that take credentials (`dispatch.connect`)
+/// resolve a handle, through the run's `SecretResolver`, and every value read is masked
+/// in all output (`SecretRedactor`).
+public enum VaultPlugin {
+    public static func make(declared: [String], secrets: (any SecretResolver)?) -> Plugin {
+        let handles = HandleCache()
+        let declaredSet = Set(declared)
+        return Plugin(module: "vault", summary: """
+            Secrets as opaque handles: `vault.secret(name)` for a name the manifest lists in `secrets = {…}`. \
+            A handle has no text: `tostring` shows `<secret name>`; `..`, `#`, comparison, `string.format` and \
+            `json.encode` refuse it. Pass it to a binding that takes credentials: \
+            `dispatch.connect{url = …, token = vault.secret("dispatch/ci")}`.
+            """, functions: [
+            ScriptFunction("secret", summary: "vault.secret(name) -> an opaque handle for the vault entry (declared in the manifest's secrets)") { call in
+                let name = try call.string(1)
+                guard declaredSet.contains(name) else {
+                    throw ScriptStructuredError(code: "secret_not_declared", message:
+                        "vault.secret: '\(name)' is not declared; add it to the manifest's secrets = { \"\(name)\" }",
+                        fields: ["secret": .string(name)])
+                }
+                guard let secrets else {
+                    throw ScriptStructuredError(code: "vault_not_open", message:
+                        "vault.secret('\(name)'): no vault is open: create one with `hubscript vault init` and give its key (HUBSCRIPT_VAULT_KEY)")
+                }
+                // Read now: a missing entry or a locked vault fails here, at the recipe's
+                // line, and the value is masked from now on.
+                _ = try secrets.value(of: name)
+                return .value(.handle(handles.handle(name)))
+            },
+        ])
+    }
+
+    /// One handle per name for the run.
+    final class HandleCache: @unchecked Sendable {
+        private let lock = NSLock()
+        private var handles: [String: ScriptHandle] = [:]
+
+        func handle(_ name: String) -> ScriptHandle {
+            lock.withLock {
+                if let h = handles[name] { return h }
+                let h = ScriptHandle(kind: ScriptHandle.secretKind, name: name)
+                handles[name] = h
+                return h
+            }
+        }
+    }
+}
