@@ -37,10 +37,10 @@ let package = Package(
         // types, the state directory, credentials and HubConnection. No Lua.
         .target(name: "HubClient", dependencies: ["HTTPKit", "SystemText"]),
         // The recipe side of the Hub: the hub, export, csv and progress plugins, the config
-        // file's evaluation, the journal, writes, plans and runs.
-        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "SystemText", "CSodium"]),
+        // file's evaluation (profiles and jobs), the journal, writes, plans, runs and fires.
+        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "SystemText", "CSodium", "Scheduler"]),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
-        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubClient", "HubSandbox", "HTTPKit"]),
+        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubClient", "HubSandbox", "HTTPKit", "Scheduler"]),
         // The client side of scripts/bench-client (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubClient"], path: "Sources/hubscript-bench"),
 
@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler"]),
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
-        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit"]),
+        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "Scheduler"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox"]),
     ]
 )
