@@ -44,6 +44,14 @@ public struct JobFailure: Sendable, Equatable {
     public let message: String
     /// The Dispatch target named by `on_failure.dispatch`.
     public let dispatch: String
+
+    public init(job: String, runID: String, exitCode: Int32, message: String, dispatch: String) {
+        self.job = job
+        self.runID = runID
+        self.exitCode = exitCode
+        self.message = message
+        self.dispatch = dispatch
+    }
 }
 
 /// The seam for `on_failure`: told of each failed fire of a job that names a Dispatch
