@@ -20,6 +20,7 @@ final class CLITests: CLITestCase {
       login       Sign in to a profile that uses a user session.
       logout      Sign out of a session profile and delete its stored credentials.
       sandbox     Serve or reset the built-in sandbox Hub.
+      jobs        List, fire and serve the scheduled jobs of the configuration.
       docs        Print reference documentation generated from the code.
       completion  Print a shell completion script (bash or zsh).
 
