@@ -14,6 +14,16 @@ final class JobSchedulerTests: XCTestCase {
         }
     }
 
+    /// Starts `scheduler.runDue(now:)` on a thread with the fire `runID` held, and
+    /// returns once that fire runs; `done` is left when the pass ends.
+    func startHeld(_ fixture: JobsFixture, _ scheduler: JobScheduler, now: String, _ runID: String,
+                   done: DispatchGroup) {
+        fixture.executor.hold(runID)
+        done.enter()
+        Thread.detachNewThread { try? scheduler.runDue(now: at(now)); done.leave() }
+        XCTAssertTrue(fixture.executor.waitUntilRunning(runID))
+    }
+
     func testMinutelyAcrossAnOutageUnderEachCatchUpPolicy() throws {
         let cases: [(CatchUpPolicy, [String], [String])] = [
             (.none, ["m@2026-01-01T10:00:00Z", "m@2026-01-01T10:01:00Z", "m@2026-01-01T10:05:00Z"],
@@ -111,11 +121,8 @@ final class JobSchedulerTests: XCTestCase {
         let first = try fixture.scheduler(jobs), second = try fixture.scheduler(jobs), third = try fixture.scheduler(jobs)
         // The second and third decide before the first has recorded anything.
         let secondDue = try second.plan(now: fixture.clock.now), thirdDue = try third.plan(now: fixture.clock.now)
-        fixture.executor.hold("a@2026-01-01T10:00:00Z")
         let done = DispatchGroup()
-        done.enter()
-        Thread.detachNewThread { try? first.runDue(now: fixture.clock.now); done.leave() }
-        XCTAssertTrue(fixture.executor.waitUntilRunning("a@2026-01-01T10:00:00Z"))
+        startHeld(fixture, first, now: "2026-01-01T10:00:05Z", "a@2026-01-01T10:00:00Z", done: done)
         XCTAssertNil(try second.fire(secondDue[0]))
         fixture.executor.release("a@2026-01-01T10:00:00Z")
         done.wait()
@@ -132,11 +139,8 @@ final class JobSchedulerTests: XCTestCase {
         let fixture = try JobsFixture(now: "2026-01-01T10:00:05Z")
         let job = try fixture.job("s", "* * * * *", overlap: .skip)
         let first = try fixture.scheduler([job]), second = try fixture.scheduler([job])
-        fixture.executor.hold("s@2026-01-01T10:00:00Z")
         let done = DispatchGroup()
-        done.enter()
-        Thread.detachNewThread { try? first.runDue(now: at("2026-01-01T10:00:05Z")); done.leave() }
-        XCTAssertTrue(fixture.executor.waitUntilRunning("s@2026-01-01T10:00:00Z"))
+        startHeld(fixture, first, now: "2026-01-01T10:00:05Z", "s@2026-01-01T10:00:00Z", done: done)
         try second.runDue(now: at("2026-01-01T10:01:05Z"))
         fixture.executor.release("s@2026-01-01T10:00:00Z")
         done.wait()
@@ -153,11 +157,8 @@ final class JobSchedulerTests: XCTestCase {
         let fixture = try JobsFixture(now: "2026-01-01T10:00:05Z")
         let job = try fixture.job("q", "* * * * *", overlap: .queue)
         let first = try fixture.scheduler([job]), second = try fixture.scheduler([job])
-        fixture.executor.hold("q@2026-01-01T10:00:00Z")
         let done = DispatchGroup()
-        done.enter()
-        Thread.detachNewThread { try? first.runDue(now: at("2026-01-01T10:00:05Z")); done.leave() }
-        XCTAssertTrue(fixture.executor.waitUntilRunning("q@2026-01-01T10:00:00Z"))
+        startHeld(fixture, first, now: "2026-01-01T10:00:05Z", "q@2026-01-01T10:00:00Z", done: done)
         done.enter()
         Thread.detachNewThread { try? second.runDue(now: at("2026-01-01T10:01:05Z")); done.leave() }
         // The second fire is claimed and waits.

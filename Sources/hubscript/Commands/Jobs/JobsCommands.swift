@@ -72,6 +72,27 @@ enum JobsCommands {
     }
 }
 
+/// What the jobs commands read from their arguments: the common options and the
+/// scheduler's clock (`--now`).
+struct JobsOptions {
+    let common: CommonOptions.Values
+    let clock: @Sendable () -> Date
+
+    init(_ arguments: ParsedArguments) throws {
+        common = CommonOptions.Values(arguments)
+        clock = try JobsCommands.clock(arguments)
+    }
+
+    /// The configuration (refused without jobs), a scheduler over its jobs, and the
+    /// signal sources that stop it (keep them alive while it runs).
+    func scheduler(onStop: @escaping @Sendable () -> Void = {}) throws
+        -> (config: LoadedConfig, scheduler: JobScheduler, signals: [DispatchSourceSignal]) {
+        let config = try JobsCommands.load(common)
+        let scheduler = try JobsCommands.scheduler(config, common, clock: clock)
+        return (config, scheduler, JobsCommands.stopOnSignals(scheduler, onStop))
+    }
+}
+
 /// How fires read for people and in `--json`.
 enum FireText {
     /// One line: `RUN_ID STATUS …`, e.g. `nightly@2026-01-01T10:00:00Z succeeded in 0.42 s`.

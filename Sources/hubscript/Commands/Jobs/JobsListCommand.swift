@@ -18,18 +18,17 @@ struct JobsListCommand: Command {
         resumes it.
         """)
 
-    let common: CommonOptions.Values
+    let options: JobsOptions
     let json: Bool
-    let clock: @Sendable () -> Date
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("jobs list takes no arguments") }
-        common = CommonOptions.Values(arguments)
+        options = try JobsOptions(arguments)
         json = arguments.flag("json")
-        clock = try JobsCommands.clock(arguments)
     }
 
     func run() throws -> Int32 {
+        let (common, clock) = (options.common, options.clock)
         let config = try JobsCommands.load(common, required: false)
         let jobs = config.jobs.jobs
         if jobs.isEmpty {

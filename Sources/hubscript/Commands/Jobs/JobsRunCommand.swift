@@ -15,22 +15,18 @@ struct JobsRunCommand: Command {
         2 a configuration error or the fire was skipped.
         """)
 
-    let common: CommonOptions.Values
+    let options: JobsOptions
     let name: String
-    let clock: @Sendable () -> Date
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("expected one JOB (hubscript jobs list shows them)") }
         name = arguments.positionals[0]
-        common = CommonOptions.Values(arguments)
-        clock = try JobsCommands.clock(arguments)
+        options = try JobsOptions(arguments)
     }
 
     func run() throws -> Int32 {
-        let config = try JobsCommands.load(common)
+        let (config, scheduler, signals) = try options.scheduler()
         let job = try config.jobs.job(named: name)
-        let scheduler = try JobsCommands.scheduler(config, common, clock: clock)
-        let signals = JobsCommands.stopOnSignals(scheduler)
         let record = try scheduler.fire(scheduler.manualFire(job))
         withExtendedLifetime(signals) {}
         guard let record, record.status != .skipped else { return ExitCode.usage }

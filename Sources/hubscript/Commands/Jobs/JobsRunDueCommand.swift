@@ -19,26 +19,22 @@ struct JobsRunDueCommand: Command {
         2 a configuration error (nothing fired).
         """)
 
-    let common: CommonOptions.Values
-    let clock: @Sendable () -> Date
+    let options: JobsOptions
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("jobs run-due takes no arguments") }
-        common = CommonOptions.Values(arguments)
-        clock = try JobsCommands.clock(arguments)
+        options = try JobsOptions(arguments)
     }
 
     func run() throws -> Int32 {
-        let config = try JobsCommands.load(common)
-        let scheduler = try JobsCommands.scheduler(config, common, clock: clock)
+        let (_, scheduler, signals) = try options.scheduler()
         let failed = FailureFlag()
         let print = scheduler.onRecord
         scheduler.onRecord = { record in
             if record.status == .failed { failed.set() }
             print(record)
         }
-        let signals = JobsCommands.stopOnSignals(scheduler)
-        try scheduler.runDue(now: clock())
+        try scheduler.runDue(now: options.clock())
         withExtendedLifetime(signals) {}
         return failed.isSet ? ExitCode.recipeFailed : ExitCode.success
     }

@@ -16,27 +16,25 @@ struct JobsServeCommand: Command {
         fires finish, then it exits 0.
         """)
 
-    let common: CommonOptions.Values
-    let clock: @Sendable () -> Date
+    let options: JobsOptions
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("jobs serve takes no arguments") }
-        common = CommonOptions.Values(arguments)
-        clock = try JobsCommands.clock(arguments)
+        options = try JobsOptions(arguments)
     }
 
     func run() throws -> Int32 {
-        let config = try JobsCommands.load(common)
-        let scheduler = try JobsCommands.scheduler(config, common, clock: clock)
-        let signals = JobsCommands.stopOnSignals(scheduler) {
+        let (config, scheduler, signals) = try options.scheduler {
             Console.err("jobs serve: stopping; running fires finish first\n")
         }
+        let clock = options.clock
         let names = config.jobs.jobs.map(\.name).joined(separator: ", ")
         let next = config.jobs.jobs.compactMap { job in
             job.definition.schedule.nextFire(after: clock()).map { (job.name, $0) }
         }.min { $0.1 < $1.1 }
         let nextText = next.map { "; next: \(FireID.runID(job: $0.0, scheduled: $0.1))" } ?? "; none will fire"
-        Console.err("jobs serve: \(config.jobs.jobs.count) jobs (\(TerminalText.field(names)))\(nextText)\n")
+        let count = config.jobs.jobs.count
+        Console.err("jobs serve: \(count) job\(count == 1 ? "" : "s") (\(TerminalText.field(names)))\(nextText)\n")
         try scheduler.serve(onError: { Console.err("jobs serve: \(TerminalText.text("\($0)"))\n") })
         withExtendedLifetime(signals) {}
         Console.err("jobs serve: stopped\n")
