@@ -8,12 +8,17 @@ extension JobScheduler {
     /// A fire that comes due while an earlier fire of its job still runs here is claimed
     /// at once, so the job's `overlap` policy decides it (skip, or queue behind). It
     /// sleeps until the next scheduled time (at most `maxSleep`, so a clock that jumps is
-    /// noticed). `onError` hears a fire that could not be recorded (a journal error);
-    /// the scheduler goes on.
-    public func serve(maxSleep: TimeInterval = 60, onError: @escaping @Sendable (Error) -> Void) throws {
+    /// noticed). `onError` hears what could not be planned or recorded (a journal
+    /// error); the scheduler goes on.
+    public func serve(maxSleep: TimeInterval = 60, onError: @escaping @Sendable (Error) -> Void) {
         let workers = JobWorkers()
         while !stop.isSet {
-            let due = try plan(now: clock()).filter { !workers.isDispatched($0.runID) }
+            let due: [DueFire]
+            do { due = try plan(now: clock()).filter { !workers.isDispatched($0.runID) } } catch {
+                // A journal that stays locked or fails: say so, look again at the next time.
+                onError(error)
+                due = []
+            }
             var byJob: [String: [DueFire]] = [:]
             for fire in due { byJob[fire.job.name, default: []].append(fire) }
             for (job, fires) in byJob.sorted(by: { $0.key < $1.key }) {
@@ -21,7 +26,9 @@ extension JobScheduler {
                 for fire in fires {
                     if busy {
                         // Decided now, against the fire that runs: skipped, or queued behind it.
-                        guard let claim = try claim(fire) else { continue }
+                        let claimed: FireClaim?
+                        do { claimed = try claim(fire) } catch { onError(error); continue }
+                        guard let claim = claimed else { continue }
                         workers.enqueue(job: job, runID: fire.runID) { [self] in
                             do { try execute(claim) } catch { onError(error) }
                         }

@@ -239,7 +239,7 @@ final class JobSchedulerTests: XCTestCase {
         fixture.executor.hold("t@2026-01-01T10:01:00Z")
         let done = DispatchGroup()
         done.enter()
-        Thread.detachNewThread { try? scheduler.serve(onError: { _ in }); done.leave() }
+        Thread.detachNewThread { scheduler.serve(onError: { _ in }); done.leave() }
         XCTAssertTrue(fixture.executor.waitUntilRunning("t@2026-01-01T10:01:00Z"))
         scheduler.stop.fire()
         XCTAssertEqual(done.wait(timeout: .now() + 0.3), .timedOut, "serve returned while a fire was running")

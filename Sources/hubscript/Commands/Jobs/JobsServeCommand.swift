@@ -35,7 +35,7 @@ struct JobsServeCommand: Command {
         let nextText = next.map { "; next: \(FireID.runID(job: $0.0, scheduled: $0.1))" } ?? "; none will fire"
         let count = config.jobs.jobs.count
         Console.err("jobs serve: \(count) job\(count == 1 ? "" : "s") (\(TerminalText.field(names)))\(nextText)\n")
-        try scheduler.serve(onError: { Console.err("jobs serve: \(TerminalText.text("\($0)"))\n") })
+        scheduler.serve(onError: { Console.err("jobs serve: \(TerminalText.text("\($0)"))\n") })
         withExtendedLifetime(signals) {}
         Console.err("jobs serve: stopped\n")
         return ExitCode.success
