@@ -273,6 +273,47 @@ final class JobsCLITests: XCTestCase {
         XCTAssertTrue(stable(String(decoding: stdout.value, as: UTF8.self)).contains("\(id) succeeded in … s\n"))
     }
 
+    func testAFireKilledMidRecipeIsResumedByTheNextRunDueNotRepeated() throws {
+        try cli.file("recipes/many.lua", """
+            recipe {
+              name = "notify-many", version = "1.0.0", description = "Test fixture: six notifications, slowly.",
+              needs = { "users.list", "notifications.send" },
+            }
+            local n = 0
+            for u in hub.users.list { status = "active" } do
+              if n == 6 then break end
+              local t0 = os.clock()
+              while os.clock() - t0 < 0.15 do end
+              hub.notifications.send("app_hub", { user_id = u.id, title = "Tick", body = "One of six.", category = "test.jobs" })
+              n = n + 1
+            end
+            """)
+        try jobs(#"many = { recipe = "recipes/many.lua", schedule = "0 * * * *" }"#)
+        let before = try notifications()
+        let id = "many@2026-01-01T10:00:00Z"
+        let (p, stop) = try cli.startDrained(["jobs", "run-due", "--now", "2026-01-01T10:00:05Z", "--config", config])
+        defer { stop() }
+        let deadline = Date().addingTimeInterval(30)
+        while try p.isRunning && Date() < deadline && cli.writeStates(id)["done", default: 0] < 2 { usleep(5_000) }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationReason, .uncaughtSignal, "run-due ended before the kill")
+        let sentBefore = try notifications() - before
+        XCTAssertLessThan(sentBefore, 6, "the kill came after every write")
+        var r = try hubscript("jobs", "list", "--now", "2026-01-01T10:00:30Z")
+        XCTAssertTrue(r.stdout.hasSuffix("2026-01-01T10:00:00Z  interrupted\n"), r.stdout)
+
+        r = try hubscript("jobs", "run-due", "--now", "2026-01-01T10:01:05Z")
+        XCTAssertEqual(r.status, 0, r.output)
+        XCTAssertEqual(stable(r.stdout), "\(id) succeeded in … s (resumed after an interrupted run)\n")
+        XCTAssertEqual(try notifications() - before, 6, "each of the six notifications once (\(sentBefore) before the kill)")
+        XCTAssertEqual(try cli.writeStates(id), ["done": 6])
+        let rows = try history()
+        XCTAssertEqual(rows.count, 1, "\(rows)")
+        let show = try JSONSerialization.jsonObject(with: Data(try cli.run(["runs", "show", id, "--json"]).stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(show?["attempts"] as? Int, 2)
+    }
+
     func testRunByHandAndHistory() throws {
         try jobs(#"tick = { recipe = "recipes/notify.lua", schedule = "0 * * * *" }"#)
         var r = try hubscript("jobs", "run", "tick", "--now", "2026-01-01T10:20:00Z")
