@@ -43,10 +43,10 @@ let package = Package(
         // The encrypted vault (libsodium). No Lua.
         .target(name: "Vault", dependencies: ["CSodium", "CVault"]),
         // The recipe side of the Hub: the hub, export, csv and progress plugins, the config
-        // file's evaluation, the journal, writes, plans and runs.
-        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "SystemText", "CSodium", "DispatchClient", "Vault"]),
+        // file's evaluation (profiles and jobs), the journal, writes, plans, runs and fires.
+        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "SystemText", "CSodium", "DispatchClient", "Vault", "Scheduler"]),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
-        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault"]),
+        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler"]),
         // The client side of scripts/bench-client (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubClient"], path: "Sources/hubscript-bench"),
 
@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "DispatchClientTests", dependencies: ["DispatchClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
-        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault"]),
+        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "Scheduler"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),
     ]

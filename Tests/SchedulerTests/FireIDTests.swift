@@ -17,6 +17,14 @@ struct FireIDTests {
         #expect(FireID(job: "b", scheduled: instant("2028-02-29T12:34:56Z")).description == "b@2028-02-29T12:34:56Z")
     }
 
+    @Test("a fire by hand: JOB@manual-<RFC 3339 UTC>, which parse refuses")
+    func manual() {
+        let now = instant("2026-03-08T09:12:44Z").addingTimeInterval(0.6)
+        #expect(FireID.timestamp(now) == "2026-03-08T09:12:44Z")
+        #expect(FireID.manualRunID(job: "nightly-sync", at: now) == "nightly-sync@manual-2026-03-08T09:12:44Z")
+        #expect(throws: SchedulerError.self) { try FireID.parse("nightly-sync@manual-2026-03-08T09:12:44Z") }
+    }
+
     @Test("parse is the inverse of runID")
     func roundTrip() throws {
         let fire = try FireID.parse("nightly-sync@2026-03-08T07:00:00Z")

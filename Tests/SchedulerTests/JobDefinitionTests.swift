@@ -88,11 +88,18 @@ struct JobDefinitionTests {
         #expect(refusal(with("timezone", .bool(true))) == #"invalid_job: job "nightly": timezone must be a string, got a boolean"#)
     }
 
-    @Test("params: strings or lists of strings", arguments: [
+    @Test("params: numbers and booleans become their text, as --param would give them")
+    func scalarParams() throws {
+        let job = try JobDefinition(name: "n", config: with("params", .table([
+            "days": .int(30), "ratio": .number(0.5), "dry": .bool(false), "group": .string("ops"),
+        ])))
+        #expect(job.params == ["days": .string("30"), "ratio": .string("0.5"), "dry": .string("false"), "group": .string("ops")])
+    }
+
+    @Test("params: strings, numbers, booleans or lists of strings", arguments: [
         (JobConfigValue.string("x"), #"invalid_job: job "nightly": params must be a table, got a string"#),
-        (.table(["days": .int(30)]), #"invalid_job: job "nightly": params.days must be a string or a list of strings, got an integer"#),
         (.table(["groups": .list([.string("a"), .bool(true)])]), #"invalid_job: job "nightly": params.groups[2] must be a string, got a boolean"#),
-        (.table(["nested": .table([:])]), #"invalid_job: job "nightly": params.nested must be a string or a list of strings, got a table"#),
+        (.table(["nested": .table([:])]), #"invalid_job: job "nightly": params.nested must be a string, number, boolean or list of strings, got a table"#),
         (.table(["": .string("x")]), #"invalid_job: job "nightly": params has an empty name"#),
     ])
     func params(value: JobConfigValue, message: String) {

@@ -22,6 +22,7 @@ final class CLITests: CLITestCase {
       sandbox     Serve or reset the built-in sandbox Hub.
       dispatch    Check the profile's Dispatch (phone notifications).
       vault       Keep secrets and private files encrypted at rest.
+      jobs        List, fire and serve the scheduled jobs of the configuration.
       docs        Print reference documentation generated from the code.
       completion  Print a shell completion script (bash or zsh).
 

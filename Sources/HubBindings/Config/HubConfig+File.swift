@@ -9,29 +9,36 @@ extension HubConfig {
     /// Finds and loads the configuration. Returns `.empty` when no file exists.
     public static func load(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                             currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> HubConfig {
+        guard let file = try locate(explicit: explicit, environment: environment, currentDirectory: currentDirectory) else {
+            return .empty
+        }
+        return try ConfigParser(file: file.path).parse(try evaluate(file: file), source: file)
+    }
+
+    /// The configuration file the search order finds (`--config`, `$HUBSCRIPT_CONFIG`,
+    /// `./hubscript.config.lua`, `$XDG_CONFIG_HOME/hubscript/config.lua`); nil if none.
+    /// A file named explicitly must exist.
+    static func locate(explicit: String?, environment: [String: String], currentDirectory: String) throws -> URL? {
         if let explicit {
             guard FileManager.default.fileExists(atPath: explicit) else {
                 throw HubConfigError("config file \(explicit) does not exist (given with --config)")
             }
-            return try parse(file: URL(fileURLWithPath: explicit))
+            return URL(fileURLWithPath: explicit)
         }
         if let fromEnv = environment["HUBSCRIPT_CONFIG"], !fromEnv.isEmpty {
             guard FileManager.default.fileExists(atPath: fromEnv) else {
                 throw HubConfigError("config file \(fromEnv) does not exist (named by $HUBSCRIPT_CONFIG)")
             }
-            return try parse(file: URL(fileURLWithPath: fromEnv))
+            return URL(fileURLWithPath: fromEnv)
         }
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
-        for candidate in [currentDirectory + "/hubscript.config.lua", configHome + "/hubscript/config.lua"]
-        where FileManager.default.fileExists(atPath: candidate) {
-            return try parse(file: URL(fileURLWithPath: candidate))
-        }
-        return .empty
+        return [currentDirectory + "/hubscript.config.lua", configHome + "/hubscript/config.lua"]
+            .first { FileManager.default.fileExists(atPath: $0) }.map { URL(fileURLWithPath: $0) }
     }
 
     /// Reads `file` if it is trusted (`ConfigTrust`) and evaluates it as data.
-    static func parse(file: URL) throws -> HubConfig {
+    static func evaluate(file: URL) throws -> ScriptValue {
         let data = try ConfigTrust.read(file.path)
         if data.first == 0x1B {
             throw HubConfigError("config \(file.path): is a binary (precompiled) chunk; a configuration is Lua source text")
@@ -39,10 +46,8 @@ extension HubConfig {
         guard let source = String(data: data, encoding: .utf8) else {
             throw HubConfigError("config \(file.path): is not UTF-8 text")
         }
-        let value: ScriptValue
-        do { value = try LuaDataFile.evaluate(source: source, displayPath: DisplayPath.relative(file)) } catch {
+        do { return try LuaDataFile.evaluate(source: source, displayPath: DisplayPath.relative(file)) } catch {
             throw HubConfigError("config \(file.path): \(error)")
         }
-        return try ConfigParser(file: file.path).parse(value, source: file)
     }
 }

@@ -19,10 +19,19 @@ import SQLiteKit
 /// `state(scope /* "<recipe name>@<profile>" */, key, value /* canonical JSON */,
 ///        run_id, updated_at; PRIMARY KEY (scope, key))`.
 ///
+/// Version 4 adds the scheduler's record of every fire of a job (`hubscript jobs`), one
+/// row per decision — a fire claimed and run, skipped, or a range of missed fires:
+/// `fires(id INTEGER PRIMARY KEY /* claim order */, job, scheduled_at /* ms */,
+///        missed_through /* ms, the last fire of a missed range; NULL otherwise */,
+///        trigger /* schedule|manual */, run_id /* JOB@<time> */,
+///        status /* queued|fired|skipped|missed|failed|succeeded */, reason,
+///        started_at, finished_at /* ms */, duration_ms, exit_code,
+///        notified /* what on_failure did, NULL: nothing to do */, recorded_at)`.
+///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
 enum JournalSchema {
-    static let version: Int32 = 3
+    static let version: Int32 = 4
 
     /// `migrations[n]` upgrades a file from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -77,6 +86,27 @@ enum JournalSchema {
             updated_at INTEGER NOT NULL,
             PRIMARY KEY (scope, key)
         );
+        """,
+        """
+        CREATE TABLE fires (
+            id             INTEGER PRIMARY KEY AUTOINCREMENT,
+            job            TEXT NOT NULL,
+            scheduled_at   INTEGER NOT NULL,
+            missed_through INTEGER,
+            trigger        TEXT NOT NULL CHECK (trigger IN ('schedule', 'manual')),
+            run_id         TEXT NOT NULL,
+            status         TEXT NOT NULL
+                           CHECK (status IN ('queued', 'fired', 'skipped', 'missed', 'failed', 'succeeded')),
+            reason         TEXT,
+            started_at     INTEGER,
+            finished_at    INTEGER,
+            duration_ms    INTEGER,
+            exit_code      INTEGER,
+            notified       TEXT,
+            recorded_at    INTEGER NOT NULL
+        );
+        CREATE INDEX fires_job_scheduled ON fires (job, scheduled_at);
+        CREATE INDEX fires_run ON fires (run_id);
         """,
     ]
 

@@ -31,6 +31,9 @@ public struct HubRunRequest: Sendable {
     public var secrets: (any SecretResolver)?
     /// The profile's Dispatch, where `dispatch.send` goes (nil: none; see `DispatchTarget`).
     public var dispatch: DispatchTarget?
+    /// The lock of `runID`, taken by the caller and kept by it (the job scheduler claims
+    /// a fire under its run's lock); nil: `execute` takes the lock and releases it.
+    public var heldLock: RunLock?
 
     public init() {}
 }
@@ -92,8 +95,11 @@ public enum HubRecipeRun {
         let params = ScriptValue.object(prepared.params.values)
         let (runID, mode) = try resolveRun(prepared, request: request, sha: sha, params: params,
                                            profile: connection.profileName, journal: journal)
-        let lock = try RunLock.acquire(runID, state: state)
-        defer { lock.release() }
+        if let held = request.heldLock, held.runID != runID {
+            throw HubConfigError("internal error: the lock held is \(held.runID)'s, not \(runID)'s")
+        }
+        let lock = try request.heldLock ?? RunLock.acquire(runID, state: state)
+        defer { if request.heldLock == nil { lock.release() } }
         let existing = try journal.run(id: runID)
         var request = request
         request.maxWrites = request.maxWrites ?? existing?.maxWrites

@@ -23,12 +23,22 @@ public struct FireID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `JOB@YYYY-MM-DDThh:mm:ssZ`.
-    public var runID: String {
-        let seconds = Int64(scheduled.timeIntervalSince1970)
+    public var runID: String { "\(job)@\(Self.timestamp(scheduled))" }
+
+    /// `date` in RFC 3339 UTC to the second (a fraction is dropped): `2026-03-08T07:00:00Z`.
+    public static func timestamp(_ date: Date) -> String {
+        let seconds = Int64(floor(date.timeIntervalSince1970))
         let t = WallTime(seconds: seconds)
         let second = Int(seconds - WallTime.floorDiv(seconds, 60) * 60)
-        return "\(job)@\(digits(t.year, 4))-\(digits(t.month, 2))-\(digits(t.day, 2))"
+        return "\(digits(t.year, 4))-\(digits(t.month, 2))-\(digits(t.day, 2))"
             + "T\(digits(t.hour, 2)):\(digits(t.minute, 2)):\(digits(second, 2))Z"
+    }
+
+    /// The run id of a fire of `job` asked for by hand at `date`: `JOB@manual-<RFC 3339
+    /// UTC>` (`nightly-sync@manual-2026-03-08T09:12:44Z`). It is not a scheduled fire's
+    /// (`parse` refuses it), so a run by hand never takes a scheduled fire's keys.
+    public static func manualRunID(job: String, at date: Date) -> String {
+        "\(job)@manual-\(timestamp(date))"
     }
 
     public var description: String { runID }
@@ -64,7 +74,7 @@ public struct FireID: Hashable, Sendable, CustomStringConvertible {
         return FireID(job: job, scheduled: Date(timeIntervalSince1970: Double(wall.seconds + Int64(second))))
     }
 
-    private func digits(_ n: Int, _ width: Int) -> String {
+    private static func digits(_ n: Int, _ width: Int) -> String {
         let text = String(n)
         return String(repeating: "0", count: max(0, width - text.count)) + text
     }

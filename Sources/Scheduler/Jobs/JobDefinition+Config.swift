@@ -82,6 +82,12 @@ private struct JobConfigReader {
             switch value {
             case .string(let text):
                 params[key] = .string(text)
+            case .int(let number):
+                params[key] = .string(String(number))
+            case .number(let number):
+                params[key] = .string(String(number))
+            case .bool(let flag):
+                params[key] = .string(flag ? "true" : "false")
             case .list(let items):
                 params[key] = .list(try items.enumerated().map { index, item in
                     guard case .string(let text) = item else {
@@ -90,7 +96,7 @@ private struct JobConfigReader {
                     return text
                 })
             default:
-                throw fail("params.\(key) must be a string or a list of strings, got \(value.kind)")
+                throw fail("params.\(key) must be a string, number, boolean or list of strings, got \(value.kind)")
             }
         }
         return params

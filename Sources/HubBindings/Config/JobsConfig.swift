@@ -1,0 +1,71 @@
+import Foundation
+import HubClient
+import Scheduler
+
+/// A job from the configuration file, with its recipe found.
+public struct ConfiguredJob: Sendable {
+    public let definition: JobDefinition
+    /// The recipe file: `recipe` resolved against the config file's folder.
+    public let recipe: URL
+
+    public var name: String { definition.name }
+
+    public init(definition: JobDefinition, recipe: URL) {
+        self.definition = definition
+        self.recipe = recipe
+    }
+}
+
+/// The `jobs = { … }` table of the configuration file, kept apart from `HubConfig`
+/// (HubClient knows neither Lua nor the scheduler):
+///
+/// ```lua
+/// jobs = {
+///   ["nightly-sync"] = { recipe = "recipes/sync.lua", schedule = "30 2 * * *",
+///                        timezone = "Europe/Berlin", params = { group = "ops" } },
+/// }
+/// ```
+/// Each job is a `JobDefinition` (its fields and errors are the Scheduler's); a recipe
+/// path is relative to the config file's folder and must exist, and a `profile` must be
+/// one of the config's profiles (or `sandbox`), so a mistake shows when the file is read.
+public struct JobsConfig: Sendable {
+    /// The configuration file; nil when there is none.
+    public let source: URL?
+    /// The jobs, by name.
+    public let jobs: [ConfiguredJob]
+
+    public init(source: URL?, jobs: [ConfiguredJob]) {
+        self.source = source
+        self.jobs = jobs.sorted { $0.name < $1.name }
+    }
+
+    /// The job `name`, or an error that lists the jobs there are.
+    public func job(named name: String) throws -> ConfiguredJob {
+        if let job = jobs.first(where: { $0.name == name }) { return job }
+        guard let source else {
+            throw HubConfigError("no job '\(name)': no configuration file was found (jobs are defined in its jobs = { … } table)")
+        }
+        let known = jobs.isEmpty ? "it defines none" : "jobs: " + jobs.map(\.name).joined(separator: ", ")
+        throw HubConfigError("no job '\(name)' in \(source.path) (\(known))")
+    }
+}
+
+/// The configuration file as every part of hubscript reads it: the Hub profiles
+/// (`HubConfig`) and the jobs.
+public struct LoadedConfig: Sendable {
+    public let hub: HubConfig
+    public let jobs: JobsConfig
+
+    /// Finds, trusts and evaluates the configuration once (the search order of
+    /// `HubConfig.load`) and reads both parts. With no file: no profiles and no jobs.
+    public static func load(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                            currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> LoadedConfig {
+        guard let file = try HubConfig.locate(explicit: explicit, environment: environment,
+                                              currentDirectory: currentDirectory) else {
+            return LoadedConfig(hub: .empty, jobs: JobsConfig(source: nil, jobs: []))
+        }
+        let value = try HubConfig.evaluate(file: file)
+        let hub = try ConfigParser(file: file.path).parse(value, source: file)
+        return LoadedConfig(hub: hub, jobs: try JobsConfigParser(file: file, hub: hub).parse(value))
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import HubBindings
+import Scheduler
+import ScriptHost
+
+/// `hubscript jobs serve`: the foreground scheduler, for systemd or a container.
+struct JobsServeCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "jobs serve", abstract: "Run the scheduler in the foreground: sleep until a job is due, fire it, repeat.",
+        usage: "[--now TIME]",
+        options: [JobsCommands.nowOption] + CommonOptions.specs,
+        discussion: """
+        Fires as jobs run-due does, at each scheduled time; one line per fire on stdout.
+        A fire that comes due while the job's previous fire still runs is skipped or
+        queued (the job's overlap). SIGTERM or Ctrl-C: no fire starts any more, running
+        fires finish, then it exits 0.
+        """)
+
+    let options: JobsOptions
+
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.isEmpty else { throw UsageError("jobs serve takes no arguments") }
+        options = try JobsOptions(arguments)
+    }
+
+    func run() throws -> Int32 {
+        let (config, scheduler, signals) = try options.scheduler {
+            Console.err("jobs serve: stopping; running fires finish first\n")
+        }
+        let clock = options.clock
+        let names = config.jobs.jobs.map(\.name).joined(separator: ", ")
+        let next = config.jobs.jobs.compactMap { job in
+            job.definition.schedule.nextFire(after: clock()).map { (job.name, $0) }
+        }.min { $0.1 < $1.1 }
+        let nextText = next.map { "; next: \(FireID.runID(job: $0.0, scheduled: $0.1))" } ?? "; none will fire"
+        let count = config.jobs.jobs.count
+        Console.err("jobs serve: \(count) job\(count == 1 ? "" : "s") (\(TerminalText.field(names)))\(nextText)\n")
+        scheduler.serve(onError: { Console.err("jobs serve: \(TerminalText.text("\($0)"))\n") })
+        withExtendedLifetime(signals) {}
+        Console.err("jobs serve: stopped\n")
+        return ExitCode.success
+    }
+}

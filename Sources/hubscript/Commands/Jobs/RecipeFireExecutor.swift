@@ -1,0 +1,75 @@
+import Foundation
+import HubBindings
+import HubClient
+import Scheduler
+import ScriptHost
+
+/// Runs a fire's recipe as `hubscript run RECIPE --run-id JOB@TIME` would: the job's
+/// params and profile, its `timeout`, every write journalled under the fire's run id
+/// (so a second scheduler, a catch-up or a resume derive the same idempotency keys).
+/// The recipe's prints go to stdout and its logs and errors to stderr, as in a run.
+struct RecipeFireExecutor: FireExecutor {
+    let hub: HubConfig
+    let common: CommonOptions.Values
+    let journal: Journal
+
+    func execute(_ fire: FireLaunch) -> FireResult {
+        let output = ConsoleOutput(json: false)
+        let result = run(fire, output: output)
+        if let message = result.message {
+            output.writeStderr("\(TerminalText.field(fire.runID)): error: \(TerminalText.text(message))\n")
+        }
+        return result
+    }
+
+    private func run(_ fire: FireLaunch, output: ConsoleOutput) -> FireResult {
+        let job = fire.job.definition
+        let prepared: PreparedRecipe
+        do {
+            prepared = try PreparedRecipe(path: fire.job.recipe.path, cliParams: Self.cliParams(job.params))
+        } catch {
+            return FireResult(exitCode: ExitCode.usage, message: "\(error)")
+        }
+        if let problem = NeedsCheck.problem(in: prepared.file, manifest: prepared.manifest) {
+            return FireResult(exitCode: ExitCode.usage, message: problem)
+        }
+        do {
+            let connection = try HubConnection.open(config: hub, profile: job.profile ?? common.profile, state: common.state,
+                                                    embeddedHub: EmbeddedSandbox())
+            var request = HubRunRequest()
+            request.runID = fire.runID
+            request.heldLock = fire.lock
+            request.timeout = job.timeout.map(Double.init)
+            request.progress = MemoryProgressReporter()
+            request.secrets = VaultAccess.resolver(state: common.state)
+            request.dispatch = try common.dispatchTarget(hub, profile: job.profile ?? common.profile)
+            let (runID, row, journal) = (fire.runID, fire.row, journal)
+            let outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
+                                                   state: common.state, output: output, onWatchdog: { _ in
+                // The recipe is stuck past its deadline (in C or a finalizer): as `hubscript
+                // run` does, end the process, with the fire recorded failed (not resumed).
+                let message = "the recipe did not stop at its deadline; hubscript exits (code 4)"
+                _ = try? journal.updateFire(id: row, FireChange(status: .failed, reason: message, exitCode: Int(ExitCode.limit)))
+                Console.err("\(runID): \(message)\n")
+                _exit(ExitCode.limit)
+            })
+            guard let failure = outcome.failure else { return FireResult(exitCode: outcome.exitCode) }
+            let location = failure.location.map { "\($0): " } ?? ""
+            return FireResult(exitCode: outcome.exitCode, message: location + failure.message)
+        } catch let denied as HubGate.Denied {
+            return FireResult(exitCode: ExitCode.capabilityDenied, message: denied.description)
+        } catch {
+            return FireResult(exitCode: ExitCode.usage, message: "\(error)")
+        }
+    }
+
+    /// The job's params as `--param name=value` pairs (a list: one pair per item).
+    static func cliParams(_ params: [String: JobParam]) -> [(String, String)] {
+        params.sorted { $0.key < $1.key }.flatMap { name, value -> [(String, String)] in
+            switch value {
+            case .string(let text): [(name, text)]
+            case .list(let items): items.isEmpty ? [(name, "")] : items.map { (name, $0) }
+            }
+        }
+    }
+}
