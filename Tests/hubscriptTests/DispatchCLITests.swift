@@ -155,8 +155,8 @@ final class DispatchCLITests: XCTestCase {
 
         let vaulted = try cli.run(["dispatch", "test", "--config", config, "--profile", "vaulted"], expect: 2)
         XCTAssertEqual(vaulted.stderr, """
-            hubscript dispatch test: vault_not_open: no vault is open: profile 'vaulted' keeps its Dispatch token in the vault entry \
-            'dispatch/ci' (dispatch_token_ref), which cannot be read without it
+            hubscript dispatch test: vault_not_open: profile 'vaulted' keeps its Dispatch token in the vault entry 'dispatch/ci' \
+            (dispatch_token_ref): no vault in \(cli.stateDir.path)/vault: create one with `hubscript vault init`, then `hubscript vault set NAME`
 
             """)
         let none = try cli.run(["dispatch", "test", "--config", config, "--profile", "nodispatch"], expect: 2)

@@ -62,12 +62,13 @@ public protocol JobFailureNotifier: Sendable {
     func notify(_ failure: JobFailure) throws -> String
 }
 
-/// The notifier while hubscript has no Dispatch client: nothing is sent, and the fire's
-/// record says so. Replace it with one that sends through the Dispatch client.
+/// The notifier when none is given (library use, tests): nothing is sent, and the
+/// fire's record says so. The CLI passes one that sends through the named profile's
+/// Dispatch (`DispatchFailureNotifier`).
 public struct UnsentFailureNotifier: JobFailureNotifier {
     public init() {}
 
     public func notify(_ failure: JobFailure) throws -> String {
-        "dispatch \"\(failure.dispatch)\" not notified: this hubscript has no Dispatch client"
+        "dispatch \"\(failure.dispatch)\" not notified: no failure notifier is configured"
     }
 }

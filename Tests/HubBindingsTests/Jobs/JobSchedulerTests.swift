@@ -199,7 +199,7 @@ final class JobSchedulerTests: XCTestCase {
         XCTAssertEqual(rows.map(\.notified), ["sent to the test double", #"dispatch "ops-pager" not notified: Dispatch answered 503"#])
         XCTAssertNil(try fixture.journal.fires(job: "g").first?.notified)
         XCTAssertEqual(try UnsentFailureNotifier().notify(fixture.notifier.failures[0]),
-                       #"dispatch "ops-pager" not notified: this hubscript has no Dispatch client"#)
+                       #"dispatch "ops-pager" not notified: no failure notifier is configured"#)
     }
 
     func testAnInterruptedFireIsResumedNotRepeated() throws {

@@ -112,7 +112,12 @@ public struct DispatchTarget: Sendable {
             throw ScriptStructuredError(code: "vault_not_open", message:
                 "no vault is open: profile '\(profile)' keeps its Dispatch token in the vault entry '\(ref)' (dispatch_token_ref), which cannot be read without it")
         }
-        return (try secrets.value(of: ref), "the vault entry '\(ref)'")
+        do { return (try secrets.value(of: ref), "the vault entry '\(ref)'") } catch let error as ScriptStructuredError {
+            // Say which profile needed it: "profile 'prod' keeps its Dispatch token in …; <why not>".
+            throw ScriptStructuredError(code: error.code, message:
+                "profile '\(profile)' keeps its Dispatch token in the vault entry '\(ref)' (dispatch_token_ref): \(error.message)",
+                fields: error.fields)
+        }
     }
 }
 
