@@ -218,6 +218,9 @@ extension HubClient {
         }
     }
 
+    /// Messages from the Hub are shown to people as they come, in hubscript's language.
+    static let acceptLanguage = "en"
+
     /// The wire message: standard headers first, then the request's own.
     func makeMessage(_ request: HubRequest, authorization: String?, requestID: String) -> HTTPRequestMessage {
         var headers = HTTPHeaders()
@@ -225,6 +228,7 @@ extension HubClient {
         headers.add("User-Agent", HubClientVersion.userAgent)
         headers.add("X-Request-Id", requestID)
         headers.add("Accept", "application/json")
+        headers.add("Accept-Language", HubClient.acceptLanguage)
         if let authorization { headers.add("Authorization", authorization) }
         var body = Data()
         if let json = request.body {

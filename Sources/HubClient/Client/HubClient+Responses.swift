@@ -43,7 +43,12 @@ extension HubClient {
               let code = error["code"]?.stringValue else {
             return invalidBody(raw, requestID: requestID)
         }
-        let details = error["details"].flatMap { $0.isNull ? nil : $0 }
+        var details = error["details"].flatMap { $0.isNull ? nil : $0 }
+        // Field errors come as `details.fields[]` (the public reference) or as a bare
+        // `details[]` of `{field, …}` (seed 000): both read as `details.fields`.
+        if let items = details?.arrayValue, items.contains(where: { $0["field"] != nil }) {
+            details = .object(["fields": .array(items)])
+        }
         return HubError(code: code, message: error["message"]?.stringValue ?? code, status: raw.status,
                         details: details, requestID: requestID)
     }

@@ -118,4 +118,34 @@ struct ErrorMappingTests {
         #expect(err?.code == HubError.Code.transportError)
         #expect(err?.description.contains("transport_error") == true)
     }
+
+    @Test("validation errors read as details.fields in either shape, and idempotency_key_reused by its code as 409 or 422")
+    func contractShapes() throws {
+        let reference: HubJSON = ["fields": [["field": "email", "code": "invalid", "message": "not an email"]]]
+        let seed: HubJSON = [["field": "email", "code": "invalid", "message": "not an email"]]
+        for details in [reference, seed] {
+            let h = try Harness(.inProcess, configure: { $0.retry = RetryPolicy(maxAttempts: 1) }) { _, _ in
+                errorResponse(422, "validation_failed", details: details)
+            }
+            let err = hubError { try h.client.post("/users", body: ["email": "x"]) }
+            #expect(err?.details == reference)
+            #expect(err?.hint == "Fix the fields listed in details.fields.")
+        }
+        for status in [409, 422] {
+            let h = try Harness(.inProcess, configure: { $0.retry = RetryPolicy(maxAttempts: 3) }) { _, _ in
+                errorResponse(status, "idempotency_key_reused")
+            }
+            let err = hubError { try h.client.post("/users/usr_1/entitlements", body: [:], idempotencyKey: "k") }
+            #expect(err?.code == "idempotency_key_reused")
+            #expect(err?.status == status)
+            #expect(h.requests.count == 1, "never retried")
+        }
+    }
+
+    @Test("every request says which language its messages should be in")
+    func acceptLanguage() throws {
+        let h = try Harness(.inProcess) { _, _ in jsonResponse(["ok": true]) }
+        _ = try h.client.get("/users/usr_1")
+        #expect(h.requests.first?.headers["Accept-Language"] == "en")
+    }
 }
