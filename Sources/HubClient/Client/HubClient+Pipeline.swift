@@ -45,7 +45,8 @@ extension HubClient {
     /// - Throws: the transport failure when it is final.
     private func sendOnce(_ call: inout CallProgress) throws -> Answer? {
         let observe = options.observe
-        governor.acquire { wait, reason in observe?(.rateLimitWait(seconds: wait, reason: reason)) }
+        let rateClass = RateClass.of(method: call.request.method.rawValue, path: call.request.path)
+        pacer.acquire(rateClass) { wait, reason in observe?(.rateLimitWait(seconds: wait, reason: reason)) }
         let auth = try authorization(for: call.request)
         let requestID = UUID().uuidString.lowercased()
         let message = makeMessage(call.request, authorization: auth.header, requestID: requestID)
@@ -68,7 +69,7 @@ extension HubClient {
             return nil
         }
         observe?(.answered(method: method, path: path, status: raw.status, seconds: options.clock.now() - started))
-        governor.observe(raw.headers)
+        pacer.session.observe(raw.headers)
         warnIfDeprecated(raw.headers)
         return Answer(raw: raw, requestID: raw.headers["X-Request-Id"] ?? requestID, authGeneration: auth.generation)
     }
@@ -132,7 +133,11 @@ extension HubClient {
         options.observe?(.retrying(method: call.request.method.rawValue, path: call.request.path, attempt: call.attempt + 1,
                                    maxAttempts: options.retry.maxAttempts, wait: wait, reason: "\(raw.status) \(error.code)"))
         // A 429's pause is waited (and announced) by the governor before the next send.
-        if raw.status == 429 { governor.pause(for: wait) } else { options.clock.sleep(wait) }
+        if raw.status == 429 {
+            pacer.pause(RateClass.of(method: call.request.method.rawValue, path: call.request.path), for: wait)
+        } else {
+            options.clock.sleep(wait)
+        }
         call.attempt += 1
     }
 

@@ -78,7 +78,7 @@ public final class HubClient: Sendable {
     let transport: any HubTransport
     let credential: HubCredential
     let session: SessionManager?
-    let governor: RateGovernor
+    let pacer: RatePacer
     let state = ClientLock(ClientState())
 
     /// Mutable client-wide state.
@@ -108,7 +108,7 @@ public final class HubClient: Sendable {
         } else {
             session = nil
         }
-        governor = RateGovernor(limitPerMinute: options.rateLimitPerMinute, clock: options.clock)
+        pacer = RatePacer(limitPerMinute: options.rateLimitPerMinute, clock: options.clock)
     }
 
     // MARK: Calls

@@ -132,6 +132,34 @@ struct SandboxClientTests {
         #expect(err?.code == "idempotency_key_required")
     }
 
+    @Test("grants are paced under their own 20/min class while reads go on: no 429")
+    func classPacing() throws {
+        let sandboxClock = ManualClock()
+        let h = try SandboxHarness(.inProcess, options: SandboxOptions(rateLimits: .standard, clock: sandboxClock))
+        var options = HubClientOptions(rateLimitPerMinute: 100, clock: LinkedClock(sandboxClock: sandboxClock), random: FixedRandom())
+        options.warn = { _ in }
+        let client = try HubClient(baseURL: h.baseURL, credential: .apiKey(SandboxFixtures.jobsKeySecret), transport: h.transport,
+                                   options: options)
+        let users = try client.get("/users", query: [("status", "active"), ("limit", "100")]).json["data"]?.arrayValue?
+            .compactMap { $0["id"]?.stringValue } ?? []
+        #expect(users.count >= 45)
+        let start = sandboxClock.now()
+        for (n, user) in users.prefix(45).enumerated() {
+            _ = try client.post("/users/\(user)/entitlements", body: ["application_id": "app_hub", "source": "admin_grant"], idempotencyKey: "pace-\(n)")
+            _ = try client.get("/users/\(user)")   // a read between grants never waits for the grant class
+        }
+        #expect(h.count("429") == 0)
+        // 20 grants from the full class bucket, then 25 at 3 s / 0.95.
+        let elapsed = sandboxClock.now().timeIntervalSince(start)
+        #expect(abs(elapsed - 25 * 3 / RateGovernor.safety) < 3, "elapsed \(elapsed)")
+        #expect(RateClass.of(method: "POST", path: "/users/usr_1/entitlements") == .grant)
+        #expect(RateClass.of(method: "POST", path: "/organizations/org_1/entitlements") == .grant)
+        #expect(RateClass.of(method: "POST", path: "/users") == .userCreation)
+        #expect(RateClass.of(method: "POST", path: "/auth/token/refresh") == .refresh)
+        #expect(RateClass.of(method: "GET", path: "/users") == nil)
+        #expect(RateClass.of(method: "POST", path: "/users/usr_1/suspend") == nil)
+    }
+
     @Test("the governor paces 150 calls under the sandbox's 100/min without a 429", arguments: TransportKind.allCases)
     func pacing(kind: TransportKind) throws {
         let sandboxClock = ManualClock()

@@ -1,0 +1,60 @@
+import Foundation
+
+/// The Hub's rate-limit classes beyond the per-caller bucket (docs/hub-api.md, "Rate
+/// limits"): entitlement grants and user creation at 20 a minute, token refresh at 30.
+/// Every request also counts against the caller's bucket (`rateLimitPerMinute`).
+public enum RateClass: String, Sendable, CaseIterable {
+    case grant, userCreation = "user_creation", refresh
+
+    /// The class's documented limit per minute.
+    public var limitPerMinute: Int {
+        switch self {
+        case .grant, .userCreation: 20
+        case .refresh: 30
+        }
+    }
+
+    /// The class of a request (nil: only the caller's bucket). Paths are the client's,
+    /// without its API prefix or query.
+    public static func of(method: String, path: String) -> RateClass? {
+        guard method == "POST" else { return nil }
+        let parts = path.split(separator: "?", maxSplits: 1).first.map { $0.split(separator: "/") } ?? []
+        switch parts.count {
+        case 1 where parts[0] == "users": return .userCreation
+        case 3 where (parts[0] == "users" || parts[0] == "organizations") && parts[2] == "entitlements": return .grant
+        case 3 where parts == ["auth", "token", "refresh"]: return .refresh
+        default: return nil
+        }
+    }
+}
+
+/// The governors of one client: the caller's bucket, and one per `RateClass`, each at
+/// its documented limit (the caller's limit caps them: pacing off turns them off too).
+/// A request acquires its class's slot, then the caller's; a 429 on a classed request
+/// pauses that class only, so reads go on at full speed while grants wait.
+final class RatePacer: Sendable {
+    let session: RateGovernor
+    private let classes: [RateClass: RateGovernor]
+
+    init(limitPerMinute: Int, clock: any HubClock) {
+        session = RateGovernor(limitPerMinute: limitPerMinute, clock: clock)
+        var classes: [RateClass: RateGovernor] = [:]
+        for c in RateClass.allCases {
+            classes[c] = RateGovernor(limitPerMinute: limitPerMinute == 0 ? 0 : min(limitPerMinute, c.limitPerMinute), clock: clock)
+        }
+        self.classes = classes
+    }
+
+    func governor(_ rateClass: RateClass?) -> RateGovernor? { rateClass.flatMap { classes[$0] } }
+
+    /// Waits for a slot in `rateClass` (if any), then in the caller's bucket.
+    func acquire(_ rateClass: RateClass?, beforeWaiting: (TimeInterval, HubClientEvent.WaitReason) -> Void) {
+        governor(rateClass)?.acquire(beforeWaiting: beforeWaiting)
+        session.acquire(beforeWaiting: beforeWaiting)
+    }
+
+    /// A 429's `Retry-After`: the request's class pauses, or every request when it has none.
+    func pause(_ rateClass: RateClass?, for seconds: TimeInterval) {
+        (governor(rateClass) ?? session).pause(for: seconds)
+    }
+}
