@@ -7,37 +7,11 @@ final class OutputOptionsCLITests: CLITestCase {
     /// Runs hubscript in the test's folder with `environment` on top of a clean one
     /// (no HUBSCRIPT_* from the caller, XDG folders inside the test's folder).
     func run(_ args: [String], environment extra: [String: String] = [:]) throws -> HubscriptProcess.Result {
-        let process = Process()
-        process.executableURL = HubscriptProcess.binary
-        process.arguments = args
-        process.currentDirectoryURL = folder.url
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HUBSCRIPT_") }
-        environment["XDG_STATE_HOME"] = folder.url.appendingPathComponent("xdg-state").path
-        environment["XDG_CONFIG_HOME"] = folder.url.appendingPathComponent("xdg-config").path
-        environment.merge(extra) { $1 }
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let errData = LockedBytes()
-        let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !errData.isSet { usleep(1000) }
-        return HubscriptProcess.Result(stdout: String(decoding: outData, as: UTF8.self),
-                                       stderr: String(decoding: errData.get(), as: UTF8.self),
-                                       exitCode: process.terminationStatus, seconds: 0)
-    }
-
-    final class LockedBytes: @unchecked Sendable {
-        private let lock = NSLock()
-        private var data: Data?
-        func set(_ d: Data) { lock.withLock { data = d } }
-        var isSet: Bool { lock.withLock { data != nil } }
-        func get() -> Data { lock.withLock { data ?? Data() } }
+        let environment = try HubscriptProcess.isolatedEnvironment(scratch: folder.url.appendingPathComponent("xdg"),
+                                                                   sandboxConfig: false, extra: extra)
+        let result = try HubscriptProcess.run(args, in: folder.url, environment: environment)
+        return HubscriptProcess.Result(stdout: result.stdout, stderr: result.rawStderr, exitCode: result.exitCode,
+                                       seconds: result.seconds)
     }
 
     /// Run ids, times and the sandbox path made stable.
