@@ -62,6 +62,43 @@ final class OutputOptionsCLITests: CLITestCase {
         XCTAssertEqual(both.exitCode, 2)
     }
 
+    /// `runs resume` takes --quiet, --verbose and --no-progress with a run's meaning.
+    func testRunsResumeTakesQuietVerboseAndNoProgress() throws {
+        try folder.write("r.lua", Self.recipe)
+        let first = try run(["run", "r.lua", "--quiet", "--run-id", "run_again", "--state-dir", "state"])
+        XCTAssertEqual(first.exitCode, 0, first.stderr)
+        let quiet = try run(["runs", "resume", "run_again", "--quiet", "--state-dir", "state"])
+        XCTAssertEqual(quiet.stdout, "true\n")
+        XCTAssertEqual(stable(quiet.stderr), "done: run run_again — 1 reads, 0 writes in T s\n")
+        XCTAssertEqual(quiet.exitCode, 0)
+        let verbose = try run(["runs", "resume", "run_again", "--verbose", "--state-dir", "state"])
+        XCTAssertEqual(verbose.stdout, "true\n")
+        XCTAssertEqual(stable(verbose.stderr), """
+        hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
+        hub: GET /users/me → 400 (N ms)
+        hub: GET /api-keys/key_jobs → 200 (N ms)
+        run run_again started (attempt 3); if it stops, resume it with: hubscript runs resume run_again
+        [debug] counting step=1
+        hub: GET /users/usr_admin → 200 (N ms)
+        done: run run_again — 1 reads, 0 writes in T s
+
+        """)
+        let plain = try run(["runs", "resume", "run_again", "--no-progress", "--state-dir", "state"])
+        XCTAssertEqual(stable(plain.stderr), """
+        hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
+        run run_again started (attempt 4); if it stops, resume it with: hubscript runs resume run_again
+        done: run run_again — 1 reads, 0 writes in T s
+
+        """)
+        let both = try run(["runs", "resume", "run_again", "--quiet", "--verbose", "--state-dir", "state"])
+        XCTAssertEqual(both.stderr, "hubscript runs resume: --quiet and --verbose cannot be used together\nRun 'hubscript runs resume --help' for usage.\n")
+        XCTAssertEqual(both.exitCode, 2)
+        let json = try run(["runs", "resume", "run_again", "--json", "--quiet", "--state-dir", "state"])
+        XCTAssertEqual(json.stderr, "")
+        XCTAssertEqual(JSONLines.withoutTimestamps(json.stdout).dropFirst().first, #"{"text":"true","type":"print"}"#)
+        XCTAssertEqual(json.exitCode, 0)
+    }
+
     func testStateDirFromTheEnvironmentAndTheFlagWins() throws {
         try folder.write("r.lua", Self.recipe)
         let fromEnv = try run(["run", "r.lua", "--quiet"], environment: ["HUBSCRIPT_STATE_DIR": "envstate"])

@@ -152,13 +152,13 @@ extension RunsShowCommand {
 struct RunsResumeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "runs resume", abstract: "Resume a run: its recipe runs again, journalled writes replay, the rest are sent.",
-        usage: "ID [--force] [--max-writes N] [--timeout S]",
+        usage: "ID [--force] [--max-writes N] [--timeout S] [--json] [--quiet|--verbose] [--no-progress]",
         options: [
             OptionSpec(name: "force", valueName: nil, help: "Resume even if the recipe file changed since the run started."),
             OptionSpec(name: "json", valueName: nil, help: "Write NDJSON events to stdout."),
             OptionSpec(name: "max-writes", valueName: "n", help: "Replace the run's journalled --max-writes (counted over the whole run)."),
             OptionSpec(name: "timeout", valueName: "seconds", help: "Replace the run's journalled --timeout."),
-        ] + CommonOptions.specs,
+        ] + OutputOptions.specs + CommonOptions.specs,
         discussion: "The run keeps its params, profile, --max-writes and --timeout unless given here.")
 
     let common: CommonOptions.Values
@@ -167,6 +167,8 @@ struct RunsResumeCommand: Command {
     let json: Bool
     /// `--max-writes`/`--timeout` given to the resume (nil: the journalled ones).
     let bounds: HubRunRequest
+    /// --quiet, --verbose, --no-progress: as for a run.
+    let chatter: OutputOptions.Values
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("expected one run ID") }
@@ -174,7 +176,9 @@ struct RunsResumeCommand: Command {
         common = CommonOptions.Values(arguments)
         force = arguments.flag("force")
         json = arguments.flag("json")
-        bounds = try RunCommand.launcher(arguments).request
+        let given = try RunCommand.launcher(arguments)
+        bounds = given.request
+        chatter = given.chatter
     }
 
     func run() throws -> Int32 {
@@ -190,6 +194,7 @@ struct RunsResumeCommand: Command {
         }
         let profileCommon = CommonOptions.Values(profile: common.profile ?? r.profile, config: common.config, state: common.state)
         var launcher = RecipeLauncher(common: profileCommon, json: json)
+        launcher.chatter = chatter
         launcher.request.runID = id
         launcher.request.force = force
         // Without --max-writes or --timeout, HubRecipeRun keeps the journalled ones.
