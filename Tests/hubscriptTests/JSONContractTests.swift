@@ -128,6 +128,44 @@ final class JSONContractTests: XCTestCase {
                        ["1 done POST /users/usr_ada/entitlements"])
     }
 
+    /// `runs list --json` and `runs show --json` carry what a run's `summary` has: the run
+    /// id, the counts (over every pass), the exit code, the output folder and the schema
+    /// version; and the attempts and times.
+    func testRunsListAndShowCarryTheSummaryFields() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("twice.lua", Self.recipe)
+        let summaryLine = try cli.run([recipe, "--param", "count=2", "--run-id", "run_summed", "--json"], expect: 0).stdout
+            .split(separator: "\n").last.map(String.init) ?? ""
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(summaryLine.utf8)) as? [String: Any])
+        try cli.run([recipe, "--param", "count=2", "--max-writes", "0", "--run-id", "run_capped"], expect: 4)
+
+        let list = try cli.run(["runs", "list", "--json"], expect: 0)
+        let runs = try JSONLines.withoutTimestamps(list.stdout).map {
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        XCTAssertEqual(runs.map { $0["run_id"] as? String }, ["run_capped", "run_summed"])
+        let shown = try cli.json(["runs", "show", "run_summed", "--json"])
+        for run in [runs[1], shown] {
+            // Every field of the summary but those of one pass (duration, memory, exports) and its `ok`/`failed` status.
+            for key in ["run_id", "exit_code", "reads", "writes", "replayed", "planned", "failed", "output_folder", "schema_version"] {
+                XCTAssertEqual("\(run[key] ?? "missing")", "\(summary[key] ?? "missing")", key)
+            }
+            XCTAssertEqual(run["status"] as? String, "succeeded")
+            XCTAssertEqual(run["attempts"] as? Int, 1)
+            for key in ["started_at", "finished_at"] {
+                XCTAssertNotNil((run[key] as? String)?.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"#, options: .regularExpression),
+                                "\(key): \(run[key] ?? "missing")")
+            }
+        }
+        XCTAssertEqual(Set(runs[1].keys), ["type", "run_id", "status", "exit_code", "mode", "recipe", "recipe_sha256", "params",
+                                           "profile", "attempts", "started_at", "finished_at", "reads", "writes", "replayed",
+                                           "planned", "failed", "max_writes", "timeout_seconds", "output_folder", "schema_version"])
+        XCTAssertEqual(Set(shown.keys), Set(runs[1].keys).union(["ts", "writes_journalled"]))
+        XCTAssertEqual(runs[0]["status"] as? String, "stopped")
+        XCTAssertEqual(runs[0]["exit_code"] as? Int, 4)
+    }
+
     func testPlanDetailedExitCodeIs0WithoutChangesAnd5WithChanges() throws {
         let cli = try CLIHarness(testCase: self)
         try cli.resetSandbox()

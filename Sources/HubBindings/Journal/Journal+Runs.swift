@@ -19,7 +19,7 @@ extension Journal {
                                   started_at, output_folder, max_writes, timeout_ms)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8, ?9, ?10)
                 ON CONFLICT (id) DO UPDATE SET
-                    mode = excluded.mode, status = 'running', finished_at = NULL,
+                    mode = excluded.mode, status = 'running', finished_at = NULL, exit_code = NULL,
                     output_folder = coalesce(excluded.output_folder, output_folder),
                     max_writes = coalesce(excluded.max_writes, max_writes),
                     timeout_ms = coalesce(excluded.timeout_ms, timeout_ms),
@@ -35,12 +35,13 @@ extension Journal {
         }
     }
 
-    /// Records the end of a run with its final status and, if given, its counts.
-    public func finishRun(id: String, status: RunStatus, counts: RunCounts? = nil) throws {
+    /// Records the end of a run with its final status and, if given, its counts and the
+    /// exit code of the pass.
+    public func finishRun(id: String, status: RunStatus, counts: RunCounts? = nil, exitCode: Int? = nil) throws {
         let now = nowMs()
         try transaction { db in
-            try db.query("UPDATE runs SET status = ?2, finished_at = ?3 WHERE id = ?1",
-                         [.text(id), .text(status.rawValue), .opt(now)])
+            try db.query("UPDATE runs SET status = ?2, finished_at = ?3, exit_code = ?4 WHERE id = ?1",
+                         [.text(id), .text(status.rawValue), .opt(now), .opt(exitCode)])
             guard db.changes == 1 else { throw Journal.unknownRun(id) }
             if let counts { try Journal.setCounts(db, id: id, counts) }
         }
@@ -86,7 +87,7 @@ extension Journal {
 
     private static let runColumns = """
         id, recipe_path, recipe_sha256, params, profile, mode, status, started_at, finished_at,
-        reads, writes, replayed, planned, failed, output_folder, attempts, max_writes, timeout_ms
+        reads, writes, replayed, planned, failed, output_folder, attempts, max_writes, timeout_ms, exit_code
         """
 
     private static func selectRuns(_ db: SQLiteDatabase, where condition: String,
@@ -105,7 +106,8 @@ extension Journal {
                 counts: RunCounts(reads: row.intOrNil(9) ?? 0, writes: row.intOrNil(10) ?? 0, replayed: row.intOrNil(11) ?? 0,
                                   planned: row.intOrNil(12) ?? 0, failed: row.intOrNil(13) ?? 0),
                 outputFolder: row.textOrNil(14), attempts: row.intOrNil(15) ?? 1,
-                maxWrites: row.intOrNil(16), timeoutSeconds: row.intOrNil(17).map { Double($0) / 1000 }))
+                maxWrites: row.intOrNil(16), timeoutSeconds: row.intOrNil(17).map { Double($0) / 1000 },
+                exitCode: row.intOrNil(18)))
         }
         return runs
     }

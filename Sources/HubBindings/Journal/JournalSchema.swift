@@ -19,10 +19,13 @@ import SQLiteKit
 /// `state(scope /* "<recipe name>@<profile>" */, key, value /* canonical JSON */,
 ///        run_id, updated_at; PRIMARY KEY (scope, key))`.
 ///
+/// Version 4 adds the exit code a run's last pass ended with: `runs.exit_code` (NULL
+/// while it runs, after a pass that died, and for runs recorded before version 4).
+///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
 enum JournalSchema {
-    static let version: Int32 = 3
+    static let version: Int32 = 4
 
     /// `migrations[n]` upgrades a file from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -77,6 +80,9 @@ enum JournalSchema {
             updated_at INTEGER NOT NULL,
             PRIMARY KEY (scope, key)
         );
+        """,
+        """
+        ALTER TABLE runs ADD COLUMN exit_code INTEGER;
         """,
     ]
 

@@ -141,7 +141,7 @@ public enum HubRecipeRun {
         case .limit?: status = .stopped
         default: status = .failed
         }
-        try journal.finishRun(id: runID, status: status, counts: earlier + counts)
+        try journal.finishRun(id: runID, status: status, counts: earlier + counts, exitCode: Int(report.exitCode))
         var plan: Plan?
         if case .plan = request.mode {
             plan = Plan(runID: runID, recipePath: recipePath, recipeSHA256: sha, profile: connection.profileName,

@@ -14,12 +14,18 @@ enum RunsCommands {
         try Journal.openChecked(path: try common.state.journalFile.path, quickCheck: quickCheck)
     }
 
-    /// A run as a `--json` object: the status shown (`interrupted` for a dead run),
-    /// its params as JSON, counts over every pass, and what bounds it.
+    /// A run as a `--json` object: the fields of a run's `summary` (run id, counts over
+    /// every pass, exit code, output folder, schema version) with the status shown
+    /// (`interrupted` for a dead run), its params as JSON, attempts, times, and what bounds it.
     static func jsonFields(_ r: RunRecord, state: StateDirectory) -> [String: ScriptValue] {
         var fields = JSONEvents.counts(r.counts)
+        let status = RunLock.effectiveStatus(r, state: state)
         fields["run_id"] = .string(r.id)
-        fields["status"] = .string(RunLock.effectiveStatus(r, state: state))
+        fields["status"] = .string(status)
+        // Known once a pass ended (not while running, nor after a pass that died).
+        fields["exit_code"] = r.status == .running ? .null : r.exitCode.map { .integer(Int64($0)) } ?? .null
+        fields["output_folder"] = r.outputFolder.map(ScriptValue.string) ?? .null
+        fields["schema_version"] = .integer(JSONEvents.schemaVersion)
         fields["mode"] = .string(r.mode.rawValue)
         fields["recipe"] = .string(r.recipePath)
         fields["recipe_sha256"] = .string(r.recipeSHA256)
