@@ -47,6 +47,20 @@ extension Journal {
         }
     }
 
+    /// Notes the running totals of run `runID` (every pass so far, this one included) as
+    /// they change, cheaply: they are written by the journal's next transaction — the
+    /// run's next write, or a write's outcome committed before a read — and by this call
+    /// itself when counts were last committed `progressInterval` or more ago. So a pass
+    /// killed with `kill -9` leaves its reads counted up to its last commit (at most a
+    /// second before the kill), and `runs show` of a running run shows them too.
+    public func noteProgress(runID: String, counts: RunCounts) throws {
+        let due: Bool = locked { _ in
+            progress = (runID, counts)
+            return ProcessInfo.processInfo.systemUptime - progressCommittedAt >= Journal.progressInterval
+        }
+        if due { try transaction { _ in } }
+    }
+
     /// Stores the run's current counts (called as the run goes, and at its end).
     public func updateCounts(runID: String, counts: RunCounts) throws {
         try transaction { db in
@@ -79,7 +93,7 @@ extension Journal {
         JournalError(.unknownRun, "the journal holds no run \(id) (see hubscript runs)")
     }
 
-    private static func setCounts(_ db: SQLiteDatabase, id: String, _ c: RunCounts) throws {
+    static func setCounts(_ db: SQLiteDatabase, id: String, _ c: RunCounts) throws {
         try db.query("""
             UPDATE runs SET reads = ?2, writes = ?3, replayed = ?4, planned = ?5, failed = ?6 WHERE id = ?1
             """, [.text(id), .opt(c.reads), .opt(c.writes), .opt(c.replayed), .opt(c.planned), .opt(c.failed)])

@@ -111,7 +111,8 @@ public enum HubRecipeRun {
                                                     outputFolder: outputFolder.path, maxWrites: request.maxWrites,
                                                     timeoutSeconds: request.timeout))
         // The counts of the run's earlier passes (kept by the journal on a resume). A pass
-        // that died recorded no counts; its sends are in the journal's write attempts.
+        // that died left the totals it last noted (below); its sends are also in the
+        // journal's write attempts, which count a write sent after its last commit.
         var earlier = existing == nil ? RunCounts() : started.counts
         if existing?.status == .running { earlier.writes = max(earlier.writes, try journal.sentWrites(runID: runID)) }
         request.onStart(started)
@@ -119,6 +120,13 @@ public enum HubRecipeRun {
                         coordinator: coordinator, output: output, outputFolder: outputFolder,
                         progress: request.progress ?? TerminalProgressReporter(),
                         state: (journal, StatePlugin.scope(recipe: prepared.manifest.name, profile: connection.profileName)))
+        // The running totals go to the journal as the pass goes (with the commits it makes
+        // anyway, and at least every second): a pass killed with `kill -9` keeps its reads.
+        let before = earlier
+        pass.context.onCountsChanged = { [weak context = pass.context] in
+            guard let context else { return }
+            try? journal.noteProgress(runID: runID, counts: before + RunCounts(reads: context.reads, writes: coordinator.counts))
+        }
         let report = pass.run { configuration in
             configure(&configuration)
             if let onWatchdog {
