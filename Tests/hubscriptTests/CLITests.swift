@@ -247,7 +247,14 @@ final class CLITests: CLITestCase {
 
     func testStructuredErrorFromTheRecipe() throws {
         try folder.write("s.lua", "recipe { name = \"s\" }\nerror({ code = 'E1', message = 'table error' })\n")
-        assertResult(try hubscript("s.lua"), stdout: "", stderr: "error: E1: table error\n", exitCode: 1)
+        assertResult(try hubscript("s.lua"), stdout: "", stderr: """
+            error: s.lua:2: E1: table error
+            stack traceback:
+            \t[C]: in function 'error'
+            \ts.lua:2: in main chunk
+            \t[C]: in ?
+
+            """, exitCode: 1)
     }
 
     func testManifestErrorRunsNothing() throws {
