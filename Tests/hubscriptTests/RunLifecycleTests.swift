@@ -108,6 +108,33 @@ final class RunLifecycleTests: XCTestCase {
         XCTAssertEqual(try cli.writeStates("run_once"), ["done": 40])
     }
 
+    /// A run's lock file goes when the run ends; one a killed run left is removed by the
+    /// next run that ends. (testASecondProcessOnARunningRunIDIsRefusedWithExitCode2: the
+    /// lock still refuses a second process.)
+    func testLockFilesDoNotPileUp() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("grant.lua", Self.recipe)
+        let locks = cli.stateDir.appendingPathComponent("locks")
+        func lockFiles() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: locks.path) }
+        for n in 1...20 {
+            try cli.run(n % 2 == 0 ? [recipe, "--param", "count=0", "--run-id", "run_\(n)"] : ["plan", recipe, "--param", "count=1"],
+                        expect: 0)
+        }
+        try cli.run(["runs", "resume", "run_2"], expect: 0)
+        XCTAssertEqual(try lockFiles(), [], "after 21 runs")
+
+        let spin = try cli.file("spin.lua", "recipe { name = \"spin\" }\nprint(\"spinning\")\nwhile true do end\n")
+        let child = try cli.live([spin, "--run-id", "run_spun"])
+        XCTAssertEqual(child.readLine(), "spinning")
+        XCTAssertEqual(try lockFiles().count, 1)
+        child.killHard()
+        XCTAssertEqual(try lockFiles().count, 1, "the kernel drops a killed run's lock, not its file")
+        try cli.run([recipe, "--param", "count=0"], expect: 0)
+        XCTAssertEqual(try lockFiles(), [], "the next run removed it")
+        XCTAssertTrue(try cli.run(["runs", "show", "run_spun"], expect: 0).stdout.contains("\nmode      run, interrupted, attempts 1\n"))
+    }
+
     // MARK: Interrupted
 
     func testAKilledRunIsListedAsInterruptedAndResumes() throws {
