@@ -207,4 +207,101 @@ final class RateLimitNoticeCLITests: XCTestCase {
         XCTAssertEqual(quiet.status, 0, quiet.stderr)
         XCTAssertFalse(quiet.stderr.contains("rate limited"), quiet.stderr)
     }
+
+    /// Grants the application to the first 21 active users: the sandbox allows 20 grants
+    /// a minute, so the 21st is answered 429 with Retry-After (up to 3 s) and waits.
+    static let grants = """
+        recipe { name = "grants", needs = { "users.list", "entitlements.manage" } }
+        local ids = {}
+        for u in hub.users.list { status = "active" } do
+          ids[#ids + 1] = u.id
+          if #ids == 21 then break end
+        end
+        for _, id in ipairs(ids) do hub.entitlements.grant(id, { application_id = "app_hub" }) end
+        print("granted " .. #ids)
+        """
+
+    /// A served sandbox with the Hub's limits, and the recipe above.
+    func servedGrants(_ cli: CLIHarness) throws -> (ServedSandbox, String) {
+        let hubState = cli.root.appendingPathComponent("hub-state")
+        try cli.resetSandbox(state: hubState)
+        return (try ServedSandbox(cli, state: hubState, faults: "none", rateLimits: "standard"), try cli.file("grants.lua", Self.grants))
+    }
+
+    /// Without a terminal: one line per wait; under --json also one `rate_limited` event
+    /// (before the write that waited), even with --quiet.
+    func testA429WaitIsOneLineAndOneJSONEvent() throws {
+        let cli = try CLIHarness(testCase: self)
+        let (server, recipe) = try servedGrants(cli)
+        defer { server.stop() }
+        let r = try cli.run(["run", recipe, "--config", server.config, "--json", "--run-id", "run_paced"])
+        XCTAssertEqual(r.status, 0, r.output)
+        let notices = r.stderr.split(separator: "\n").filter { $0.contains("rate limited") }
+        XCTAssertEqual(notices.count, 1, r.stderr)
+        let n = try XCTUnwrap(notices.first.flatMap { $0.range(of: #"^rate limited by the Hub, waiting [1-3] s$"#, options: .regularExpression) }
+            .map { _ in String(notices[0].dropFirst("rate limited by the Hub, waiting ".count).prefix(1)) }, r.stderr)
+        let lines = JSONLines.withoutTimestamps(r.stdout)
+        let waits = lines.enumerated().filter { $0.element.contains(#""type":"rate_limited""#) }
+        XCTAssertEqual(waits.count, 1, r.stdout)
+        let wait = try XCTUnwrap(waits.first)
+        XCTAssertNotNil(wait.element.range(of: #"^\{"message":"rate limited by the Hub, waiting \#(n) s","reason":"hub","seconds":[0-9.]+,"type":"rate_limited"\}$"#,
+                                           options: .regularExpression), wait.element)
+        let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(wait.element.utf8)) as? [String: Any])
+        let seconds = try XCTUnwrap(event["seconds"] as? Double)
+        XCTAssertTrue(seconds > Double(n)! - 1 && seconds <= Double(n)!, "\(seconds) s shown as \(n) s")
+        // 20 writes went before it, the 21st after.
+        XCTAssertEqual(lines[..<wait.offset].filter { $0.contains(#""type":"write""#) }.count, 20)
+        XCTAssertEqual(lines[wait.offset...].filter { $0.contains(#""type":"write""#) }.count, 1)
+
+        // --json --quiet: the event, no line.
+        let quiet = try cli.run(["runs", "resume", "run_paced", "--config", server.config, "--json", "--quiet"])
+        XCTAssertEqual(quiet.status, 0, quiet.output)
+        XCTAssertEqual(quiet.stderr, "")
+    }
+
+    /// On a terminal (script(1) gives the run one): a countdown in place, redrawn each
+    /// second, erased when the wait is over; --verbose prints it as a line instead.
+    func testA429WaitIsACountdownOnATerminal() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("no script(1)") }
+        let cli = try CLIHarness(testCase: self)
+        let (server, recipe) = try servedGrants(cli)
+        defer { server.stop() }
+        func onATerminal(_ extra: String) throws -> String {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+            p.arguments = ["-qec", "\(HubscriptProcess.binary.path) run \(recipe) --config \(server.config) --state-dir \(cli.stateDir.path) \(extra)",
+                           "/dev/null"]
+            p.environment = cli.environment
+            p.currentDirectoryURL = cli.root
+            let done = try HubscriptProcess.collect(p, timeout: 60)
+            XCTAssertEqual(done.status, 0)
+            return String(decoding: done.stdout, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+        }
+        let screen = try onATerminal("")
+        let frames = try NSRegularExpression(pattern: "\r(rate limited by the Hub, waiting ([0-9]+) s)\u{1B}\\[K")
+            .matches(in: screen, range: NSRange(screen.startIndex..., in: screen))
+            .map { Int(screen[Range($0.range(at: 2), in: screen)!])! }
+        // Whole seconds counted down to 1 (from 3, or less if the 429 came late).
+        XCTAssertEqual(frames, Array((1...max(1, frames.first ?? 0)).reversed()), screen)
+        XCTAssertTrue((2...3).contains(frames.first ?? 0), screen)
+        let left = ProgressLineCLITests.withoutRedraws(screen)
+        XCTAssertFalse(left.contains("rate limited"), "erased when the wait was over: \(left)")
+        XCTAssertNotNil(left.range(of: #"^run (\S+) started; if it stops, resume it with: hubscript runs resume \1\ngranted 21\ndone: run \1 — 1 reads, 21 writes in [0-9.]+ s\n$"#,
+                                   options: .regularExpression), left)
+
+        // --verbose, on a fresh sandbox (these grants are held now, and the bucket empty).
+        server.stop()
+        let (verboseServer, _) = try servedGrants(cli)
+        defer { verboseServer.stop() }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        p.arguments = ["-qec", "\(HubscriptProcess.binary.path) run \(recipe) --config \(verboseServer.config) --state-dir \(cli.stateDir.path) --verbose",
+                       "/dev/null"]
+        p.environment = cli.environment
+        p.currentDirectoryURL = cli.root
+        let verbose = String(decoding: try HubscriptProcess.collect(p, timeout: 60).stdout, as: UTF8.self)
+        let lines = try NSRegularExpression(pattern: "rate limited by the Hub, waiting [0-9] s\r\n")
+        XCTAssertEqual(lines.numberOfMatches(in: verbose, range: NSRange(verbose.startIndex..., in: verbose)), 1, verbose)
+        XCTAssertFalse(verbose.contains("\rrate limited"), "no countdown with --verbose: \(verbose)")
+    }
 }

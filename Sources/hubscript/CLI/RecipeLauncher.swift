@@ -35,7 +35,8 @@ struct RecipeLauncher {
             return reporter.reportSetupFailure(ManifestError(problem))
         }
         do {
-            let connection = try common.connect(quiet: chatter.quiet, observe: chatter.clientObserver(progress: progress))
+            let connection = try common.connect(quiet: chatter.quiet,
+                                                observe: chatter.clientObserver(progress: progress, events: json ? output : nil))
             let journal = try Journal.openChecked(path: try common.state.journalFile.path)
             var request = self.request
             if request.progress == nil { request.progress = progress }
