@@ -94,7 +94,10 @@ public final class Journal: @unchecked Sendable {
         try transaction { _ in }
     }
 
-    deinit { try? flush() }
+    deinit {
+        try? flush()
+        markClosedCleanly()
+    }
 
     /// Milliseconds since 1970 (UTC) of the journal's clock.
     func nowMs() -> Int64 { Journal.ms(clock()) }

@@ -12,6 +12,9 @@ struct RecipeLauncher {
     var chatter = OutputOptions.Values()
     /// `plan --detailed-exitcode`: a successful plan with writes exits with 5.
     var detailedExitCode = false
+    /// How the journal is checked when it opens (nil: `.always` when the command names a
+    /// run id — a resume, `run --run-id`, an apply — else `.unlessClosedCleanly`).
+    var journalCheck: Journal.IntegrityCheck?
 
     /// `paramValues`: typed params (a journalled run's or a plan's), used instead of
     /// `params`/`paramsFile` when given.
@@ -37,7 +40,8 @@ struct RecipeLauncher {
         do {
             let connection = try common.connect(quiet: chatter.quiet,
                                                 observe: chatter.clientObserver(progress: progress, events: json ? output : nil))
-            let journal = try Journal.openChecked(path: try common.state.journalFile.path)
+            let journal = try Journal.openChecked(path: try common.state.journalFile.path,
+                                                  check: journalCheck ?? (runIDKnownBeforeStart == nil ? .unlessClosedCleanly : .always))
             var request = self.request
             if request.progress == nil { request.progress = progress }
             // --quiet drops the start line (the closing line names the run too); --json

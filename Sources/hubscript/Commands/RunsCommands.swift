@@ -9,9 +9,9 @@ enum RunsCommands {
         subcommands: [HubscriptCLI.entry(RunsListCommand.self), HubscriptCLI.entry(RunsShowCommand.self),
                       HubscriptCLI.entry(RunsResumeCommand.self)])
 
-    /// The journal, refused if it is 0 bytes; `quickCheck` (resume) also checks its pages.
-    static func journal(_ common: CommonOptions.Values, quickCheck: Bool = false) throws -> Journal {
-        try Journal.openChecked(path: try common.state.journalFile.path, quickCheck: quickCheck)
+    /// The journal, refused if it is 0 bytes; `check` (resume: `.always`) also checks its pages.
+    static func journal(_ common: CommonOptions.Values, check: Journal.IntegrityCheck = .skip) throws -> Journal {
+        try Journal.openChecked(path: try common.state.journalFile.path, check: check)
     }
 
     /// A run as a `--json` object: the fields of a run's `summary` (run id, counts over
@@ -189,7 +189,7 @@ struct RunsResumeCommand: Command {
 
     func run() throws -> Int32 {
         let r: RunRecord?
-        do { r = try RunsCommands.journal(common, quickCheck: true).run(id: id) } catch {
+        do { r = try RunsCommands.journal(common, check: .always).run(id: id) } catch {
             return JSONEvents.refuse("\(error)", json: json, runID: id)
         }
         guard let r else {
@@ -201,6 +201,7 @@ struct RunsResumeCommand: Command {
         let profileCommon = CommonOptions.Values(profile: common.profile ?? r.profile, config: common.config, state: common.state)
         var launcher = RecipeLauncher(common: profileCommon, json: json)
         launcher.chatter = chatter
+        launcher.journalCheck = .unlessClosedCleanly   // checked above; unchanged since, unless another process ran
         launcher.request.runID = id
         launcher.request.force = force
         // Without --max-writes or --timeout, HubRecipeRun keeps the journalled ones.

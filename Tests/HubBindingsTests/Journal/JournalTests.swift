@@ -65,6 +65,38 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(finished.exitCode, 0)
     }
 
+    /// A journal closed cleanly is not checked again by a new run; one changed since, or
+    /// left by a process that died, is — and a resume always checks.
+    func testANewRunChecksTheJournalOnlyIfItWasNotClosedCleanly() throws {
+        let dir = try Fixture.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("journal.sqlite").path
+        do {
+            let journal = try Journal.openChecked(path: path)
+            for n in 0..<300 { try journal.startRun(Fixture.runStart("run_\(n)")) }
+        }
+        XCTAssertTrue(Journal.closedCleanly(path))
+        _ = try Journal.openChecked(path: path, check: .always)
+        XCTAssertTrue(Journal.closedCleanly(path), "opening and closing changes nothing")
+
+        // Left by a process that died: a log with frames.
+        try JournalOpenBenchmark.leaveTheLog(path)
+        XCTAssertFalse(Journal.closedCleanly(path))
+        _ = try Journal.openChecked(path: path)   // checked, and sound
+        XCTAssertTrue(Journal.closedCleanly(path))
+
+        // Changed by something else after a clean close: checked, and refused.
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        XCTAssertGreaterThan(data.count, 8192)
+        for i in 4096..<data.count { data[i] = UInt8(truncatingIfNeeded: i &* 31) }
+        try data.write(to: URL(fileURLWithPath: path))
+        XCTAssertFalse(Journal.closedCleanly(path))
+        XCTAssertThrowsError(try Journal.openChecked(path: path)) { error in
+            XCTAssertTrue("\(error)".contains("is damaged (SQLite: "), "\(error)")
+        }
+        XCTAssertNoThrow(try Journal.openChecked(path: path, check: .skip), "listing runs does not check")
+    }
+
     func testSchemaVersionIsRecordedAndNewerFilesAreRefused() throws {
         let dir = try Fixture.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
