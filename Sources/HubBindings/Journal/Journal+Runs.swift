@@ -48,17 +48,18 @@ extension Journal {
     }
 
     /// Notes the running totals of run `runID` (every pass so far, this one included) as
-    /// they change, cheaply: they are written by the journal's next transaction — the
-    /// run's next write, or a write's outcome committed before a read — and by this call
-    /// itself when counts were last committed `progressInterval` or more ago. So a pass
-    /// killed with `kill -9` leaves its reads counted up to its last commit (at most a
-    /// second before the kill), and `runs show` of a running run shows them too.
+    /// a pass reads, cheaply: they are committed at most once every `progressInterval`.
+    /// (Each write keeps the reads so far with it, `beginWrite(runReads:)`; so a pass
+    /// that dies leaves its reads counted up to its last write, or up to a second before
+    /// it died.)
     public func noteProgress(runID: String, counts: RunCounts) throws {
         let due: Bool = locked { _ in
-            progress = (runID, counts)
-            return ProcessInfo.processInfo.systemUptime - progressCommittedAt >= Journal.progressInterval
+            let now = ProcessInfo.processInfo.systemUptime
+            guard now - progressCommittedAt >= Journal.progressInterval else { return false }
+            progressCommittedAt = now
+            return true
         }
-        if due { try transaction { _ in } }
+        if due { try updateCounts(runID: runID, counts: counts) }
     }
 
     /// Stores the run's current counts (called as the run goes, and at its end).
@@ -81,27 +82,26 @@ extension Journal {
         }
     }
 
-    /// How many sends the journal recorded for run `id` over all its passes (the sum of
-    /// its writes' attempts), including passes that died before recording their counts.
-    public func sentWrites(runID id: String) throws -> Int {
-        try reading { db in
-            try db.first("SELECT coalesce(sum(attempts), 0) FROM writes WHERE run_id = ?1", [.text(id)]) { $0.int(0) } ?? 0
-        }
-    }
-
     static func unknownRun(_ id: String) -> JournalError {
         JournalError(.unknownRun, "the journal holds no run \(id) (see hubscript runs)")
     }
 
-    static func setCounts(_ db: SQLiteDatabase, id: String, _ c: RunCounts) throws {
+    private static func setCounts(_ db: SQLiteDatabase, id: String, _ c: RunCounts) throws {
         try db.query("""
             UPDATE runs SET reads = ?2, writes = ?3, replayed = ?4, planned = ?5, failed = ?6 WHERE id = ?1
             """, [.text(id), .opt(c.reads), .opt(c.writes), .opt(c.replayed), .opt(c.planned), .opt(c.failed)])
     }
 
+    /// A running run's reads and writes are at least what its writes recorded: the reads
+    /// so far noted with each write, and every send (a pass that died, or one running,
+    /// has not stored its counts).
     private static let runColumns = """
         id, recipe_path, recipe_sha256, params, profile, mode, status, started_at, finished_at,
-        reads, writes, replayed, planned, failed, output_folder, attempts, max_writes, timeout_ms, exit_code
+        CASE WHEN status = 'running' THEN max(reads, coalesce((SELECT max(w.run_reads) FROM writes w WHERE w.run_id = runs.id), 0))
+             ELSE reads END,
+        CASE WHEN status = 'running' THEN max(writes, coalesce((SELECT sum(w.attempts) FROM writes w WHERE w.run_id = runs.id), 0))
+             ELSE writes END,
+        replayed, planned, failed, output_folder, attempts, max_writes, timeout_ms, exit_code
         """
 
     private static func selectRuns(_ db: SQLiteDatabase, where condition: String,

@@ -33,11 +33,9 @@ public final class Journal: @unchecked Sendable {
     private let lock = NSLock()
     /// An outcome recorded with `deferred: true` and not committed yet (guarded by `lock`).
     var staged: StagedOutcome?
-    /// A run's running totals noted by `noteProgress` and not committed yet (guarded by `lock`).
-    var progress: (runID: String, counts: RunCounts)?
-    /// When noted counts were last committed (`systemUptime`; guarded by `lock`).
+    /// When `noteProgress` last committed a run's totals (`systemUptime`; guarded by `lock`).
     var progressCommittedAt = -Double.infinity
-    /// `noteProgress` commits counts by itself when none were committed for this long.
+    /// `noteProgress` commits a run's totals at most this often.
     public static let progressInterval: Double = 1
     private let clock: @Sendable () -> Date
 
@@ -107,21 +105,15 @@ public final class Journal: @unchecked Sendable {
 
     /// Runs `body` in an IMMEDIATE transaction (taking the write lock up front, so
     /// two processes never deadlock upgrading a read lock), committing on success. A
-    /// staged outcome and noted counts (`noteProgress`) are written first and stay
-    /// pending if the transaction fails.
+    /// staged outcome is written first and stays staged if the transaction fails.
     func transaction<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
         try Journal.mappingSQLiteErrors {
             try locked { db in
                 let result = try db.transaction {
                     if let staged { try Journal.write(staged, db) }
-                    if let progress { try Journal.setCounts(db, id: progress.runID, progress.counts) }
                     return try body(db)
                 }
                 staged = nil   // committed with it
-                if progress != nil {
-                    progress = nil
-                    progressCommittedAt = ProcessInfo.processInfo.systemUptime
-                }
                 return result
             }
         }

@@ -20,7 +20,10 @@ import SQLiteKit
 ///        run_id, updated_at; PRIMARY KEY (scope, key))`.
 ///
 /// Version 4 adds the exit code a run's last pass ended with: `runs.exit_code` (NULL
-/// while it runs, after a pass that died, and for runs recorded before version 4).
+/// while it runs, after a pass that died, and for runs recorded before version 4); and
+/// to each write the run's reads so far when it was journalled: `writes.run_reads`
+/// (every pass's, NULL before version 4), so a pass that dies leaves its reads counted
+/// up to its last write at no cost of its own.
 ///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
@@ -83,6 +86,7 @@ enum JournalSchema {
         """,
         """
         ALTER TABLE runs ADD COLUMN exit_code INTEGER;
+        ALTER TABLE writes ADD COLUMN run_reads INTEGER;
         """,
     ]
 

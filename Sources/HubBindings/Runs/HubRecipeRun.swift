@@ -111,21 +111,20 @@ public enum HubRecipeRun {
                                                     outputFolder: outputFolder.path, maxWrites: request.maxWrites,
                                                     timeoutSeconds: request.timeout))
         // The counts of the run's earlier passes (kept by the journal on a resume). A pass
-        // that died left the totals it last noted (below); its sends are also in the
-        // journal's write attempts, which count a write sent after its last commit.
-        var earlier = existing == nil ? RunCounts() : started.counts
-        if existing?.status == .running { earlier.writes = max(earlier.writes, try journal.sentWrites(runID: runID)) }
+        // that died stored none, but the journal counts its sends and the reads its writes
+        // noted (and the totals it noted at most a second apart, below).
+        let earlier = existing == nil ? RunCounts() : started.counts
         request.onStart(started)
         let pass = Pass(prepared: prepared, request: request, runID: runID, client: connection.client,
                         coordinator: coordinator, output: output, outputFolder: outputFolder,
                         progress: request.progress ?? TerminalProgressReporter(),
                         state: (journal, StatePlugin.scope(recipe: prepared.manifest.name, profile: connection.profileName)))
-        // The running totals go to the journal as the pass goes (with the commits it makes
-        // anyway, and at least every second): a pass killed with `kill -9` keeps its reads.
-        let before = earlier
-        pass.context.onCountsChanged = { [weak context = pass.context] in
+        // The run's reads so far go to the journal with each write and, while it only
+        // reads, once a second: a pass killed with `kill -9` keeps its reads.
+        coordinator.runReads = { [weak context = pass.context] in earlier.reads + (context?.reads ?? 0) }
+        pass.context.onRead = { [weak context = pass.context] in
             guard let context else { return }
-            try? journal.noteProgress(runID: runID, counts: before + RunCounts(reads: context.reads, writes: coordinator.counts))
+            try? journal.noteProgress(runID: runID, counts: earlier + RunCounts(reads: context.reads, writes: coordinator.counts))
         }
         let report = pass.run { configuration in
             configure(&configuration)

@@ -43,10 +43,10 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(finished.counts, RunCounts(writes: 1))
     }
 
-    /// `noteProgress` writes the totals with the journal's next commit, and by itself only
-    /// when none were committed for `progressInterval`: another process sees them without
-    /// the run ever finishing.
-    func testNotedProgressIsCommittedWithTheNextTransactionOrOncePerInterval() throws {
+    /// A running run's counts are at least what its writes recorded (the reads noted with
+    /// each, every send), and `noteProgress` commits totals at most once a second: another
+    /// process sees them without the run ever finishing.
+    func testARunningRunCountsTheReadsItsWritesNotedAndEverySend() throws {
         let dir = try Fixture.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let journal = try Journal(stateDirectory: dir, clock: { Fixture.start })
@@ -54,14 +54,16 @@ final class JournalTests: XCTestCase {
         try journal.startRun(Fixture.runStart())
         try journal.noteProgress(runID: "run_test", counts: RunCounts(reads: 1))   // the first note commits
         XCTAssertEqual(try reader.run(id: "run_test")?.counts, RunCounts(reads: 1))
-        try journal.noteProgress(runID: "run_test", counts: RunCounts(reads: 2))   // within the interval: noted only
+        try journal.noteProgress(runID: "run_test", counts: RunCounts(reads: 2))   // within the interval: not
         XCTAssertEqual(try reader.run(id: "run_test")?.counts, RunCounts(reads: 1))
-        try journal.recordPending(runID: "run_test", sequence: 1, key: "k1", method: "POST", path: "/x", bodySHA256: nil)
-        XCTAssertEqual(try reader.run(id: "run_test")?.counts, RunCounts(reads: 2), "committed with the write")
-        try journal.noteProgress(runID: "run_test", counts: RunCounts(reads: 3, writes: 1))
+        _ = try journal.beginWrite(runID: "run_test", sequence: 1, key: "k1", method: "POST", path: "/x", bodySHA256: nil,
+                                   runReads: 5)
+        _ = try journal.beginWrite(runID: "run_test", sequence: 1, key: "k1", method: "POST", path: "/x", bodySHA256: nil,
+                                   runReads: 7)   // resent (a second attempt)
+        XCTAssertEqual(try reader.run(id: "run_test")?.counts, RunCounts(reads: 7, writes: 2), "what the writes recorded")
         try journal.finishRun(id: "run_test", status: .succeeded, counts: RunCounts(reads: 4, writes: 1), exitCode: 0)
         let finished = try XCTUnwrap(reader.run(id: "run_test"))
-        XCTAssertEqual(finished.counts, RunCounts(reads: 4, writes: 1), "the final counts win")
+        XCTAssertEqual(finished.counts, RunCounts(reads: 4, writes: 1), "a finished run's own counts")
         XCTAssertEqual(finished.exitCode, 0)
     }
 
