@@ -19,11 +19,10 @@ enum RunsCommands {
     /// (`interrupted` for a dead run), its params as JSON, attempts, times, and what bounds it.
     static func jsonFields(_ r: RunRecord, state: StateDirectory) -> [String: ScriptValue] {
         var fields = JSONEvents.counts(r.counts)
-        let status = RunLock.effectiveStatus(r, state: state)
         fields["run_id"] = .string(r.id)
-        fields["status"] = .string(status)
-        // Known once a pass ended (not while running, nor after a pass that died).
-        fields["exit_code"] = r.status == .running ? .null : r.exitCode.map { .integer(Int64($0)) } ?? .null
+        fields["status"] = .string(RunLock.effectiveStatus(r, state: state))
+        // Known once a pass ended (null while running, and after a pass that died).
+        fields["exit_code"] = r.exitCode.map { .integer(Int64($0)) } ?? .null
         fields["output_folder"] = r.outputFolder.map(ScriptValue.string) ?? .null
         fields["schema_version"] = .integer(JSONEvents.schemaVersion)
         fields["mode"] = .string(r.mode.rawValue)
