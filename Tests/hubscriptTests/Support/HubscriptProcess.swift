@@ -105,6 +105,24 @@ struct HubscriptProcess {
         return environment
     }
 
+    /// Runs `hubscript args…` in `directory` on a pseudo-terminal (`script(1)`), to its
+    /// end: what the terminal got (stdout and stderr together, each `\r\n` made `\n`)
+    /// and the exit status. Skips the test when there is no script(1).
+    static func onATerminal(_ args: [String], in directory: URL, environment: [String: String],
+                            timeout: Double = 60) throws -> (status: Int32, screen: String) {
+        let script = "/usr/bin/script"
+        guard FileManager.default.isExecutableFile(atPath: script) else { throw XCTSkip("no script(1)") }
+        let quoted = ([binary.path] + args).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: script)
+        p.arguments = ["-qec", quoted.joined(separator: " "), "/dev/null"]
+        p.currentDirectoryURL = directory
+        p.environment = environment
+        p.standardInput = FileHandle.nullDevice
+        let done = try collect(p, timeout: timeout)
+        return (done.status, String(decoding: done.stdout, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n"))
+    }
+
     /// Runs `hubscript args…` in `directory`; kills it after `timeout` seconds. The
     /// environment is `isolatedEnvironment` of a scratch folder unless `environment` is given.
     static func run(_ args: [String], in directory: URL, timeout: Double = 20,
