@@ -83,6 +83,12 @@ typedef struct hs_op {
 // level, so the ops of a call are owned by that call until C has performed them.
 typedef int (*hs_entry_fn)(lua_State *L, void *host, int id, int depth);
 
+// Called by the message handler for a table error value that ends a protected call
+// (level 0 is the handler, level 1 the function that raised it): the host reads the
+// stack with lua_getstack/lua_getinfo only — which neither allocate nor raise — to
+// remember where the recipe raised it. The table itself is left as it is.
+typedef void (*hs_raise_fn)(lua_State *L, void *host);
+
 typedef struct hs_ctx {
     // memory
     size_t mem_used;
@@ -115,6 +121,8 @@ typedef struct hs_ctx {
     // registry reference of the opaque handles' metatable (see hs_make_handle_meta);
     // 0 until made
     int handle_meta;
+    // the message handler's call for a table error value (see hs_raise_fn); NULL: none
+    hs_raise_fn on_table_error;
 } hs_ctx;
 
 static inline hs_ctx *hs_getctx(lua_State *L) {
@@ -723,7 +731,11 @@ static inline int hs_msgh(lua_State *L) {
     hs_ctx *ctx = hs_getctx(L);
     if (ctx->limit_hit) return 1;   // no traceback work once stopped
     const char *msg = lua_tostring(L, 1);
-    if (msg == NULL) return 1;      // tables (structured errors) pass through
+    if (msg == NULL) {              // tables (structured errors) pass through unchanged;
+        if (lua_type(L, 1) == LUA_TTABLE && ctx->on_table_error != NULL)
+            ctx->on_table_error(L, ctx->host);   // the host notes where it was raised
+        return 1;
+    }
     luaL_traceback(L, L, msg, 1);
     return 1;
 }

@@ -24,10 +24,7 @@ final class CLIHarness {
     }
 
     init(testCase: XCTestCase) throws {
-        // The test bundle sits in the products folder (Linux: the bundle URL may be that folder).
-        let bundle = Bundle(for: type(of: testCase)).bundleURL
-        binary = [bundle.deletingLastPathComponent(), bundle].map { $0.appendingPathComponent("hubscript") }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? bundle.appendingPathComponent("hubscript")
+        binary = HubscriptProcess.binary
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw XCTSkip("the hubscript binary is not built at \(binary.path) (swift build first)")
         }
@@ -40,8 +37,7 @@ final class CLIHarness {
 
     /// The environment of every child: no stray configuration file or state folder.
     var environment: [String: String] {
-        var env = ProcessInfo.processInfo.environment
-        env["HUBSCRIPT_CONFIG"] = nil
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HUBSCRIPT_") }
         env["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
         env["XDG_STATE_HOME"] = root.appendingPathComponent("xdg-state").path
         env["HUBSCRIPT_VAULT_KEY"] = nil
@@ -60,18 +56,32 @@ final class CLIHarness {
         return url.path
     }
 
-    /// A child process running `hubscript args… --state-dir STATE` in the temporary folder.
+    /// A child process running `hubscript args… --state-dir STATE` in the temporary
+    /// folder (`HubscriptProcess.process`), not started.
+    func configured(_ args: [String], state: URL? = nil, cwd: URL? = nil) -> Process {
+        HubscriptProcess.process(args + ["--state-dir", (state ?? stateDir).path], in: cwd ?? root, environment: environment)
+    }
+
+    /// `configured` with stdout and stderr on pipes the caller reads.
     func process(_ args: [String], state: URL? = nil, cwd: URL? = nil) -> (Process, Pipe, Pipe) {
-        let p = Process()
-        p.executableURL = binary
-        p.arguments = args + ["--state-dir", (state ?? stateDir).path]
-        p.environment = environment
-        p.currentDirectoryURL = cwd ?? root
+        let p = configured(args, state: state, cwd: cwd)
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
-        p.standardInput = FileHandle.nullDevice
         return (p, out, err)
+    }
+
+    /// Starts `hubscript args… --state-dir STATE` with stdout read line by line as it
+    /// comes (`LiveHubscript`).
+    func live(_ args: [String], state: URL? = nil) throws -> LiveHubscript {
+        try LiveHubscript(process: configured(args, state: state))
+    }
+
+    /// Runs `args` (with `--json`) and returns its one JSON object (`runs show --json`).
+    func json(_ args: [String], file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+        let r = try run(args, expect: 0, file: file, line: line)
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], r.output,
+                             file: file, line: line)
     }
 
     /// Starts `hubscript args…` with both pipes drained in the background (the child
@@ -90,17 +100,9 @@ final class CLIHarness {
     /// Runs `hubscript args… --state-dir STATE` to its end.
     @discardableResult
     func run(_ args: [String], state: URL? = nil, cwd: URL? = nil) throws -> Result {
-        let (p, out, err) = process(args, state: state, cwd: cwd)
-        try p.run()
-        // Read both pipes while the child runs, so a full pipe never blocks it.
-        let errData = LockedData()
-        let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        while !errData.isSet { usleep(1_000) }
-        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData.value, as: UTF8.self))
+        let done = try HubscriptProcess.collect(configured(args, state: state, cwd: cwd))
+        return Result(status: done.status, stdout: String(decoding: done.stdout, as: UTF8.self),
+                      stderr: String(decoding: done.stderr, as: UTF8.self))
     }
 
     /// Runs and fails the test unless the exit status is `expected`.

@@ -248,9 +248,20 @@ final class CLITests: CLITestCase {
             result.stderr)
     }
 
+    /// A table the recipe raises points at its line, as a string error does.
     func testStructuredErrorFromTheRecipe() throws {
-        try folder.write("s.lua", "recipe { name = \"s\" }\nerror({ code = 'E1', message = 'table error' })\n")
-        assertResult(try hubscript("s.lua"), stdout: "", stderr: "error: E1: table error\n", exitCode: 1)
+        for (raise, message) in [("error({ code = 'E1', message = 'table error' })", "E1: table error"),
+                                 ("error({ 1, 2 })", "error object: [1,2]")] {
+            try folder.write("s.lua", "recipe { name = \"s\" }\n\(raise)\n")
+            assertResult(try hubscript("s.lua"), stdout: "", stderr: """
+                error: s.lua:2: \(message)
+                stack traceback:
+                \t[C]: in function 'error'
+                \ts.lua:2: in main chunk
+                \t[C]: in ?
+
+                """, exitCode: 1)
+        }
     }
 
     func testManifestErrorRunsNothing() throws {

@@ -101,36 +101,100 @@ final class CLIUsabilityTests: CLITestCase {
     }
 }
 
-/// `hubscript completion bash|zsh`, exercised in a real bash.
+/// `hubscript completion bash|zsh`: valid scripts (`bash -n`, `zsh -n`), exercised in a
+/// real bash and, through zsh's bash-completion layer, in a real zsh.
 final class CompletionCLITests: CLITestCase {
+    /// Runs `shell args…` in the test's folder (HOME there too, so zsh's compinit writes
+    /// its dump file there): exit status, stdout and stderr.
+    func shell(_ shell: String, _ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        guard FileManager.default.isExecutableFile(atPath: shell) else { throw XCTSkip("no \(shell)") }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: shell)
+        p.arguments = args
+        p.currentDirectoryURL = folder.url
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = folder.url.path
+        environment["ZDOTDIR"] = folder.url.path
+        p.environment = environment
+        p.standardInput = FileHandle.nullDevice
+        let done = try HubscriptProcess.collect(p, timeout: 20)
+        return (done.status, String(decoding: done.stdout, as: UTF8.self), String(decoding: done.stderr, as: UTF8.self))
+    }
+
+    /// Saves `hubscript completion SHELL` as `completion.SHELL`.
+    func saveScript(_ name: String) throws {
+        let script = try hubscript("completion", name)
+        XCTAssertEqual(script.exitCode, 0)
+        XCTAssertEqual(script.stderr, "")
+        try folder.write("completion.\(name)", script.stdout)
+    }
+
     /// What `_hubscript` offers for the words typed so far (the last is being completed).
     func complete(_ words: [String]) throws -> String {
-        let script = try hubscript("completion", "bash")
-        XCTAssertEqual(script.exitCode, 0)
-        try folder.write("completion.bash", script.stdout)
+        try saveScript("bash")
         let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-        let bash = Process()
-        bash.executableURL = URL(fileURLWithPath: "/bin/bash")
-        bash.currentDirectoryURL = folder.url
-        bash.arguments = ["-c", "source completion.bash; COMP_WORDS=(hubscript \(quoted)); COMP_CWORD=\(words.count); _hubscript; echo \"${COMPREPLY[*]}\""]
-        let out = Pipe()
-        bash.standardOutput = out
-        try bash.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        bash.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let bash = try shell("/bin/bash", ["-c", "source completion.bash; COMP_WORDS=(hubscript \(quoted)); COMP_CWORD=\(words.count); _hubscript; echo \"${COMPREPLY[*]}\""])
+        XCTAssertEqual(bash.stderr, "")
+        return bash.stdout
     }
 
     func testBashCompletesSubcommandsOptionsAndRecipes() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/bin/bash") else { throw XCTSkip("no bash") }
         try folder.write("offboard.lua", "recipe { name = \"o\" }\n")
         XCTAssertEqual(try complete(["ru"]), "run runs\n")
         XCTAssertEqual(try complete(["off"]), "offboard.lua\n")
         XCTAssertEqual(try complete(["run", "offboard.lua", "--pa"]), "--param --params-file\n")
         XCTAssertEqual(try complete(["offboard.lua", "--no"]), "--no-progress\n")
         XCTAssertEqual(try complete(["runs", "re"]), "resume\n")
+        XCTAssertEqual(try complete(["runs", "resume", "run_1", "--q"]), "--quiet\n")
         XCTAssertEqual(try complete(["sandbox", "serve", "--rate"]), "--rate-limits\n")
         XCTAssertEqual(try complete(["completion", ""]), "bash zsh\n")
+    }
+
+    func testBashScriptIsValidBashAndRegistersTheFunction() throws {
+        try saveScript("bash")
+        let syntax = try shell("/bin/bash", ["-n", "completion.bash"])
+        XCTAssertEqual(syntax.status, 0, syntax.stderr)
+        XCTAssertEqual(syntax.stderr, "")
+        let registered = try shell("/bin/bash", ["-c", "source completion.bash && complete -p hubscript"])
+        XCTAssertEqual(registered.stdout, "complete -o bashdefault -o filenames -F _hubscript hubscript\n")
+        XCTAssertEqual(registered.stderr, "")
+    }
+
+    func testZshScriptIsValidZshAndCompletesThroughBashcompinit() throws {
+        let zsh = "/usr/bin/zsh"
+        try saveScript("zsh")
+        let syntax = try shell(zsh, ["-n", "completion.zsh"])
+        XCTAssertEqual(syntax.status, 0, syntax.stderr)
+        XCTAssertEqual(syntax.stderr, "")
+        // Sourced in a bare zsh (no .zshrc: the script starts the completion system), the
+        // completer is registered with compdef, and bashcompinit's compgen runs it with
+        // COMP_WORDS and COMP_CWORD as `_bash_complete` sets them (outside a completion
+        // widget zsh's own `words` and `CURRENT` cannot be set); the candidates are then
+        // matched against the word as compadd would.
+        let sourced = try shell(zsh, ["-f", "-c", """
+            source ./completion.zsh
+            print -r -- "registered: $_comps[hubscript]"
+            query() {
+              local -a COMP_WORDS COMPREPLY found; local COMP_CWORD word=${@[-1]}
+              COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+              found=(${(f)"$(compgen -F _hubscript -- "$word")"})
+              print -r -- "$* ->" ${(M)found:#${word}*}
+            }
+            query hubscript ru
+            query hubscript runs re
+            query hubscript runs resume run_1 --q
+            query hubscript completion ''
+            """])
+        XCTAssertEqual(sourced.stderr, "")
+        XCTAssertEqual(sourced.stdout, """
+            registered: _bash_complete -o filenames -o bashdefault -F _hubscript
+            hubscript ru -> run runs
+            hubscript runs re -> resume
+            hubscript runs resume run_1 --q -> --quiet
+            hubscript completion  -> bash zsh
+
+            """)
+        XCTAssertEqual(sourced.status, 0)
     }
 
     func testZshScriptLoadsTheBashOneThroughBashcompinit() throws {
@@ -138,8 +202,8 @@ final class CompletionCLITests: CLITestCase {
         let bash = try hubscript("completion", "bash")
         XCTAssertEqual(zsh.stdout, """
         # zsh completion for hubscript (hubscript completion zsh)
-        autoload -U +X compinit && compinit
-        autoload -U +X bashcompinit && bashcompinit
+        (( $+functions[compdef] )) || { autoload -U +X compinit && compinit }
+        (( $+functions[complete] )) || { autoload -U +X bashcompinit && bashcompinit }
 
         """ + bash.stdout)
         assertResult(try hubscript("completion", "fish"), stdout: "", stderr: """

@@ -128,6 +128,44 @@ final class JSONContractTests: XCTestCase {
                        ["1 done POST /users/usr_ada/entitlements"])
     }
 
+    /// `runs list --json` and `runs show --json` carry what a run's `summary` has: the run
+    /// id, the counts (over every pass), the exit code, the output folder and the schema
+    /// version; and the attempts and times.
+    func testRunsListAndShowCarryTheSummaryFields() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("twice.lua", Self.recipe)
+        let summaryLine = try cli.run([recipe, "--param", "count=2", "--run-id", "run_summed", "--json"], expect: 0).stdout
+            .split(separator: "\n").last.map(String.init) ?? ""
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(summaryLine.utf8)) as? [String: Any])
+        try cli.run([recipe, "--param", "count=2", "--max-writes", "0", "--run-id", "run_capped"], expect: 4)
+
+        let list = try cli.run(["runs", "list", "--json"], expect: 0)
+        let runs = try JSONLines.withoutTimestamps(list.stdout).map {
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        XCTAssertEqual(runs.map { $0["run_id"] as? String }, ["run_capped", "run_summed"])
+        let shown = try cli.json(["runs", "show", "run_summed", "--json"])
+        for run in [runs[1], shown] {
+            // Every field of the summary but those of one pass (duration, memory, exports) and its `ok`/`failed` status.
+            for key in ["run_id", "exit_code", "reads", "writes", "replayed", "planned", "failed", "output_folder", "schema_version"] {
+                XCTAssertEqual("\(run[key] ?? "missing")", "\(summary[key] ?? "missing")", key)
+            }
+            XCTAssertEqual(run["status"] as? String, "succeeded")
+            XCTAssertEqual(run["attempts"] as? Int, 1)
+            for key in ["started_at", "finished_at"] {
+                XCTAssertNotNil((run[key] as? String)?.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"#, options: .regularExpression),
+                                "\(key): \(run[key] ?? "missing")")
+            }
+        }
+        XCTAssertEqual(Set(runs[1].keys), ["type", "run_id", "status", "exit_code", "mode", "recipe", "recipe_sha256", "params",
+                                           "profile", "attempts", "started_at", "finished_at", "reads", "writes", "replayed",
+                                           "planned", "failed", "max_writes", "timeout_seconds", "output_folder", "schema_version"])
+        XCTAssertEqual(Set(shown.keys), Set(runs[1].keys).union(["ts", "writes_journalled"]))
+        XCTAssertEqual(runs[0]["status"] as? String, "stopped")
+        XCTAssertEqual(runs[0]["exit_code"] as? Int, 4)
+    }
+
     func testPlanDetailedExitCodeIs0WithoutChangesAnd5WithChanges() throws {
         let cli = try CLIHarness(testCase: self)
         try cli.resetSandbox()
@@ -139,5 +177,63 @@ final class JSONContractTests: XCTestCase {
         XCTAssertTrue(JSONLines.withoutTimestamps(json.stdout).last?.contains(#""exit_code":5,"#) == true, json.stdout)
         // An error keeps its own code.
         try cli.run(["plan", recipe, "--param", "count=x", "--detailed-exitcode"], expect: 2)
+    }
+}
+
+/// Usage errors are JSON under `--json` at every level: `hubscript` itself, a command
+/// group (`runs`, `sandbox`) and a command; the text for people stays on stderr.
+final class UsageErrorJSONTests: CLITestCase {
+    static let summary = #"{"exit_code":2,"failed":0,"planned":0,"reads":0,"replayed":0,"run_id":null,"schema_version":1,"status":"failed","type":"summary","writes":0}"#
+
+    /// Runs `args`, expecting exit code 2, exactly `stderr`, and on stdout an `error`
+    /// (kind `usage`, `command`, `message`) then the summary.
+    func assertUsageError(_ args: [String], command: String?, message: String, stderr: String,
+                          file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try HubscriptProcess.run(args, in: folder.url)
+        let commandJSON = command.map { #""\#($0)""# } ?? "null"
+        XCTAssertEqual(JSONLines.withoutTimestamps(result.stdout, file: file, line: line), [
+            #"{"command":\#(commandJSON),"kind":"usage","message":"\#(message)","type":"error"}"#, Self.summary,
+        ], file: file, line: line)
+        XCTAssertEqual(result.stderr, stderr, file: file, line: line)
+        XCTAssertEqual(result.exitCode, 2, file: file, line: line)
+    }
+
+    func testAnUnknownSubcommandOfAGroup() throws {
+        try assertUsageError(["runs", "lst", "--json"], command: "runs", message: "unknown subcommand 'lst' (did you mean 'list'?)",
+                             stderr: "hubscript runs: unknown subcommand 'lst' (did you mean 'list'?)\nRun 'hubscript runs --help' for the list.\n")
+    }
+
+    func testAnOptionBeforeTheSubcommandOfAGroup() throws {
+        try assertUsageError(["runs", "--json", "list", "--limit", "3"], command: "runs",
+                             message: "options go after the subcommand: hubscript runs list --limit 3 --json",
+                             stderr: "hubscript runs: options go after the subcommand: hubscript runs list --limit 3 --json\nRun 'hubscript runs --help' for the list.\n")
+        try assertUsageError(["runs", "--json"], command: "runs",
+                             message: "missing the subcommand: write hubscript runs <subcommand> --json",
+                             stderr: "hubscript runs: missing the subcommand: write hubscript runs <subcommand> --json\nRun 'hubscript runs --help' for the list.\n")
+    }
+
+    func testTopLevelUsageErrors() throws {
+        try assertUsageError(["--json", "runs", "list"], command: nil, message: "options go after the subcommand: hubscript runs list --json",
+                             stderr: "hubscript: options go after the subcommand: hubscript runs list --json\nRun 'hubscript --help' for the list of subcommands.\n")
+        try assertUsageError(["frobnicate", "--json"], command: nil, message: "unknown subcommand 'frobnicate'",
+                             stderr: "hubscript: unknown subcommand 'frobnicate'\nRun 'hubscript --help' for the list of subcommands.\n")
+        try assertUsageError(["--json"], command: nil, message: "missing the subcommand: write hubscript <subcommand> --json",
+                             stderr: "hubscript: missing the subcommand: write hubscript <subcommand> --json\nRun 'hubscript --help' for the list of subcommands.\n")
+    }
+
+    func testAMissingArgumentOfAGroupsCommand() throws {
+        try assertUsageError(["runs", "show", "--json"], command: "runs show", message: "expected one run ID",
+                             stderr: "hubscript runs show: expected one run ID\nRun 'hubscript runs show --help' for usage.\n")
+        try assertUsageError(["runs", "resume", "--json"], command: "runs resume", message: "expected one run ID",
+                             stderr: "hubscript runs resume: expected one run ID\nRun 'hubscript runs resume --help' for usage.\n")
+    }
+
+    func testWithoutJSONStdoutStaysEmpty() throws {
+        let result = try HubscriptProcess.run(["runs", "lst"], in: folder.url)
+        XCTAssertEqual(result.stdout, "")
+        XCTAssertEqual(result.exitCode, 2)
+        let grouped = try HubscriptProcess.run(["runs", "--limit", "3"], in: folder.url)
+        XCTAssertEqual(grouped.stdout, "")
+        XCTAssertEqual(grouped.stderr, "hubscript runs: missing the subcommand: write hubscript runs <subcommand> --limit 3\nRun 'hubscript runs --help' for the list.\n")
     }
 }

@@ -7,37 +7,11 @@ final class OutputOptionsCLITests: CLITestCase {
     /// Runs hubscript in the test's folder with `environment` on top of a clean one
     /// (no HUBSCRIPT_* from the caller, XDG folders inside the test's folder).
     func run(_ args: [String], environment extra: [String: String] = [:]) throws -> HubscriptProcess.Result {
-        let process = Process()
-        process.executableURL = HubscriptProcess.binary
-        process.arguments = args
-        process.currentDirectoryURL = folder.url
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HUBSCRIPT_") }
-        environment["XDG_STATE_HOME"] = folder.url.appendingPathComponent("xdg-state").path
-        environment["XDG_CONFIG_HOME"] = folder.url.appendingPathComponent("xdg-config").path
-        environment.merge(extra) { $1 }
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let errData = LockedBytes()
-        let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !errData.isSet { usleep(1000) }
-        return HubscriptProcess.Result(stdout: String(decoding: outData, as: UTF8.self),
-                                       stderr: String(decoding: errData.get(), as: UTF8.self),
-                                       exitCode: process.terminationStatus, seconds: 0)
-    }
-
-    final class LockedBytes: @unchecked Sendable {
-        private let lock = NSLock()
-        private var data: Data?
-        func set(_ d: Data) { lock.withLock { data = d } }
-        var isSet: Bool { lock.withLock { data != nil } }
-        func get() -> Data { lock.withLock { data ?? Data() } }
+        let environment = try HubscriptProcess.isolatedEnvironment(scratch: folder.url.appendingPathComponent("xdg"),
+                                                                   sandboxConfig: false, extra: extra)
+        let result = try HubscriptProcess.run(args, in: folder.url, environment: environment)
+        return HubscriptProcess.Result(stdout: result.stdout, stderr: result.rawStderr, exitCode: result.exitCode,
+                                       seconds: result.seconds)
     }
 
     /// Run ids, times and the sandbox path made stable.
@@ -88,6 +62,43 @@ final class OutputOptionsCLITests: CLITestCase {
         XCTAssertEqual(both.exitCode, 2)
     }
 
+    /// `runs resume` takes --quiet, --verbose and --no-progress with a run's meaning.
+    func testRunsResumeTakesQuietVerboseAndNoProgress() throws {
+        try folder.write("r.lua", Self.recipe)
+        let first = try run(["run", "r.lua", "--quiet", "--run-id", "run_again", "--state-dir", "state"])
+        XCTAssertEqual(first.exitCode, 0, first.stderr)
+        let quiet = try run(["runs", "resume", "run_again", "--quiet", "--state-dir", "state"])
+        XCTAssertEqual(quiet.stdout, "true\n")
+        XCTAssertEqual(stable(quiet.stderr), "done: run run_again — 1 reads, 0 writes in T s\n")
+        XCTAssertEqual(quiet.exitCode, 0)
+        let verbose = try run(["runs", "resume", "run_again", "--verbose", "--state-dir", "state"])
+        XCTAssertEqual(verbose.stdout, "true\n")
+        XCTAssertEqual(stable(verbose.stderr), """
+        hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
+        hub: GET /users/me → 400 (N ms)
+        hub: GET /api-keys/key_jobs → 200 (N ms)
+        run run_again started (attempt 3); if it stops, resume it with: hubscript runs resume run_again
+        [debug] counting step=1
+        hub: GET /users/usr_admin → 200 (N ms)
+        done: run run_again — 1 reads, 0 writes in T s
+
+        """)
+        let plain = try run(["runs", "resume", "run_again", "--no-progress", "--state-dir", "state"])
+        XCTAssertEqual(stable(plain.stderr), """
+        hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
+        run run_again started (attempt 4); if it stops, resume it with: hubscript runs resume run_again
+        done: run run_again — 1 reads, 0 writes in T s
+
+        """)
+        let both = try run(["runs", "resume", "run_again", "--quiet", "--verbose", "--state-dir", "state"])
+        XCTAssertEqual(both.stderr, "hubscript runs resume: --quiet and --verbose cannot be used together\nRun 'hubscript runs resume --help' for usage.\n")
+        XCTAssertEqual(both.exitCode, 2)
+        let json = try run(["runs", "resume", "run_again", "--json", "--quiet", "--state-dir", "state"])
+        XCTAssertEqual(json.stderr, "")
+        XCTAssertEqual(JSONLines.withoutTimestamps(json.stdout).dropFirst().first, #"{"text":"true","type":"print"}"#)
+        XCTAssertEqual(json.exitCode, 0)
+    }
+
     func testStateDirFromTheEnvironmentAndTheFlagWins() throws {
         try folder.write("r.lua", Self.recipe)
         let fromEnv = try run(["run", "r.lua", "--quiet"], environment: ["HUBSCRIPT_STATE_DIR": "envstate"])
@@ -118,25 +129,14 @@ final class OutputOptionsCLITests: CLITestCase {
 final class ProgressLineCLITests: CLITestCase {
     /// access-review under a pseudo-terminal: stdout and stderr, as the terminal got them.
     func accessReviewOnATerminal(_ extra: String = "") throws -> String {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("no script(1)") }
         let recipe = HubscriptProcess.repositoryRoot.appendingPathComponent("recipes/access-review.lua").path
         try folder.write("c.lua", "return { profiles = { sandbox = { sandbox = true } } }\n")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        p.currentDirectoryURL = folder.url
-        p.arguments = ["-qec", "\(HubscriptProcess.binary.path) \(recipe) --config c.lua --state-dir state --out out \(extra)", "/dev/null"]
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HUBSCRIPT_") }
         env["XDG_STATE_HOME"] = folder.url.appendingPathComponent("xdg").path
-        p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
-        // The terminal turns each \n into \r\n.
-        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+        let run = try HubscriptProcess.onATerminal([recipe, "--config", "c.lua", "--state-dir", "state", "--out", "out"]
+                                                   + (extra.isEmpty ? [] : [extra]), in: folder.url, environment: env)
+        XCTAssertEqual(run.status, 0)
+        return run.screen
     }
 
     /// Every `\r…ESC[K` redraw removed: what stays on the screen.
@@ -195,5 +195,92 @@ final class RateLimitNoticeCLITests: XCTestCase {
         let quiet = try cli.run(["run", recipe, "--config", server.config, "--quiet", "--param", "n=2"])
         XCTAssertEqual(quiet.status, 0, quiet.stderr)
         XCTAssertFalse(quiet.stderr.contains("rate limited"), quiet.stderr)
+    }
+
+    /// Grants the application to the first `n` (21) active users, whether they hold it
+    /// or not: the sandbox allows 20 grants a minute, so the 21st is answered 429 with
+    /// Retry-After (up to 3 s) and waits.
+    static let grants = """
+        recipe { name = "grants", needs = { "users.list", "entitlements.manage" },
+                 params = { n = { type = "integer", default = 21 } } }
+        local ids = {}
+        for u in hub.users.list { status = "active" } do
+          ids[#ids + 1] = u.id
+          if #ids == params.n then break end
+        end
+        for _, id in ipairs(ids) do pcall(hub.entitlements.grant, id, { application_id = "app_hub" }) end
+        print("granted " .. #ids)
+        """
+
+    /// A served sandbox with the Hub's limits, and the recipe above.
+    func servedGrants(_ cli: CLIHarness) throws -> (ServedSandbox, String) {
+        let hubState = cli.root.appendingPathComponent("hub-state")
+        try cli.resetSandbox(state: hubState)
+        return (try ServedSandbox(cli, state: hubState, faults: "none", rateLimits: "standard"), try cli.file("grants.lua", Self.grants))
+    }
+
+    /// Without a terminal: one line per wait; under --json also one `rate_limited` event
+    /// (before the write that waited), even with --quiet.
+    func testA429WaitIsOneLineAndOneJSONEvent() throws {
+        let cli = try CLIHarness(testCase: self)
+        let (server, recipe) = try servedGrants(cli)
+        defer { server.stop() }
+        let r = try cli.run(["run", recipe, "--config", server.config, "--json", "--run-id", "run_paced"])
+        XCTAssertEqual(r.status, 0, r.output)
+        let notices = r.stderr.split(separator: "\n").filter { $0.contains("rate limited") }
+        XCTAssertEqual(notices.count, 1, r.stderr)
+        let n = try XCTUnwrap(notices.first.flatMap { $0.range(of: #"^rate limited by the Hub, waiting [1-3] s$"#, options: .regularExpression) }
+            .map { _ in String(notices[0].dropFirst("rate limited by the Hub, waiting ".count).prefix(1)) }, r.stderr)
+        let lines = JSONLines.withoutTimestamps(r.stdout)
+        let waits = lines.enumerated().filter { $0.element.contains(#""type":"rate_limited""#) }
+        XCTAssertEqual(waits.count, 1, r.stdout)
+        let wait = try XCTUnwrap(waits.first)
+        XCTAssertNotNil(wait.element.range(of: #"^\{"message":"rate limited by the Hub, waiting \#(n) s","reason":"hub","seconds":[0-9.]+,"type":"rate_limited"\}$"#,
+                                           options: .regularExpression), wait.element)
+        let event = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(wait.element.utf8)) as? [String: Any])
+        let seconds = try XCTUnwrap(event["seconds"] as? Double)
+        XCTAssertTrue(seconds > Double(n)! - 1 && seconds <= Double(n)!, "\(seconds) s shown as \(n) s")
+        // 20 writes went before it, the 21st after.
+        XCTAssertEqual(lines[..<wait.offset].filter { $0.contains(#""type":"write""#) }.count, 20)
+        XCTAssertEqual(lines[wait.offset...].filter { $0.contains(#""type":"write""#) }.count, 1)
+
+        // --json --quiet, the bucket still empty: the next grant waits; the event, no line.
+        let quiet = try cli.run(["run", recipe, "--config", server.config, "--json", "--quiet", "--param", "n=1"])
+        XCTAssertEqual(quiet.status, 0, quiet.output)
+        XCTAssertEqual(quiet.stderr, "")
+        XCTAssertEqual(JSONLines.withoutTimestamps(quiet.stdout).filter { $0.contains(#""type":"rate_limited""#) }.count, 1,
+                       quiet.stdout)
+    }
+
+    /// On a terminal (script(1) gives the run one): a countdown in place, redrawn each
+    /// second, erased when the wait is over; --verbose prints it as a line instead.
+    func testA429WaitIsACountdownOnATerminal() throws {
+        let cli = try CLIHarness(testCase: self)
+        let (server, recipe) = try servedGrants(cli)
+        defer { server.stop() }
+        let run = try HubscriptProcess.onATerminal(["run", recipe, "--config", server.config, "--state-dir", cli.stateDir.path],
+                                                   in: cli.root, environment: cli.environment)
+        XCTAssertEqual(run.status, 0)
+        let screen = run.screen
+        let frames = try NSRegularExpression(pattern: "\r(rate limited by the Hub, waiting ([0-9]+) s)\u{1B}\\[K")
+            .matches(in: screen, range: NSRange(screen.startIndex..., in: screen))
+            .map { Int(screen[Range($0.range(at: 2), in: screen)!])! }
+        // Whole seconds counted down to 1 (from 3, or less if the 429 came late).
+        XCTAssertEqual(frames, Array((1...max(1, frames.first ?? 0)).reversed()), screen)
+        XCTAssertTrue((2...3).contains(frames.first ?? 0), screen)
+        let left = ProgressLineCLITests.withoutRedraws(screen)
+        XCTAssertFalse(left.contains("rate limited"), "erased when the wait was over: \(left)")
+        XCTAssertNotNil(left.range(of: #"^run (\S+) started; if it stops, resume it with: hubscript runs resume \1\ngranted 21\ndone: run \1 — 1 reads, 21 writes in [0-9.]+ s\n$"#,
+                                   options: .regularExpression), left)
+
+        // --verbose, on a fresh sandbox (these grants are held now, and the bucket empty).
+        server.stop()
+        let (verboseServer, _) = try servedGrants(cli)
+        defer { verboseServer.stop() }
+        let verbose = try HubscriptProcess.onATerminal(["run", recipe, "--config", verboseServer.config, "--state-dir", cli.stateDir.path,
+                                                        "--verbose"], in: cli.root, environment: cli.environment).screen
+        let lines = try NSRegularExpression(pattern: "rate limited by the Hub, waiting [0-9] s\n")
+        XCTAssertEqual(lines.numberOfMatches(in: verbose, range: NSRange(verbose.startIndex..., in: verbose)), 1, verbose)
+        XCTAssertFalse(verbose.contains("\rrate limited"), "no countdown with --verbose: \(verbose)")
     }
 }

@@ -60,6 +60,79 @@ final class RecipeErrorCLITests: CLITestCase {
                        "stack traceback:\n\t[C]: in function 'hub.users.get'\n\tnf.lua:2: in main chunk\n\t[C]: in ?")
     }
 
+    /// `error({ code = …, message = … })` raised by the recipe itself points at the
+    /// recipe's line, as a string error does.
+    func testRecipeStructuredErrorShowsTheRecipeLineAndTraceback() throws {
+        try folder.write("se.lua", """
+        recipe { name = "se" }
+        local function check(n)
+          if n > 1 then
+            error({ code = "too_many", message = "found " .. n .. " admins" })
+          end
+        end
+        print("before")
+        check(3)
+        """)
+        assertResult(try hubscript("run", "se.lua"), stdout: "before\n", stderr: """
+        error: se.lua:4: too_many: found 3 admins
+        stack traceback:
+        \t[C]: in function 'error'
+        \tse.lua:4: in local 'check'
+        \tse.lua:8: in main chunk
+        \t[C]: in ?
+
+        """, exitCode: 1)
+        // A string error, for comparison: the same place, the same shape.
+        try folder.write("st.lua", """
+        recipe { name = "st" }
+        local function check(n)
+          if n > 1 then
+            error("found " .. n .. " admins")
+          end
+        end
+        print("before")
+        check(3)
+        """)
+        assertResult(try hubscript("run", "st.lua"), stdout: "before\n", stderr: """
+        error: st.lua:4: found 3 admins
+        stack traceback:
+        \t[C]: in function 'error'
+        \tst.lua:4: in local 'check'
+        \tst.lua:8: in main chunk
+        \t[C]: in ?
+
+        """, exitCode: 1)
+    }
+
+    func testRecipeStructuredErrorLocationInJSONThroughAssertAndRequire() throws {
+        try folder.write("lib/guard.lua", "return function(ok) assert(ok, { code = \"denied\", message = \"not allowed\" }) end\n")
+        try folder.write("as.lua", "recipe { name = \"as\" }\nlocal guard = require('guard')\nguard(false)\n")
+        let result = try hubscript("run", "as.lua", "--lib", "lib", "--json")
+        XCTAssertEqual(result.exitCode, 1)
+        let errorLine = try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.contains("\"type\":\"error\"") })
+        XCTAssertEqual(JSONLines.withoutTimestamps(String(errorLine)), [
+            #"{"error":{"code":"denied","message":"not allowed"},"kind":"runtime","location":"lib/guard.lua:1","message":"denied: not allowed","traceback":"stack traceback:\n\t[C]: in function 'assert'\n\tlib/guard.lua:1: in local 'guard'\n\tas.lua:3: in main chunk\n\t[C]: in ?","type":"error"}"#,
+        ])
+    }
+
+    /// A Hub error caught and raised again keeps the binding's position (where it
+    /// happened), not the re-raise's.
+    func testAReRaisedHubErrorKeepsWhereItHappened() throws {
+        try folder.write("rr.lua", """
+        recipe { name = "rr", needs = { "users.list" } }
+        local ok, err = pcall(hub.users.get, "u_nope")
+        print(ok)
+        error(err)
+        """)
+        let events = try hubscript("run", "rr.lua", "--json").stdout.split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let error = try XCTUnwrap(events.first { $0["type"] as? String == "error" })
+        XCTAssertEqual(error["location"] as? String, "rr.lua:2")
+        XCTAssertEqual(error["traceback"] as? String,
+                       "stack traceback:\n\t[C]: in function 'hub.users.get'\n\t[C]: in function 'pcall'\n\trr.lua:2: in main chunk\n\t[C]: in ?")
+        XCTAssertEqual(events.first { $0["type"] as? String == "print" }?["text"] as? String, "false")
+    }
+
     func testTracebackThroughRequireHasNoInternalFrames() throws {
         try folder.write("lib/bad.lua", "local function boom() error('mod failed') end\nboom()\n")
         try folder.write("rq.lua", "recipe { name = \"rq\" }\nrequire('bad')\n")

@@ -44,46 +44,21 @@ final class RecipeTests: XCTestCase {
         if let scratch { try? FileManager.default.removeItem(at: scratch) }
     }
 
-    func binary() throws -> URL {
-        let candidates = [
-            Bundle(for: Self.self).bundleURL.deletingLastPathComponent().appendingPathComponent("hubscript"),
-            Self.repoRoot.appendingPathComponent(".build/debug/hubscript"),
-        ]
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw XCTSkip("the hubscript binary is not built (looked at \(candidates.map(\.path)))")
-        }
-        return found
-    }
-
     /// Runs `hubscript ARGS --state-dir <fresh>` from the repository root, with no
     /// configuration file in reach (so the built-in sandbox is used).
     func hubscript(_ args: [String], state: Bool = true) throws -> Run {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = args + (state ? ["--state-dir", stateDir.path] : [])
-        process.currentDirectoryURL = Self.repoRoot
-        var env = ProcessInfo.processInfo.environment
-        env["HUBSCRIPT_CONFIG"] = nil
+        guard FileManager.default.isExecutableFile(atPath: HubscriptProcess.binary.path) else {
+            throw XCTSkip("the hubscript binary is not built at \(HubscriptProcess.binary.path)")
+        }
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HUBSCRIPT_") }
         env["HOME"] = scratch.appendingPathComponent("home").path
         env["XDG_CONFIG_HOME"] = scratch.appendingPathComponent("home/.config").path
         env["XDG_STATE_HOME"] = scratch.appendingPathComponent("home/.state").path
-        process.environment = env
-        let out = scratch.appendingPathComponent("stdout-\(UUID().uuidString)")
-        let err = scratch.appendingPathComponent("stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: out)
-        let errHandle = try FileHandle(forWritingTo: err)
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try outHandle.close()
-        try errHandle.close()
-        return Run(status: process.terminationStatus,
-                   stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
-                   stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
+        let process = HubscriptProcess.process(args + (state ? ["--state-dir", stateDir.path] : []), in: Self.repoRoot,
+                                               environment: env)
+        let done = try HubscriptProcess.collect(process)
+        return Run(status: done.status, stdout: String(decoding: done.stdout, as: UTF8.self),
+                   stderr: String(decoding: done.stderr, as: UTF8.self))
     }
 
     func exported(_ name: String) throws -> String {

@@ -108,6 +108,33 @@ final class RunLifecycleTests: XCTestCase {
         XCTAssertEqual(try cli.writeStates("run_once"), ["done": 40])
     }
 
+    /// A run's lock file goes when the run ends; one a killed run left is removed by the
+    /// next run that ends. (testASecondProcessOnARunningRunIDIsRefusedWithExitCode2: the
+    /// lock still refuses a second process.)
+    func testLockFilesDoNotPileUp() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("grant.lua", Self.recipe)
+        let locks = cli.stateDir.appendingPathComponent("locks")
+        func lockFiles() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: locks.path) }
+        for n in 1...20 {
+            try cli.run(n % 2 == 0 ? [recipe, "--param", "count=0", "--run-id", "run_\(n)"] : ["plan", recipe, "--param", "count=1"],
+                        expect: 0)
+        }
+        try cli.run(["runs", "resume", "run_2"], expect: 0)
+        XCTAssertEqual(try lockFiles(), [], "after 21 runs")
+
+        let spin = try cli.file("spin.lua", "recipe { name = \"spin\" }\nprint(\"spinning\")\nwhile true do end\n")
+        let child = try cli.live([spin, "--run-id", "run_spun"])
+        XCTAssertEqual(child.readLine(), "spinning")
+        XCTAssertEqual(try lockFiles().count, 1)
+        child.killHard()
+        XCTAssertEqual(try lockFiles().count, 1, "the kernel drops a killed run's lock, not its file")
+        try cli.run([recipe, "--param", "count=0"], expect: 0)
+        XCTAssertEqual(try lockFiles(), [], "the next run removed it")
+        XCTAssertTrue(try cli.run(["runs", "show", "run_spun"], expect: 0).stdout.contains("\nmode      run, interrupted, attempts 1\n"))
+    }
+
     // MARK: Interrupted
 
     func testAKilledRunIsListedAsInterruptedAndResumes() throws {
@@ -144,6 +171,52 @@ final class RunLifecycleTests: XCTestCase {
         XCTAssertEqual(writes.count, 20)
         XCTAssertEqual(run["writes"] as? Int, writes.reduce(0) { $0 + ($1["attempts"] as? Int ?? 0) })
         XCTAssertGreaterThanOrEqual(run["writes"] as? Int ?? 0, 20)
+    }
+
+    /// Reads 7 users and a list, grants once and spins (killed there); a resume finds the
+    /// grant held and ends.
+    static let readThenSpin = """
+        recipe { name = "read-then-spin", needs = { "users.list", "entitlements.manage" } }
+        for _ = 1, 7 do hub.users.get("usr_admin") end
+        local held = false
+        for _ in hub.entitlements.for_user("usr_ada", { application_id = "app_hub" }) do held = true end
+        if not held then
+          hub.entitlements.grant("usr_ada", { application_id = "app_hub" })
+          print("granted; spinning")
+          while true do end
+        end
+        print("held")
+        """
+
+    /// The reads of a pass killed with SIGKILL are counted (the journal notes the run's
+    /// totals with the commits it makes): shown as the pass left them, then added to the
+    /// resume's.
+    func testAKilledPassesReadsAreCounted() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("spin.lua", Self.readThenSpin)
+        let child = try cli.live([recipe, "--run-id", "run_reads"])
+        XCTAssertEqual(child.readLine(), "granted; spinning")
+        child.killHard()
+
+        let killed = try cli.json(["runs", "show", "run_reads", "--json"])
+        XCTAssertEqual(killed["status"] as? String, "interrupted")
+        XCTAssertTrue(killed["exit_code"] is NSNull)
+        // 7 gets and the list (2 reads: its one page, and the call that found its end),
+        // noted before the grant was journalled.
+        XCTAssertEqual(killed["reads"] as? Int, 9)
+
+        let resumed = try cli.run(["runs", "resume", "run_reads", "--json"], expect: 0)
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data((resumed.stdout.split(separator: "\n").last ?? "").utf8))
+                                    as? [String: Any])
+        XCTAssertEqual(summary["reads"] as? Int, 9)
+        XCTAssertEqual(summary["writes"] as? Int, 0)
+        let after = try cli.json(["runs", "show", "run_reads", "--json"])
+        XCTAssertEqual(after["status"] as? String, "succeeded")
+        XCTAssertEqual(after["exit_code"] as? Int, 0)
+        XCTAssertEqual(after["attempts"] as? Int, 2)
+        XCTAssertEqual(after["reads"] as? Int, 18, "both passes' reads")
+        XCTAssertEqual(after["writes"] as? Int, 1, "the killed pass's grant")
     }
 
     // MARK: What bounds a run is kept by resume

@@ -12,6 +12,10 @@ import ScriptHost
 /// bar left unfinished is erased too, and `interject(_:)` to print a line of text
 /// (a notice) without it running into the bar.
 ///
+/// `countdown(seconds:text:)` takes the line for a wait (a rate limit): its text with
+/// the whole seconds left, redrawn each second and erased when the wait is over; bars
+/// wait for it.
+///
 /// Draws only when stderr is a terminal (`isatty(2)`), and otherwise nothing at all.
 /// Redraws at most every `interval` seconds (0.1 s: ~10 per second).
 /// The clock and the sink are injectable for tests.
@@ -30,6 +34,10 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
     private var shownID: Int?
     /// The recipe's own bars that are running.
     private var recipeBars: Set<Int> = []
+    /// The wait on the line (`countdown`): when it ends (`clock`), its text, and a
+    /// generation that tells its ticking thread whether it is still the current one.
+    private var wait: (until: Double, text: @Sendable (Int) -> String, generation: Int)?
+    private var waitGeneration = 0
 
     public init(isEnabled: Bool = isatty(2) == 1, interval: Double = 0.1,
                 clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime },
@@ -67,9 +75,66 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
         }
     }
 
-    /// Erases a line left by an unfinished bar.
+    /// Erases a line left by an unfinished bar (or a wait).
     public func endLine() {
-        lock.withLock { eraseLocked() }
+        lock.withLock {
+            wait = nil
+            eraseLocked()
+        }
+    }
+
+    /// Shows `text(n)` — `n` the whole seconds left of a wait of `seconds` — in place of
+    /// the bar, redrawn each second until the wait is over, then erased (a bar still
+    /// running shows again at its next update). A wait that ends later replaces one on
+    /// the line; one that ends sooner is already covered by it.
+    public func countdown(seconds: Double, text: @escaping @Sendable (Int) -> String) {
+        guard isEnabled, seconds > 0 else { return }
+        let generation: Int? = lock.withLock {
+            let until = clock() + seconds
+            if let wait, wait.until >= until { return nil }
+            waitGeneration += 1
+            wait = (until, text, waitGeneration)
+            drawWaitLocked()
+            return waitGeneration
+        }
+        guard let generation else { return }
+        let ticker = Thread { [self] in tick(generation) }
+        ticker.start()
+    }
+
+    /// Redraws the wait `generation` at each whole second left; erases it at its end.
+    private func tick(_ generation: Int) {
+        while true {
+            // Sleep to the next whole second left (or to the end).
+            let pause: Double? = lock.withLock {
+                guard let wait, wait.generation == generation else { return nil }
+                let left = wait.until - clock()
+                let fraction = left - left.rounded(.down)
+                return max(0, fraction > 0.001 ? fraction : min(1, left))
+            }
+            guard let pause else { return }
+            Thread.sleep(forTimeInterval: pause)
+            let over: Bool = lock.withLock {
+                guard let wait, wait.generation == generation else { return true }
+                guard wait.until - clock() > 0.001 else {
+                    self.wait = nil
+                    eraseLocked()
+                    lastDraw = -Double.infinity
+                    return true
+                }
+                drawWaitLocked()
+                return false
+            }
+            if over { return }
+        }
+    }
+
+    private func drawWaitLocked() {
+        guard let wait else { return }
+        let left = Int(max(0, wait.until - clock()).rounded(.up))
+        lineOpen = true
+        shownID = nil
+        sink("\r" + TerminalText.line(wait.text(max(1, left))) + "\u{1B}[K")
     }
 
     /// Writes `text` and a line break on stderr, erasing the bar first (it is drawn
@@ -79,6 +144,7 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
             eraseLocked()
             lastDraw = -Double.infinity
             sink(text + "\n")
+            drawWaitLocked()   // a wait on the line stays on it
         }
     }
 
@@ -89,6 +155,8 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
     }
 
     private func drawLocked(_ bar: ProgressState, force: Bool) {
+        // A wait keeps the line until it is over.
+        if wait != nil { return }
         // A list read does not take the line from the recipe's own bar.
         if bar.id >= Self.listBarIDs && !recipeBars.isEmpty { return }
         guard startTimes[bar.id] != nil else { return }

@@ -2,18 +2,29 @@ import Foundation
 import SQLiteKit
 
 extension Journal {
+    /// When `openChecked` runs SQLite's `PRAGMA quick_check`, which reads the whole file
+    /// (about 150–230 ms for 100 000 writes: scripts/bench-journal).
+    public enum IntegrityCheck: Sendable {
+        /// Always: before resuming a run.
+        case always
+        /// Unless the journal is exactly as a process left it when it closed it cleanly
+        /// (`closedCleanly`): before a new run.
+        case unlessClosedCleanly
+        /// Never (listing runs).
+        case skip
+    }
+
     /// Opens the journal at `path` for a run (new or resumed) after checking it:
     /// - a 0-byte file (with no write-ahead log beside it holding its data) is refused,
     ///   not silently given a new schema: it was truncated or made by something else;
-    /// - an existing file must pass SQLite's `PRAGMA quick_check` (when `quickCheck`;
-    ///   it reads the whole file, so listing runs skips it).
+    /// - an existing file must pass SQLite's `PRAGMA quick_check`, as `check` says.
     ///
     /// A missing journal is made whole under a temporary name and linked into place
     /// (never replacing one another process made first), so no process ever sees a
     /// half-created, 0-byte journal.
     ///
     /// Throws `JournalError(.corrupt)` with what to do (the CLI exits with code 2).
-    public static func openChecked(path: String, quickCheck: Bool = true) throws -> Journal {
+    public static func openChecked(path: String, check: IntegrityCheck = .unlessClosedCleanly) throws -> Journal {
         let manager = FileManager.default
         let existed = manager.fileExists(atPath: path)
         if !existed { try createInPlace(path) }
@@ -23,13 +34,61 @@ extension Journal {
                 recorded are lost. Move it aside (mv \(path) \(path).empty) and run again to start a new journal.
                 """)
         }
+        let clean = closedCleanly(path)   // before opening: opening makes the log
         let journal: Journal
         do { journal = try Journal(path: path) } catch let error as JournalError
             where error.code == .sqlite && (error.message.contains("not a database") || error.message.contains("malformed")) {
             throw malformed(path, error.message.contains("not a database") ? "file is not a database" : "database disk image is malformed")
         }
-        if existed && quickCheck { try journal.quickCheck() }
+        switch check {
+        case .always where existed: try journal.quickCheck()
+        case .unlessClosedCleanly where existed && !clean: try journal.quickCheck()
+        default: break
+        }
         return journal
+    }
+
+    /// `quickCheck` true: `.always`; false: `.skip`.
+    public static func openChecked(path: String, quickCheck: Bool) throws -> Journal {
+        try openChecked(path: path, check: quickCheck ? .always : .skip)
+    }
+
+    // MARK: Closed cleanly
+
+    /// Whether the file at `path` is exactly as a process left it when it closed the
+    /// journal cleanly: no write-ahead log with frames beside it, and the marker that
+    /// process wrote (`<path>-closed`: device, inode, size, modification and change times)
+    /// matches the file. A process killed or crashed leaves a log, and anything that
+    /// writes the file afterwards (another hubscript, or something else) changes its
+    /// times: both mean "check it".
+    static func closedCleanly(_ path: String) -> Bool {
+        if (size(path + "-wal") ?? 0) > 0 { return false }
+        guard let stamp = stamp(path), let marker = try? String(contentsOfFile: path + "-closed", encoding: .utf8) else {
+            return false
+        }
+        return marker == stamp
+    }
+
+    /// When this connection closes: every frame checkpointed into the file and the log
+    /// emptied (`wal_checkpoint(TRUNCATE)`, which fails if another connection still
+    /// reads), then the marker of `closedCleanly` written beside it. Best effort: a
+    /// journal without a valid marker is just checked at its next open.
+    func markClosedCleanly() {
+        guard path != ":memory:" else { return }
+        var result: (busy: Int, frames: Int)?
+        try? locked { db in try db.query("PRAGMA wal_checkpoint(TRUNCATE)") { result = ($0.int(0), $0.int(1)) } }
+        guard let result, result.busy == 0, result.frames == 0, (Journal.size(path + "-wal") ?? 0) == 0,
+              let stamp = Journal.stamp(path) else { return }
+        let temporary = path + "-closed.\(getpid())"
+        guard (try? Data(stamp.utf8).write(to: URL(fileURLWithPath: temporary))) != nil else { return }
+        if rename(temporary, path + "-closed") != 0 { unlink(temporary) }
+    }
+
+    /// `dev ino size mtime ctime` of `path` (nanoseconds), or nil.
+    static func stamp(_ path: String) -> String? {
+        var s = stat()
+        guard stat(path, &s) == 0 else { return nil }
+        return "\(s.st_dev) \(s.st_ino) \(s.st_size) \(s.st_mtim.tv_sec).\(s.st_mtim.tv_nsec) \(s.st_ctim.tv_sec).\(s.st_ctim.tv_nsec)\n"
     }
 
     /// Runs `PRAGMA quick_check`; throws `JournalError(.corrupt)` unless SQLite answers `ok`.
@@ -61,7 +120,7 @@ extension Journal {
     private static func createInPlace(_ path: String) throws {
         let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer {
-            for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) }
+            for suffix in ["", "-wal", "-shm", "-closed"] { unlink(temporary + suffix) }
         }
         do { _ = try Journal(path: temporary) }   // closed (and checkpointed) at once
         if link(temporary, path) != 0 && errno != EEXIST {

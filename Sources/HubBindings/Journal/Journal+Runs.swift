@@ -19,7 +19,7 @@ extension Journal {
                                   started_at, output_folder, max_writes, timeout_ms)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8, ?9, ?10)
                 ON CONFLICT (id) DO UPDATE SET
-                    mode = excluded.mode, status = 'running', finished_at = NULL,
+                    mode = excluded.mode, status = 'running', finished_at = NULL, exit_code = NULL,
                     output_folder = coalesce(excluded.output_folder, output_folder),
                     max_writes = coalesce(excluded.max_writes, max_writes),
                     timeout_ms = coalesce(excluded.timeout_ms, timeout_ms),
@@ -35,15 +35,31 @@ extension Journal {
         }
     }
 
-    /// Records the end of a run with its final status and, if given, its counts.
-    public func finishRun(id: String, status: RunStatus, counts: RunCounts? = nil) throws {
+    /// Records the end of a run with its final status and, if given, its counts and the
+    /// exit code of the pass.
+    public func finishRun(id: String, status: RunStatus, counts: RunCounts? = nil, exitCode: Int? = nil) throws {
         let now = nowMs()
         try transaction { db in
-            try db.query("UPDATE runs SET status = ?2, finished_at = ?3 WHERE id = ?1",
-                         [.text(id), .text(status.rawValue), .opt(now)])
+            try db.query("UPDATE runs SET status = ?2, finished_at = ?3, exit_code = ?4 WHERE id = ?1",
+                         [.text(id), .text(status.rawValue), .opt(now), .opt(exitCode)])
             guard db.changes == 1 else { throw Journal.unknownRun(id) }
             if let counts { try Journal.setCounts(db, id: id, counts) }
         }
+    }
+
+    /// Notes the running totals of run `runID` (every pass so far, this one included) as
+    /// a pass reads, cheaply: they are committed at most once every `progressInterval`.
+    /// (Each write keeps the reads so far with it, `beginWrite(runReads:)`; so a pass
+    /// that dies leaves its reads counted up to its last write, or up to a second before
+    /// it died.)
+    public func noteProgress(runID: String, counts: RunCounts) throws {
+        let due: Bool = locked { _ in
+            let now = ProcessInfo.processInfo.systemUptime
+            guard now - progressCommittedAt >= Journal.progressInterval else { return false }
+            progressCommittedAt = now
+            return true
+        }
+        if due { try updateCounts(runID: runID, counts: counts) }
     }
 
     /// Stores the run's current counts (called as the run goes, and at its end).
@@ -66,14 +82,6 @@ extension Journal {
         }
     }
 
-    /// How many sends the journal recorded for run `id` over all its passes (the sum of
-    /// its writes' attempts), including passes that died before recording their counts.
-    public func sentWrites(runID id: String) throws -> Int {
-        try reading { db in
-            try db.first("SELECT coalesce(sum(attempts), 0) FROM writes WHERE run_id = ?1", [.text(id)]) { $0.int(0) } ?? 0
-        }
-    }
-
     static func unknownRun(_ id: String) -> JournalError {
         JournalError(.unknownRun, "the journal holds no run \(id) (see hubscript runs)")
     }
@@ -84,9 +92,16 @@ extension Journal {
             """, [.text(id), .opt(c.reads), .opt(c.writes), .opt(c.replayed), .opt(c.planned), .opt(c.failed)])
     }
 
+    /// A running run's reads and writes are at least what its writes recorded: the reads
+    /// so far noted with each write, and every send (a pass that died, or one running,
+    /// has not stored its counts).
     private static let runColumns = """
         id, recipe_path, recipe_sha256, params, profile, mode, status, started_at, finished_at,
-        reads, writes, replayed, planned, failed, output_folder, attempts, max_writes, timeout_ms
+        CASE WHEN status = 'running' THEN max(reads, coalesce((SELECT max(w.run_reads) FROM writes w WHERE w.run_id = runs.id), 0))
+             ELSE reads END,
+        CASE WHEN status = 'running' THEN max(writes, coalesce((SELECT sum(w.attempts) FROM writes w WHERE w.run_id = runs.id), 0))
+             ELSE writes END,
+        replayed, planned, failed, output_folder, attempts, max_writes, timeout_ms, exit_code
         """
 
     private static func selectRuns(_ db: SQLiteDatabase, where condition: String,
@@ -105,7 +120,8 @@ extension Journal {
                 counts: RunCounts(reads: row.intOrNil(9) ?? 0, writes: row.intOrNil(10) ?? 0, replayed: row.intOrNil(11) ?? 0,
                                   planned: row.intOrNil(12) ?? 0, failed: row.intOrNil(13) ?? 0),
                 outputFolder: row.textOrNil(14), attempts: row.intOrNil(15) ?? 1,
-                maxWrites: row.intOrNil(16), timeoutSeconds: row.intOrNil(17).map { Double($0) / 1000 }))
+                maxWrites: row.intOrNil(16), timeoutSeconds: row.intOrNil(17).map { Double($0) / 1000 },
+                exitCode: row.intOrNil(18)))
         }
         return runs
     }

@@ -29,10 +29,12 @@ extension Journal {
     /// In one transaction: looks up write `key` of run `runID` and, unless it is `done`
     /// or was journalled for a different request (same method, path and body digest
     /// required), records it `pending` as `recordPending` does. A staged outcome of the
-    /// previous write commits with it, so a live write costs one commit.
+    /// previous write commits with it, so a live write costs one commit. `runReads`: the
+    /// run's reads so far (every pass), kept with the write (`runs show` counts a dead
+    /// pass's reads from it).
     /// - Throws: if the run is unknown or the journal cannot commit; then do not send.
     public func beginWrite(runID: String, sequence: Int, key: String, method: String, path: String,
-                           bodySHA256: String?) throws -> WriteStart {
+                           bodySHA256: String?, runReads: Int? = nil) throws -> WriteStart {
         try transaction { db in
             if let existing = try Journal.selectWrites(db, where: "run_id = ?1 AND key = ?2", [.text(runID), .text(key)]).first {
                 guard existing.method == method, existing.path == path, existing.bodySHA256 == bodySHA256 else {
@@ -41,25 +43,27 @@ extension Journal {
                 if existing.state == .done { return .done(existing) }
             }
             try insertPending(db, runID: runID, sequence: sequence, key: key, method: method, path: path,
-                              bodySHA256: bodySHA256)
+                              bodySHA256: bodySHA256, runReads: runReads)
             return .send
         }
     }
 
     private func insertPending(_ db: SQLiteDatabase, runID: String, sequence: Int, key: String, method: String,
-                               path: String, bodySHA256: String?) throws {
+                               path: String, bodySHA256: String?, runReads: Int? = nil) throws {
         var known = false
         try db.query("SELECT 1 FROM runs WHERE id = ?1", [.text(runID)]) { _ in known = true }
         guard known else { throw Journal.unknownRun(runID) }
         try db.query("""
-            INSERT INTO writes (run_id, seq, key, method, path, body_sha256, state, created_at, updated_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?7)
+            INSERT INTO writes (run_id, seq, key, method, path, body_sha256, state, created_at, updated_at, run_reads)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?7, ?8)
             ON CONFLICT (run_id, key) DO UPDATE SET
                 seq = excluded.seq, state = 'pending', http_status = NULL, response = NULL,
-                error = NULL, attempts = attempts + 1, updated_at = excluded.updated_at
+                error = NULL, attempts = attempts + 1, updated_at = excluded.updated_at,
+                run_reads = coalesce(excluded.run_reads, run_reads)
             WHERE writes.state != 'done'
             """,
-            [.text(runID), .opt(sequence), .text(key), .text(method), .text(path), .opt(bodySHA256), .opt(nowMs())])
+            [.text(runID), .opt(sequence), .text(key), .text(method), .text(path), .opt(bodySHA256), .opt(nowMs()),
+             .opt(runReads)])
     }
 
     /// Records that write `key` succeeded with `response` (stored as canonical JSON;

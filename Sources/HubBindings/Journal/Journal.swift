@@ -33,6 +33,10 @@ public final class Journal: @unchecked Sendable {
     private let lock = NSLock()
     /// An outcome recorded with `deferred: true` and not committed yet (guarded by `lock`).
     var staged: StagedOutcome?
+    /// When `noteProgress` last committed a run's totals (`systemUptime`; guarded by `lock`).
+    var progressCommittedAt = -Double.infinity
+    /// `noteProgress` commits a run's totals at most this often.
+    public static let progressInterval: Double = 1
     private let clock: @Sendable () -> Date
 
     /// Opens the journal file at `path`, creating it (and its schema) if missing.
@@ -88,7 +92,10 @@ public final class Journal: @unchecked Sendable {
         try transaction { _ in }
     }
 
-    deinit { try? flush() }
+    deinit {
+        try? flush()
+        markClosedCleanly()
+    }
 
     /// Milliseconds since 1970 (UTC) of the journal's clock.
     func nowMs() -> Int64 { Journal.ms(clock()) }

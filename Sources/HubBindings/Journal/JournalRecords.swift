@@ -105,6 +105,9 @@ public struct RunRecord: Sendable, Equatable {
     public var maxWrites: Int? = nil
     /// `--timeout` in seconds as journalled (nil: the manifest's).
     public var timeoutSeconds: Double? = nil
+    /// The exit code the run's last pass ended with (nil while it runs, when that pass
+    /// died, or for a run recorded before journal schema 4).
+    public var exitCode: Int? = nil
 }
 
 /// One row of the `writes` table.

@@ -27,11 +27,16 @@ import SQLiteKit
 ///        status /* queued|fired|skipped|missed|failed|succeeded */, reason,
 ///        started_at, finished_at /* ms */, duration_ms, exit_code,
 ///        notified /* what on_failure did, NULL: nothing to do */, recorded_at)`.
+/// Version 5 adds the exit code a run's last pass ended with: `runs.exit_code` (NULL
+/// while it runs, after a pass that died, and for runs recorded before version 5); and
+/// to each write the run's reads so far when it was journalled: `writes.run_reads`
+/// (every pass's, NULL before version 5), so a pass that dies leaves its reads counted
+/// up to its last write at no cost of its own.
 ///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
 enum JournalSchema {
-    static let version: Int32 = 4
+    static let version: Int32 = 5
 
     /// `migrations[n]` upgrades a file from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -107,6 +112,10 @@ enum JournalSchema {
         );
         CREATE INDEX fires_job_scheduled ON fires (job, scheduled_at);
         CREATE INDEX fires_run ON fires (run_id);
+        """,
+        """
+        ALTER TABLE runs ADD COLUMN exit_code INTEGER;
+        ALTER TABLE writes ADD COLUMN run_reads INTEGER;
         """,
     ]
 

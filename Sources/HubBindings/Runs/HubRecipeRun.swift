@@ -124,14 +124,21 @@ public enum HubRecipeRun {
                                                     outputFolder: outputFolder.path, maxWrites: request.maxWrites,
                                                     timeoutSeconds: request.timeout))
         // The counts of the run's earlier passes (kept by the journal on a resume). A pass
-        // that died recorded no counts; its sends are in the journal's write attempts.
-        var earlier = existing == nil ? RunCounts() : started.counts
-        if existing?.status == .running { earlier.writes = max(earlier.writes, try journal.sentWrites(runID: runID)) }
+        // that died stored none, but the journal counts its sends and the reads its writes
+        // noted (and the totals it noted at most a second apart, below).
+        let earlier = existing == nil ? RunCounts() : started.counts
         request.onStart(started)
         let pass = Pass(prepared: prepared, request: request, runID: runID, client: connection.client,
                         coordinator: coordinator, output: output, outputFolder: outputFolder,
                         progress: request.progress ?? TerminalProgressReporter(),
                         state: (journal, StatePlugin.scope(recipe: prepared.manifest.name, profile: connection.profileName)))
+        // The run's reads so far go to the journal with each write and, while it only
+        // reads, once a second: a pass killed with `kill -9` keeps its reads.
+        coordinator.runReads = { [weak context = pass.context] in earlier.reads + (context?.reads ?? 0) }
+        pass.context.onRead = { [weak context = pass.context] in
+            guard let context else { return }
+            try? journal.noteProgress(runID: runID, counts: earlier + RunCounts(reads: context.reads, writes: coordinator.counts))
+        }
         let report = pass.run { configuration in
             configure(&configuration)
             if let onWatchdog {
@@ -154,7 +161,7 @@ public enum HubRecipeRun {
         case .limit?: status = .stopped
         default: status = .failed
         }
-        try journal.finishRun(id: runID, status: status, counts: earlier + counts)
+        try journal.finishRun(id: runID, status: status, counts: earlier + counts, exitCode: Int(report.exitCode))
         var plan: Plan?
         if case .plan = request.mode {
             plan = Plan(runID: runID, recipePath: recipePath, recipeSHA256: sha, profile: connection.profileName,

@@ -9,10 +9,16 @@ import HubClient
 ///   (`kill -9` included), so a run can never be left locked by a dead process.
 /// - `acquire` never waits for another run: a held lock is refused at once with
 ///   `RunLock.Busy` (exit code 2 in the CLI). It retries for up to `probeGrace` (50 ms) only to
-///   ride over `isHeld` probes, which hold a shared lock for microseconds.
+///   ride over `isHeld` probes and `sweep`s, which hold the lock for microseconds.
 /// - A journal row that says `running` while its lock is free is a run that died
 ///   mid-way: `effectiveStatus` reports it as `interrupted`.
 /// - The holder writes its pid into the file (for the refusal message only).
+/// - Lock files do not pile up. A file is removed only by a process that holds its lock
+///   (`release`, and `sweep` for the files of runs that died), and whoever locks a file
+///   checks afterwards that the path still names that file (`fstat` of the descriptor
+///   against `stat` of the path), opening it again if not. So a process that opened
+///   the file just before it was removed never believes it holds the run: it holds a
+///   lock on a file nobody else can open any more, notices, and starts again.
 public final class RunLock: @unchecked Sendable {
     /// Another process holds the run id.
     public struct Busy: Error, Sendable, CustomStringConvertible {
@@ -25,22 +31,30 @@ public final class RunLock: @unchecked Sendable {
     }
 
     private let fd: Int32
+    private let path: String
+    private let folder: URL
     public let runID: String
 
-    private init(fd: Int32, runID: String) {
+    private init(fd: Int32, path: String, folder: URL, runID: String) {
         self.fd = fd
+        self.path = path
+        self.folder = folder
         self.runID = runID
     }
 
     deinit { release() }
 
     private var released = false
-    /// Releases the lock (also done when the object goes away or the process ends).
+    /// Releases the lock and removes its file (also done when the object goes away; the
+    /// kernel drops the lock, not the file, when the process ends otherwise), then
+    /// sweeps the files of runs that died.
     public func release() {
         guard !released else { return }
         released = true
+        if Self.isCurrent(fd, path: path) { unlink(path) }   // still holding the lock
         flock(fd, LOCK_UN)
         close(fd)
+        Self.sweep(folder)
     }
 
     static let probeGrace: TimeInterval = 0.05
@@ -52,42 +66,79 @@ public final class RunLock: @unchecked Sendable {
 
     /// Takes the lock of `runID`, or throws `Busy` if another process holds it.
     public static func acquire(_ runID: String, state: StateDirectory) throws -> RunLock {
-        let path = try file(runID, state: state).path
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw HubConfigError("cannot open the run lock \(path): \(String(cString: strerror(errno))) (set --state-dir to a writable folder)")
-        }
+        let url = try file(runID, state: state)
+        let path = url.path
         let deadline = Date().addingTimeInterval(probeGrace)
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let failure = errno
-            guard failure == EWOULDBLOCK || failure == EINTR else {
-                close(fd)
-                throw HubConfigError("cannot lock \(path): \(String(cString: strerror(failure)))")
+        // Each round but the last lost a race with a release or a sweep that removed the
+        // file it had opened; a handful is already unlikely.
+        for _ in 0..<100 {
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                throw HubConfigError("cannot open the run lock \(path): \(String(cString: strerror(errno))) (set --state-dir to a writable folder)")
             }
-            if Date() >= deadline {
-                let pid = holderPID(fd)
-                close(fd)
-                throw Busy(runID: runID, pid: pid)
+            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                let failure = errno
+                guard failure == EWOULDBLOCK || failure == EINTR else {
+                    close(fd)
+                    throw HubConfigError("cannot lock \(path): \(String(cString: strerror(failure)))")
+                }
+                if Date() >= deadline {
+                    let pid = holderPID(fd)
+                    close(fd)
+                    throw Busy(runID: runID, pid: pid)
+                }
+                usleep(10_000)
             }
-            usleep(10_000)
+            guard isCurrent(fd, path: path) else {   // removed (or replaced) before we locked it
+                close(fd)
+                continue
+            }
+            let text = "\(getpid())\n"
+            _ = ftruncate(fd, 0)
+            _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
+            return RunLock(fd: fd, path: path, folder: url.deletingLastPathComponent(), runID: runID)
         }
-        let text = "\(getpid())\n"
-        _ = ftruncate(fd, 0)
-        _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
-        return RunLock(fd: fd, runID: runID)
+        throw HubConfigError("cannot lock \(path): it was removed and made again 100 times in a row")
     }
 
     /// Whether a live process holds the lock of `runID` (a shared probe, never kept).
     public static func isHeld(_ runID: String, state: StateDirectory) -> Bool {
         guard let path = try? file(runID, state: state).path else { return false }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }   // never locked on this machine
-        defer { close(fd) }
-        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+        for _ in 0..<100 {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return false }   // no lock file: no process holds the run
+            defer { close(fd) }
+            guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+            let current = isCurrent(fd, path: path)
             flock(fd, LOCK_UN)
-            return false
+            if current { return false }
+            // The file was removed after we opened it: look at the one there now.
         }
-        return errno == EWOULDBLOCK
+        return false
+    }
+
+    /// Removes the lock files in `folder` that no process holds (those of runs killed or
+    /// crashed: the kernel dropped their locks, not their files). Each is removed only
+    /// while this process holds its lock, and only if the path still names it.
+    static func sweep(_ folder: URL) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasSuffix(".lock") {
+            let path = folder.appendingPathComponent(name).path
+            let fd = open(path, O_RDWR | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+                if isCurrent(fd, path: path) { unlink(path) }
+                flock(fd, LOCK_UN)
+            }
+            close(fd)
+        }
+    }
+
+    /// Whether `path` still names the file open as `fd` (same device and inode).
+    static func isCurrent(_ fd: Int32, path: String) -> Bool {
+        var opened = stat(), named = stat()
+        guard fstat(fd, &opened) == 0, stat(path, &named) == 0 else { return false }
+        return opened.st_dev == named.st_dev && opened.st_ino == named.st_ino
     }
 
     /// The status to show for a journal row: `interrupted` for a `running` row whose

@@ -19,6 +19,8 @@ public final class WriteCoordinator {
     /// Logical writes performed so far.
     public private(set) var performed = 0
     private var occurrences: [String: Int] = [:]
+    /// The run's reads so far (every pass), journalled with each write sent.
+    public var runReads: (() -> Int)?
 
     /// - Parameters:
     ///   - runID: the run's id; in apply mode, the plan's `runID`.
@@ -131,7 +133,7 @@ public final class WriteCoordinator {
 
     private func performLive(_ r: Request, send: (String) throws -> ScriptValue) throws -> WriteResult {
         switch try journal.beginWrite(runID: runID, sequence: r.number, key: r.key, method: r.intent.method,
-                                      path: r.intent.path, bodySHA256: r.bodySHA256) {
+                                      path: r.intent.path, bodySHA256: r.bodySHA256, runReads: runReads?()) {
         case .conflict(let existing):
             throw ScriptStructuredError(code: "idempotency_key_reused",
                                         message: WriteMessages.keyReused(r, existing: existing),

@@ -79,6 +79,9 @@ final class LuaVM {
     private var internalChunks: Set<String> = [String(Prelude.chunkName.dropFirst())]
     /// Where the last structured error a binding raised came from (see `describeError`).
     private var lastRaise: (code: String, message: String, stack: RecipeStack)?
+    /// Where the table error value that ended the current call was raised (by the
+    /// recipe's `error{…}` or `assert`, or a binding), read by the message handler.
+    private var handlerRaise: RecipeStack?
 
     enum SetupError: Error, CustomStringConvertible {
         case failed(String)
@@ -99,6 +102,7 @@ final class LuaVM {
         ctx.pointee.deadline = limits.deadline
         ctx.pointee.build_cap = limits.buildBytes
         ctx.pointee.entry = luaVMEntry
+        ctx.pointee.on_table_error = luaVMTableError
         guard let state = hs_newstate(ctx) else {
             ctx.deallocate()
             throw SetupError.failed("cannot create a Lua state (out of memory)")
@@ -283,6 +287,7 @@ final class LuaVM {
                                      traceback: "", structured: nil))
         }
         let ops = argumentOps.finish()
+        handlerRaise = nil
         let status = hs_pcall_ops(L, ops, Int32(argumentOps.opCount), Int32(arguments.count),
                                   Int32(argumentOps.stackNeed))
         argumentOps.reset()
@@ -331,11 +336,12 @@ final class LuaVM {
         // A binding's structured error, or error({ code = …, message = … }), reads as
         // "code: message"; any other table is shown as JSON. The table a binding raised
         // keeps the recipe's position (matched by code and message: a recipe that
-        // catches and re-raises it keeps the original position).
+        // catches and re-raises it keeps the original position); any other keeps where
+        // the recipe raised it (`error`, `assert`), as the message handler read it.
         let code = value["code"].stringValue.map { "\(ShownText.cut($0)): " } ?? ""
         let raise = lastRaise.flatMap {
             $0.code == value["code"].stringValue && $0.message == value["message"].stringValue ? $0.stack : nil
-        }
+        } ?? handlerRaise
         if let message = value["message"].stringValue {
             return VMFailure(kind: .error, message: code + ShownText.cut(message), traceback: raise?.traceback ?? "",
                              structured: value, location: raise?.location)
@@ -345,7 +351,8 @@ final class LuaVM {
                              structured: value, location: raise?.location)
         }
         if let json = try? JSONCodec.encode(value) {
-            return VMFailure(kind: .error, message: "error object: \(ShownText.cut(json))", traceback: "", structured: value)
+            return VMFailure(kind: .error, message: "error object: \(ShownText.cut(json))", traceback: raise?.traceback ?? "",
+                             structured: value, location: raise?.location)
         }
         return VMFailure(kind: .error, message: "error object: a table", traceback: "", structured: nil)
     }
@@ -413,6 +420,12 @@ final class LuaVM {
                    : invoke(state, id, depth: depth, results: resultLevel(depth))
     }
 
+    /// The message handler met a table error value: remembers where it was raised (the
+    /// stack is read before Lua unwinds it; see `hs_raise_fn`).
+    fileprivate func noteTableError(_ state: OpaquePointer) {
+        handlerRaise = RecipeStack.captureInHandler(state, internalChunks: internalChunks)
+    }
+
     /// Remembers the recipe position of a structured error a binding is raising (the
     /// error path only: the stack is read before Lua unwinds it).
     private func recordRaise(_ error: ScriptStructuredError, state: OpaquePointer, id: Int) {
@@ -464,6 +477,11 @@ final class LuaVM {
         ctx.pointee.stack_need = Int32(results.stackNeed)
         return count
     }
+}
+
+/// The message handler's call for a table error value (see `hs_raise_fn`).
+private let luaVMTableError: hs_raise_fn = { state, host in
+    Unmanaged<LuaVM>.fromOpaque(host!)._withUnsafeGuaranteedRef { $0.noteTableError(state!) }
 }
 
 /// The C entry point every trampoline calls (see `hs_entry_fn`).

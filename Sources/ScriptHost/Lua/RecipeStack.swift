@@ -17,8 +17,26 @@ struct RecipeStack {
     /// (level 0). Uses only `lua_getstack`/`lua_getinfo` with `Slnt`, which neither
     /// allocate nor raise, so it is safe inside a binding call.
     static func capture(_ state: OpaquePointer, bindingName: String, internalChunks: Set<String>) -> RecipeStack {
+        capture(state, from: 1, raisedBy: bindingName, internalChunks: internalChunks)
+    }
+
+    /// Reads the stack of `state` in the message handler (level 0) of an error value
+    /// raised by the function at level 1 — `error` or `assert` called by the recipe with
+    /// a table, or a binding. Same rules and format as `capture(_:bindingName:…)`.
+    static func captureInHandler(_ state: OpaquePointer, internalChunks: Set<String>) -> RecipeStack {
+        var ar = lua_Debug()
+        guard lua_getstack(state, 1, &ar) != 0, lua_getinfo(state, "Sn", &ar) != 0,
+              let what = ar.what.map({ String(cString: $0) }), what == "C" else {
+            return capture(state, from: 1, raisedBy: nil, internalChunks: internalChunks)
+        }
+        return capture(state, from: 2, raisedBy: ar.name.map { String(cString: $0) } ?? "?", internalChunks: internalChunks)
+    }
+
+    /// The frames from `level` up; `raisedBy`: the C function that raised, listed first.
+    private static func capture(_ state: OpaquePointer, from first: Int32, raisedBy: String?,
+                                internalChunks: Set<String>) -> RecipeStack {
         var frames: [(line: String, internal: Bool, what: String, position: String?)] = []
-        var level: Int32 = 1
+        var level = first
         var ar = lua_Debug()
         while frames.count <= frameLimit * 2, lua_getstack(state, level, &ar) != 0 {
             level += 1
@@ -31,7 +49,9 @@ struct RecipeStack {
             var line = "\t" + shortSource + (ar.currentline > 0 ? ":\(ar.currentline)" : "") + ": in "
             let namewhat = ar.namewhat.map { String(cString: $0) } ?? ""
             if !namewhat.isEmpty, let name = ar.name {
-                line += "\(namewhat) '\(String(cString: name))'"
+                // A global is one of the base functions (a recipe's _ENV takes no new
+                // globals), which luaL_traceback names as it finds them: "function 'pcall'".
+                line += "\(namewhat == "global" ? "function" : namewhat) '\(String(cString: name))'"
             } else if what == "main" {
                 line += "main chunk"
             } else if what != "C" {
@@ -45,7 +65,7 @@ struct RecipeStack {
         }
         // Internal frames go, and so do C functions an internal frame called (the
         // wrapper's own pcall).
-        var lines = ["\t[C]: in function '\(bindingName)'"]
+        var lines = raisedBy.map { ["\t[C]: in function '\($0)'"] } ?? []
         var location: String?
         for (k, frame) in frames.enumerated() where !frame.internal {
             if frame.what == "C", k + 1 < frames.count, frames[k + 1].internal { continue }

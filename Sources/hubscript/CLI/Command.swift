@@ -130,9 +130,40 @@ extension Command {
             Console.err("hubscript \(configuration.name): \(TerminalText.text(e.message))\nRun 'hubscript \(configuration.name) --help' for usage.\n")
             return ExitCode.usage
         } catch {
+            // A configuration or journal problem the command did not report itself.
+            if args.contains("--json") {
+                let output = ConsoleOutput(json: true, timestamps: true)
+                output.event("error", ["kind": "host", "message": .string("\(error)")])
+                output.event("summary", JSONEvents.summary(status: "failed", exitCode: ExitCode.usage, runID: nil))
+            }
             Console.err("hubscript \(configuration.name): \(TerminalText.text("\(error)"))\n")
             return ExitCode.usage
         }
+    }
+}
+
+/// A usage mistake of `hubscript` itself or of a command group (`hubscript runs …`),
+/// found before any command parsed its options: the same report as a command's
+/// (`Command.main`): text on stderr, and under `--json` an `error` event (kind `usage`)
+/// and a `summary` with exit code 2.
+enum UsageReport {
+    /// Reports `message` about `command` (a group's name; nil: `hubscript` itself). Returns 2.
+    static func fail(_ message: String, command: String?, args: [String]) -> Int32 {
+        JSONEvents.usageError(message, command: command, args: args)
+        let name = command.map { "hubscript \($0)" } ?? "hubscript"
+        let list = command == nil ? "Run 'hubscript --help' for the list of subcommands." : "Run '\(name) --help' for the list."
+        Console.err("\(name): \(TerminalText.field(message))\n\(list)\n")
+        return ExitCode.usage
+    }
+
+    /// The message for an option given before the subcommand (`hubscript runs --json list`):
+    /// the command as it should be written when a subcommand follows, else what is missing.
+    static func optionBeforeSubcommand(args: [String], prefix: String, words: [String]) -> String {
+        if let at = args.firstIndex(where: { words.contains($0) || $0.hasSuffix(".lua") && prefix == "hubscript" }) {
+            let reordered = args[at...] + args[..<at]
+            return "options go after the subcommand: \(prefix) \(reordered.joined(separator: " "))"
+        }
+        return "missing the subcommand: write \(prefix) <subcommand> \(args.joined(separator: " "))"
     }
 }
 

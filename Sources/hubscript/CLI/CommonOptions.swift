@@ -82,15 +82,19 @@ struct CommandGroup: Sendable {
     }
 
     func main(_ args: [String]) -> Int32 {
-        guard let first = args.first, !first.hasPrefix("-") else {
-            if args.first == "--help" || args.first == "-h" { Console.out(help); return ExitCode.success }
+        guard let first = args.first else {
             Console.err(help)
             return ExitCode.usage
         }
+        if first == "--help" || first == "-h" { Console.out(help); return ExitCode.success }
+        let words = subcommands.map(Self.word)
+        if first.hasPrefix("-") {
+            return UsageReport.fail(UsageReport.optionBeforeSubcommand(args: args, prefix: "hubscript \(name)", words: words),
+                                    command: name, args: args)
+        }
         guard let sub = subcommands.first(where: { Self.word($0) == first }) else {
-            let hint = DidYouMean.hint(for: first, among: subcommands.map(Self.word))
-            Console.err("hubscript \(name): unknown subcommand '\(TerminalText.field(first))'\(hint)\nRun 'hubscript \(name) --help' for the list.\n")
-            return ExitCode.usage
+            let hint = DidYouMean.hint(for: first, among: words)
+            return UsageReport.fail("unknown subcommand '\(first)'\(hint)", command: name, args: args)
         }
         return sub.main(Array(args.dropFirst()))
     }

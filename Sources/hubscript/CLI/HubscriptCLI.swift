@@ -59,9 +59,13 @@ enum HubscriptCLI {
                 return command.main(Array(args.dropFirst()))
             }
             if first.hasSuffix(".lua") { return RunCommand.main(args) }
-            let hint = DidYouMean.hint(for: first, among: subcommands.map(\.configuration.name))
-            Console.err("hubscript: unknown subcommand '\(TerminalText.field(first))'\(hint)\nRun 'hubscript --help' for the list of subcommands.\n")
-            return ExitCode.usage
+            let names = subcommands.map(\.configuration.name)
+            if first.hasPrefix("-") {
+                return UsageReport.fail(UsageReport.optionBeforeSubcommand(args: args, prefix: "hubscript", words: names),
+                                        command: nil, args: args)
+            }
+            return UsageReport.fail("unknown subcommand '\(first)'" + DidYouMean.hint(for: first, among: names),
+                                    command: nil, args: args)
         }
     }
 }

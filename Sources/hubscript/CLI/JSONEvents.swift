@@ -48,11 +48,13 @@ enum JSONEvents {
     }
 
     /// Under `--json` (anywhere in `args`), a usage error is also an `error` event (kind
-    /// `usage`) and a `summary` with exit code 2 on stdout; the text stays on stderr.
-    static func usageError(_ message: String, command: String, args: [String]) {
+    /// `usage`; `command`: the subcommand it is about, null when none was recognised) and
+    /// a `summary` with exit code 2 on stdout; the text stays on stderr.
+    static func usageError(_ message: String, command: String?, args: [String]) {
         guard args.contains("--json") else { return }
         let output = ConsoleOutput(json: true, timestamps: true)
-        output.event("error", ["kind": "usage", "message": .string(message), "command": .string(command)])
+        output.event("error", ["kind": "usage", "message": .string(message),
+                               "command": command.map(ScriptValue.string) ?? .null])
         output.event("summary", summary(status: "failed", exitCode: ExitCode.usage, runID: nil))
     }
 

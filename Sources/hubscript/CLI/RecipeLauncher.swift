@@ -12,6 +12,9 @@ struct RecipeLauncher {
     var chatter = OutputOptions.Values()
     /// `plan --detailed-exitcode`: a successful plan with writes exits with 5.
     var detailedExitCode = false
+    /// How the journal is checked when it opens (nil: `.always` when the command names a
+    /// run id — a resume, `run --run-id`, an apply — else `.unlessClosedCleanly`).
+    var journalCheck: Journal.IntegrityCheck?
 
     /// `paramValues`: typed params (a journalled run's or a plan's), used instead of
     /// `params`/`paramsFile` when given.
@@ -35,8 +38,10 @@ struct RecipeLauncher {
             return reporter.reportSetupFailure(ManifestError(problem))
         }
         do {
-            let connection = try common.connect(quiet: chatter.quiet, observe: chatter.clientObserver(progress: progress))
-            let journal = try Journal.openChecked(path: try common.state.journalFile.path)
+            let connection = try common.connect(quiet: chatter.quiet,
+                                                observe: chatter.clientObserver(progress: progress, events: json ? output : nil))
+            let journal = try Journal.openChecked(path: try common.state.journalFile.path,
+                                                  check: journalCheck ?? (runIDKnownBeforeStart == nil ? .unlessClosedCleanly : .always))
             var request = self.request
             request.dispatch = try common.dispatchTarget().target
             if request.secrets == nil { request.secrets = VaultAccess.resolver(state: common.state) }

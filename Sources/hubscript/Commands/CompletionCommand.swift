@@ -78,12 +78,13 @@ struct CompletionCommand: Command {
         """
     }
 
-    /// zsh runs the bash script through its bash-completion layer (`bashcompinit`).
+    /// zsh runs the bash script through its bash-completion layer (`bashcompinit`),
+    /// starting the completion system only if `.zshrc` has not already.
     static var zshScript: String {
         """
         # zsh completion for hubscript (hubscript completion zsh)
-        autoload -U +X compinit && compinit
-        autoload -U +X bashcompinit && bashcompinit
+        (( $+functions[compdef] )) || { autoload -U +X compinit && compinit }
+        (( $+functions[complete] )) || { autoload -U +X bashcompinit && bashcompinit }
 
         """ + bashScript
     }

@@ -9,17 +9,22 @@ enum RunsCommands {
         subcommands: [HubscriptCLI.entry(RunsListCommand.self), HubscriptCLI.entry(RunsShowCommand.self),
                       HubscriptCLI.entry(RunsResumeCommand.self)])
 
-    /// The journal, refused if it is 0 bytes; `quickCheck` (resume) also checks its pages.
-    static func journal(_ common: CommonOptions.Values, quickCheck: Bool = false) throws -> Journal {
-        try Journal.openChecked(path: try common.state.journalFile.path, quickCheck: quickCheck)
+    /// The journal, refused if it is 0 bytes; `check` (resume: `.always`) also checks its pages.
+    static func journal(_ common: CommonOptions.Values, check: Journal.IntegrityCheck = .skip) throws -> Journal {
+        try Journal.openChecked(path: try common.state.journalFile.path, check: check)
     }
 
-    /// A run as a `--json` object: the status shown (`interrupted` for a dead run),
-    /// its params as JSON, counts over every pass, and what bounds it.
+    /// A run as a `--json` object: the fields of a run's `summary` (run id, counts over
+    /// every pass, exit code, output folder, schema version) with the status shown
+    /// (`interrupted` for a dead run), its params as JSON, attempts, times, and what bounds it.
     static func jsonFields(_ r: RunRecord, state: StateDirectory) -> [String: ScriptValue] {
         var fields = JSONEvents.counts(r.counts)
         fields["run_id"] = .string(r.id)
         fields["status"] = .string(RunLock.effectiveStatus(r, state: state))
+        // Known once a pass ended (null while running, and after a pass that died).
+        fields["exit_code"] = r.exitCode.map { .integer(Int64($0)) } ?? .null
+        fields["output_folder"] = r.outputFolder.map(ScriptValue.string) ?? .null
+        fields["schema_version"] = .integer(JSONEvents.schemaVersion)
         fields["mode"] = .string(r.mode.rawValue)
         fields["recipe"] = .string(r.recipePath)
         fields["recipe_sha256"] = .string(r.recipeSHA256)
@@ -152,13 +157,13 @@ extension RunsShowCommand {
 struct RunsResumeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "runs resume", abstract: "Resume a run: its recipe runs again, journalled writes replay, the rest are sent.",
-        usage: "ID [--force] [--max-writes N] [--timeout S]",
+        usage: "ID [--force] [--max-writes N] [--timeout S] [--json] [--quiet|--verbose] [--no-progress]",
         options: [
             OptionSpec(name: "force", valueName: nil, help: "Resume even if the recipe file changed since the run started."),
             OptionSpec(name: "json", valueName: nil, help: "Write NDJSON events to stdout."),
             OptionSpec(name: "max-writes", valueName: "n", help: "Replace the run's journalled --max-writes (counted over the whole run)."),
             OptionSpec(name: "timeout", valueName: "seconds", help: "Replace the run's journalled --timeout."),
-        ] + CommonOptions.specs,
+        ] + OutputOptions.specs + CommonOptions.specs,
         discussion: "The run keeps its params, profile, --max-writes and --timeout unless given here.")
 
     let common: CommonOptions.Values
@@ -167,6 +172,8 @@ struct RunsResumeCommand: Command {
     let json: Bool
     /// `--max-writes`/`--timeout` given to the resume (nil: the journalled ones).
     let bounds: HubRunRequest
+    /// --quiet, --verbose, --no-progress: as for a run.
+    let chatter: OutputOptions.Values
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("expected one run ID") }
@@ -174,12 +181,14 @@ struct RunsResumeCommand: Command {
         common = CommonOptions.Values(arguments)
         force = arguments.flag("force")
         json = arguments.flag("json")
-        bounds = try RunCommand.launcher(arguments).request
+        let given = try RunCommand.launcher(arguments)
+        bounds = given.request
+        chatter = given.chatter
     }
 
     func run() throws -> Int32 {
         let r: RunRecord?
-        do { r = try RunsCommands.journal(common, quickCheck: true).run(id: id) } catch {
+        do { r = try RunsCommands.journal(common, check: .always).run(id: id) } catch {
             return JSONEvents.refuse("\(error)", json: json, runID: id)
         }
         guard let r else {
@@ -190,6 +199,8 @@ struct RunsResumeCommand: Command {
         }
         let profileCommon = CommonOptions.Values(profile: common.profile ?? r.profile, config: common.config, state: common.state)
         var launcher = RecipeLauncher(common: profileCommon, json: json)
+        launcher.chatter = chatter
+        launcher.journalCheck = .unlessClosedCleanly   // checked above; unchanged since, unless another process ran
         launcher.request.runID = id
         launcher.request.force = force
         // Without --max-writes or --timeout, HubRecipeRun keeps the journalled ones.

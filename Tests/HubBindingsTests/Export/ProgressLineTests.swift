@@ -47,6 +47,43 @@ final class ProgressLineTests: XCTestCase {
         XCTAssertEqual(sink.text, "\rmembers  0\u{1B}[K")
     }
 
+    /// A wait takes the line as a countdown of whole seconds, redrawn each second, and
+    /// is erased at its end; the bar waits for it, then shows again (real time: ~2.5 s).
+    func testACountdownTakesTheLineUntilTheWaitIsOver() {
+        let frames = LockedFrames()
+        let reporter = TerminalProgressReporter(isEnabled: true, sink: { frames.append($0) })
+        reporter.started(ProgressState(id: 1, label: "sync", total: nil))
+        reporter.countdown(seconds: 2.5) { "rate limited by the Hub, waiting \($0) s" }
+        reporter.advanced(ProgressState(id: 1, label: "sync", total: nil, count: 1))   // held back
+        reporter.countdown(seconds: 1) { "covered by the longer wait: \($0) s" }       // ends sooner: ignored
+        Thread.sleep(forTimeInterval: 2.8)
+        reporter.advanced(ProgressState(id: 1, label: "sync", total: nil, count: 2))
+        reporter.endLine()
+        // (The bar's rate and elapsed time, from the real clock, left out.)
+        XCTAssertEqual(frames.all.map {
+            $0.replacingOccurrences(of: "\u{1B}", with: "ESC")
+                .replacingOccurrences(of: #"  [0-9.]+/s(  \[[0-9:]+\])?"#, with: "", options: .regularExpression)
+        }, [
+            "\rsync  0ESC[K",
+            "\rrate limited by the Hub, waiting 3 sESC[K",
+            "\rrate limited by the Hub, waiting 2 sESC[K",
+            "\rrate limited by the Hub, waiting 1 sESC[K",
+            "\rESC[K",
+            "\rsync  2ESC[K",
+            "\rESC[K",
+        ])
+        let off = LockedFrames()
+        TerminalProgressReporter(isEnabled: false, sink: { off.append($0) }).countdown(seconds: 1) { "\($0)" }
+        XCTAssertEqual(off.all, [], "no terminal, no countdown (the CLI prints a line instead)")
+    }
+
+    final class LockedFrames: @unchecked Sendable {
+        private let lock = NSLock()
+        private var frames: [String] = []
+        func append(_ s: String) { lock.withLock { frames.append(s) } }
+        var all: [String] { lock.withLock { frames } }
+    }
+
     func testInterjectErasesTheBarAndWritesALine() {
         let sink = Sink()
         let reporter = TerminalProgressReporter(isEnabled: true, clock: { sink.now }, sink: { sink.text += $0 })

@@ -43,6 +43,62 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(finished.counts, RunCounts(writes: 1))
     }
 
+    /// A running run's counts are at least what its writes recorded (the reads noted with
+    /// each, every send), and `noteProgress` commits totals at most once a second: another
+    /// process sees them without the run ever finishing.
+    func testARunningRunCountsTheReadsItsWritesNotedAndEverySend() throws {
+        let dir = try Fixture.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let journal = try Journal(stateDirectory: dir, clock: { Fixture.start })
+        let reader = try Journal(stateDirectory: dir, clock: { Fixture.start })
+        try journal.startRun(Fixture.runStart())
+        try journal.noteProgress(runID: "run_test", counts: RunCounts(reads: 1))   // the first note commits
+        XCTAssertEqual(try reader.run(id: "run_test")?.counts, RunCounts(reads: 1))
+        try journal.noteProgress(runID: "run_test", counts: RunCounts(reads: 2))   // within the interval: not
+        XCTAssertEqual(try reader.run(id: "run_test")?.counts, RunCounts(reads: 1))
+        _ = try journal.beginWrite(runID: "run_test", sequence: 1, key: "k1", method: "POST", path: "/x", bodySHA256: nil,
+                                   runReads: 5)
+        _ = try journal.beginWrite(runID: "run_test", sequence: 1, key: "k1", method: "POST", path: "/x", bodySHA256: nil,
+                                   runReads: 7)   // resent (a second attempt)
+        XCTAssertEqual(try reader.run(id: "run_test")?.counts, RunCounts(reads: 7, writes: 2), "what the writes recorded")
+        try journal.finishRun(id: "run_test", status: .succeeded, counts: RunCounts(reads: 4, writes: 1), exitCode: 0)
+        let finished = try XCTUnwrap(reader.run(id: "run_test"))
+        XCTAssertEqual(finished.counts, RunCounts(reads: 4, writes: 1), "a finished run's own counts")
+        XCTAssertEqual(finished.exitCode, 0)
+    }
+
+    /// A journal closed cleanly is not checked again by a new run; one changed since, or
+    /// left by a process that died, is — and a resume always checks.
+    func testANewRunChecksTheJournalOnlyIfItWasNotClosedCleanly() throws {
+        let dir = try Fixture.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("journal.sqlite").path
+        do {
+            let journal = try Journal.openChecked(path: path)
+            for n in 0..<300 { try journal.startRun(Fixture.runStart("run_\(n)")) }
+        }
+        XCTAssertTrue(Journal.closedCleanly(path))
+        _ = try Journal.openChecked(path: path, check: .always)
+        XCTAssertTrue(Journal.closedCleanly(path), "opening and closing changes nothing")
+
+        // Left by a process that died: a log with frames.
+        try JournalOpenBenchmark.leaveTheLog(path)
+        XCTAssertFalse(Journal.closedCleanly(path))
+        _ = try Journal.openChecked(path: path)   // checked, and sound
+        XCTAssertTrue(Journal.closedCleanly(path))
+
+        // Changed by something else after a clean close: checked, and refused.
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        XCTAssertGreaterThan(data.count, 8192)
+        for i in 4096..<data.count { data[i] = UInt8(truncatingIfNeeded: i &* 31) }
+        try data.write(to: URL(fileURLWithPath: path))
+        XCTAssertFalse(Journal.closedCleanly(path))
+        XCTAssertThrowsError(try Journal.openChecked(path: path)) { error in
+            XCTAssertTrue("\(error)".contains("is damaged (SQLite: "), "\(error)")
+        }
+        XCTAssertNoThrow(try Journal.openChecked(path: path, check: .skip), "listing runs does not check")
+    }
+
     func testSchemaVersionIsRecordedAndNewerFilesAreRefused() throws {
         let dir = try Fixture.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -38,46 +38,102 @@ struct HubscriptProcess {
             .deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// Runs `hubscript args…` in `directory`; kills it after `timeout` seconds.
-    static func run(_ args: [String], in directory: URL, timeout: Double = 20) throws -> Result {
+    // MARK: The one way tests start the binary
+    //
+    // CLIHarness (a private state directory, pipes for kill tests), LiveHubscript
+    // (stdout read while the child runs), CLITestCase.hubscript and the runs below all
+    // start children through `process` and, when they run one to its end, `collect`.
+
+    /// A configured child (not started): `hubscript args…` in `directory` with exactly
+    /// `environment`, stdin from /dev/null.
+    static func process(_ args: [String], in directory: URL, environment: [String: String]) -> Process {
         let process = Process()
         process.executableURL = binary
         process.arguments = args
         process.currentDirectoryURL = directory
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let outURL = scratch.appendingPathComponent("stdout")
-        let errURL = scratch.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        return process
+    }
+
+    /// What a child wrote and how it ended.
+    struct Collected {
+        let stdout: Data
+        let stderr: Data
+        let status: Int32
+        let seconds: Double
+    }
+
+    /// Starts `process` with stdout and stderr on pipes drained while it runs (so it
+    /// never blocks on a full pipe), terminates it after `timeout` seconds (nil: never),
+    /// and waits for its end.
+    static func collect(_ process: Process, timeout: Double? = nil) throws -> Collected {
+        let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        // Isolated from the machine's state and configuration: a fresh state directory
-        // and a config naming the built-in sandbox (so no "no configuration" notice).
-        let config = scratch.appendingPathComponent("config.lua")
-        try #"return { profiles = { sandbox = { sandbox = true } } }"#.write(to: config, atomically: true, encoding: .utf8)
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_STATE_HOME"] = scratch.appendingPathComponent("state").path
-        environment["XDG_CONFIG_HOME"] = scratch.appendingPathComponent("config").path
-        environment["HUBSCRIPT_CONFIG"] = config.path
-        process.environment = environment
         let start = Date()
         try process.run()
+        let errData = LockedData()
+        let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
         let killer = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        if let timeout { DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer) }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         killer.cancel()
-        let seconds = Date().timeIntervalSince(start)
-        try out.close()
-        try err.close()
-        let rawStderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
-        return Result(stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-                      stderr: RunStartLine.removing(from: rawStderr),
-                      exitCode: process.terminationStatus, seconds: seconds, rawStderr: rawStderr)
+        while !errData.isSet { usleep(1_000) }
+        return Collected(stdout: outData, stderr: errData.value, status: process.terminationStatus,
+                         seconds: Date().timeIntervalSince(start))
+    }
+
+    /// The environment of a child isolated from the machine's state and configuration:
+    /// XDG folders under `scratch` and, with `sandboxConfig`, a configuration file there
+    /// naming the built-in sandbox (so no "no configuration" notice). No HUBSCRIPT_*
+    /// variable of the caller's gets through; `extra` goes on top.
+    static func isolatedEnvironment(scratch: URL, sandboxConfig: Bool = true,
+                                    extra: [String: String] = [:]) throws -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HUBSCRIPT_") }
+        environment["XDG_STATE_HOME"] = scratch.appendingPathComponent("state").path
+        environment["XDG_CONFIG_HOME"] = scratch.appendingPathComponent("config").path
+        if sandboxConfig {
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            let config = scratch.appendingPathComponent("config.lua")
+            try #"return { profiles = { sandbox = { sandbox = true } } }"#.write(to: config, atomically: true, encoding: .utf8)
+            environment["HUBSCRIPT_CONFIG"] = config.path
+        }
+        environment.merge(extra) { $1 }
+        return environment
+    }
+
+    /// Runs `hubscript args…` in `directory` on a pseudo-terminal (`script(1)`), to its
+    /// end: what the terminal got (stdout and stderr together, each `\r\n` made `\n`)
+    /// and the exit status. Skips the test when there is no script(1).
+    static func onATerminal(_ args: [String], in directory: URL, environment: [String: String],
+                            timeout: Double = 60) throws -> (status: Int32, screen: String) {
+        let script = "/usr/bin/script"
+        guard FileManager.default.isExecutableFile(atPath: script) else { throw XCTSkip("no script(1)") }
+        let quoted = ([binary.path] + args).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: script)
+        p.arguments = ["-qec", quoted.joined(separator: " "), "/dev/null"]
+        p.currentDirectoryURL = directory
+        p.environment = environment
+        p.standardInput = FileHandle.nullDevice
+        let done = try collect(p, timeout: timeout)
+        return (done.status, String(decoding: done.stdout, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n"))
+    }
+
+    /// Runs `hubscript args…` in `directory`; kills it after `timeout` seconds. The
+    /// environment is `isolatedEnvironment` of a scratch folder unless `environment` is given.
+    static func run(_ args: [String], in directory: URL, timeout: Double = 20,
+                    environment: [String: String]? = nil) throws -> Result {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let process = process(args, in: directory, environment: try environment ?? isolatedEnvironment(scratch: scratch))
+        let done = try collect(process, timeout: timeout)
+        let rawStderr = String(decoding: done.stderr, as: UTF8.self)
+        return Result(stdout: String(decoding: done.stdout, as: UTF8.self), stderr: RunStartLine.removing(from: rawStderr),
+                      exitCode: done.status, seconds: done.seconds, rawStderr: rawStderr)
     }
 }
 

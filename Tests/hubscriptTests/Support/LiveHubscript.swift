@@ -5,31 +5,30 @@ import XCTest
 /// it runs, set up like `HubscriptProcess.run`: its own state directory and a config
 /// naming the built-in sandbox. Stderr goes to a file, read with `stderr` after the end.
 final class LiveHubscript {
-    let process = Process()
+    let process: Process
     let stdout = Pipe()
     let started: Date
     private let scratch: URL
     private let stderrURL: URL
     private var pending = Data()
 
-    /// Starts `hubscript args…` in `directory`. With `stdoutFile`, stdout goes to that
-    /// file instead of the pipe.
-    init(_ args: [String], in directory: URL, stdoutFile: URL? = nil) throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-live-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        stderrURL = scratch.appendingPathComponent("stderr")
+    /// Starts `hubscript args…` in `directory`, isolated (`HubscriptProcess.isolatedEnvironment`).
+    /// With `stdoutFile`, stdout goes to that file instead of the pipe.
+    convenience init(_ args: [String], in directory: URL, stdoutFile: URL? = nil) throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-live-\(UUID().uuidString)")
+        let environment = try HubscriptProcess.isolatedEnvironment(scratch: scratch)
+        try self.init(process: HubscriptProcess.process(args, in: directory, environment: environment), scratch: scratch,
+                      stdoutFile: stdoutFile)
+    }
+
+    /// Starts `process`, configured and not started (`HubscriptProcess.process`,
+    /// `CLIHarness.configured`); stderr goes to a file in `scratch`.
+    init(process: Process, scratch: URL? = nil, stdoutFile: URL? = nil) throws {
+        self.process = process
+        self.scratch = scratch ?? FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: self.scratch, withIntermediateDirectories: true)
+        stderrURL = self.scratch.appendingPathComponent("stderr")
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        let config = scratch.appendingPathComponent("config.lua")
-        try #"return { profiles = { sandbox = { sandbox = true } } }"#.write(to: config, atomically: true, encoding: .utf8)
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_STATE_HOME"] = scratch.appendingPathComponent("state").path
-        environment["XDG_CONFIG_HOME"] = scratch.appendingPathComponent("config").path
-        environment["HUBSCRIPT_CONFIG"] = config.path
-        process.executableURL = HubscriptProcess.binary
-        process.arguments = args
-        process.currentDirectoryURL = directory
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
         if let stdoutFile {
             _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
             process.standardOutput = try FileHandle(forWritingTo: stdoutFile)

@@ -29,6 +29,9 @@ public final class HubRunContext: @unchecked Sendable {
     /// Called when a write failed (the Hub refused it, or no answer came); not for a
     /// write that a limit or the plan stopped before it was sent.
     public var onWriteFailed: ((_ intent: WriteIntent, _ error: any Error) -> Void)?
+    /// Called as each read starts (`reads` changed), e.g. to note the run's progress in
+    /// the journal. (A write needs none: the journal records each send.)
+    public var onRead: (() -> Void)?
 
     public init(client: HubClient, writes: WriteCoordinator) {
         self.client = client
@@ -40,6 +43,7 @@ public final class HubRunContext: @unchecked Sendable {
     func get(_ path: String, _ query: [(name: String, value: String)] = []) throws -> ScriptValue {
         try writes.commitOutcomes()
         reads += 1
+        onRead?()
         return ScriptValue(try client.get(path, query: query).json)
     }
 
@@ -110,6 +114,7 @@ public final class HubRunContext: @unchecked Sendable {
         }
         try writes.commitOutcomes()
         reads += 1
+        onRead?()
         let page: HubListPage?
         do { page = try pages.next(canonical: canonical) } catch let error as HubError where error.code == HubError.Code.forbidden {
             throw HubGate.forbidden(error, binding: listBindings[id] ?? "a hub list", context: self)
