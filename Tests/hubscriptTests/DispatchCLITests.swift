@@ -8,7 +8,7 @@ import XCTest
 final class DispatchCLITests: XCTestCase {
     /// Profiles read Dispatch's machine token from this variable (`dispatch_token_ref =
     /// "env:…"`): the CLI opens no vault yet.
-    static let tokenVariable = "HUBSCRIPT_TEST_DISPATCH_TOKEN"
+    static let tokenVariable = "DISPATCH_TEST_TOKEN"
     static let sandboxToken = "dsp_test_machine_sandbox"
 
     override func setUp() {
@@ -37,7 +37,7 @@ final class DispatchCLITests: XCTestCase {
         return try cli.file("dispatch.config.lua", """
             return { profiles = {
               served = { \(hub), dispatch_url = "\(served.dispatchURL)", dispatch_token_ref = "env:\(Self.tokenVariable)" },
-              wrong = { \(hub), dispatch_url = "\(served.dispatchURL)", dispatch_token_ref = "env:HUBSCRIPT_TEST_NO_SUCH_TOKEN" },
+              wrong = { \(hub), dispatch_url = "\(served.dispatchURL)", dispatch_token_ref = "env:DISPATCH_TEST_NO_SUCH_TOKEN" },
               vaulted = { \(hub), dispatch_url = "\(served.dispatchURL)", dispatch_token_ref = "dispatch/ci" },
               nodispatch = { \(hub) },
               down = { \(hub), dispatch_url = "\(down)", dispatch_token_ref = "env:\(Self.tokenVariable)" },
@@ -142,13 +142,13 @@ final class DispatchCLITests: XCTestCase {
         XCTAssertEqual(log.map { $0["title"] as? String }, ["Deploy"])
         XCTAssertEqual(log.map { $0["body"] as? String }, ["A test notification from hubscript (profile served)."])
 
-        setenv("HUBSCRIPT_TEST_NO_SUCH_TOKEN", "dsp_not_a_machine_token", 1)
-        defer { unsetenv("HUBSCRIPT_TEST_NO_SUCH_TOKEN") }
+        setenv("DISPATCH_TEST_NO_SUCH_TOKEN", "dsp_not_a_machine_token", 1)
+        defer { unsetenv("DISPATCH_TEST_NO_SUCH_TOKEN") }
         let refused = try cli.run(["dispatch", "test", "--config", config, "--profile", "wrong"], expect: 2)
         XCTAssertEqual(refused.stdout, "")
         XCTAssertEqual(refused.stderr, """
             hubscript dispatch test: unauthorized: the Dispatch token was refused: \(served.dispatchURL) does not accept the machine \
-            token from $HUBSCRIPT_TEST_NO_SUCH_TOKEN (HTTP 401). Check the token (is it this server's, and not revoked?) and the Dispatch URL.
+            token from $DISPATCH_TEST_NO_SUCH_TOKEN (HTTP 401). Check the token (is it this server's, and not revoked?) and the Dispatch URL.
 
             """)
         XCTAssertFalse(refused.output.contains("dsp_not_a_machine_token"))
