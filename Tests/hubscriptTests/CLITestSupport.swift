@@ -87,10 +87,15 @@ final class CLIHarness {
         })
     }
 
-    /// Runs `hubscript args… --state-dir STATE` to its end.
+    /// Runs `hubscript args… --state-dir STATE` to its end (with `input` on stdin, if given).
     @discardableResult
-    func run(_ args: [String], state: URL? = nil, cwd: URL? = nil) throws -> Result {
+    func run(_ args: [String], state: URL? = nil, cwd: URL? = nil, input: String? = nil) throws -> Result {
         let (p, out, err) = process(args, state: state, cwd: cwd)
+        if let input {
+            let file = root.appendingPathComponent("stdin-\(UUID().uuidString)")
+            try Data(input.utf8).write(to: file)
+            p.standardInput = try FileHandle(forReadingFrom: file)
+        }
         try p.run()
         // Read both pipes while the child runs, so a full pipe never blocks it.
         let errData = LockedData()

@@ -96,17 +96,7 @@ final class VaultIntegrationCLITests: XCTestCase {
 
     /// `login --password-stdin --mfa-code 123456` for the profile `me`.
     func login(_ cli: CLIHarness, config: String) throws -> CLIHarness.Result {
-        let (p, out, err) = cli.process(["login", "--config", config, "--password-stdin", "--mfa-code", "123456"])
-        let input = Pipe()
-        p.standardInput = input
-        try p.run()
-        input.fileHandleForWriting.write(Data("any password\n".utf8))
-        try input.fileHandleForWriting.close()
-        let errText = err.fileHandleForReading.readDataToEndOfFile()
-        let outText = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return CLIHarness.Result(status: p.terminationStatus, stdout: String(decoding: outText, as: UTF8.self),
-                                 stderr: String(decoding: errText, as: UTF8.self))
+        try cli.run(["login", "--config", config, "--password-stdin", "--mfa-code", "123456"], input: "any password\n")
     }
 
     /// Every regular file under `folder` that contains `needle`.

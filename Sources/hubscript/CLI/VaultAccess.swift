@@ -38,10 +38,11 @@ enum VaultAccess {
 
     /// Opens the profile `name` of `config` with the vault: a profile's `api_key_ref` is
     /// read from it, and a session profile keeps its session in it when a vault exists
-    /// (a session still in a file is moved in; without a vault, files, and `login` says
-    /// so). A profile with its API key in plain text gets a one-line hint, once per
-    /// process, unless `quiet`.
-    static func connect(config: HubConfig, profile name: String?, state: StateDirectory, quiet: Bool, login: Bool = false,
+    /// (a session still in a file is moved in, which is said on stderr; without a vault,
+    /// files, and `fileHint` hears the hint that says so). A profile with its API key in
+    /// plain text gets a one-line hint, once per process, unless `quiet`.
+    static func connect(config: HubConfig, profile name: String?, state: StateDirectory, quiet: Bool,
+                        fileHint: ((String) -> Void)? = nil,
                         observe: (@Sendable (HubClientEvent) -> Void)? = nil) throws -> HubConnection {
         let resolver = resolver(state: state)
         var store: (any CredentialStore)?
@@ -49,7 +50,9 @@ enum VaultAccess {
             let choice = try SessionStorage.choose(profile: profile.name, resolver: resolver,
                                                    files: FileCredentialStore(directory: try state.credentials))
             store = choice.store
-            if let notice = choice.notice, choice.inVault || login { Console.err(notice + "\n") }
+            if let notice = choice.notice {
+                if choice.inVault { Console.err(notice + "\n") } else { fileHint?(notice) }
+            }
         }
         let connection = try HubConnection.open(config: config, profile: name, state: state, embeddedHub: EmbeddedSandbox(),
                                                 credentialStore: store, secrets: resolver, observe: observe)
