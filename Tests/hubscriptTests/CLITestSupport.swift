@@ -97,10 +97,16 @@ final class CLIHarness {
         })
     }
 
-    /// Runs `hubscript args… --state-dir STATE` to its end.
+    /// Runs `hubscript args… --state-dir STATE` to its end (with `input` on stdin, if given).
     @discardableResult
-    func run(_ args: [String], state: URL? = nil, cwd: URL? = nil) throws -> Result {
-        let done = try HubscriptProcess.collect(configured(args, state: state, cwd: cwd))
+    func run(_ args: [String], state: URL? = nil, cwd: URL? = nil, input: String? = nil) throws -> Result {
+        let p = configured(args, state: state, cwd: cwd)
+        if let input {
+            let file = root.appendingPathComponent("stdin-\(UUID().uuidString)")
+            try Data(input.utf8).write(to: file)
+            p.standardInput = try FileHandle(forReadingFrom: file)
+        }
+        let done = try HubscriptProcess.collect(p)
         return Result(status: done.status, stdout: String(decoding: done.stdout, as: UTF8.self),
                       stderr: String(decoding: done.stderr, as: UTF8.self))
     }

@@ -8,7 +8,7 @@ struct ConfigParser {
 
     /// `jobs` is read by `JobsConfigParser` (for `hubscript jobs`), not here.
     static let topKeys = ["default_profile", "profiles", "jobs"]
-    static let profileKeys = ["sandbox", "hub_url", "api_prefix", "email", "api_key", "api_key_env", "api_key_id",
+    static let profileKeys = ["sandbox", "hub_url", "api_prefix", "email", "api_key", "api_key_env", "api_key_ref", "api_key_id",
                               "api_key_permissions", "rate_limit_per_minute", "dispatch_url", "dispatch_token_ref"]
 
     func fail(_ message: String) -> HubConfigError { HubConfigError("config \(file): \(message)") }
@@ -53,12 +53,14 @@ struct ConfigParser {
             throw fail("profiles.\(name).hub_url is required (e.g. \"https://api.substratalapps.com\"), or set sandbox = true")
         }
         let auth: HubProfile.Auth
-        switch (try string(f, "email", name), try string(f, "api_key_env", name), try string(f, "api_key", name)) {
-        case (let email?, nil, nil): auth = .session(email: email)
-        case (nil, let env?, nil): auth = .apiKey(.environment(env))
-        case (nil, nil, let secret?): auth = .apiKey(.literal(secret))
+        switch (try string(f, "email", name), try string(f, "api_key_ref", name), try string(f, "api_key_env", name),
+                try string(f, "api_key", name)) {
+        case (let email?, nil, nil, nil): auth = .session(email: email)
+        case (nil, let ref?, nil, nil): auth = .apiKey(.reference(ref))
+        case (nil, nil, let env?, nil): auth = .apiKey(.environment(env))
+        case (nil, nil, nil, let secret?): auth = .apiKey(.literal(secret))
         default:
-            throw fail("profiles.\(name) needs exactly one of email (a user session: hubscript login), api_key_env (the variable holding an API key) or api_key")
+            throw fail("profiles.\(name) needs exactly one of email (a user session: hubscript login), api_key_ref (the vault entry holding an API key), api_key_env (the variable holding it, for CI) or api_key")
         }
         var rate = 100
         if let r = f["rate_limit_per_minute"] {

@@ -7,31 +7,47 @@ enum ExportFormat {
     case csv(columns: [String]?, excelSafe: Bool)
 }
 
-/// One export in progress: its temporary file, its format and its row count.
+/// One export in progress: its temporary file (or vault object), its format and its
+/// row count.
 ///
 /// Used only from the Lua thread (the session hands it out under its lock).
 final class ActiveExport {
-    /// The file name it becomes, e.g. `events.jsonl`.
+    /// The file name it becomes, e.g. `events.jsonl`, or `vault:audit/ada.jsonl`.
     let name: String
     /// The public function name for messages, `export.jsonl` or `export.csv`.
     let function: String
-    private let folder: ExportFolder
-    /// The temporary file's name in `folder` (see `ExportFolder.createTemporary`).
-    let temporaryName: String
+    private let destination: Destination
     private let writer: ExportFileWriter
     private var csv: CSVRowEncoder?
     private(set) var rows = 0
 
+    private enum Destination {
+        /// A file of the run's folder, written under `temporary` (see `ExportFolder.createTemporary`).
+        case folder(ExportFolder, temporary: String)
+        /// An object streamed into the vault.
+        case vault(VaultObjectSink)
+    }
+
     /// Creates the temporary file; refuses at once a final name that could not be
     /// replaced at the end (`ExportFolder.checkReplaceable`).
-    init(name: String, function: String, format: ExportFormat, folder: ExportFolder) throws {
-        self.name = name
-        self.function = function
-        self.folder = folder
+    convenience init(name: String, function: String, format: ExportFormat, folder: ExportFolder) throws {
         try folder.checkReplaceable(name)
         let (fd, temporary) = try folder.createTemporary(for: name)
-        temporaryName = temporary
-        writer = ExportFileWriter(fd: fd, path: folder.path(of: temporary))
+        try self.init(name: name, function: function, format: format, destination: .folder(folder, temporary: temporary),
+                      writer: ExportFileWriter(fd: fd, path: folder.path(of: temporary)))
+    }
+
+    /// Streams into the vault object `sink` writes (`name` is `vault:NAME`).
+    convenience init(name: String, function: String, format: ExportFormat, vault sink: VaultObjectSink) throws {
+        try self.init(name: name, function: function, format: format, destination: .vault(sink),
+                      writer: ExportFileWriter(sink: sink, path: name))
+    }
+
+    private init(name: String, function: String, format: ExportFormat, destination: Destination, writer: ExportFileWriter) throws {
+        self.name = name
+        self.function = function
+        self.destination = destination
+        self.writer = writer
         if case .csv(let columns, let excelSafe) = format {
             let encoder = CSVRowEncoder(columns: columns, excelSafe: excelSafe)
             if let header = encoder.headerLine() { try writer.append(header) }
@@ -92,17 +108,27 @@ final class ActiveExport {
 
     /// Writes out, syncs and closes the temporary file and renames it to its final name
     /// (`ExportFolder.moveIntoPlace`). On error the temporary file stays: `abandon()` it.
+    /// A vault export finishes its object instead (`VaultObjectSink.finish`).
     func complete() throws -> ExportedFile {
         try writer.sync()
         writer.close()
-        try folder.moveIntoPlace(temporaryName, as: name)
-        return ExportedFile(name: name, rows: rows, bytes: writer.bytes, path: folder.path(of: name))
+        switch destination {
+        case .folder(let folder, let temporary):
+            try folder.moveIntoPlace(temporary, as: name)
+            return ExportedFile(name: name, rows: rows, bytes: writer.bytes, path: folder.path(of: name))
+        case .vault(let sink):
+            let id = try sink.finish()
+            return ExportedFile(name: name, rows: rows, bytes: writer.bytes, path: name, objectID: id)
+        }
     }
 
-    /// Closes and removes the temporary file.
+    /// Closes and removes the temporary file (drops the vault object).
     func abandon() {
         writer.close()
-        folder.remove(temporaryName)
+        switch destination {
+        case .folder(let folder, let temporary): folder.remove(temporary)
+        case .vault(let sink): sink.abort()
+        }
     }
 
     /// About how many bytes of text `value` becomes in a cell (its JSON for tables).

@@ -1,29 +1,43 @@
 import Foundation
 import ScriptHost
 
-/// Writes one export file through a 64 KiB buffer with POSIX calls. Every piece
-/// appended (a row, a page of the Hub's items) is masked by `SecretRedactor` first.
+/// Where an export's bytes go: a file descriptor, or an object streamed into the vault.
+protocol ExportSink: AnyObject {
+    /// Writes all of `data`; errors name `path`.
+    func write(_ data: UnsafeRawBufferPointer, path: String) throws
+    /// Waits until what was written is durable (a file's `fsync`; nothing for the vault,
+    /// whose object is synced when it is finished).
+    func sync(path: String) throws
+    /// Stops writing (idempotent).
+    func close()
+}
+
+/// Writes one export through a 64 KiB buffer into its sink (a file with POSIX calls, or
+/// a vault object). Every piece appended (a row, a page of the Hub's items) is masked
+/// by `SecretRedactor` first.
 ///
-/// The file is opened by its `ExportFolder` (created exclusively, mode 0600: exports may
+/// A file is opened by its `ExportFolder` (created exclusively, mode 0600: exports may
 /// hold private data); the writer owns the descriptor. Memory stays constant: the buffer
 /// is written out whenever it fills. Not thread-safe; the owning session serialises use.
 final class ExportFileWriter {
     static let bufferSize = 64 << 10
 
     let path: String
-    private var fd: Int32
+    private let sink: any ExportSink
     private var buffer: [UInt8] = []
     /// Bytes accepted so far (written or buffered).
     private(set) var bytes = 0
 
     /// Writes to `fd` (an open, writable file), which the writer closes; `path` is for messages.
-    init(fd: Int32, path: String) {
-        self.path = path
-        self.fd = fd
-        buffer.reserveCapacity(Self.bufferSize)
+    convenience init(fd: Int32, path: String) {
+        self.init(sink: FileDescriptorSink(fd: fd), path: path)
     }
 
-    deinit { close() }
+    init(sink: any ExportSink, path: String) {
+        self.path = path
+        self.sink = sink
+        buffer.reserveCapacity(Self.bufferSize)
+    }
 
     func append(bytes data: Data) throws {
         let data = SecretRedactor.shared.redact(data)
@@ -63,10 +77,34 @@ final class ExportFileWriter {
     }
 
     private func writeAll(_ data: UnsafeRawBufferPointer) throws {
+        try sink.write(data, path: path)
+    }
+
+    /// Writes out the buffer and waits until the export's contents are durable.
+    func sync() throws {
+        try flush()
+        try sink.sync(path: path)
+    }
+
+    /// Closes the sink without flushing (idempotent).
+    func close() {
+        sink.close()
+    }
+}
+
+/// An export file's descriptor.
+final class FileDescriptorSink: ExportSink {
+    private var fd: Int32
+
+    init(fd: Int32) { self.fd = fd }
+
+    deinit { close() }
+
+    func write(_ data: UnsafeRawBufferPointer, path: String) throws {
         guard fd >= 0 else { throw ExportIOError("cannot write \(path): the file is closed") }
         var offset = 0
         while offset < data.count {
-            let n = write(fd, data.baseAddress! + offset, data.count - offset)
+            let n = Glibc.write(fd, data.baseAddress! + offset, data.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw ExportIOError("cannot write \(path): \(String(cString: strerror(errno)))")
@@ -75,13 +113,10 @@ final class ExportFileWriter {
         }
     }
 
-    /// Writes out the buffer and waits until the file's contents are on disk.
-    func sync() throws {
-        try flush()
+    func sync(path: String) throws {
         guard fsync(fd) == 0 else { throw ExportIOError("cannot write \(path): \(String(cString: strerror(errno)))") }
     }
 
-    /// Closes the file without flushing (idempotent).
     func close() {
         if fd >= 0 { _ = Glibc.close(fd) }
         fd = -1

@@ -1,3 +1,5 @@
+import Vault
+
 /// The rules for export names: a plain file name inside the run's output folder, and a
 /// data file — never a file hubscript itself reads.
 ///
@@ -14,6 +16,10 @@
 /// the sandbox (`.sqlite`) — nor a `Makefile` or any other file another tool runs.
 enum ExportName {
     static let maxBytes = 200
+    /// The prefix of exports that go to the vault: `vault:audit/ada.jsonl` is stored as
+    /// the vault object `audit/ada.jsonl`, whose name follows the vault's rules
+    /// (`VaultName`: `/` allowed) and ends in one of the format's extensions.
+    static let vaultPrefix = "vault:"
 
     static func isValid(_ name: String) -> Bool {
         guard !name.isEmpty, name.utf8.count <= maxBytes, !name.hasPrefix(".") else { return false }
@@ -30,6 +36,13 @@ enum ExportName {
 
     /// Throws `bad argument #1 to 'export.jsonl' (export names are plain file names like 'events.jsonl', got '../x')`.
     static func validate(_ name: String, function: String, example: String) throws {
+        if name.hasPrefix(vaultPrefix) {
+            do { try VaultName.validate(String(name.dropFirst(vaultPrefix.count))) } catch let e as VaultError {
+                throw ScriptMessageErrorFactory.argument(
+                    1, function, "vault exports are named like 'vault:audit/\(example)': \(e.message)")
+            }
+            return
+        }
         guard isValid(name) else {
             throw ScriptMessageErrorFactory.argument(
                 1, function, "export names are plain file names like '\(example)', got \(SoftFailure.quoted(name))")

@@ -15,7 +15,7 @@ public enum ExportPlugin {
     public static func make(session: ExportSession) -> Plugin {
         Plugin(
             module: "export",
-            summary: "Stream rows into files of the run's output folder (created on first use, mode 0700; files 0600). Names are plain file names (no `/`, `\\`, leading `.`; at most 200 bytes) ending in `.jsonl` or `.ndjson` (`export.jsonl`) or `.csv` (`export.csv`); a name without an extension gets `.jsonl` or `.csv`, and each may be used once per run. A file is written under a temporary name and renamed into place; an existing link, folder or hard-linked file of that name is refused and left untouched. `rows` is an iterator function, the three values of `ipairs(t)`/`pairs(t)` (the row is the second value) or a list of rows; rows must be tables. Both return `{name=, rows=, bytes=, path=}`.",
+            summary: "Stream rows into files of the run's output folder (created on first use, mode 0700; files 0600). Names are plain file names (no `/`, `\\`, leading `.`; at most 200 bytes) ending in `.jsonl` or `.ndjson` (`export.jsonl`) or `.csv` (`export.csv`); a name without an extension gets `.jsonl` or `.csv`, and each may be used once per run. A file is written under a temporary name and renamed into place; an existing link, folder or hard-linked file of that name is refused and left untouched. `rows` is an iterator function, the three values of `ipairs(t)`/`pairs(t)` (the row is the second value) or a list of rows; rows must be tables. A name `vault:NAME` (e.g. `vault:audit/ada.jsonl`) streams the export encrypted into the vault as the object NAME instead (stored only if the export completes; a plan stores nothing). Both return `{name=, rows=, bytes=, path=}` (and `object_id=` for the vault).",
             functions: [
                 ScriptFunction("jsonl", summary: "export.jsonl(name, rows) -> summary: one canonical JSON document (sorted keys) per line") { call in
                     try SoftFailure.wrap { try begin(call, session: session, function: "export.jsonl", example: "events.jsonl") { call in
@@ -45,8 +45,10 @@ public enum ExportPlugin {
                 "_finish": .function(ScriptFunction("export.finish", summary: "internal: _finish(handle) -> summary | nil, message") { call in
                     try SoftFailure.wrap {
                         let file = try session.complete(Int(try call.integer(1)))
-                        return .value(["name": .string(file.name), "rows": .integer(Int64(file.rows)),
-                                       "bytes": .integer(Int64(file.bytes)), "path": .string(file.path)])
+                        var summary: [String: ScriptValue] = ["name": .string(file.name), "rows": .integer(Int64(file.rows)),
+                                                              "bytes": .integer(Int64(file.bytes)), "path": .string(file.path)]
+                        if let id = file.objectID { summary["object_id"] = .string(id) }
+                        return .value(.object(summary))
                     }
                 }),
             ],

@@ -10,15 +10,22 @@ public struct ExportedFile: Sendable, Equatable {
     public let rows: Int
     /// File size in bytes.
     public let bytes: Int
-    /// Absolute path of the file.
+    /// Absolute path of the file; for a vault export, its name (`vault:audit/ada.jsonl`).
     public let path: String
+    /// For a vault export, the object's id (`obj_…`); nil for a file, and for a vault
+    /// export of a plan (which stores nothing).
+    public let objectID: String?
 
-    public init(name: String, rows: Int, bytes: Int, path: String) {
+    public init(name: String, rows: Int, bytes: Int, path: String, objectID: String? = nil) {
         self.name = name
         self.rows = rows
         self.bytes = bytes
         self.path = path
+        self.objectID = objectID
     }
+
+    /// Whether it went to the vault (`vault:NAME`).
+    public var inVault: Bool { name.hasPrefix(ExportName.vaultPrefix) }
 }
 
 /// The exports of one run: where they go and what was written.
@@ -35,6 +42,8 @@ public struct ExportedFile: Sendable, Equatable {
 public final class ExportSession: @unchecked Sendable {
     /// Where this run's exports go.
     public let folder: URL
+    /// Where `vault:NAME` exports go; nil when the run has no vault (they fail).
+    public var vault: VaultExportTarget?
     private let lock = NSLock()
     private var completed: [ExportedFile] = []
     private var reserved: Set<String> = []
@@ -60,7 +69,7 @@ public final class ExportSession: @unchecked Sendable {
 
     /// `wrote 3 files to /…/out` (or `wrote 1 file …`); nil when nothing was exported.
     public var summaryLine: String? {
-        let files = self.files
+        let files = self.files.filter { !$0.inVault }
         guard !files.isEmpty else { return nil }
         return "wrote \(files.count) \(files.count == 1 ? "file" : "files") to \(folder.path)"
     }
@@ -90,8 +99,13 @@ public final class ExportSession: @unchecked Sendable {
             guard !reserved.contains(fileName) else { throw alreadyExported(fileName) }
             let export: ActiveExport
             do {
-                export = try ActiveExport(name: fileName, function: function, format: format,
-                                          folder: try preparedFolder(function: function))
+                if fileName.hasPrefix(ExportName.vaultPrefix) {
+                    export = try ActiveExport(name: fileName, function: function, format: format,
+                                              vault: try VaultObjectSink.open(vault, name: fileName, function: function))
+                } else {
+                    export = try ActiveExport(name: fileName, function: function, format: format,
+                                              folder: try preparedFolder(function: function))
+                }
             } catch let e as ExportIOError { throw ScriptMessageError("\(function): \(e.description)") }
             reserved.insert(name)
             reserved.insert(fileName)

@@ -319,6 +319,13 @@ struct Pass {
             output.event("write_failed", fields)
         }
         exports = ExportSession(folder: outputFolder)
+        // `vault:` exports go to the run's vault; a plan (and an apply's check of its
+        // plan) writes nothing there.
+        if case .plan = coordinator.mode {
+            exports.vault = .discard
+        } else if let vault = request.secrets as? VaultSecretResolver {
+            exports.vault = .store(vault)
+        }
         exports.hubPages = ExportStreamTally(output: output).counting { [context] id in try context.nextEncodedPage(id) }
         let fileParams = prepared.manifest.params.filter { $0.kind == .file }
             .compactMap { prepared.params.values[$0.name]?.stringValue }

@@ -1,4 +1,5 @@
 import Foundation
+import HubClient
 import ScriptHost
 import Vault
 
@@ -44,6 +45,14 @@ public final class VaultSecretResolver: SecretResolver, @unchecked Sendable {
         }
     }
 
+    /// The vault, opened with the key (once per resolver). Throws the structured
+    /// errors above (`vault_not_open`, `vault_locked`, `vault_error`). Callers that use
+    /// it from several threads serialise through `withVault`.
+    public func withVault<T>(_ body: (Vault) throws -> T) throws -> T {
+        let vault = try open()
+        return try lock.withLock { try body(vault) }
+    }
+
     private func open() throws -> Vault {
         try lock.withLock {
             if let opened { return try opened.get() }
@@ -72,5 +81,17 @@ public final class VaultSecretResolver: SecretResolver, @unchecked Sendable {
 
     static func structured(_ error: VaultError) -> ScriptStructuredError {
         ScriptStructuredError(code: "vault_error", message: error.message, fields: ["reason": .string(error.code.rawValue)])
+    }
+}
+
+/// A profile's `api_key_ref` read from the vault: the resolver's structured errors
+/// become `HubError`s with the same code, so the CLI reports them as configuration
+/// problems (exit code 2).
+extension VaultSecretResolver: HubSecretLookup {
+    public func secret(named name: String) throws -> String {
+        do { return try value(of: name) } catch let e as ScriptStructuredError {
+            throw HubError(code: e.code, message: e.message,
+                           hint: "For CI, api_key_env = \"VARIABLE\" reads the key from the environment instead.")
+        }
     }
 }

@@ -8,7 +8,8 @@ public struct HubProfile: Sendable, Codable, Equatable {
     public enum Auth: Sendable, Equatable {
         /// A user session for `email`; `hubscript login --profile <name>` stores it.
         case session(email: String)
-        /// A platform API key, given inline or (better) by environment variable name.
+        /// A platform API key: a vault entry (`api_key_ref`), or for CI an environment
+        /// variable (`api_key_env`) or the key itself (`api_key`).
         case apiKey(SecretSource)
     }
 
@@ -16,6 +17,14 @@ public struct HubProfile: Sendable, Codable, Equatable {
     public enum SecretSource: Sendable, Equatable {
         case literal(String)
         case environment(String)
+        /// The name of a vault entry (`hub/prod-key`), read through a `HubSecretLookup`.
+        case reference(String)
+
+        /// Whether the secret sits in plain text (the config file or the environment).
+        public var isPlain: Bool {
+            if case .reference = self { return false }
+            return true
+        }
     }
 
     /// The profile's name (`--profile`), also the credential store key.
@@ -72,10 +81,10 @@ public struct HubProfile: Sendable, Codable, Equatable {
     }
 }
 
-/// `{"kind":"session","email":…}`, `{"kind":"api_key","secret_env":"HUB_KEY"}` or
-/// `{"kind":"api_key","secret":"satk_test_…"}`.
+/// `{"kind":"session","email":…}`, `{"kind":"api_key","secret_ref":"hub/prod-key"}`,
+/// `{"kind":"api_key","secret_env":"HUB_KEY"}` or `{"kind":"api_key","secret":"satk_test_…"}`.
 extension HubProfile.Auth: Codable {
-    enum CodingKeys: String, CodingKey { case kind, email, secret, secretEnv = "secret_env" }
+    enum CodingKeys: String, CodingKey { case kind, email, secret, secretEnv = "secret_env", secretRef = "secret_ref" }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -83,7 +92,9 @@ extension HubProfile.Auth: Codable {
         case "session":
             self = .session(email: try c.decode(String.self, forKey: .email))
         case "api_key":
-            if let env = try c.decodeIfPresent(String.self, forKey: .secretEnv) {
+            if let ref = try c.decodeIfPresent(String.self, forKey: .secretRef) {
+                self = .apiKey(.reference(ref))
+            } else if let env = try c.decodeIfPresent(String.self, forKey: .secretEnv) {
                 self = .apiKey(.environment(env))
             } else {
                 self = .apiKey(.literal(try c.decode(String.self, forKey: .secret)))
@@ -106,17 +117,23 @@ extension HubProfile.Auth: Codable {
         case .apiKey(.literal(let secret)):
             try c.encode("api_key", forKey: .kind)
             try c.encode(secret, forKey: .secret)
+        case .apiKey(.reference(let name)):
+            try c.encode("api_key", forKey: .kind)
+            try c.encode(name, forKey: .secretRef)
         }
     }
 }
 
 extension HubClient {
     /// A client for `profile`: its URL, prefix, pace and credential (API key from the
-    /// environment when the profile names a variable). `options` supplies the rest;
-    /// the profile's fields override the matching options. Throws
-    /// `configuration_error` when the API key's variable is unset.
+    /// environment when the profile names a variable, from `secrets` when it names a
+    /// vault entry). `options` supplies the rest; the profile's fields override the
+    /// matching options. Throws `configuration_error` when the API key's variable is
+    /// unset or the profile names a vault entry and no `secrets` is given; what
+    /// `secrets` throws passes through.
     public convenience init(profile: HubProfile, credentialStore: any CredentialStore, transport: any HubTransport,
                             environment: [String: String] = ProcessInfo.processInfo.environment,
+                            secrets: (any HubSecretLookup)? = nil,
                             options: HubClientOptions = HubClientOptions()) throws {
         var options = options
         options.apiPrefix = profile.apiPrefix
@@ -136,7 +153,26 @@ extension HubClient {
                                hint: "Export \(name) with the API key secret, or change the profile's auth.")
             }
             credential = .apiKey(secret)
+        case .apiKey(.reference(let name)):
+            guard let secrets else {
+                throw HubError(code: HubError.Code.configuration, message: "Profile \(profile.name) reads its API key from the vault entry '\(name)', and no vault is available here",
+                               hint: "Run through hubscript (it opens the vault), or use api_key_env for CI.")
+            }
+            do { credential = .apiKey(try secrets.secret(named: name)) } catch let e as HubError {
+                throw HubError(code: e.code, message: "Profile \(profile.name) reads its API key from the vault entry '\(name)': \(e.message)",
+                               hint: e.hint)
+            }
         }
         try self.init(baseURL: profile.hubURL, credential: credential, transport: transport, options: options)
     }
+}
+
+/// Reads a named secret (a profile's `api_key_ref`) for the client. The client does not
+/// know where secrets live; the CLI hands in one backed by the vault.
+///
+/// Contract: returns the value of the entry `name`, after registering it with whatever
+/// masks secrets in the process's output; throws an error whose description says what
+/// to do (no vault, vault locked, no such entry).
+public protocol HubSecretLookup: Sendable {
+    func secret(named name: String) throws -> String
 }

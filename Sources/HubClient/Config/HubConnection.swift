@@ -11,17 +11,30 @@ public final class HubConnection: Sendable {
     public let client: HubClient
     /// One line to tell the user, when the built-in sandbox is used for lack of a config.
     public let notice: String?
+    /// One line suggesting the vault, when the profile's API key is in plain text
+    /// (`api_key` or `api_key_env`); the caller shows it once per process.
+    public let hint: String?
 
-    init(profileName: String, client: HubClient, notice: String?) {
+    init(profileName: String, client: HubClient, notice: String?, hint: String? = nil) {
         self.profileName = profileName
         self.client = client
         self.notice = notice
+        self.hint = hint
+    }
+
+    /// The hint for a profile whose API key is in the config file or the environment.
+    public static func plainKeyHint(profile: String) -> String {
+        "hubscript: hint: profile '\(profile)' has its API key in plain text; store it encrypted with `hubscript vault set hub/\(profile)` and set api_key_ref = \"hub/\(profile)\""
     }
 
     /// Opens the profile `name` (or the default) of `config`; a `sandbox` profile talks
-    /// to the Hub `embeddedHub` opens.
+    /// to the Hub `embeddedHub` opens. `credentialStore` keeps session profiles'
+    /// refresh tokens (default: files in the state directory); `secrets` reads the
+    /// vault entries profiles name (`api_key_ref`).
     public static func open(config: HubConfig, profile name: String?, state: StateDirectory,
                             embeddedHub: any EmbeddedHubOpener,
+                            credentialStore: (any CredentialStore)? = nil,
+                            secrets: (any HubSecretLookup)? = nil,
                             warn: @escaping @Sendable (String) -> Void = HubClientOptions.standardErrorWarn,
                             observe: (@Sendable (HubClientEvent) -> Void)? = nil) throws -> HubConnection {
         let (profileName, setting) = try config.profile(named: name)
@@ -43,9 +56,12 @@ public final class HubConnection: Sendable {
                 : nil
             return HubConnection(profileName: profileName, client: client, notice: notice)
         case .hub(let profile):
-            let store = FileCredentialStore(directory: try state.credentials)
-            let client = try HubClient(profile: profile, credentialStore: store, transport: LiveTransport(), options: options)
-            return HubConnection(profileName: profileName, client: client, notice: nil)
+            let store = try credentialStore ?? FileCredentialStore(directory: try state.credentials)
+            let client = try HubClient(profile: profile, credentialStore: store, transport: LiveTransport(),
+                                       secrets: secrets, options: options)
+            var hint: String?
+            if case .apiKey(let source) = profile.auth, source.isPlain { hint = plainKeyHint(profile: profileName) }
+            return HubConnection(profileName: profileName, client: client, notice: nil, hint: hint)
         }
     }
 }

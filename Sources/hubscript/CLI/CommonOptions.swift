@@ -41,12 +41,12 @@ enum CommonOptions {
             self.state = state
         }
 
-        /// Loads the configuration and opens the profile's connection; prints the
-        /// built-in-sandbox notice once (not when `quiet`). `observe` hears the client's
-        /// calls, retries and rate-limit waits.
+        /// Loads the configuration and opens the profile's connection (with the vault:
+        /// `VaultAccess.connect`); prints the built-in-sandbox notice once (not when
+        /// `quiet`). `observe` hears the client's calls, retries and rate-limit waits.
         func connect(quiet: Bool = false, observe: (@Sendable (HubClientEvent) -> Void)? = nil) throws -> HubConnection {
-            let connection = try HubConnection.open(config: try HubConfig.load(explicit: config), profile: profile, state: state,
-                                                    embeddedHub: EmbeddedSandbox(), observe: observe)
+            let connection = try VaultAccess.connect(config: try HubConfig.load(explicit: config), profile: profile, state: state,
+                                                     quiet: quiet, observe: observe)
             if let notice = connection.notice, !quiet { Console.err(notice + "\n") }
             return connection
         }

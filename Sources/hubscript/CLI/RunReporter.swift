@@ -84,16 +84,24 @@ struct RunReporter: Sendable {
             summary["duration_ms"] = .integer(Int64(seconds * 1000))
             summary["memory_peak_bytes"] = .integer(Int64(outcome.report?.memoryPeakBytes ?? 0))
             summary["exports"] = .array(outcome.exports.map {
-                .object(["name": .string($0.name), "rows": .integer(Int64($0.rows)), "path": .string($0.path)])
+                var fields: [String: ScriptValue] = ["name": .string($0.name), "rows": .integer(Int64($0.rows)), "path": .string($0.path)]
+                if let id = $0.objectID { fields["object_id"] = .string(id) }
+                return .object(fields)
             })
             summary["output_folder"] = .string(outcome.outputFolder.path)
             items.append(.event("summary", summary))
         } else if c.reads + c.writes + c.replayed + c.planned + c.failed > 0 || !outcome.exports.isEmpty {
             // People get the summary when the run touched the Hub or exported something.
             let f = TerminalText.field
-            if !outcome.exports.isEmpty {
-                let files = outcome.exports.map { "\(f($0.name)) (\($0.rows) rows)" }.joined(separator: ", ")
-                items.append(.stderr("exported \(files) to \(f(outcome.outputFolder.path))\n"))
+            let (stored, files) = (outcome.exports.filter(\.inVault), outcome.exports.filter { !$0.inVault })
+            if !files.isEmpty {
+                let list = files.map { "\(f($0.name)) (\($0.rows) rows)" }.joined(separator: ", ")
+                items.append(.stderr("exported \(list) to \(f(outcome.outputFolder.path))\n"))
+            }
+            if !stored.isEmpty {
+                // vault:audit/ada.jsonl (obj_…) — a plan's are not stored.
+                let list = stored.map { "\(f($0.name)) (\($0.objectID ?? "not stored: plan")) (\($0.rows) rows)" }.joined(separator: ", ")
+                items.append(.stderr("exported \(list) to the vault\n"))
             }
             var parts = ["\(c.reads) reads", "\(c.writes) writes"]
             if c.replayed > 0 { parts.append("\(c.replayed) replayed") }

@@ -3,7 +3,8 @@ import HubBindings
 import HubClient
 
 /// `hubscript login --profile P`: signs in to a session profile and stores its
-/// rotating refresh token in the state directory (0600).
+/// rotating refresh token in the vault (`sessions/P`) when one exists, else in the
+/// state directory (0600).
 struct LoginCommand: Command {
     static let configuration = CommandConfiguration(
         name: "login",
@@ -35,7 +36,9 @@ struct LoginCommand: Command {
             Console.err("hubscript login: profile '\(name)' does not use a user session (set email = \"…\" in its config to use login)\n")
             return ExitCode.usage
         }
-        let connection = try HubConnection.open(config: config, profile: name, state: common.state, embeddedHub: EmbeddedSandbox())
+        var fileHint: String?
+        let connection = try VaultAccess.connect(config: config, profile: name, state: common.state, quiet: false,
+                                                 fileHint: { fileHint = $0 })
         let account = email ?? profileEmail
         guard let password = passwordFromStdin ? readLine(strippingNewline: true) : Prompt.secret("Password for \(account): ") else {
             Console.err("hubscript login: no password (pass --password-stdin, or run on a terminal)\n")
@@ -52,6 +55,7 @@ struct LoginCommand: Command {
             try auth.login(email: account, password: password, mfaCode: code)
         }
         Console.out("Signed in to '\(name)' as \(account).\n")
+        if let fileHint { Console.err(fileHint + "\n") }
         return ExitCode.success
     }
 }

@@ -34,8 +34,8 @@ struct RecipeFireExecutor: FireExecutor {
             return FireResult(exitCode: ExitCode.usage, message: problem)
         }
         do {
-            let connection = try HubConnection.open(config: hub, profile: job.profile ?? common.profile, state: common.state,
-                                                    embeddedHub: EmbeddedSandbox())
+            let connection = try VaultAccess.connect(config: hub, profile: job.profile ?? common.profile, state: common.state,
+                                                     quiet: true)
             var request = HubRunRequest()
             request.runID = fire.runID
             request.heldLock = fire.lock
