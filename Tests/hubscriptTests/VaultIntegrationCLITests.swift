@@ -71,25 +71,30 @@ final class VaultIntegrationCLITests: XCTestCase {
         XCTAssertTrue(logout.stderr.hasPrefix("hubscript logout: vault_locked: Profile served reads its API key"), logout.stderr)
     }
 
-    func testAPlainKeyGetsAOneLineHintUnlessQuiet() throws {
+    func testAPlainKeyGetsAOneLineHintUnlessQuietOrOnThisMachine() throws {
         let cli = try CLIHarness(testCase: self)
-        let server = try served(cli)
-        defer { server.stop() }
-        let recipe = try cli.file("ada.lua", """
-            recipe { name = "ada", needs = { "users.list" } }
-            print(hub.users.get("ada@example.com").id)
+        // A recipe that makes no request: the hint comes when the connection is opened.
+        let recipe = try cli.file("hi.lua", """
+            recipe { name = "hi" }
+            print("hi")
             """)
+        let remote = try profileConfig(cli, url: "https://hub.example.invalid", #"api_key = "satk_live_0000""#)
         let hint = "hubscript: hint: profile 'served' has its API key in plain text; store it encrypted with `hubscript vault set hub/served` and set api_key_ref = \"hub/served\"\n"
-        let run = try cli.run([recipe, "--config", server.config], expect: 0)
-        XCTAssertEqual(run.stdout, "usr_ada\n")
+        let run = try cli.run([recipe, "--config", remote], expect: 0)
+        XCTAssertEqual(run.stdout, "hi\n")
         XCTAssertTrue(run.stderr.hasPrefix(hint), run.stderr)
         XCTAssertEqual(run.stderr.components(separatedBy: "hubscript: hint:").count, 2, "once")
-        let quiet = try cli.run([recipe, "--config", server.config, "--quiet"], expect: 0)
+        let quiet = try cli.run([recipe, "--config", remote, "--quiet"], expect: 0)
         XCTAssertFalse(quiet.stderr.contains("hint"), quiet.stderr)
         cli.extraEnvironment["SERVED_KEY"] = Self.sandboxKey
-        let env = try profileConfig(cli, url: server.url, #"api_key_env = "SERVED_KEY""#)
+        let env = try profileConfig(cli, url: "https://hub.example.invalid", #"api_key_env = "SERVED_KEY""#)
         let fromEnvironment = try cli.run([recipe, "--config", env], expect: 0)
         XCTAssertTrue(fromEnvironment.stderr.hasPrefix(hint), fromEnvironment.stderr)
+        // A Hub on this machine (a served sandbox) is a developer's: no hint.
+        let server = try served(cli)
+        defer { server.stop() }
+        let local = try cli.run([recipe, "--config", server.config], expect: 0)
+        XCTAssertFalse(local.stderr.contains("hint"), local.stderr)
     }
 
     // MARK: Sessions

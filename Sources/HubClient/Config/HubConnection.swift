@@ -12,7 +12,8 @@ public final class HubConnection: Sendable {
     /// One line to tell the user, when the built-in sandbox is used for lack of a config.
     public let notice: String?
     /// One line suggesting the vault, when the profile's API key is in plain text
-    /// (`api_key` or `api_key_env`); the caller shows it once per process.
+    /// (`api_key` or `api_key_env`) of a Hub that is not on this machine; the caller shows
+    /// it once per process.
     public let hint: String?
 
     init(profileName: String, client: HubClient, notice: String?, hint: String? = nil) {
@@ -60,7 +61,9 @@ public final class HubConnection: Sendable {
             let client = try HubClient(profile: profile, credentialStore: store, transport: LiveTransport(),
                                        secrets: secrets, options: options)
             var hint: String?
-            if case .apiKey(let source) = profile.auth, source.isPlain { hint = plainKeyHint(profile: profileName) }
+            // A Hub on this machine (a served sandbox, a tunnel) is a developer's: no hint.
+            let local = profile.hubURL.host.map(HubTransportPolicy.isLoopback) ?? false
+            if case .apiKey(let source) = profile.auth, source.isPlain, !local { hint = plainKeyHint(profile: profileName) }
             return HubConnection(profileName: profileName, client: client, notice: nil, hint: hint)
         }
     }
