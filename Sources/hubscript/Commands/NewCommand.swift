@@ -24,10 +24,10 @@ struct NewCommand: Command {
         guard arguments.positionals.count == 1 else {
             throw UsageError("give one NAME, not \(arguments.positionals.count)")
         }
-        let url = URL(fileURLWithPath: given)
-        var name = url.lastPathComponent
-        if given.hasSuffix(".lua") { name = String(name.dropLast(4)) }
-        folder = given.contains("/") ? url.deletingLastPathComponent().path : "."
+        var name = (given as NSString).lastPathComponent
+        if name.hasSuffix(".lua") { name = String(name.dropLast(4)) }
+        let folder = (given as NSString).deletingLastPathComponent
+        self.folder = folder.isEmpty ? "." : folder
         if let problem = Self.problem(with: name) { throw UsageError("'\(name)' is not a recipe name: \(problem)") }
         self.name = name
     }
