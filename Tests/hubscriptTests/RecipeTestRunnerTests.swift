@@ -228,6 +228,27 @@ final class RecipeTestRunnerTests: CLITestCase {
         XCTAssertEqual(result.exitCode, 0)
     }
 
+    func testConfiguredLibraryIsSearchedAfterTheRecipesFolder() throws {
+        try folder.write("hubscript.config.lua", """
+        return { profiles = { local_sandbox = { sandbox = true } }, libraries = { ops = "shared/ops" } }
+        """)
+        try folder.write("shared/ops/greeting.lua", "return { text = 'from the library' }\n")
+        try folder.write("shared/ops/only.lua", "return { text = 'only in the library' }\n")
+        try folder.write("r/ops/greeting.lua", "return { text = 'from the recipe folder' }\n")
+        try folder.write("r/lib.lua", """
+        recipe { name = "lib" }
+        print(require("ops.greeting").text)
+        print(require("ops.only").text)
+        """)
+        let result = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(result.stdout, "from the recipe folder\nonly in the library\n")
+        XCTAssertEqual(result.exitCode, 0, result.stderr)
+        try folder.write("hubscript.config.lua", "return { libraries = { ops = \"missing\" } }\n")
+        let missing = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(missing.exitCode, 2)
+        XCTAssertTrue(missing.stderr.contains("hubscript.config.lua: libraries.ops: no such folder "), missing.stderr)
+    }
+
     func testShippedRecipeTests() throws {
         let result = try HubscriptProcess.run(["test", "recipes/"], in: HubscriptProcess.repositoryRoot, timeout: 120)
         XCTAssertEqual(result.exitCode, 0, result.stdout + result.stderr)

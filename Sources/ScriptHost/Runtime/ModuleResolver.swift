@@ -7,11 +7,15 @@ import Foundation
 /// folder it was found in; binary chunks are refused.
 public struct ModuleResolver: Sendable {
     public let folders: [URL]
+    /// Named libraries (the configuration's `libraries`): `require("ops.x")` finds
+    /// `x.lua` in library `ops`'s folder, after the folders.
+    public let libraries: [ModuleLibrary]
     /// The largest module file `require` reads (a module is code, not data).
     public static let maxModuleBytes = 8 << 20
 
-    public init(folders: [URL]) {
+    public init(folders: [URL], libraries: [ModuleLibrary] = []) {
         self.folders = folders.map { $0.standardizedFileURL.resolvingSymlinksInPath() }
+        self.libraries = libraries.map { ModuleLibrary(name: $0.name, folder: $0.folder.standardizedFileURL.resolvingSymlinksInPath()) }
     }
 
     public struct Module: Sendable {
@@ -29,8 +33,15 @@ public struct ModuleResolver: Sendable {
                 "require: '\(name)' is not a module name (use dot-separated names like 'lib.users'; paths are not allowed)")
         }
         let relative = name.replacingOccurrences(of: ".", with: "/")
+        var places = folders.map { (folder: $0, relative: relative) }
+        let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+        if parts.count == 2 {
+            for library in libraries where library.name == parts[0] {
+                places.append((library.folder, parts[1].replacingOccurrences(of: ".", with: "/")))
+            }
+        }
         var tried: [String] = []
-        for folder in folders {
+        for (folder, relative) in places {
             for candidate in ["\(relative).lua", "\(relative)/init.lua"] {
                 let url = folder.appendingPathComponent(candidate).resolvingSymlinksInPath()
                 tried.append(folder.appendingPathComponent(candidate).path)
@@ -65,6 +76,16 @@ public struct ModuleResolver: Sendable {
         do { return try Data(contentsOf: url) } catch {
             throw ScriptMessageError("require: cannot read '\(name)' (\(displayPath(url))): \(RecipeFile.reason(error))")
         }
+    }
+}
+
+/// A library of the configuration: `name` prefixes the modules found in `folder`.
+public struct ModuleLibrary: Sendable, Equatable {
+    public let name: String
+    public let folder: URL
+    public init(name: String, folder: URL) {
+        self.name = name
+        self.folder = folder
     }
 }
 
