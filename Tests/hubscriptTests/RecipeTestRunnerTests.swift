@@ -240,6 +240,7 @@ final class RecipeTestRunnerTests: CLITestCase {
         print(require("ops.greeting").text)
         print(require("ops.only").text)
         """)
+        XCTAssertEqual(try hubscript("trust", "--config", "hubscript.config.lua").exitCode, 0)
         let result = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
         XCTAssertEqual(result.stdout, "from the recipe folder\nonly in the library\n")
         XCTAssertEqual(result.exitCode, 0, result.stderr)
@@ -247,6 +248,63 @@ final class RecipeTestRunnerTests: CLITestCase {
         let missing = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
         XCTAssertEqual(missing.exitCode, 2)
         XCTAssertTrue(missing.stderr.contains("hubscript.config.lua: libraries.ops: no such folder "), missing.stderr)
+    }
+
+    func testTrustPinsLibrariesAndAChangedModuleIsRefusedWithWhatItAdds() throws {
+        try folder.write("hubscript.config.lua", """
+        return { profiles = { local_sandbox = { sandbox = true } }, libraries = { ops = "shared/ops" } }
+        """)
+        try folder.write("shared/ops/greeting.lua", "return { text = 'v1' }\n")
+        try folder.write("shared/ops/suspend.lua", """
+        recipe { name = "suspend", needs = { "users.list" }, limits = { writes = 1 } }
+        """)
+        try folder.write("r/lib.lua", """
+        recipe { name = "lib" }
+        print(require("ops.greeting").text)
+        """)
+        let untrusted = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(untrusted.exitCode, 2)
+        XCTAssertTrue(untrusted.stderr.contains("are not trusted yet (no "), untrusted.stderr)
+        assertResult(try hubscript("verify", "--config", "hubscript.config.lua"),
+                     stdout: "no hubscript.lock: the libraries were never trusted (run hubscript trust)\n", stderr: "", exitCode: 1)
+        assertResult(try hubscript("trust", "--config", "hubscript.config.lua"), stdout: """
+        added: ops/greeting.lua
+        added: ops/suspend.lua; the new manifest asks for: needs users.list; limit writes 1
+        trusted ops: 2 files pinned in hubscript.lock
+
+        """, stderr: "", exitCode: 0)
+        assertResult(try hubscript("verify", "--config", "hubscript.config.lua"),
+                     stdout: "ok: 2 files of ops match hubscript.lock\n", stderr: "", exitCode: 0)
+        XCTAssertEqual(try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua").stdout, "v1\n")
+
+        try folder.write("shared/ops/greeting.lua", "return { text = 'v2' }\n")
+        try folder.write("shared/ops/suspend.lua", """
+        recipe { name = "suspend", needs = { "users.list", "users.manage" }, secrets = { "dispatch/ci" }, limits = { writes = 50 } }
+        """)
+        func stable(_ text: String) -> String {
+            text.replacingOccurrences(of: #"sha256 [0-9a-f]{12}…, now [0-9a-f]{12}…"#, with: "sha256 OLD…, now NEW…",
+                                      options: .regularExpression)
+        }
+        let changes = """
+        changed: ops/greeting.lua (sha256 OLD…, now NEW…)
+        changed: ops/suspend.lua (sha256 OLD…, now NEW…); the new manifest adds: needs users.manage; \
+        reads the secret dispatch/ci; limit writes 50 (was 1)
+        """
+        let refused = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(refused.stdout, "")
+        XCTAssertEqual(refused.exitCode, 2)
+        XCTAssertTrue(stable(refused.stderr).contains("""
+        nothing ran:
+          \(changes.replacingOccurrences(of: "\n", with: "\n  "))
+        Review the changes, then run hubscript trust ops to pin them (hubscript verify lists them again).
+        """), refused.stderr)
+        let verify = try hubscript("verify", "--config", "hubscript.config.lua")
+        XCTAssertEqual(stable(verify.stdout), changes + "\n2 differences from hubscript.lock\n")
+        XCTAssertEqual(verify.exitCode, 1)
+        let trust = try hubscript("trust", "ops", "--config", "hubscript.config.lua")
+        XCTAssertEqual(stable(trust.stdout), changes + "\ntrusted ops: 2 files pinned in hubscript.lock\n")
+        XCTAssertEqual(try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua").stdout, "v2\n")
+        XCTAssertEqual(try hubscript("verify", "--config", "hubscript.config.lua").exitCode, 0)
     }
 
     func testShippedRecipeTests() throws {

@@ -13,7 +13,44 @@ public enum LibrariesConfig {
                             currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> [ModuleLibrary] {
         guard let file = try HubConfig.locate(explicit: explicit, environment: environment,
                                               currentDirectory: currentDirectory) else { return [] }
-        return try parse(try HubConfig.evaluate(file: file), file: file)
+        return try pinned(try parse(try HubConfig.evaluate(file: file), file: file), config: file)
+    }
+
+    /// The libraries with their pins checked: now, every file against `hubscript.lock`
+    /// (a library never trusted, or changed since, stops the run before it starts, with
+    /// what changed), and each module again as `require` loads it.
+    static func pinned(_ libraries: [ModuleLibrary], config: URL) throws -> [ModuleLibrary] {
+        guard !libraries.isEmpty else { return [] }
+        let lockURL = LibraryLock.url(besideConfig: config)
+        let names = libraries.map(\.name).joined(separator: " ")
+        guard let lock = try LibraryLock.read(lockURL) else {
+            throw HubConfigError("""
+                the libraries of \(config.path) are not trusted yet (no \(lockURL.path)); review their files, \
+                then run hubscript trust \(names)
+                """)
+        }
+        let changes = lock.changes(to: try LibraryLock.current(libraries))
+        if !changes.isEmpty {
+            throw HubConfigError("library files changed since they were trusted (\(lockURL.path)); nothing ran:\n  "
+                + changes.joined(separator: "\n  ")
+                + "\nReview the changes, then run hubscript trust \(names) to pin them (hubscript verify lists them again).")
+        }
+        return libraries.map { library in
+            ModuleLibrary(name: library.name, folder: library.folder) { relative, data in
+                let key = library.name + "/" + relative
+                guard let pin = lock.pins[key], pin.sha256 == Digest.sha256Hex(data) else {
+                    throw ScriptMessageError("require: \(key) changed while the run was starting; it no longer matches \(lockURL.path) (review it, then hubscript trust \(library.name))")
+                }
+            }
+        }
+    }
+
+    /// The configuration file and its libraries, pins not checked (`hubscript trust`,
+    /// `hubscript verify`); nil without a configuration file.
+    public static func unpinned(explicit: String?) throws -> (config: URL, libraries: [ModuleLibrary])? {
+        guard let file = try HubConfig.locate(explicit: explicit, environment: ProcessInfo.processInfo.environment,
+                                              currentDirectory: FileManager.default.currentDirectoryPath) else { return nil }
+        return (file, try parse(try HubConfig.evaluate(file: file), file: file))
     }
 
     static func parse(_ value: ScriptValue, file: URL) throws -> [ModuleLibrary] {

@@ -15,7 +15,9 @@ public struct ModuleResolver: Sendable {
 
     public init(folders: [URL], libraries: [ModuleLibrary] = []) {
         self.folders = folders.map { $0.standardizedFileURL.resolvingSymlinksInPath() }
-        self.libraries = libraries.map { ModuleLibrary(name: $0.name, folder: $0.folder.standardizedFileURL.resolvingSymlinksInPath()) }
+        self.libraries = libraries.map {
+            ModuleLibrary(name: $0.name, folder: $0.folder.standardizedFileURL.resolvingSymlinksInPath(), check: $0.check)
+        }
     }
 
     public struct Module: Sendable {
@@ -33,15 +35,15 @@ public struct ModuleResolver: Sendable {
                 "require: '\(name)' is not a module name (use dot-separated names like 'lib.users'; paths are not allowed)")
         }
         let relative = name.replacingOccurrences(of: ".", with: "/")
-        var places = folders.map { (folder: $0, relative: relative) }
+        var places = folders.map { (folder: $0, relative: relative, library: ModuleLibrary?.none) }
         let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
         if parts.count == 2 {
             for library in libraries where library.name == parts[0] {
-                places.append((library.folder, parts[1].replacingOccurrences(of: ".", with: "/")))
+                places.append((library.folder, parts[1].replacingOccurrences(of: ".", with: "/"), library))
             }
         }
         var tried: [String] = []
-        for (folder, relative) in places {
+        for (folder, relative, library) in places {
             for candidate in ["\(relative).lua", "\(relative)/init.lua"] {
                 let url = folder.appendingPathComponent(candidate).resolvingSymlinksInPath()
                 tried.append(folder.appendingPathComponent(candidate).path)
@@ -50,6 +52,7 @@ public struct ModuleResolver: Sendable {
                     throw ScriptMessageError("require: '\(name)' resolves outside the library folder \(folder.path)")
                 }
                 let data = try read(url, module: name)
+                try library?.check?(candidate, data)
                 if data.first == 0x1B {
                     throw ScriptMessageError("require: '\(name)' (\(displayPath(url))) is a binary chunk; only Lua source text can be loaded")
                 }
@@ -80,12 +83,16 @@ public struct ModuleResolver: Sendable {
 }
 
 /// A library of the configuration: `name` prefixes the modules found in `folder`.
-public struct ModuleLibrary: Sendable, Equatable {
+public struct ModuleLibrary: Sendable {
     public let name: String
     public let folder: URL
-    public init(name: String, folder: URL) {
+    /// Called with a module's path inside `folder` and its bytes before it is loaded;
+    /// throws to refuse it (a file that no longer matches its pin).
+    public let check: (@Sendable (String, Data) throws -> Void)?
+    public init(name: String, folder: URL, check: (@Sendable (String, Data) throws -> Void)? = nil) {
         self.name = name
         self.folder = folder
+        self.check = check
     }
 }
 
