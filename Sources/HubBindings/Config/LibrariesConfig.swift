@@ -7,13 +7,16 @@ import ScriptHost
 /// file's folder). `require("ops.offboarding")` looks in the recipe's own folder first
 /// (`ops/offboarding.lua`), then in library `ops`'s folder (`offboarding.lua`).
 public enum LibrariesConfig {
-    /// The libraries of the configuration `explicit` or the search order finds; none
-    /// without a configuration file. Every folder must exist.
+    /// The libraries of the configuration `explicit` or the search order finds, their
+    /// pins checked; none without a configuration file. Every folder must exist.
     public static func load(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                             currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> [ModuleLibrary] {
-        guard let file = try HubConfig.locate(explicit: explicit, environment: environment,
-                                              currentDirectory: currentDirectory) else { return [] }
-        return try pinned(try parse(try HubConfig.evaluate(file: file), file: file), config: file)
+        // A configuration that cannot be found or read is not this function's to report:
+        // the run reads it again to connect, before anything runs, and reports it there.
+        guard let file = try? HubConfig.locate(explicit: explicit, environment: environment,
+                                               currentDirectory: currentDirectory),
+              let value = try? HubConfig.evaluate(file: file) else { return [] }
+        return try pinned(try parse(value, file: file), config: file)
     }
 
     /// The libraries with their pins checked: now, every file against `hubscript.lock`

@@ -10,7 +10,8 @@ private struct LibrarySelection {
     let selected: Set<String>
     let lockURL: URL
 
-    init(config: String?, names: [String], command: String) throws {
+    init(_ arguments: ParsedArguments, command: String) throws {
+        let config = arguments.value("config"), names = arguments.positionals
         guard let (file, libraries) = try LibrariesConfig.unpinned(explicit: config), !libraries.isEmpty else {
             throw UsageError("the configuration has no libraries (libraries = { name = \"folder\" }); nothing to \(command)")
         }
@@ -22,6 +23,15 @@ private struct LibrarySelection {
         selected = Set(names.isEmpty ? known : names)
         lockURL = LibraryLock.url(besideConfig: file)
     }
+
+    /// The selected libraries' files now, and how they differ from `lock`.
+    func compare(with lock: LibraryLock) throws -> (now: LibraryLock, changes: [String]) {
+        let now = try LibraryLock.current(libraries.filter { selected.contains($0.name) })
+        return (now, lock.changes(to: now, libraries: selected))
+    }
+
+    var shownLock: String { DisplayPath.relative(lockURL) }
+    var shownNames: String { selected.sorted().joined(separator: ", ") }
 }
 
 /// `hubscript trust [LIB…]`: pins the libraries' files as they are now in hubscript.lock.
@@ -39,25 +49,20 @@ struct TrustCommand: Command {
         a library file no longer matches its pin; hubscript verify checks them all.
         """)
 
-    let config: String?
-    let names: [String]
+    let arguments: ParsedArguments
 
-    init(_ arguments: ParsedArguments) throws {
-        config = arguments.value("config")
-        names = arguments.positionals
-    }
+    init(_ arguments: ParsedArguments) throws { self.arguments = arguments }
 
     func run() throws -> Int32 {
-        let selection = try LibrarySelection(config: config, names: names, command: "trust")
+        let selection = try LibrarySelection(arguments, command: "trust")
         let old = try LibraryLock.read(selection.lockURL) ?? LibraryLock()
-        let now = try LibraryLock.current(selection.libraries.filter { selection.selected.contains($0.name) })
-        let changes = old.changes(to: now, libraries: selection.selected)
+        let (now, changes) = try selection.compare(with: old)
         var lock = old
         lock.pins = lock.pins.filter { !selection.selected.contains(String($0.key.prefix { $0 != "/" })) }
         lock.pins.merge(now.pins) { $1 }
         try lock.write(to: selection.lockURL)
         for line in changes { Console.out(line + "\n") }
-        Console.out("trusted \(selection.selected.sorted().joined(separator: ", ")): \(now.pins.count) files pinned in \(DisplayPath.relative(selection.lockURL))\n")
+        Console.out("trusted \(selection.shownNames): \(now.pins.count) files pinned in \(selection.shownLock)\n")
         return ExitCode.success
     }
 }
@@ -75,28 +80,23 @@ struct VerifyCommand: Command {
         matches, 1 if anything differs or no hubscript.lock exists.
         """)
 
-    let config: String?
-    let names: [String]
+    let arguments: ParsedArguments
 
-    init(_ arguments: ParsedArguments) throws {
-        config = arguments.value("config")
-        names = arguments.positionals
-    }
+    init(_ arguments: ParsedArguments) throws { self.arguments = arguments }
 
     func run() throws -> Int32 {
-        let selection = try LibrarySelection(config: config, names: names, command: "verify")
+        let selection = try LibrarySelection(arguments, command: "verify")
         guard let lock = try LibraryLock.read(selection.lockURL) else {
-            Console.out("no \(DisplayPath.relative(selection.lockURL)): the libraries were never trusted (run hubscript trust)\n")
+            Console.out("no \(selection.shownLock): the libraries were never trusted (run hubscript trust)\n")
             return ExitCode.recipeFailed
         }
-        let now = try LibraryLock.current(selection.libraries.filter { selection.selected.contains($0.name) })
-        let changes = lock.changes(to: now, libraries: selection.selected)
+        let (now, changes) = try selection.compare(with: lock)
         for line in changes { Console.out(line + "\n") }
         if changes.isEmpty {
-            Console.out("ok: \(now.pins.count) files of \(selection.selected.sorted().joined(separator: ", ")) match \(DisplayPath.relative(selection.lockURL))\n")
+            Console.out("ok: \(now.pins.count) files of \(selection.shownNames) match \(selection.shownLock)\n")
             return ExitCode.success
         }
-        Console.out("\(changes.count) difference\(changes.count == 1 ? "" : "s") from \(DisplayPath.relative(selection.lockURL))\n")
+        Console.out("\(changes.count) difference\(changes.count == 1 ? "" : "s") from \(selection.shownLock)\n")
         return ExitCode.recipeFailed
     }
 }
