@@ -31,6 +31,8 @@ final class RecipeTestRunnerTests: CLITestCase {
           expect(r.output[1]).to_match("^hello world")
         end)
         """)
+        // Hidden folders (.build, .git) are not searched.
+        try folder.write(".build/stale_test.lua", "error('a hidden folder was searched')\n")
         assertResult(try hubscript("test"), stdout: """
         ok   hello_test.lua: greets
         ok   hello_test.lua: reads but never writes

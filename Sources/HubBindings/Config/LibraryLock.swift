@@ -29,17 +29,12 @@ public struct LibraryLock: Sendable, Equatable {
     public static func current(_ libraries: [ModuleLibrary]) throws -> LibraryLock {
         var lock = LibraryLock()
         for library in libraries {
-            for relative in try luaFiles(in: library.folder) {
+            for relative in LuaFiles.below(library.folder) {
                 let url = library.folder.appendingPathComponent(relative)
                 lock.pins[library.name + "/" + relative] = pin(of: try Data(contentsOf: url), url: url)
             }
         }
         return lock
-    }
-
-    static func luaFiles(in folder: URL) throws -> [String] {
-        let all = FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []
-        return all.filter { $0.hasSuffix(".lua") }.sorted()
     }
 
     static func pin(of data: Data, url: URL) -> Pin {

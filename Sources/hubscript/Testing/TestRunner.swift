@@ -97,7 +97,8 @@ final class TestSession: @unchecked Sendable {
 
 /// Finds and runs `*_test.lua` files.
 enum TestRunner {
-    /// `*_test.lua` files under `paths` (folders recursively, sorted), in the order given.
+    /// `*_test.lua` files under `paths` (folders recursively, sorted, hidden folders
+    /// skipped), in the order given.
     static func files(in paths: [String]) throws -> [String] {
         var found: [String] = []
         for path in paths {
@@ -106,13 +107,9 @@ enum TestRunner {
                 throw UsageError("no such file or folder: \(path)")
             }
             if !isFolder.boolValue { found.append(path); continue }
-            var inFolder: [String] = []
-            let enumerator = FileManager.default.enumerator(atPath: path)
-            while let relative = enumerator?.nextObject() as? String {
-                guard relative.hasSuffix("_test.lua") else { continue }
-                inFolder.append(path == "." ? relative : (path.hasSuffix("/") ? path + relative : path + "/" + relative))
-            }
-            found += inFolder.sorted()
+            let prefix = path == "." ? "" : path.hasSuffix("/") ? path : path + "/"
+            found += LuaFiles.below(URL(fileURLWithPath: path, isDirectory: true))
+                .filter { $0.hasSuffix("_test.lua") }.map { prefix + $0 }
         }
         return found
     }
