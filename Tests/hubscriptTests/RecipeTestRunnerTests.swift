@@ -178,7 +178,12 @@ final class RecipeTestRunnerTests: CLITestCase {
         next: edit rotate-keys.lua, then run hubscript test rotate-keys_test.lua
 
         """, stderr: "", exitCode: 0)
-        assertResult(try hubscript("check", "rotate-keys.lua"), stdout: "ok   rotate-keys.lua\n", stderr: "", exitCode: 0)
+        assertResult(try hubscript("check", "rotate-keys.lua", "rotate-keys_test.lua"), stdout: """
+        ok   rotate-keys.lua
+        ok   rotate-keys_test.lua
+        2 passed, 0 failed
+
+        """, stderr: "", exitCode: 0)
         assertResult(try hubscript("test"), stdout: """
         ok   rotate-keys_test.lua: prints the user's status
         ok   rotate-keys_test.lua: refuses a user that does not exist
