@@ -13,6 +13,10 @@ final class CLITests: CLITestCase {
     SUBCOMMANDS:
       run         Run a recipe.
       check       Check recipes' syntax and manifests without running them.
+      test        Run recipe tests (*_test.lua) against fresh in-memory sandboxes.
+      new         Create a recipe (NAME.lua) and its test (NAME_test.lua) from a template.
+      trust       Pin the configuration's libraries (SHA-256 of every file) in hubscript.lock.
+      verify      Check the configuration's libraries against hubscript.lock (exit 0 or 1, for CI).
       describe    Show a recipe's manifest: parameters, permissions, limits.
       plan        Run a recipe with reads live and writes recorded, not sent; print or save the plan.
       apply       Apply a saved plan: run its recipe again, sending only the planned writes.

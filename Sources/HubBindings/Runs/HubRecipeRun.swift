@@ -17,6 +17,8 @@ public struct HubRunRequest: Sendable {
     public var timeout: Double?
     /// Folders `require` may load from.
     public var libraryFolders: [URL] = []
+    /// The configuration's named libraries (`require("ops.x")`).
+    public var libraries: [ModuleLibrary] = []
     /// Where `export.*` writes (`--out`); default: `runs/<run id>/` in the state directory.
     public var outputFolder: URL?
     /// Progress bars (`progress(…)`); default: on stderr when it is a terminal.
@@ -342,6 +344,7 @@ struct Pass {
         configuration.limits = prepared.manifest.limits.applied(to: RunLimits())
         if let timeout = request.timeout { configuration.limits.timeoutSeconds = timeout }
         configuration.libraryFolders = request.libraryFolders
+        configuration.libraries = request.libraries
         let environment = HubRunEnvironment(runID: runID, prepared: prepared, output: output, context: context,
                                             secrets: request.secrets)
         configuration.plugins = [

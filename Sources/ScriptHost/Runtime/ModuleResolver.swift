@@ -7,11 +7,17 @@ import Foundation
 /// folder it was found in; binary chunks are refused.
 public struct ModuleResolver: Sendable {
     public let folders: [URL]
+    /// Named libraries (the configuration's `libraries`): `require("ops.x")` finds
+    /// `x.lua` in library `ops`'s folder, after the folders.
+    public let libraries: [ModuleLibrary]
     /// The largest module file `require` reads (a module is code, not data).
     public static let maxModuleBytes = 8 << 20
 
-    public init(folders: [URL]) {
+    public init(folders: [URL], libraries: [ModuleLibrary] = []) {
         self.folders = folders.map { $0.standardizedFileURL.resolvingSymlinksInPath() }
+        self.libraries = libraries.map {
+            ModuleLibrary(name: $0.name, folder: $0.folder.standardizedFileURL.resolvingSymlinksInPath(), check: $0.check)
+        }
     }
 
     public struct Module: Sendable {
@@ -29,8 +35,15 @@ public struct ModuleResolver: Sendable {
                 "require: '\(name)' is not a module name (use dot-separated names like 'lib.users'; paths are not allowed)")
         }
         let relative = name.replacingOccurrences(of: ".", with: "/")
+        var places = folders.map { (folder: $0, relative: relative, library: ModuleLibrary?.none) }
+        let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+        if parts.count == 2 {
+            for library in libraries where library.name == parts[0] {
+                places.append((library.folder, parts[1].replacingOccurrences(of: ".", with: "/"), library))
+            }
+        }
         var tried: [String] = []
-        for folder in folders {
+        for (folder, relative, library) in places {
             for candidate in ["\(relative).lua", "\(relative)/init.lua"] {
                 let url = folder.appendingPathComponent(candidate).resolvingSymlinksInPath()
                 tried.append(folder.appendingPathComponent(candidate).path)
@@ -39,6 +52,7 @@ public struct ModuleResolver: Sendable {
                     throw ScriptMessageError("require: '\(name)' resolves outside the library folder \(folder.path)")
                 }
                 let data = try read(url, module: name)
+                try library?.check?(candidate, data)
                 if data.first == 0x1B {
                     throw ScriptMessageError("require: '\(name)' (\(displayPath(url))) is a binary chunk; only Lua source text can be loaded")
                 }
@@ -65,6 +79,20 @@ public struct ModuleResolver: Sendable {
         do { return try Data(contentsOf: url) } catch {
             throw ScriptMessageError("require: cannot read '\(name)' (\(displayPath(url))): \(RecipeFile.reason(error))")
         }
+    }
+}
+
+/// A library of the configuration: `name` prefixes the modules found in `folder`.
+public struct ModuleLibrary: Sendable {
+    public let name: String
+    public let folder: URL
+    /// Called with a module's path inside `folder` and its bytes before it is loaded;
+    /// throws to refuse it (a file that no longer matches its pin).
+    public let check: (@Sendable (String, Data) throws -> Void)?
+    public init(name: String, folder: URL, check: (@Sendable (String, Data) throws -> Void)? = nil) {
+        self.name = name
+        self.folder = folder
+        self.check = check
     }
 }
 

@@ -74,7 +74,9 @@ base.print = function(...)
   host.write_stdout(concat(parts, "\t"))
 end
 
-local loaded, loading = {}, {}
+-- A standard library's name always means the built-in library, never a file that
+-- shares it (a utf8.lua beside the recipe does not shadow utf8).
+local loaded, loading = { string = string, table = table, math = math, utf8 = utf8, coroutine = coroutine }, {}
 -- Clears a module's "loading" mark however its body ends (an error included), so a
 -- failed require can be retried and reports its own error, not a false cycle.
 local loading_guard = { __close = function(guard) loading[guard.name] = nil end }

@@ -40,6 +40,8 @@ public struct RunConfiguration: Sendable {
     public var plugins: [Plugin] = []
     /// Folders `require` may load from, searched after the recipe's own folder.
     public var libraryFolders: [URL] = []
+    /// Named libraries (`require("ops.x")`), searched after `libraryFolders`.
+    public var libraries: [ModuleLibrary] = []
     public var output: any ScriptOutput
     /// Consulted before every gated function call; throw to refuse the call.
     public var gate: (@Sendable (ScriptFunction) throws -> Void)?
@@ -96,7 +98,8 @@ public enum ScriptRuntime {
                                start: Double) throws -> LuaVM {
         let output = configuration.output
         let resolver = ModuleResolver(
-            folders: [recipe.url.deletingLastPathComponent()] + configuration.libraryFolders)
+            folders: [recipe.url.deletingLastPathComponent()] + configuration.libraryFolders,
+            libraries: configuration.libraries)
         let host = [
             ScriptFunction("write_stdout") { call in
                 // print hands over the Lua string's bytes as they are, without a copy (a

@@ -68,6 +68,7 @@ struct RunCommand: Command {
             launcher.request.maxWrites = n
         }
         launcher.request.libraryFolders = arguments.all("lib").map { URL(fileURLWithPath: $0) }
+        launcher.request.libraries = try LibrariesConfig.load(explicit: launcher.common.config)
         launcher.request.outputFolder = arguments.value("out").map { URL(fileURLWithPath: $0, isDirectory: true) }
         return launcher
     }

@@ -1,0 +1,138 @@
+import Foundation
+import HubBindings
+import HubClient
+import HubSandbox
+import ScriptHost
+
+/// One case's outcome.
+struct TestCaseResult: Sendable {
+    let file: String
+    let name: String
+    let ok: Bool
+    let message: String?
+}
+
+/// What one test file's run shares with its bindings: the sandboxes it made, where
+/// recipes are found (relative to the test file), and where results go.
+final class TestSession: @unchecked Sendable {
+    let file: String
+    let state: StateDirectory
+    private let lock = NSLock()
+    private var sandboxes: [TestSandbox] = []
+    private(set) var results: [TestCaseResult] = []
+    private let onResult: @Sendable (TestCaseResult) -> Void
+
+    init(file: String, state: StateDirectory, onResult: @escaping @Sendable (TestCaseResult) -> Void) {
+        self.file = file
+        self.state = state
+        self.onResult = onResult
+    }
+
+    func report(name: String, ok: Bool, message: String?) {
+        let result = TestCaseResult(file: file, name: name, ok: ok, message: message)
+        lock.withLock { results.append(result) }
+        onResult(result)
+    }
+
+    /// A recipe path as the test names it: relative to the test file's folder.
+    /// Kept relative when the test file's path is, so messages read `recipes/x.lua:3:`.
+    func resolve(_ path: String) -> String {
+        let dir = (file as NSString).deletingLastPathComponent
+        return path.hasPrefix("/") || dir.isEmpty ? path : dir + "/" + path
+    }
+
+    func newSandbox(_ options: ScriptValue) throws -> Int {
+        let known: Set<String> = ["users", "audit_events", "fixtures"]
+        if case .object(let fields) = options, let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
+            throw ScriptMessageError("test.sandbox: unknown option '\(unknown)' (options: users, audit_events, fixtures)")
+        }
+        let fixtures = try Self.fixtures(options["fixtures"])
+        let sandbox: TestSandbox
+        do {
+            sandbox = try TestSandbox(users: Int(options["users"].intValue ?? 3),
+                                      auditEvents: Int(options["audit_events"].intValue ?? 0),
+                                      fixtures: fixtures, state: state)
+        } catch let e as FixtureError {
+            throw ScriptMessageError("test.sandbox: \(e.message)")
+        }
+        return lock.withLock {
+            sandboxes.append(sandbox)
+            return sandboxes.count
+        }
+    }
+
+    func sandbox(_ id: Int64) throws -> TestSandbox {
+        try lock.withLock {
+            guard id >= 1, id <= sandboxes.count else { throw ScriptMessageError("not a sandbox made by test.sandbox") }
+            return sandboxes[Int(id) - 1]
+        }
+    }
+
+    static func fixtures(_ value: ScriptValue) throws -> FixtureRows {
+        let tables = try TestPlugins.object(value, what: "fixtures")
+        if let unknown = tables.keys.sorted().first(where: { !["users", "entitlements", "audit_events"].contains($0) }) {
+            throw ScriptMessageError("test.sandbox: unknown fixtures table '\(unknown)' (tables: users, entitlements, audit_events)")
+        }
+        func rows(_ name: String) throws -> [[String: String]] {
+            let list: [ScriptValue]
+            switch tables[name] ?? .nilValue {
+            case .nilValue: return []
+            case .array(let items): list = items
+            case .object(let o) where o.isEmpty: return []
+            default: throw ScriptMessageError("fixtures.\(name) must be a list of tables")
+            }
+            return try list.enumerated().map { index, row in
+                try TestPlugins.object(row, what: "fixtures.\(name)[\(index + 1)]").mapValues { value in
+                    if case .object = value {
+                        return try JSONCodec.encode(value)
+                    }
+                    return try TestPlugins.text(value, what: "fixtures.\(name)[\(index + 1)]")
+                }
+            }
+        }
+        return FixtureRows(users: try rows("users"), entitlements: try rows("entitlements"),
+                           auditEvents: try rows("audit_events"))
+    }
+}
+
+/// Finds and runs `*_test.lua` files.
+enum TestRunner {
+    /// `*_test.lua` files under `paths` (folders recursively, sorted, hidden folders
+    /// skipped), in the order given.
+    static func files(in paths: [String]) throws -> [String] {
+        var found: [String] = []
+        for path in paths {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+                throw UsageError("no such file or folder: \(path)")
+            }
+            if !isFolder.boolValue { found.append(path); continue }
+            let prefix = path == "." ? "" : path.hasSuffix("/") ? path : path + "/"
+            found += LuaFiles.below(URL(fileURLWithPath: path, isDirectory: true))
+                .filter { $0.hasSuffix("_test.lua") }.map { prefix + $0 }
+        }
+        return found
+    }
+
+    /// Runs one test file; the cases it reported (streamed to `onResult` as they end),
+    /// and the error that ended the file early, if any.
+    static func run(file: String, state: StateDirectory,
+                    onResult: @escaping @Sendable (TestCaseResult) -> Void) -> (cases: [TestCaseResult], error: String?) {
+        let session = TestSession(file: file, state: state, onResult: onResult)
+        let recipe: RecipeFile
+        do { recipe = try RecipeFile(path: file) } catch { return ([], "\(error)") }
+        let output = MemoryOutput()
+        var configuration = RunConfiguration(output: output)
+        configuration.plugins = [JSONPlugin.make(), LogPlugin.make(output: output), TimePlugin.make()]
+            + TestPlugins.make(session: session)
+        let report = ScriptRuntime.run(recipe, configuration: configuration)
+        var error: String?
+        if let failure = report.failure {
+            let location = failure.location.map { $0 + ": " } ?? ""
+            error = location + failure.message
+        } else if session.results.isEmpty {
+            error = "no test cases (declare them with test.case(\"name\", function() … end))"
+        }
+        return (session.results, error)
+    }
+}

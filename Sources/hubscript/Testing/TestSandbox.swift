@@ -1,0 +1,185 @@
+import Foundation
+import HTTPKit
+import HubBindings
+import HubClient
+import HubSandbox
+import ScriptHost
+
+/// One `test.sandbox{…}`: a fresh in-memory built-in sandbox (Hub and Dispatch), its own
+/// in-memory journal, and the runs made against it. Recipes run through the real
+/// `HubRecipeRun` path, as `hubscript run` does, with the built-in sandbox profile.
+final class TestSandbox: @unchecked Sendable {
+    let hub: HubSandbox
+    let dispatch: StoredDispatchSandbox
+    let journal: Journal
+    let connection: HubConnection
+    let state: StateDirectory
+    /// Plans made with `mode = "plan"`, by run id, for `mode = "apply"`.
+    private let lock = NSLock()
+    private var plans: [String: Plan] = [:]
+
+    /// `users`: how many users in all (at least the 3 fixed accounts); `auditEvents`:
+    /// generated audit events besides the fixed history.
+    init(users: Int, auditEvents: Int, fixtures: FixtureRows, state: StateDirectory) throws {
+        hub = try HubSandbox(options: SandboxOptions(storage: .memory, scale: .init(users: max(3, users), auditEvents: auditEvents),
+                                                     rateLimits: .off))
+        if !fixtures.isEmpty { try hub.insert(fixtures) }
+        dispatch = try StoredDispatchSandbox(storage: .memory)
+        journal = try Journal.inMemory()
+        self.state = state
+        connection = try HubConnection.open(config: .empty, profile: nil, state: state,
+                                            embeddedHub: Opener(hub: hub), warn: { _ in })
+    }
+
+    struct Opener: EmbeddedHubOpener {
+        let hub: HubSandbox
+        var apiKeyID: String { SandboxFixtures.jobsKeyId }
+        var apiKeySecret: String { SandboxFixtures.jobsKeySecret }
+        func transport(state: StateDirectory) -> any HubTransport {
+            InProcessTransport(handler: { [hub] in hub.handle($0) })
+        }
+    }
+
+    struct RunOptions {
+        var mode = "run"
+        var killAfterWrites: Int?
+        var planRunID: String?
+        var resume: String?
+    }
+
+    /// Runs `path` with `params`; the result as the test sees it (`s:run`, `s:resume`).
+    func run(path: String, params: [String: ScriptValue], options: RunOptions) throws -> ScriptValue {
+        let prepared: PreparedRecipe
+        do { prepared = try PreparedRecipe(path: path, paramValues: params) } catch {
+            return Self.setupFailure("\(error)", exitCode: 2)
+        }
+        if let problem = NeedsCheck.problem(in: prepared.file, manifest: prepared.manifest) {
+            return Self.setupFailure(problem, exitCode: 2)
+        }
+        var request = HubRunRequest()
+        switch options.mode {
+        case "run": request.mode = .run
+        case "plan": request.mode = .plan
+        case "apply":
+            guard let id = options.planRunID, let plan = lock.withLock({ plans[id] }) else {
+                throw ScriptMessageError("s:run: mode \"apply\" needs plan = the result of a run with mode = \"plan\" in this sandbox")
+            }
+            request.mode = .apply(plan)
+        default:
+            throw ScriptMessageError("s:run: mode must be \"run\", \"plan\" or \"apply\", got \"\(options.mode)\"")
+        }
+        request.runID = options.resume
+        // A resume is not bounded by the stop that modelled the kill (the journal keeps it).
+        if options.resume != nil { request.maxWrites = Int(Int32.max) }
+        if let n = options.killAfterWrites { request.maxWrites = n }
+        request.outputFolder = try state.folder("runs").appendingPathComponent(UUID().uuidString, isDirectory: true)
+        request.progress = MemoryProgressReporter()
+        let dispatch = self.dispatch
+        request.dispatch = DispatchTarget(profile: connection.profileName, endpoint: .sandbox(open: {
+            ({ dispatch.handle($0) }, DispatchOptions.sandboxMachineToken)
+        }))
+        let output = MemoryOutput()
+        let outcome: HubRunOutcome
+        do {
+            outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
+                                               state: state, output: output)
+        } catch let denied as HubGate.Denied {
+            return Self.setupFailure(denied.description, exitCode: 3, code: "capability_denied")
+        } catch let refusal as PlanRefusal {
+            return Self.setupFailure(refusal.message, exitCode: 4)
+        } catch {
+            return Self.setupFailure("\(error)", exitCode: 2)
+        }
+        if let plan = outcome.plan { lock.withLock { plans[outcome.runID] = plan } }
+        var result: [String: ScriptValue] = [
+            "exit_code": .integer(Int64(outcome.exitCode)),
+            "run_id": .string(outcome.runID),
+            "output": .array(output.lines.map(ScriptValue.string)),
+            "logs": .array(output.logs.map { .object(["level": .string($0.level.rawValue), "message": .string($0.message)]) }),
+            "writes": .integer(Int64(outcome.counts.writes)),
+            "replayed": .integer(Int64(outcome.counts.replayed)),
+            "planned": .integer(Int64(outcome.counts.planned)),
+            "reads": .integer(Int64(outcome.counts.reads)),
+            "exports": .array(outcome.exports.map { .object(["name": .string($0.name), "rows": .integer(Int64($0.rows))]) }),
+        ]
+        if let plan = outcome.plan {
+            result["plan"] = .object([
+                "run_id": .string(plan.runID),
+                "writes": .array(plan.writes.map {
+                    .object(["method": .string($0.method), "path": .string($0.path), "summary": .string($0.summary),
+                             "key": .string($0.key)])
+                }),
+            ])
+        }
+        if let failure = outcome.failure {
+            result["failure"] = Self.failure(failure)
+            if options.killAfterWrites != nil, case .limit(.host) = failure.kind { result["killed"] = .bool(true) }
+        }
+        return .object(result)
+    }
+
+    static func failure(_ failure: ScriptFailure) -> ScriptValue {
+        var fields: [String: ScriptValue] = [
+            "kind": .string(RunReporter.kindName(failure.kind)), "message": .string(failure.message),
+        ]
+        if let code = failure.structured?["code"].stringValue { fields["code"] = .string(code) }
+        if let location = failure.location { fields["location"] = .string(location) }
+        return .object(fields)
+    }
+
+    /// A run that could not start: what `hubscript run` reports with `error` and its exit code.
+    static func setupFailure(_ message: String, exitCode: Int32, code: String? = nil) -> ScriptValue {
+        var failure: [String: ScriptValue] = ["kind": .string(exitCode == 4 ? "limit.host" : "host"), "message": .string(message)]
+        if let code { failure["code"] = .string(code) }
+        return .object(["exit_code": .integer(Int64(exitCode)), "output": .array([]), "writes": .integer(0),
+                        "replayed": .integer(0), "planned": .integer(0), "failure": .object(failure)])
+    }
+
+    // MARK: Reads for assertions
+
+    /// `GET path` as the sandbox's jobs key; the decoded body (or its `error`, as data).
+    func get(_ path: String, query: [(String, String)] = []) throws -> ScriptValue {
+        var target = path.hasPrefix("/") ? path : "/" + path
+        if !query.isEmpty {
+            var components = URLComponents()
+            components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) }
+            target += "?" + (components.percentEncodedQuery ?? "")
+        }
+        let request = HTTPRequestMessage(method: "GET", target: target,
+                                         headers: HTTPHeaders([("Authorization", "Bearer \(SandboxFixtures.jobsKeySecret)"),
+                                                                   ("Substratal-Version", "1")]),
+                                         body: Data())
+        let response = hub.handle(request)
+        let body = response.body.isEmpty ? ScriptValue.null : try JSONCodec.decode(response.body)
+        if response.status == 404 { return .nilValue }
+        guard (200..<300).contains(response.status) else {
+            throw ScriptMessageError("s:get \(target): the sandbox answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+        }
+        return body
+    }
+
+    /// Every item of a list endpoint, following `page.next_cursor`.
+    func list(_ path: String, query: [(String, String)]) throws -> ScriptValue {
+        var items: [ScriptValue] = []
+        var cursor: String?
+        repeat {
+            var q = query + [("limit", "100")]
+            if let cursor { q.append(("cursor", cursor)) }
+            let page = try get(path, query: q)
+            guard case .array(let data) = page["data"] else {
+                throw ScriptMessageError("s:list \(path): not a list endpoint (no data array in the answer)")
+            }
+            items += data
+            cursor = page["page"]["next_cursor"].stringValue
+        } while cursor != nil
+        return .array(items)
+    }
+
+    /// Notifications the sandbox Dispatch accepted, oldest first (replays not repeated).
+    func dispatchSent() throws -> ScriptValue {
+        .array(try dispatch.sentNotifications().map {
+            .object(["id": .string($0.id), "title": .string($0.title), "body": .string($0.body),
+                     "key": $0.idempotencyKey.map(ScriptValue.string) ?? .null])
+        })
+    }
+}

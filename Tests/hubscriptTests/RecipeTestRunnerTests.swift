@@ -1,0 +1,323 @@
+import Foundation
+import XCTest
+
+/// Issue 12: `hubscript test` (recipe tests against fresh sandboxes), `hubscript new`,
+/// and `require` of a standard library's name.
+final class RecipeTestRunnerTests: CLITestCase {
+    /// A recipe making three writes, whatever it reads: three users suspended.
+    static let threeWrites = """
+    recipe { name = "three", needs = { "users.list", "users.manage" } }
+    for _, id in ipairs { "usr_ada", "usr_support", "usr_temp" } do
+      hub.users.suspend(id, { reason = "test" })
+    end
+    print("done")
+    """
+
+    func testPassingFile() throws {
+        try folder.write("hello.lua", """
+        recipe { name = "hello", params = { who = { type = "string", default = "world" } }, needs = { "users.list" } }
+        local user = hub.users.get("usr_ada")
+        print("hello " .. params.who .. " from " .. user.email)
+        """)
+        try folder.write("hello_test.lua", """
+        test.case("greets", function()
+          local r = test.sandbox{}:run("hello.lua", { who = "tests" })
+          expect(r).to_succeed()
+          expect(r.output).to_equal { "hello tests from ada@example.com" }
+        end)
+        test.case("reads but never writes", function()
+          local r = test.sandbox{}:run("hello.lua")
+          expect(r.writes).to_be(0)
+          expect(r.output[1]).to_match("^hello world")
+        end)
+        """)
+        // Hidden folders (.build, .git) are not searched.
+        try folder.write(".build/stale_test.lua", "error('a hidden folder was searched')\n")
+        assertResult(try hubscript("test"), stdout: """
+        ok   hello_test.lua: greets
+        ok   hello_test.lua: reads but never writes
+        2 passed, 0 failed
+
+        """, stderr: "", exitCode: 0)
+    }
+
+    func testFailingAssertionShowsBothValuesAndTheTestLine() throws {
+        try folder.write("t/count_test.lua", """
+        test.case("adds", function()
+          expect(1 + 1).to_be(2)
+        end)
+        test.case("counts", function()
+          expect(#{ 1, 2, 3 }).to_be(2)
+        end)
+        test.case("deep", function()
+          expect({ a = { b = 1 }, c = "x" }).to_equal { a = { b = 2 }, c = "x" }
+        end)
+        test.case("contains", function()
+          expect({ "a", "b" }).to_contain("c")
+        end)
+        """)
+        assertResult(try hubscript("test", "t"), stdout: """
+        ok   t/count_test.lua: adds
+        FAIL t/count_test.lua: counts
+             t/count_test.lua:5: expected 2, got 3
+        FAIL t/count_test.lua: deep
+             t/count_test.lua:8: values differ at .a.b: expected 2, got 1
+               expected {a = {b = 2}, c = "x"}
+               got      {a = {b = 1}, c = "x"}
+        FAIL t/count_test.lua: contains
+             t/count_test.lua:11: expected {"a", "b"} to contain "c"
+        1 passed, 3 failed
+
+        """, stderr: "", exitCode: 1)
+    }
+
+    func testRecipeErrorInsideATest() throws {
+        try folder.write("boom.lua", """
+        recipe { name = "boom" }
+        error("boom: nothing to do")
+        """)
+        try folder.write("boom_test.lua", """
+        test.case("expects success", function()
+          local r = test.sandbox{}:run("boom.lua")
+          expect(r).to_succeed()
+        end)
+        test.case("expects the failure", function()
+          local r = test.sandbox{}:run("boom.lua")
+          expect(r).to_fail_with(1)
+          expect(r.failure.message).to_be("boom.lua:2: boom: nothing to do")
+        end)
+        test.case("test code that errors", function()
+          local missing
+          return missing.field
+        end)
+        """)
+        assertResult(try hubscript("test", "boom_test.lua"), stdout: """
+        FAIL boom_test.lua: expects success
+             boom_test.lua:3: expected the run to succeed, got exit code 1: boom.lua:2: boom: nothing to do
+        ok   boom_test.lua: expects the failure
+        FAIL boom_test.lua: test code that errors
+             boom_test.lua:12: attempt to index a nil value (local 'missing')
+        1 passed, 2 failed
+
+        """, stderr: "", exitCode: 1)
+    }
+
+    func testKillAfterWritesThenResumeMakesEachWriteOnce() throws {
+        try folder.write("three.lua", Self.threeWrites)
+        try folder.write("three_test.lua", """
+        test.case("kill after 2 writes, resume", function()
+          local s = test.sandbox{ fixtures = { users = { { id = "usr_temp", email = "temp@example.com" } } } }
+          local first = s:run("three.lua", {}, { kill_after_writes = 2 })
+          expect(first.killed).to_be(true)
+          expect(first.exit_code).to_be(4)
+          expect(first.writes).to_be(2)
+          expect(first.output).to_equal {}
+          expect(s:get("/users/usr_support").status).to_be("suspended")
+          expect(s:get("/users/usr_temp").status).to_be("active")
+          local again = s:resume(first.run_id)
+          expect(again).to_succeed()
+          expect(again.run_id).to_be(first.run_id)
+          expect(again.replayed).to_be(2)
+          expect(again.writes).to_be(1)
+          expect(#s:list("/audit-events", { action = "user.suspended", target_user_id = "usr_ada" })).to_be(1)
+          expect(#s:list("/audit-events", { action = "user.suspended", target_user_id = "usr_support" })).to_be(1)
+          expect(#s:list("/audit-events", { action = "user.suspended", target_user_id = "usr_temp" })).to_be(1)
+        end)
+        test.case("plan mode writes nothing", function()
+          local s = test.sandbox{ fixtures = { users = { { id = "usr_temp", email = "temp@example.com" } } } }
+          local r = s:run("three.lua", {}, { mode = "plan" })
+          expect(r).to_succeed()
+          expect(r.writes).to_be(0)
+          expect(r.planned).to_be(3)
+          expect(#r.plan.writes).to_be(3)
+          expect(s:get("/users/usr_ada").status).to_be("active")
+          expect(#s:list("/audit-events", { action = "user.suspended", since = "2020-01-01T00:00:00Z" })).to_be(0)
+        end)
+        """)
+        assertResult(try hubscript("test", "three_test.lua"), stdout: """
+        ok   three_test.lua: kill after 2 writes, resume
+        ok   three_test.lua: plan mode writes nothing
+        2 passed, 0 failed
+
+        """, stderr: "", exitCode: 0)
+    }
+
+    func testJSONAndFileErrors() throws {
+        try folder.write("a_test.lua", """
+        test.case("passes", function() expect(true).to_be(true) end)
+        """)
+        try folder.write("b_test.lua", "test.case(\"x\", function()\n")
+        let result = try hubscript("test", "--json")
+        XCTAssertEqual(result.exitCode, 1)
+        let events = result.stdout.split(separator: "\n").map {
+            try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        XCTAssertEqual(events.map { $0["type"] as? String }, ["test", "test", "summary"])
+        XCTAssertEqual(events[0]["name"] as? String, "passes")
+        XCTAssertEqual(events[0]["ok"] as? Bool, true)
+        XCTAssertEqual(events[1]["file"] as? String, "b_test.lua")
+        XCTAssertEqual(events[1]["ok"] as? Bool, false)
+        XCTAssertTrue((events[1]["message"] as? String ?? "").hasPrefix("b_test.lua:"), "\(events[1])")
+        XCTAssertEqual(events[2]["passed"] as? Int, 1)
+        XCTAssertEqual(events[2]["failed_tests"] as? Int, 1)
+        XCTAssertEqual(events[2]["exit_code"] as? Int, 1)
+    }
+
+    func testNoTestFilesIsAUsageError() throws {
+        assertResult(try hubscript("test"), stdout: "", stderr: """
+        hubscript test: no *_test.lua files in .
+        Run 'hubscript test --help' for usage.
+
+        """, exitCode: 2)
+    }
+
+    func testNewCreatesARecipeAndTestThatPass() throws {
+        assertResult(try hubscript("new", "rotate-keys"), stdout: """
+        created rotate-keys.lua
+        created rotate-keys_test.lua
+        next: edit rotate-keys.lua, then run hubscript test rotate-keys_test.lua
+
+        """, stderr: "", exitCode: 0)
+        assertResult(try hubscript("check", "rotate-keys.lua", "rotate-keys_test.lua"), stdout: """
+        ok   rotate-keys.lua
+        ok   rotate-keys_test.lua
+        2 passed, 0 failed
+
+        """, stderr: "", exitCode: 0)
+        assertResult(try hubscript("test"), stdout: """
+        ok   rotate-keys_test.lua: prints the user's status
+        ok   rotate-keys_test.lua: refuses a user that does not exist
+        2 passed, 0 failed
+
+        """, stderr: "", exitCode: 0)
+        let before = try String(contentsOf: folder.url.appendingPathComponent("rotate-keys.lua"), encoding: .utf8)
+        assertResult(try hubscript("new", "rotate-keys"), stdout: "",
+                     stderr: "hubscript new: rotate-keys.lua and rotate-keys_test.lua already exist; nothing was written\n",
+                     exitCode: 1)
+        XCTAssertEqual(try String(contentsOf: folder.url.appendingPathComponent("rotate-keys.lua"), encoding: .utf8), before)
+    }
+
+    func testNewRefusesWhenOnlyTheTestExists() throws {
+        try folder.write("ops/sync_test.lua", "-- mine\n")
+        assertResult(try hubscript("new", "ops/sync"), stdout: "",
+                     stderr: "hubscript new: ops/sync_test.lua already exists; nothing was written\n", exitCode: 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("ops/sync.lua").path))
+    }
+
+    func testNewRejectsBadNames() throws {
+        let cases: [(String, String)] = [
+            ("Rotate", "'Rotate' is not a recipe name: it must start with a lowercase letter (a-z)"),
+            ("9lives", "'9lives' is not a recipe name: it must start with a lowercase letter (a-z)"),
+            ("rotate_keys", "'rotate_keys' is not a recipe name: '_' is not allowed (use lowercase letters, digits and dashes)"),
+            ("rotate-", "'rotate-' is not a recipe name: it must not end with a dash"),
+            ("keys-test", "'keys-test' is not a recipe name: a name ending in test would read as a test file"),
+            ("nowhere/x", "no such folder: nowhere"),
+        ]
+        for (name, message) in cases {
+            assertResult(try hubscript("new", name), stdout: "",
+                         stderr: "hubscript new: \(message)\nRun 'hubscript new --help' for usage.\n", exitCode: 2)
+        }
+        assertResult(try hubscript("new"), stdout: "",
+                     stderr: "hubscript new: missing the recipe NAME (e.g. rotate-keys)\nRun 'hubscript new --help' for usage.\n",
+                     exitCode: 2)
+    }
+
+    func testRequireOfAStandardLibraryNameReturnsTheBuiltIn() throws {
+        try folder.write("utf8.lua", "error('the file utf8.lua was loaded')\n")
+        try folder.write("string.lua", "error('the file string.lua was loaded')\n")
+        try folder.write("std.lua", """
+        recipe { name = "std" }
+        local u = require("utf8")
+        print(u == utf8, u.char(72, 105), require("string") == string, require("math").max(1, 2))
+        """)
+        let result = try hubscript("run", "std.lua")
+        XCTAssertEqual(result.stdout, "true\tHi\ttrue\t2\n")
+        XCTAssertEqual(result.exitCode, 0)
+    }
+
+    func testConfiguredLibraryIsSearchedAfterTheRecipesFolder() throws {
+        try folder.write("hubscript.config.lua", """
+        return { profiles = { local_sandbox = { sandbox = true } }, libraries = { ops = "shared/ops" } }
+        """)
+        try folder.write("shared/ops/greeting.lua", "return { text = 'from the library' }\n")
+        try folder.write("shared/ops/only.lua", "return { text = 'only in the library' }\n")
+        try folder.write("r/ops/greeting.lua", "return { text = 'from the recipe folder' }\n")
+        try folder.write("r/lib.lua", """
+        recipe { name = "lib" }
+        print(require("ops.greeting").text)
+        print(require("ops.only").text)
+        """)
+        XCTAssertEqual(try hubscript("trust", "--config", "hubscript.config.lua").exitCode, 0)
+        let result = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(result.stdout, "from the recipe folder\nonly in the library\n")
+        XCTAssertEqual(result.exitCode, 0, result.stderr)
+        try folder.write("hubscript.config.lua", "return { libraries = { ops = \"missing\" } }\n")
+        let missing = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(missing.exitCode, 2)
+        XCTAssertTrue(missing.stderr.contains("hubscript.config.lua: libraries.ops: no such folder "), missing.stderr)
+    }
+
+    func testTrustPinsLibrariesAndAChangedModuleIsRefusedWithWhatItAdds() throws {
+        try folder.write("hubscript.config.lua", """
+        return { profiles = { local_sandbox = { sandbox = true } }, libraries = { ops = "shared/ops" } }
+        """)
+        try folder.write("shared/ops/greeting.lua", "return { text = 'v1' }\n")
+        try folder.write("shared/ops/suspend.lua", """
+        recipe { name = "suspend", needs = { "users.list" }, limits = { writes = 1 } }
+        """)
+        try folder.write("r/lib.lua", """
+        recipe { name = "lib" }
+        print(require("ops.greeting").text)
+        """)
+        let untrusted = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(untrusted.exitCode, 2)
+        XCTAssertTrue(untrusted.stderr.contains("are not trusted yet (no "), untrusted.stderr)
+        assertResult(try hubscript("verify", "--config", "hubscript.config.lua"),
+                     stdout: "no hubscript.lock: the libraries were never trusted (run hubscript trust)\n", stderr: "", exitCode: 1)
+        assertResult(try hubscript("trust", "--config", "hubscript.config.lua"), stdout: """
+        added: ops/greeting.lua
+        added: ops/suspend.lua; the new manifest asks for: needs users.list; limit writes 1
+        trusted ops: 2 files pinned in hubscript.lock
+
+        """, stderr: "", exitCode: 0)
+        assertResult(try hubscript("verify", "--config", "hubscript.config.lua"),
+                     stdout: "ok: 2 files of ops match hubscript.lock\n", stderr: "", exitCode: 0)
+        XCTAssertEqual(try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua").stdout, "v1\n")
+
+        try folder.write("shared/ops/greeting.lua", "return { text = 'v2' }\n")
+        try folder.write("shared/ops/suspend.lua", """
+        recipe { name = "suspend", needs = { "users.list", "users.manage" }, secrets = { "dispatch/ci" }, limits = { writes = 50 } }
+        """)
+        func stable(_ text: String) -> String {
+            text.replacingOccurrences(of: #"sha256 [0-9a-f]{12}…, now [0-9a-f]{12}…"#, with: "sha256 OLD…, now NEW…",
+                                      options: .regularExpression)
+        }
+        let changes = """
+        changed: ops/greeting.lua (sha256 OLD…, now NEW…)
+        changed: ops/suspend.lua (sha256 OLD…, now NEW…); the new manifest adds: needs users.manage; \
+        reads the secret dispatch/ci; limit writes 50 (was 1)
+        """
+        let refused = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(refused.stdout, "")
+        XCTAssertEqual(refused.exitCode, 2)
+        XCTAssertTrue(stable(refused.stderr).contains("""
+        nothing ran:
+          \(changes.replacingOccurrences(of: "\n", with: "\n  "))
+        Review the changes, then run hubscript trust ops to pin them (hubscript verify lists them again).
+        """), refused.stderr)
+        let verify = try hubscript("verify", "--config", "hubscript.config.lua")
+        XCTAssertEqual(stable(verify.stdout), changes + "\n2 differences from hubscript.lock\n")
+        XCTAssertEqual(verify.exitCode, 1)
+        let trust = try hubscript("trust", "ops", "--config", "hubscript.config.lua")
+        XCTAssertEqual(stable(trust.stdout), changes + "\ntrusted ops: 2 files pinned in hubscript.lock\n")
+        XCTAssertEqual(try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua").stdout, "v2\n")
+        XCTAssertEqual(try hubscript("verify", "--config", "hubscript.config.lua").exitCode, 0)
+    }
+
+    func testShippedRecipeTests() throws {
+        let result = try HubscriptProcess.run(["test", "recipes/"], in: HubscriptProcess.repositoryRoot, timeout: 120)
+        XCTAssertEqual(result.exitCode, 0, result.stdout + result.stderr)
+        XCTAssertFalse(result.stdout.contains("FAIL"), result.stdout)
+        XCTAssertTrue(result.stdout.hasSuffix(" passed, 0 failed\n"), result.stdout)
+    }
+}
