@@ -6,8 +6,9 @@ import ScriptHost
 struct ConfigParser {
     let file: String
 
-    /// `jobs` is read by `JobsConfigParser` (for `hubscript jobs`), not here.
-    static let topKeys = ["default_profile", "profiles", "jobs"]
+    /// `jobs` is read by `JobsConfigParser` (for `hubscript jobs`) and `triggers` by
+    /// `TriggersConfigParser` (for `hubscript listen`), not here.
+    static let topKeys = ["default_profile", "profiles", "jobs", "triggers"]
     static let profileKeys = ["sandbox", "hub_url", "api_prefix", "email", "api_key", "api_key_env", "api_key_id",
                               "api_key_permissions", "rate_limit_per_minute", "dispatch_url", "dispatch_token_ref"]
 

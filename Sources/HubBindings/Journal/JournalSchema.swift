@@ -28,10 +28,17 @@ import SQLiteKit
 ///        started_at, finished_at /* ms */, duration_ms, exit_code,
 ///        notified /* what on_failure did, NULL: nothing to do */, recorded_at)`.
 ///
+/// Version 5 adds the webhook receiver's dedupe table (`hubscript listen`), one row per
+/// Hub event id and trigger, written before the delivery is answered 2xx:
+/// `trigger_events(event_id /* wev_… */, trigger, event_type,
+///        body /* the raw delivery body */, run_id /* TRIGGER@<event id> */,
+///        status /* received|running|succeeded|failed */, deliveries /* how many arrived */,
+///        received_at, updated_at /* ms */; PRIMARY KEY (event_id, trigger))`.
+///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
 enum JournalSchema {
-    static let version: Int32 = 4
+    static let version: Int32 = 5
 
     /// `migrations[n]` upgrades a file from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -107,6 +114,20 @@ enum JournalSchema {
         );
         CREATE INDEX fires_job_scheduled ON fires (job, scheduled_at);
         CREATE INDEX fires_run ON fires (run_id);
+        """,
+        """
+        CREATE TABLE trigger_events (
+            event_id    TEXT NOT NULL,
+            trigger     TEXT NOT NULL,
+            event_type  TEXT NOT NULL,
+            body        TEXT NOT NULL,
+            run_id      TEXT NOT NULL,
+            status      TEXT NOT NULL CHECK (status IN ('received', 'running', 'succeeded', 'failed')),
+            deliveries  INTEGER NOT NULL DEFAULT 1,
+            received_at INTEGER NOT NULL,
+            updated_at  INTEGER NOT NULL,
+            PRIMARY KEY (event_id, trigger)
+        );
         """,
     ]
 
