@@ -18,7 +18,7 @@ enum HubscriptCLI {
         entry(RunCommand.self), entry(CheckCommand.self), entry(DescribeCommand.self),
         entry(PlanCommand.self), entry(ApplyCommand.self), RunsCommands.group.entry,
         entry(LoginCommand.self), entry(LogoutCommand.self), SandboxCommands.group.entry, DispatchCommands.group.entry, VaultCommands.group.entry, JobsCommands.group.entry, entry(DocsCommand.self),
-        entry(CompletionCommand.self),
+        entry(CompletionCommand.self), entry(ListenCommand.self),
     ]
 
     static var help: String {
