@@ -119,6 +119,16 @@ extension HubEngine {
         return w
     }
 
+    /// The webhook the path names, for a caller with `webhooks.manage`; with `ifMatch`,
+    /// `If-Match` must match its version.
+    private func namedWebhook(_ c: RequestContext, ifMatch: Bool = false) throws -> (id: String, json: JSON, version: Int) {
+        try c.require("webhooks.manage")
+        let id = c.params[0]
+        let w = try loadWebhook(id)
+        if ifMatch { try c.checkIfMatch(w.version) }
+        return (id, w.json, w.version)
+    }
+
     /// A loopback `http://` URL (the sandbox delivers nowhere else).
     private static func checkURL(_ value: JSON?) throws -> String {
         guard let url = value?.stringValue, let parts = WebhookDeliverer.Target(url: url) else {
@@ -177,16 +187,11 @@ extension HubEngine {
     }
 
     func getWebhook(_ c: RequestContext) throws -> Reply {
-        try c.require("webhooks.manage")
-        let w = try loadWebhook(c.params[0])
-        return .json(200, w.json)
+        .json(200, try namedWebhook(c).json)
     }
 
     func patchWebhook(_ c: RequestContext) throws -> Reply {
-        try c.require("webhooks.manage")
-        let id = c.params[0]
-        let w = try loadWebhook(id)
-        try c.checkIfMatch(w.version)
+        let (id, before, _) = try namedWebhook(c, ifMatch: true)
         let b = try c.body()
         for key in b.objectKeys where !["url", "events", "description", "status", "api_version"].contains(key) {
             throw HubErrorReply.validation([(key, "unknown")])
@@ -201,26 +206,21 @@ extension HubEngine {
             try db.run("UPDATE webhooks SET status = 'healthy', consecutive_failures = 0 WHERE id = ?", [.text(id)])
         }
         try db.run("UPDATE webhooks SET updated_at = ?, version = version + 1 WHERE id = ?", [.int(c.now), .text(id)])
-        try audit(c, action: "webhook.updated", target: ("webhook", id), targetUser: nil, before: w.json, after: try loadWebhook(id).json)
-        let n = try loadWebhook(id)
-        return .json(200, n.json)
+        let after = try loadWebhook(id).json
+        try audit(c, action: "webhook.updated", target: ("webhook", id), targetUser: nil, before: before, after: after)
+        return .json(200, after)
     }
 
     func deleteWebhook(_ c: RequestContext) throws -> Reply {
-        try c.require("webhooks.manage")
-        let id = c.params[0]
-        let w = try loadWebhook(id)
-        try c.checkIfMatch(w.version)
+        let (id, before, _) = try namedWebhook(c, ifMatch: true)
         try db.run("DELETE FROM webhooks WHERE id = ?", [.text(id)])
         try db.run("UPDATE webhook_deliveries SET status = 'failed', error = 'webhook deleted', next_attempt_ms = NULL WHERE webhook_id = ? AND status = 'pending'", [.text(id)])
-        try audit(c, action: "webhook.deleted", target: ("webhook", id), targetUser: nil, before: w.json)
+        try audit(c, action: "webhook.deleted", target: ("webhook", id), targetUser: nil, before: before)
         return .noContent
     }
 
     func rotateWebhookSecret(_ c: RequestContext) throws -> Reply {
-        try c.require("webhooks.manage")
-        let id = c.params[0]
-        _ = try loadWebhook(id)
+        let id = try namedWebhook(c).id
         let secret = newSecret(), expires = c.now + 24 * 3600
         try db.run("""
             UPDATE webhooks SET previous_secret = secret, previous_expires_at = ?, secret = ?, updated_at = ?, version = version + 1
@@ -231,9 +231,7 @@ extension HubEngine {
     }
 
     func testWebhook(_ c: RequestContext) throws -> Reply {
-        try c.require("webhooks.manage")
-        let id = c.params[0]
-        _ = try loadWebhook(id)
+        let id = try namedWebhook(c).id
         let ids = try enqueueWebhookEvent(type: "webhook.test", data: .object([("message", .string("Test event from Substratal"))]),
                                           app: nil, now: c.now, only: id)
         return .json(202, .object([("delivery_id", .string(ids[0]))]))
@@ -251,9 +249,7 @@ extension HubEngine {
     }
 
     func listWebhookDeliveries(_ c: RequestContext) throws -> Reply {
-        try c.require("webhooks.manage")
-        let id = c.params[0]
-        _ = try loadWebhook(id)
+        let id = try namedWebhook(c).id
         var sql = "SELECT \(HubEngine.deliveryColumns) FROM webhook_deliveries WHERE webhook_id = ?"
         var args: [SQLValue] = [.text(id)]
         if let e = c.q("event_id") { sql += " AND event_id = ?"; args.append(.text(e)) }
@@ -270,9 +266,7 @@ extension HubEngine {
 
     /// A new delivery of the same `wev_` event, outside the retry schedule.
     func redeliverWebhook(_ c: RequestContext) throws -> Reply {
-        try c.require("webhooks.manage")
-        let id = c.params[0]
-        _ = try loadWebhook(id)
+        let id = try namedWebhook(c).id
         guard let d = try db.first("SELECT event_id, event_type FROM webhook_deliveries WHERE id = ? AND webhook_id = ?",
                                    [.text(c.params[1]), .text(id)], { ($0.text(0), $0.text(1)) }) else {
             throw HubErrorReply(status: 404, code: "delivery_not_found", message: "Delivery \(c.params[1]) was not found.")
