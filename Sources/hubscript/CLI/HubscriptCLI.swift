@@ -17,8 +17,8 @@ enum HubscriptCLI {
     static let subcommands: [Entry] = [
         entry(RunCommand.self), entry(CheckCommand.self), entry(DescribeCommand.self),
         entry(PlanCommand.self), entry(ApplyCommand.self), RunsCommands.group.entry,
-        entry(LoginCommand.self), entry(LogoutCommand.self), SandboxCommands.group.entry, DispatchCommands.group.entry, VaultCommands.group.entry, JobsCommands.group.entry, entry(DocsCommand.self),
-        entry(CompletionCommand.self), entry(ListenCommand.self),
+        entry(LoginCommand.self), entry(LogoutCommand.self), SandboxCommands.group.entry, DispatchCommands.group.entry, VaultCommands.group.entry, JobsCommands.group.entry, entry(ListenCommand.self), entry(DocsCommand.self),
+        entry(CompletionCommand.self),
     ]
 
     static var help: String {
