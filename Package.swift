@@ -27,8 +27,8 @@ let package = Package(
         .target(name: "ScriptHost", dependencies: ["CLua", "SystemText"]),
         // The one SQLite wrapper (journal and sandbox store).
         .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
-        // HTTP/1.1 message types and the small loopback server.
-        .target(name: "HTTPKit"),
+        // HTTP/1.1 message types, the small loopback server, and the Hub's webhook signature (libsodium's HMAC-SHA256).
+        .target(name: "HTTPKit", dependencies: ["CSodium"]),
         // Cron schedules, time zones, fire planning and job definitions. No Lua.
         .target(name: "Scheduler"),
         // The Dispatch client (seed 003 §5). No Lua.
@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler"]),
         .testTarget(name: "DispatchClientTests", dependencies: ["DispatchClient", "HubSandbox", "HTTPKit"]),
-        .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit"]),
+        .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit", "CSodium"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "Scheduler"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault"]),

@@ -8,12 +8,14 @@ import HTTPKit
 /// serialized by one lock, except injected latency, which runs outside it.
 public final class HubSandbox: @unchecked Sendable {
     let engine: HubEngine
+    let deliverer: WebhookDeliverer
     public let options: SandboxOptions
 
     /// Opens (and for a file, creates) the store; seeds it when it holds no users.
     public init(options: SandboxOptions = SandboxOptions()) throws {
         self.options = options
         engine = try HubEngine(options: options)
+        deliverer = WebhookDeliverer(engine: engine)
     }
 
     /// Answers one Hub API request. Never throws: failures are API errors

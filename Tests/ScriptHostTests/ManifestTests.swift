@@ -229,7 +229,7 @@ final class ManifestTests: XCTestCase {
     }
 
     func testParamsErrors() {
-        let kinds = "string, number, integer, boolean, list, file"
+        let kinds = "string, number, integer, boolean, list, file, table"
         let cases: [(String, String)] = [
             (#"params = "user""#, "'params' must be a table of name = { type = … }"),
             (#"params = { "user" }"#, "'params' must be a table of name = { type = … }"),

@@ -27,6 +27,7 @@ final class CLITests: CLITestCase {
       dispatch    Check the profile's Dispatch (phone notifications).
       vault       Keep secrets and private files encrypted at rest.
       jobs        List, fire and serve the scheduled jobs of the configuration.
+      listen      Receive Hub webhook deliveries on 127.0.0.1 and run the configuration's triggers.
       docs        Print reference documentation generated from the code.
       completion  Print a shell completion script (bash or zsh).
 

@@ -33,10 +33,17 @@ import SQLiteKit
 /// (every pass's, NULL before version 5), so a pass that dies leaves its reads counted
 /// up to its last write at no cost of its own.
 ///
+/// Version 6 adds the webhook receiver's dedupe table (`hubscript listen`), one row per
+/// Hub event id and trigger, written before the delivery is answered 2xx:
+/// `trigger_events(event_id /* wev_… */, trigger, event_type,
+///        body /* the raw delivery body */, run_id /* TRIGGER@<event id> */,
+///        status /* received|running|succeeded|failed */, deliveries /* how many arrived */,
+///        received_at, updated_at /* ms */; PRIMARY KEY (event_id, trigger))`.
+///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
 enum JournalSchema {
-    static let version: Int32 = 5
+    static let version: Int32 = 6
 
     /// `migrations[n]` upgrades a file from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -116,6 +123,20 @@ enum JournalSchema {
         """
         ALTER TABLE runs ADD COLUMN exit_code INTEGER;
         ALTER TABLE writes ADD COLUMN run_reads INTEGER;
+        """,
+        """
+        CREATE TABLE trigger_events (
+            event_id    TEXT NOT NULL,
+            trigger     TEXT NOT NULL,
+            event_type  TEXT NOT NULL,
+            body        TEXT NOT NULL,
+            run_id      TEXT NOT NULL,
+            status      TEXT NOT NULL CHECK (status IN ('received', 'running', 'succeeded', 'failed')),
+            deliveries  INTEGER NOT NULL DEFAULT 1,
+            received_at INTEGER NOT NULL,
+            updated_at  INTEGER NOT NULL,
+            PRIMARY KEY (event_id, trigger)
+        );
         """,
     ]
 

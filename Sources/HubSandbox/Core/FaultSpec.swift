@@ -10,6 +10,8 @@ import Foundation
 /// - `latency`: added delay per request (`20ms`, `1s`, or a bare number of milliseconds).
 /// - `lost`: probability that the change is committed and the response then dropped
 ///   (`HTTPResponseMessage.dropped == true`).
+/// - `dup`: probability that a webhook event is delivered twice (two deliveries, one event id).
+/// - `reorder`: probability that a webhook delivery is held back (0.3 s), so later events overtake it.
 /// - `seed`: seed of the deterministic random source that draws the faults (default 0).
 /// An empty string or `none` means no faults.
 public struct FaultSpec: Sendable, Equatable {
@@ -18,6 +20,8 @@ public struct FaultSpec: Sendable, Equatable {
     public var retryAfterSeconds: Int
     public var latency: Duration
     public var lostRate: Double
+    public var duplicateRate: Double = 0
+    public var reorderRate: Double = 0
     public var seed: UInt64
 
     public static let none = FaultSpec()
@@ -52,6 +56,8 @@ public struct FaultSpec: Sendable, Equatable {
             case "error": errorRate = try Self.rate(key, value)
             case "unavailable": unavailableRate = try Self.rate(key, value)
             case "lost": lostRate = try Self.rate(key, value)
+            case "dup": duplicateRate = try Self.rate(key, value)
+            case "reorder": reorderRate = try Self.rate(key, value)
             case "retry_after":
                 guard let n = Int(value), n >= 0 else {
                     throw FaultSpecError(message: "bad fault spec: retry_after=\(value) must be a whole number of seconds")
@@ -64,7 +70,7 @@ public struct FaultSpec: Sendable, Equatable {
                 }
                 seed = n
             default:
-                throw FaultSpecError(message: "unknown fault '\(key)'; known: error, unavailable, retry_after, latency, lost, seed")
+                throw FaultSpecError(message: "unknown fault '\(key)'; known: error, unavailable, retry_after, latency, lost, dup, reorder, seed")
             }
         }
         if errorRate + unavailableRate > 1 {

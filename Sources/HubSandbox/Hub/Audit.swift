@@ -9,12 +9,15 @@ extension HubEngine {
                app: String? = nil, org: String? = nil, before: JSON? = nil, after: JSON? = nil,
                actor: (type: String, id: String?)? = nil) throws {
         let a = actor ?? c.caller.map { ($0.actor.type, Optional($0.actor.id)) } ?? ("system", nil)
+        let id = newId("evt_")
         try db.run("""
             INSERT INTO audit_events(id, action, actor_type, actor_id, target_type, target_id, target_user_id,
               application_id, organization_id, before, after, request_id, ts) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
-            """, [.text(newId("evt_")), .text(action), .text(a.type), .opt(a.id), .text(target.type), .text(target.id),
+            """, [.text(id), .text(action), .text(a.type), .opt(a.id), .text(target.type), .text(target.id),
                   .opt(targetUser), .opt(app), .opt(org), .opt(before.map { String(decoding: $0.data, as: UTF8.self) }),
                   .opt(after.map { String(decoding: $0.data, as: UTF8.self) }), .text(c.requestId), .int(c.now)])
+        try enqueueWebhookEvent(action: action, auditId: id, target: target, targetUser: targetUser, app: app, org: org,
+                                after: after, now: c.now)
     }
 
     static let auditColumns = """

@@ -60,6 +60,7 @@ final class HubEngine {
         case .file(let url): db = try .sandboxStore(path: url.path)
         }
         try db.exec(Schema.sql)
+        try db.exec(HubEngine.webhookSchema)
         var seeder = Seeder(db: db, seed: options.seed, now: nowSeconds, scale: options.scale)
         try seeder.run(onlyIfEmpty: true)
         routes = HubEngine.routeTable()
@@ -139,6 +140,15 @@ final class HubEngine {
             Route("GET", "audit-events", HubEngine.listAuditEvents),
             Route("GET", "audit-events/:id", HubEngine.getAuditEvent),
             Route("POST", "applications/:id/notifications", HubEngine.sendNotification),
+            Route("GET", "webhooks", HubEngine.listWebhooks),
+            Route("POST", "webhooks", HubEngine.createWebhook),
+            Route("GET", "webhooks/:id", HubEngine.getWebhook),
+            Route("PATCH", "webhooks/:id", HubEngine.patchWebhook),
+            Route("DELETE", "webhooks/:id", HubEngine.deleteWebhook),
+            Route("POST", "webhooks/:id/rotate-secret", HubEngine.rotateWebhookSecret),
+            Route("POST", "webhooks/:id/test", HubEngine.testWebhook),
+            Route("GET", "webhooks/:id/deliveries", HubEngine.listWebhookDeliveries),
+            Route("POST", "webhooks/:id/deliveries/:did/redeliver", HubEngine.redeliverWebhook),
         ]
     }
 

@@ -12,6 +12,7 @@ public enum ParamCoercion {
         case .boolean: "a boolean (true or false)"
         case .list: "a list of strings"
         case .file: "a file path"
+        case .table: "a table (a JSON object)"
         }
     }
 
@@ -24,6 +25,8 @@ public enum ParamCoercion {
         case (.integer, .number(let d)) where Int64(exactly: d) != nil: return .integer(Int64(exactly: d)!)
         case (.list, .array(let items)) where items.allSatisfy({ $0.stringValue != nil }): return value
         case (.list, .object(let o)) where o.isEmpty: return .array([])
+        case (.table, .object): return value
+        case (.table, .array(let a)) where a.isEmpty: return .object([:])
         default: throw Mismatch(expected: article(kind))
         }
     }
@@ -48,6 +51,9 @@ public enum ParamCoercion {
             if text.isEmpty { return .array([]) }
             return .array(text.split(separator: ",", omittingEmptySubsequences: false)
                 .map { .string($0.trimmingCharacters(in: .whitespaces)) })
+        case .table:
+            guard let value = try? JSONCodec.decode(Data(text.utf8)) else { throw Mismatch(expected: article(kind)) }
+            return try coerce(value, to: .table)
         }
     }
 }

@@ -62,7 +62,8 @@ public struct ManifestLimits: Sendable, Equatable {
 /// A declared parameter.
 public struct ParamSpec: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
-        case string, number, integer, boolean, list, file
+        /// `table`: a JSON object (a trigger's `params.event`, a params file's object; `--param` takes JSON text).
+        case string, number, integer, boolean, list, file, table
     }
 
     public var name: String

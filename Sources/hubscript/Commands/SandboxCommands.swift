@@ -127,6 +127,7 @@ struct SandboxServeCommand: Command {
         let serveLock = memory ? nil : markServed(url: "http://127.0.0.1:\(hubServer.port)")
         hubServer.start()
         dispatchServer.start()
+        hub.startWebhookDelivery()
         let where_ = memory ? "in memory, seed \(seed)" : (try? state.sandboxFile.path) ?? state.url.path
         Console.out("""
         Sandbox Hub   http://127.0.0.1:\(hubServer.port)   (\(where_); rate limits \(rateLimits == .standard ? "standard" : "off")\(faults.isNone ? "" : "; faults on"))

@@ -4,7 +4,7 @@ enum HubModuleLua {
     /// Dotted names of the bindings that return list handles.
     static let listBindings = ["users.list", "users.roles", "entitlements.list", "entitlements.for_user",
                                "sessions.list", "api_keys.list", "organizations.list", "organizations.members",
-                               "audit.query", "inbox.list"]
+                               "audit.query", "inbox.list", "webhooks.list", "webhooks.deliveries"]
 
     static var source: String {
         let lists = listBindings.map { "[\"\($0)\"] = true" }.joined(separator: ", ")

@@ -7,20 +7,25 @@ import ScriptHost
 struct JobsServeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "jobs serve", abstract: "Run the scheduler in the foreground: sleep until a job is due, fire it, repeat.",
-        usage: "[--now TIME]",
-        options: [JobsCommands.nowOption] + CommonOptions.specs,
+        usage: "[--now TIME] [--listen PORT]",
+        options: [JobsCommands.nowOption,
+                  OptionSpec(name: "listen", valueName: "port", help: "Also receive Hub webhooks on this port and run the triggers (as hubscript listen).")]
+            + CommonOptions.specs,
         discussion: """
         Fires as jobs run-due does, at each scheduled time; one line per fire on stdout.
         A fire that comes due while the job's previous fire still runs is skipped or
         queued (the job's overlap). SIGTERM or Ctrl-C: no fire starts any more, running
-        fires finish, then it exits 0.
+        fires finish, then it exits 0. With --listen, it also runs the configuration's
+        triggers as hubscript listen does (docs/webhooks.md).
         """)
 
     let options: JobsOptions
+    let listenPort: UInt16?
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("jobs serve takes no arguments") }
         options = try JobsOptions(arguments)
+        listenPort = try SandboxServeCommand.port(arguments.value("listen"), "--listen")
     }
 
     func run() throws -> Int32 {
@@ -35,7 +40,12 @@ struct JobsServeCommand: Command {
         let nextText = next.map { "; next: \(FireID.runID(job: $0.0, scheduled: $0.1))" } ?? "; none will fire"
         let count = config.jobs.jobs.count
         Console.err("jobs serve: \(count) job\(count == 1 ? "" : "s") (\(TerminalText.field(names)))\(nextText)\n")
+        let listening = try listenPort.map { port in
+            let (hub, triggers) = try TriggersConfig.load(explicit: options.common.config)
+            return try Listening.start(hub: hub, triggers: triggers, common: options.common, port: port, name: "jobs serve")
+        }
         scheduler.serve(onError: { Console.err("jobs serve: \(TerminalText.text("\($0)"))\n") })
+        listening?.stop()
         withExtendedLifetime(signals) {}
         Console.err("jobs serve: stopped\n")
         return ExitCode.success

@@ -1,0 +1,77 @@
+import Foundation
+import HTTPKit
+
+/// Checks a Hub delivery's `Substratal-Signature: t=<unix>,v1=<hex>[,v1=<hex>]`
+/// (HUB-API-REFERENCE.md §4.4): HMAC-SHA256 keyed with the signing secret over
+/// `"{t}.{raw body}"`, compared in constant time against each `v1`, and `t` within
+/// `tolerance` seconds of now (older or further in the future is refused).
+public enum WebhookVerifier {
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case missing
+        case malformed
+        case stale(seconds: Int)
+        case mismatch
+
+        public var description: String {
+            switch self {
+            case .missing: "no Substratal-Signature header"
+            case .malformed: "the Substratal-Signature header is not t=<unix seconds>,v1=<hex>"
+            case .stale(let s): "the signature's timestamp is \(abs(s)) s \(s > 0 ? "old" : "in the future") (at most 300 s either way)"
+            case .mismatch: "the signature does not match the body with this trigger's secret"
+            }
+        }
+    }
+
+    /// The header's timestamp and `v1` signatures (raw bytes).
+    public static func parse(_ header: String?) throws -> (t: Int, signatures: [[UInt8]]) {
+        guard let header, !header.isEmpty else { throw Failure.missing }
+        var t: Int?
+        var signatures: [[UInt8]] = []
+        for part in header.split(separator: ",") {
+            let kv = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard kv.count == 2 else { throw Failure.malformed }
+            switch kv[0] {
+            case "t": t = Int(kv[1])
+            case "v1":
+                guard let bytes = hexBytes(kv[1]), bytes.count == 32 else { throw Failure.malformed }
+                signatures.append(bytes)
+            default: continue   // other schemes are ignored, as the reference asks
+            }
+        }
+        guard let t, !signatures.isEmpty else { throw Failure.malformed }
+        return (t, signatures)
+    }
+
+    /// Throws `Failure` unless `header` signs `body` with `secret` within the window.
+    public static func verify(header: String?, body: Data, secret: [UInt8], now: Date, tolerance: Int = 300) throws {
+        let (t, signatures) = try parse(header)
+        let age = Int(now.timeIntervalSince1970.rounded(.down)) - t
+        guard abs(age) <= tolerance else { throw Failure.stale(seconds: age) }
+        let expected = WebhookSignature.mac(secret: secret, timestamp: t, body: body)
+        var matched = false
+        for s in signatures where WebhookSignature.constantTimeEqual(s, expected) { matched = true }
+        guard matched else { throw Failure.mismatch }
+    }
+
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(digits.count / 2)
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 48...57: c - 48
+            case 97...102: c - 87
+            case 65...70: c - 55
+            default: nil
+            }
+        }
+        var i = 0
+        while i < digits.count {
+            guard let hi = nibble(digits[i]), let lo = nibble(digits[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import HTTPKit
+import SQLiteKit
+
+/// Posts pending webhook deliveries from the store's outbox on a thread of its own, so a
+/// request that caused an event never waits for a receiver. Non-2xx answers and
+/// connection failures are retried with a fast sandbox backoff (0.2 s doubling, 6
+/// attempts in all, as the real schedule's count); each attempt is recorded on the
+/// delivery row. Started by `HubSandbox.startWebhookDelivery()` (`sandbox serve` does).
+final class WebhookDeliverer: @unchecked Sendable {
+    /// Attempts per delivery (HUB-API-REFERENCE.md §4.5: 6).
+    static let maxAttempts = 6
+    /// The first retry's delay; each further one doubles it.
+    static let retryBaseMs = 200
+    /// How long the `reorder` fault holds a delivery back, so later events overtake it.
+    static let reorderDelayMs = 300
+    /// How long a receiver has to answer (the reference's 5 s).
+    static let timeout = 5.0
+
+    static func nowMs() -> Int { Int((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    /// A loopback `http://host:port/path` delivery target.
+    struct Target {
+        let host: String
+        let port: UInt16
+        let path: String
+
+        init?(url: String) {
+            guard let c = URLComponents(string: url), c.scheme == "http", let host = c.host, c.user == nil,
+                  LoopbackHTTPClient.isLoopback(host), let port = c.port, let p = UInt16(exactly: port), p > 0 else { return nil }
+            self.host = host
+            self.port = p
+            let path = c.percentEncodedPath.isEmpty ? "/" : c.percentEncodedPath
+            self.path = c.percentEncodedQuery.map { path + "?" + $0 } ?? path
+        }
+    }
+
+    private struct Due {
+        let id: String, webhook: String, eventId: String, type: String, attempt: Int
+        let body: String, url: String, secrets: [String]
+    }
+
+    private let engine: HubEngine
+    private let client = LoopbackHTTPClient(maxIdlePerHost: 2)
+    private let state = NSLock()
+    private var running = false
+    private let done = DispatchSemaphore(value: 0)
+
+    init(engine: HubEngine) { self.engine = engine }
+
+    func start() {
+        let go = state.withLock { () -> Bool in
+            if running { return false }
+            running = true
+            return true
+        }
+        guard go else { return }
+        let thread = Thread { [self] in
+            while state.withLock({ running }) {
+                if !deliverDue() { Thread.sleep(forTimeInterval: 0.05) }
+            }
+            done.signal()
+        }
+        thread.name = "hubscript.sandbox.webhooks"
+        thread.start()
+    }
+
+    func stop() {
+        let wasRunning = state.withLock { () -> Bool in
+            defer { running = false }
+            return running
+        }
+        if wasRunning { done.wait() }
+    }
+
+    /// Sends every due delivery once; false when none was due.
+    @discardableResult
+    func deliverDue() -> Bool {
+        let batch = engine.lock.withLock { (try? dueDeliveries()) ?? [] }
+        for d in batch { send(d) }
+        return !batch.isEmpty
+    }
+
+    private func dueDeliveries() throws -> [Due] {
+        var out: [Due] = []
+        let nowSeconds = engine.nowSeconds
+        try engine.db.query("""
+            SELECT d.id, d.webhook_id, d.event_id, d.event_type, d.attempt, e.body, w.url, w.secret, w.previous_secret,
+              w.previous_expires_at
+            FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id JOIN webhooks w ON w.id = d.webhook_id
+            WHERE d.status = 'pending' AND d.next_attempt_ms <= ? ORDER BY d.next_attempt_ms, d.seq LIMIT 20
+            """, [.int(WebhookDeliverer.nowMs())]) { s in
+            var secrets = [s.text(7)]
+            if let previous = s.textOrNil(8), (s.intOrNil(9) ?? 0) > nowSeconds { secrets.append(previous) }
+            out.append(Due(id: s.text(0), webhook: s.text(1), eventId: s.text(2), type: s.text(3), attempt: s.int(4) + 1,
+                           body: s.text(5), url: s.text(6), secrets: secrets))
+        }
+        return out
+    }
+
+    private func send(_ d: Due) {
+        let body = Data(d.body.utf8)
+        let t = engine.nowSeconds
+        var status: Int?
+        var error: String?
+        let started = Date()
+        if let target = Target(url: d.url) {
+            var h = HTTPHeaders()
+            h.add("Content-Type", "application/json")
+            h.add("User-Agent", "Substratal-Webhooks/1.0")
+            h.add("Substratal-Event-Id", d.eventId)
+            h.add("Substratal-Event-Type", d.type)
+            h.add("Substratal-Delivery-Id", d.id)
+            h.add("Substratal-Delivery-Attempt", String(d.attempt))
+            h.add("Substratal-Signature", WebhookSignature.header(secrets: d.secrets, timestamp: t, body: body))
+            do {
+                let r = try client.perform(HTTPRequestMessage(method: "POST", target: target.path, headers: h, body: body),
+                                           host: target.host, port: target.port, timeout: WebhookDeliverer.timeout)
+                status = r.status
+                if !(200...299).contains(r.status) { error = String(decoding: r.body.prefix(1024), as: UTF8.self) }
+            } catch let e {
+                error = "\(e)"
+            }
+        } else {
+            error = "not a loopback URL"
+        }
+        let ms = Int(Date().timeIntervalSince(started) * 1000)
+        engine.lock.withLock { try? record(d, status: status, error: error, durationMs: ms, at: t) }
+    }
+
+    private func record(_ d: Due, status: Int?, error: String?, durationMs: Int, at t: Int) throws {
+        let ok = status.map { (200...299).contains($0) } ?? false
+        let counts = d.type != "webhook.test"
+        let db = engine.db
+        if ok {
+            try db.run("""
+                UPDATE webhook_deliveries SET attempt = ?, status = 'succeeded', response_status = ?, duration_ms = ?, error = NULL,
+                  next_attempt_ms = NULL WHERE id = ?
+                """, [.int(d.attempt), .opt(status), .int(durationMs), .text(d.id)])
+            try db.run("UPDATE webhooks SET last_delivery_at = ?\(counts ? ", consecutive_failures = 0" : "") WHERE id = ?",
+                       [.int(t), .text(d.webhook)])
+            return
+        }
+        let final = d.attempt >= WebhookDeliverer.maxAttempts || status == 410
+        let next: SQLValue = final ? .null : .int(WebhookDeliverer.nowMs() + WebhookDeliverer.retryBaseMs << (d.attempt - 1))
+        try db.run("""
+            UPDATE webhook_deliveries SET attempt = ?, status = ?, response_status = ?, duration_ms = ?, error = ?, next_attempt_ms = ?
+            WHERE id = ?
+            """, [.int(d.attempt), .text(final ? "failed" : "pending"), .opt(status), .int(durationMs), .opt(error.map { String($0.prefix(1024)) }),
+                  next, .text(d.id)])
+        if status == 410 {
+            try db.run("UPDATE webhooks SET status = 'disabled' WHERE id = ?", [.text(d.webhook)])
+        } else if final && counts {
+            try db.run("""
+                UPDATE webhooks SET consecutive_failures = consecutive_failures + 1,
+                  status = CASE WHEN consecutive_failures + 1 >= 3 AND status = 'healthy' THEN 'unhealthy' ELSE status END WHERE id = ?
+                """, [.text(d.webhook)])
+        }
+    }
+}
+
+extension HubSandbox {
+    /// Starts posting webhook deliveries on a background thread (idempotent).
+    public func startWebhookDelivery() { deliverer.start() }
+    /// Stops the delivery thread after its current batch.
+    public func stopWebhookDelivery() { deliverer.stop() }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import HTTPKit
+import HubBindings
+import HubClient
+import ScriptHost
+
+/// `hubscript listen`: receives the Hub's webhook deliveries on loopback and runs the
+/// configuration's triggers (docs/webhooks.md).
+struct ListenCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "listen", abstract: "Receive Hub webhook deliveries on 127.0.0.1 and run the configuration's triggers.",
+        usage: "[--port P]",
+        options: [OptionSpec(name: "port", valueName: "port", help: "The port to listen on (default 8490; 0 picks a free one).")]
+            + CommonOptions.specs,
+        discussion: """
+        Triggers: triggers = { name = { on = {"user.suspended", "role.*"}, recipe = "…", profile = "…", secret = "webhooks/hub" } }
+        A delivery is answered 202 only once it is journalled; a bad signature or a timestamp more than 5 minutes off
+        is 401. Each event runs each matching trigger's recipe once, with params.event, under the run id TRIGGER@<event id>.
+        SIGTERM or Ctrl-C: the running recipe finishes, then it exits 0.
+        """)
+
+    let port: UInt16
+    let common: CommonOptions.Values
+
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.isEmpty else { throw UsageError("listen takes no arguments") }
+        port = try SandboxServeCommand.port(arguments.value("port"), "--port") ?? 8490
+        common = CommonOptions.Values(arguments)
+    }
+
+    func run() throws -> Int32 {
+        let (hub, triggers) = try TriggersConfig.load(explicit: common.config)
+        guard !triggers.triggers.isEmpty else {
+            let source = triggers.source.map { "\($0.path) defines no triggers" } ?? "no configuration file was found"
+            throw HubConfigError("nothing to listen for: \(source) (define them in its triggers = { … } table; see docs/webhooks.md)")
+        }
+        let listening = try Listening.start(hub: hub, triggers: triggers, common: common, port: port, name: "listen")
+        let stopped = DispatchSemaphore(value: 0)
+        let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
+            signal(signo, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signo, queue: .global())
+            source.setEventHandler { stopped.signal() }
+            source.resume()
+            return source
+        }
+        stopped.wait()
+        Console.err("listen: stopping; the running recipe finishes first\n")
+        listening.stop()
+        withExtendedLifetime(signals) {}
+        Console.err("listen: stopped\n")
+        return ExitCode.success
+    }
+}
+
+/// A started receiver: its HTTP server and the trigger listener behind it (shared by
+/// `listen` and `jobs serve --listen`).
+struct Listening {
+    let server: HTTPServer
+    let listener: TriggerListener
+
+    static func start(hub: HubConfig, triggers: TriggersConfig, common: CommonOptions.Values, port: UInt16,
+                      name: String) throws -> Listening {
+        let journal = try Journal.openChecked(path: try common.state.journalFile.path, quickCheck: false)
+        let listener = TriggerListener(config: triggers, journal: journal, secrets: VaultAccess.resolver(state: common.state),
+                                       executor: RecipeTriggerExecutor(hub: hub, common: common, journal: journal))
+        listener.onLog = { Console.out(TerminalText.text($0)) }
+        let server = try HTTPServer(port: port, handler: { listener.handle($0) })
+        try listener.start()
+        server.start()
+        let names = triggers.triggers.map { "\($0.name) (\($0.on.joined(separator: ", ")))" }.joined(separator: "; ")
+        Console.err("\(name): listening on http://127.0.0.1:\(server.port) for \(TerminalText.field(names))\n")
+        return Listening(server: server, listener: listener)
+    }
+
+    /// Stops taking deliveries, lets the running recipe finish.
+    func stop() {
+        server.stop()
+        server.waitUntilStopped()
+        listener.stopAndWait()
+    }
+}
+
+/// Runs a trigger's recipe as `hubscript run RECIPE --run-id TRIGGER@EVENT` would, with
+/// `params.event` the event (a `table` parameter the recipe must declare): the trigger's
+/// profile, the vault, every write journalled under the event's run id.
+struct RecipeTriggerExecutor: TriggerExecutor {
+    let hub: HubConfig
+    let common: CommonOptions.Values
+    let journal: Journal
+
+    func execute(_ trigger: ConfiguredTrigger, event: TriggerEventRecord, value: ScriptValue) -> FireResult {
+        let output = ConsoleOutput(json: false)
+        let result = run(trigger, event, value, output: output)
+        if let message = result.message {
+            output.writeStderr("\(TerminalText.field(event.runID)): error: \(TerminalText.text(message))\n")
+        }
+        return result
+    }
+
+    private func run(_ trigger: ConfiguredTrigger, _ event: TriggerEventRecord, _ value: ScriptValue, output: ConsoleOutput) -> FireResult {
+        let prepared: PreparedRecipe
+        do {
+            prepared = try PreparedRecipe(path: trigger.recipe.path, paramValues: ["event": value])
+        } catch {
+            return FireResult(exitCode: ExitCode.usage, message: "\(error) (a trigger's recipe declares params = { event = { type = \"table\" } })")
+        }
+        if let problem = NeedsCheck.problem(in: prepared.file, manifest: prepared.manifest) {
+            return FireResult(exitCode: ExitCode.usage, message: problem)
+        }
+        do {
+            let profile = trigger.profile ?? common.profile
+            let connection = try HubConnection.open(config: hub, profile: profile, state: common.state, embeddedHub: EmbeddedSandbox())
+            var request = HubRunRequest()
+            request.runID = event.runID
+            request.progress = MemoryProgressReporter()
+            request.secrets = VaultAccess.resolver(state: common.state)
+            request.dispatch = try common.dispatchTarget(hub, profile: profile)
+            let outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
+                                                   state: common.state, output: output, onWatchdog: { _ in
+                Console.err("\(event.runID): the recipe did not stop at its deadline; hubscript exits (code 4)\n")
+                _exit(ExitCode.limit)
+            })
+            guard let failure = outcome.failure else { return FireResult(exitCode: outcome.exitCode) }
+            return FireResult(exitCode: outcome.exitCode, message: (failure.location.map { "\($0): " } ?? "") + failure.message)
+        } catch let denied as HubGate.Denied {
+            return FireResult(exitCode: ExitCode.capabilityDenied, message: denied.description)
+        } catch {
+            return FireResult(exitCode: ExitCode.usage, message: "\(error)")
+        }
+    }
+}
