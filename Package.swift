@@ -23,6 +23,9 @@ let package = Package(
 
         // Plain words for file-system errors, shared by the runtime and the client (Foundation only).
         .target(name: "SystemText"),
+        // The one JSON parser (JSONReader, into any JSONBuilder) and writer (JSONWriter,
+        // canonical objects with sorted keys). Foundation only.
+        .target(name: "JSONKit"),
         // Generic Lua runtime: knows nothing about the Hub.
         .target(name: "ScriptHost", dependencies: ["CLua", "SystemText"]),
         // The one SQLite wrapper (journal and sandbox store).
@@ -42,6 +45,7 @@ let package = Package(
         // The client side of scripts/bench-client (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubClient"], path: "Sources/hubscript-bench"),
 
+        .testTarget(name: "JSONKitTests", dependencies: ["JSONKit"]),
         .testTarget(name: "ScriptHostTests", dependencies: ["ScriptHost"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit"]),
