@@ -27,7 +27,7 @@ let package = Package(
         // canonical objects with sorted keys). Foundation only.
         .target(name: "JSONKit"),
         // Generic Lua runtime: knows nothing about the Hub.
-        .target(name: "ScriptHost", dependencies: ["CLua", "SystemText"]),
+        .target(name: "ScriptHost", dependencies: ["CLua", "JSONKit", "SystemText"]),
         // The one SQLite wrapper (journal and sandbox store).
         .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
         // HTTP/1.1 message types and the small loopback server.
