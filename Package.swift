@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit"]),
         // The Hub client (transports, auth, retries, pagination), profiles, configuration
         // types, the state directory, credentials and HubConnection. No Lua.
-        .target(name: "HubClient", dependencies: ["HTTPKit", "SystemText"]),
+        .target(name: "HubClient", dependencies: ["HTTPKit", "JSONKit", "SystemText"]),
         // The recipe side of the Hub: the hub, export, csv and progress plugins, the config
         // file's evaluation, the journal, writes, plans and runs.
         .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "SystemText", "CSodium"]),
