@@ -33,7 +33,7 @@ let package = Package(
         // HTTP/1.1 message types and the small loopback server.
         .target(name: "HTTPKit"),
         // The emulated Hub and Dispatch services. Only the CLI and tests depend on it.
-        .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit"]),
+        .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit", "JSONKit"]),
         // The Hub client (transports, auth, retries, pagination), profiles, configuration
         // types, the state directory, credentials and HubConnection. No Lua.
         .target(name: "HubClient", dependencies: ["HTTPKit", "JSONKit", "SystemText"]),
@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "JSONKitTests", dependencies: ["JSONKit"]),
         .testTarget(name: "ScriptHostTests", dependencies: ["ScriptHost"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),
-        .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit"]),
+        .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit", "JSONKit"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox"]),
