@@ -60,16 +60,16 @@ public struct JSONString {
 /// builder call that receives them.
 public struct JSONNumber {
     public let bytes: UnsafeBufferPointer<UInt8>
-    /// True when the text has neither a fraction nor an exponent.
-    public let isInteger: Bool
 
-    @inlinable
-    public init(bytes: UnsafeBufferPointer<UInt8>, isInteger: Bool) {
-        self.bytes = bytes
-        self.isInteger = isInteger
-    }
+    @inlinable public init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     @inlinable public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// True when the text has neither a fraction nor an exponent.
+    @inlinable
+    public var isInteger: Bool {
+        !bytes.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+    }
 
     /// The integer, when the text is one that fits `Int64` (the value `Int64(text)` gives).
     @inlinable
@@ -89,8 +89,9 @@ public struct JSONNumber {
         return value
     }
 
-    /// The nearest `Double` (the value `Double(text)` gives).
-    @inlinable public var doubleValue: Double? { Double(text) }
+    /// The nearest `Double` (what `Double(text)` gives, never nil for text of this
+    /// grammar): ±infinity beyond its range.
+    @inlinable public var doubleValue: Double { Double(text) ?? .nan }
 }
 
 /// Builds nothing: reading with it only checks that the input is JSON.

@@ -10,7 +10,8 @@ import Foundation
 /// the Hub client 512, the sandbox 64). Errors are `JSONSyntaxError`s naming the byte.
 ///
 /// `parse` reads one whole document; a caller that walks a document's outer structure
-/// itself (a list page) uses `skipWhitespace`, `current`, `expect`, `string` and `value`.
+/// itself (a list page) uses `skipWhitespace`, `current`, `expect`, `readElements`,
+/// `string` and `value`.
 public struct JSONReader {
     public let bytes: UnsafeBufferPointer<UInt8>
     /// The offset of the next byte to read.
@@ -69,6 +70,27 @@ public struct JSONReader {
         position += 1
     }
 
+    /// Reads the container whose opening bracket is at `position`, up to and past its
+    /// `close`: `element` reads each element (the reader at its first byte); this reads
+    /// the whitespace and commas between them. `container` names it in errors
+    /// ("an array", "an object").
+    @inlinable
+    public mutating func readElements(closing close: UInt8, of container: String,
+                                      _ element: (inout JSONReader) throws -> Void) throws {
+        position += 1
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == close { position += 1; return }
+        while true {
+            skipWhitespace()
+            try element(&self)
+            skipWhitespace()
+            guard position < bytes.count else { throw error("unexpected end of input in \(container)") }
+            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
+            if bytes[position] == close { position += 1; return }
+            throw error("expected ',' or '\(Character(Unicode.Scalar(close)))'")
+        }
+    }
+
     /// Throws unless only whitespace is left.
     @inlinable
     public mutating func finish() throws {
@@ -125,50 +147,26 @@ public struct JSONReader {
 
     @inlinable
     mutating func readObject<B: JSONBuilder>(into builder: inout B, depth: Int) throws -> B.Value {
-        position += 1
         var object = try builder.beginObject()
-        skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-            position += 1
-            return try builder.endObject(object)
+        try readElements(closing: UInt8(ascii: "}"), of: "an object") { reader in
+            guard reader.current == UInt8(ascii: "\"") else { throw reader.error("expected a string key") }
+            let key = try reader.readString { try builder.key($0, in: &object) }
+            reader.skipWhitespace()
+            try reader.expect(UInt8(ascii: ":"), "expected ':'")
+            reader.skipWhitespace()
+            try builder.member(key, try reader.readValue(into: &builder, depth: depth + 1), in: &object)
         }
-        while true {
-            skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string key") }
-            let key = try readString { try builder.key($0, in: &object) }
-            skipWhitespace()
-            try expect(UInt8(ascii: ":"), "expected ':'")
-            skipWhitespace()
-            let value = try readValue(into: &builder, depth: depth + 1)
-            try builder.member(key, value, in: &object)
-            skipWhitespace()
-            guard position < bytes.count else { throw error("unexpected end of input in an object") }
-            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
-            if bytes[position] == UInt8(ascii: "}") { position += 1; return try builder.endObject(object) }
-            throw error("expected ',' or '}'")
-        }
+        return try builder.endObject(object)
     }
 
     @inlinable
     mutating func readArray<B: JSONBuilder>(into builder: inout B, depth: Int) throws -> B.Value {
-        position += 1
         var array = try builder.beginArray()
-        skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-            position += 1
-            return try builder.endArray(array)
-        }
-        while true {
-            skipWhitespace()
+        try readElements(closing: UInt8(ascii: "]"), of: "an array") { reader in
             try builder.willReadElement(in: &array)
-            let value = try readValue(into: &builder, depth: depth + 1)
-            try builder.element(value, in: &array)
-            skipWhitespace()
-            guard position < bytes.count else { throw error("unexpected end of input in an array") }
-            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
-            if bytes[position] == UInt8(ascii: "]") { position += 1; return try builder.endArray(array) }
-            throw error("expected ',' or ']'")
+            try builder.element(try reader.readValue(into: &builder, depth: depth + 1), in: &array)
         }
+        return try builder.endArray(array)
     }
 
     @inlinable
@@ -190,21 +188,18 @@ public struct JSONReader {
         let leadingZero = position < bytes.count && bytes[position] == UInt8(ascii: "0")
         let intDigits = digits()
         guard intDigits > 0, !(leadingZero && intDigits > 1) else { throw error("bad number '\(text(self))'") }
-        var isInteger = true
         if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
             position += 1
-            isInteger = false
             guard digits() > 0 else { throw error("bad number '\(text(self))'") }
         }
         if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
             position += 1
-            isInteger = false
             if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
                 position += 1
             }
             guard digits() > 0 else { throw error("bad number '\(text(self))'") }
         }
-        return try builder.number(JSONNumber(bytes: UnsafeBufferPointer(rebasing: bytes[start..<position]), isInteger: isInteger))
+        return try builder.number(JSONNumber(UnsafeBufferPointer(rebasing: bytes[start..<position])))
     }
 
     /// Reads a string (at its opening quote) and hands it to `body` once `position` is

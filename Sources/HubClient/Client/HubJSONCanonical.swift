@@ -74,32 +74,24 @@ enum HubJSONCanonical {
         var page: HubJSON?
         var seen: Set<String> = []
         reader.skipWhitespace()
-        try reader.expect(UInt8(ascii: "{"), "expected an object")
-        reader.skipWhitespace()
-        if reader.current == UInt8(ascii: "}") { reader.position += 1 } else {
-            while true {
-                reader.skipWhitespace()
-                guard reader.current == UInt8(ascii: "\"") else { throw Unusual() }
-                let key = try reader.string { $0.hadEscapes ? nil : $0.validated() }
-                guard let key, seen.insert(key).inserted else { throw Unusual() }
-                reader.skipWhitespace()
-                try reader.expect(UInt8(ascii: ":"), "expected ':'")
-                reader.skipWhitespace()
-                switch key {
-                case "data":
-                    guard reader.current == UInt8(ascii: "[") else { throw Unusual() }
-                    (items, parsedItems) = try itemsOfArray(&reader)
-                case "page":
-                    var builder = HubJSON.Builder()
-                    page = try reader.value(into: &builder, depth: 1)
-                default:
-                    var validator = JSONValidator()
-                    try reader.value(into: &validator, depth: 1)
-                }
-                reader.skipWhitespace()
-                if reader.current == UInt8(ascii: ",") { reader.position += 1; continue }
-                try reader.expect(UInt8(ascii: "}"), "expected ',' or '}'")
-                break
+        guard reader.current == UInt8(ascii: "{") else { throw Unusual() }
+        try reader.readElements(closing: UInt8(ascii: "}"), of: "an object") { reader in
+            guard reader.current == UInt8(ascii: "\"") else { throw Unusual() }
+            let key = try reader.string { $0.hadEscapes ? nil : $0.validated() }
+            guard let key, seen.insert(key).inserted else { throw Unusual() }
+            reader.skipWhitespace()
+            try reader.expect(UInt8(ascii: ":"), "expected ':'")
+            reader.skipWhitespace()
+            switch key {
+            case "data":
+                guard reader.current == UInt8(ascii: "[") else { throw Unusual() }
+                (items, parsedItems) = try itemsOfArray(&reader)
+            case "page":
+                var builder = HubJSON.Builder()
+                page = try reader.value(into: &builder, depth: 1)
+            default:
+                var validator = JSONValidator()
+                try reader.value(into: &validator, depth: 1)
             }
         }
         try reader.finish()
@@ -108,14 +100,10 @@ enum HubJSONCanonical {
 
     /// The array's items in canonical form, and how many took the parser.
     private static func itemsOfArray(_ reader: inout JSONReader) throws -> ([Data], Int) {
-        reader.position += 1
         var items: [Data] = []
         var parsed = 0
         var writer = Writer()
-        reader.skipWhitespace()
-        if reader.current == UInt8(ascii: "]") { reader.position += 1; return (items, 0) }
-        while true {
-            reader.skipWhitespace()
+        try reader.readElements(closing: UInt8(ascii: "]"), of: "an array") { reader in
             let start = reader.position
             writer.out.removeAll(keepingCapacity: true)
             do {
@@ -127,11 +115,8 @@ enum HubJSONCanonical {
                 items.append(try reader.value(into: &builder, depth: 2).encoded())
                 parsed += 1
             }
-            reader.skipWhitespace()
-            if reader.current == UInt8(ascii: ",") { reader.position += 1; continue }
-            try reader.expect(UInt8(ascii: "]"), "expected ',' or ']'")
-            return (items, parsed)
         }
+        return (items, parsed)
     }
 
     /// Writes the canonical form of what `JSONReader` reads, for the common shapes only
@@ -150,14 +135,14 @@ enum HubJSONCanonical {
             var sorted = true
         }
 
-        mutating func null() { JSONWriter.appendASCII("null", into: &out) }
+        mutating func null() { JSONWriter.writeNull(into: &out) }
         mutating func bool(_ value: Bool) { JSONWriter.writeBool(value, into: &out) }
 
         /// An integer of 1–15 digits with no leading zero and not `-0`: written as it
         /// stands (a Double holds it exactly and prints the same digits).
         mutating func number(_ number: JSONNumber) throws {
             let digits = number.bytes.count - (number.bytes[0] == UInt8(ascii: "-") ? 1 : 0)
-            guard number.isInteger, digits <= 15,
+            guard digits <= 15, number.isInteger,
                   !(number.bytes.count == 2 && number.bytes[1] == UInt8(ascii: "0")) else { throw Unusual() }
             out.append(contentsOf: number.bytes)
         }

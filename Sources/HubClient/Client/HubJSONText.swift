@@ -14,11 +14,7 @@ extension HubJSON {
         mutating func null() -> HubJSON { .null }
         mutating func bool(_ value: Bool) -> HubJSON { .bool(value) }
 
-        mutating func number(_ number: JSONNumber) throws -> HubJSON {
-            if let i = number.int64Value { return .number(Double(i)) }
-            guard let d = number.doubleValue else { throw JSONValueError("bad number") }
-            return .number(d)
-        }
+        mutating func number(_ number: JSONNumber) -> HubJSON { .number(number.int64Value.map(Double.init) ?? number.doubleValue) }
 
         mutating func string(_ string: JSONString) -> HubJSON { .string(string.repaired()) }
         mutating func beginObject() -> [String: HubJSON] { [:] }

@@ -62,11 +62,7 @@ enum JSONParser {
         mutating func null() -> JSON { .null }
         mutating func bool(_ value: Bool) -> JSON { .bool(value) }
 
-        mutating func number(_ number: JSONNumber) throws -> JSON {
-            if let i = number.int64Value { return .int(Int(i)) }
-            guard let d = number.doubleValue else { throw JSONValueError("bad number") }
-            return .double(d)
-        }
+        mutating func number(_ number: JSONNumber) -> JSON { number.int64Value.map { .int(Int($0)) } ?? .double(number.doubleValue) }
 
         mutating func string(_ string: JSONString) -> JSON { .string(string.repaired()) }
         mutating func beginObject() -> [(String, JSON)] { [] }

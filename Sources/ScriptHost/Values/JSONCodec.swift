@@ -121,7 +121,8 @@ public enum JSONCodec {
         mutating func number(_ number: JSONNumber) throws -> ScriptValue {
             try budget?.charge(MemoryBudget.Cost.value)
             if let i = number.int64Value { return .integer(i) }
-            guard let d = number.doubleValue, d.isFinite else { throw JSONValueError("number '\(number.text)' is out of range") }
+            let d = number.doubleValue
+            guard d.isFinite else { throw JSONValueError("number '\(number.text)' is out of range") }
             return .number(d)
         }
 
