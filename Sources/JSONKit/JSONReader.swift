@@ -54,7 +54,7 @@ public struct JSONReader {
     @inlinable
     public func error(_ message: String) -> JSONSyntaxError { JSONSyntaxError(message, offset: position) }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func skipWhitespace() {
         while position < bytes.count {
             let b = bytes[position]

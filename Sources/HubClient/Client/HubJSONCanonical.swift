@@ -131,8 +131,7 @@ enum HubJSONCanonical {
         struct Object {
             /// Where the object's first member starts in `out`.
             var start: Int
-            var members: [(key: Range<Int>, bytes: Range<Int>)] = []
-            var sorted = true
+            var members: [(key: Range<Int>, bytes: Range<Int>)]
         }
 
         mutating func null() { JSONWriter.writeNull(into: &out) }
@@ -157,7 +156,9 @@ enum HubJSONCanonical {
 
         mutating func beginObject() -> Object {
             out.append(UInt8(ascii: "{"))
-            return Object(start: out.count)
+            var members: [(key: Range<Int>, bytes: Range<Int>)] = []
+            members.reserveCapacity(16)
+            return Object(start: out.count, members: members)
         }
 
         /// Writes `"key":` (after a comma if need be) and returns where the member starts.
@@ -173,18 +174,25 @@ enum HubJSONCanonical {
         }
 
         mutating func member(_ key: (key: Range<Int>, start: Int), _ value: Void, in object: inout Object) {
-            if let last = object.members.last, !out[last.key].lexicographicallyPrecedes(out[key.key]) { object.sorted = false }
             object.members.append((key.key, key.start..<out.count))
         }
 
         /// Puts the members in key order, unless they already are; equal neighbours after
         /// sorting are a repeated member (the parser keeps the last): `Unusual`.
         mutating func endObject(_ object: Object) throws {
-            if !object.sorted {
-                let members = object.members.sorted { out[$0.key].lexicographicallyPrecedes(out[$1.key]) }
-                for n in members.indices.dropFirst() where out[members[n - 1].key].elementsEqual(out[members[n].key]) {
-                    throw Unusual()
+            var members = object.members
+            let sorted = try out.withUnsafeBufferPointer { out in
+                /// Compares two keys' bytes (ASCII, so byte order is `String` order).
+                func order(_ a: Range<Int>, _ b: Range<Int>) -> Int {
+                    let n = memcmp(out.baseAddress! + a.lowerBound, out.baseAddress! + b.lowerBound, min(a.count, b.count))
+                    return n != 0 ? Int(n) : a.count - b.count
                 }
+                if members.indices.dropFirst().allSatisfy({ order(members[$0 - 1].key, members[$0].key) < 0 }) { return true }
+                members.sort { order($0.key, $1.key) < 0 }
+                for n in members.indices.dropFirst() where order(members[n - 1].key, members[n].key) == 0 { throw Unusual() }
+                return false
+            }
+            if !sorted {
                 scratch.removeAll(keepingCapacity: true)
                 scratch.append(contentsOf: out[object.start...])
                 out.removeSubrange(object.start...)
