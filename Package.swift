@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "HubClient", dependencies: ["HTTPKit", "JSONKit", "SystemText"]),
         // The recipe side of the Hub: the hub, export, csv and progress plugins, the config
         // file's evaluation, the journal, writes, plans and runs.
-        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "SystemText", "CSodium"]),
+        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "SQLiteKit", "SystemText", "CSodium"]),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
         .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubClient", "HubSandbox", "HTTPKit"]),
         // The client side of scripts/bench-client (not installed, not for users).
