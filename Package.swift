@@ -23,8 +23,11 @@ let package = Package(
 
         // Plain words for file-system errors, shared by the runtime and the client (Foundation only).
         .target(name: "SystemText"),
+        // The one JSON parser (JSONReader, into any JSONBuilder) and writer (JSONWriter,
+        // canonical objects with sorted keys). Foundation only.
+        .target(name: "JSONKit"),
         // Generic Lua runtime: knows nothing about the Hub.
-        .target(name: "ScriptHost", dependencies: ["CLua", "SystemText"]),
+        .target(name: "ScriptHost", dependencies: ["CLua", "JSONKit", "SystemText"]),
         // The one SQLite wrapper (journal and sandbox store).
         .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
         // HTTP/1.1 message types, the small loopback server, and the Hub's webhook signature (libsodium's HMAC-SHA256).
@@ -34,10 +37,10 @@ let package = Package(
         // The Dispatch client (seed 003 §5). No Lua.
         .target(name: "DispatchClient", dependencies: ["HTTPKit"]),
         // The emulated Hub and Dispatch services. Only the CLI and tests depend on it.
-        .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit"]),
+        .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit", "JSONKit"]),
         // The Hub client (transports, auth, retries, pagination), profiles, configuration
         // types, the state directory, credentials and HubConnection. No Lua.
-        .target(name: "HubClient", dependencies: ["HTTPKit", "SystemText"]),
+        .target(name: "HubClient", dependencies: ["HTTPKit", "JSONKit", "SystemText"]),
         // SHA-256 with the x86 SHA extensions (the vault's object ids; libsodium's is slower).
         .systemLibrary(name: "CVault", path: "Sources/CVault"),
         // The encrypted vault (libsodium). No Lua.
@@ -50,11 +53,12 @@ let package = Package(
         // The client side of scripts/bench-client (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubClient"], path: "Sources/hubscript-bench"),
 
+        .testTarget(name: "JSONKitTests", dependencies: ["JSONKit"]),
         .testTarget(name: "ScriptHostTests", dependencies: ["ScriptHost"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler"]),
         .testTarget(name: "DispatchClientTests", dependencies: ["DispatchClient", "HubSandbox", "HTTPKit"]),
-        .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit", "CSodium"]),
+        .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit", "JSONKit", "CSodium"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "Scheduler"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault"]),

@@ -1,4 +1,5 @@
 import Foundation
+import JSONKit
 
 /// A JSON value as the Hub sends and accepts it.
 ///
@@ -54,13 +55,17 @@ public enum HubJSON: Sendable, Equatable, Hashable {
 
     /// Parses `data` as one JSON document. Throws `HubJSONSyntaxError` on malformed input.
     public static func parse(_ data: Data) throws -> HubJSON {
-        try HubJSONParser.parse(data)
+        var builder = Builder()
+        return try JSONReader.parse(data, maxDepth: maxDepth, into: &builder)
     }
 
     /// The canonical encoding: sorted keys, no escaped slashes, no whitespace, integral
     /// numbers without a fraction (non-finite numbers become null).
     public func encoded() -> Data {
-        HubJSONWriter.write(self)
+        var out = [UInt8]()
+        out.reserveCapacity(512)
+        Self.write(self, into: &out)
+        return Data(out)
     }
 
     /// The canonical encoding as a string.

@@ -1,5 +1,6 @@
-import SQLiteKit
 import Foundation
+import JSONKit
+import SQLiteKit
 
 /// A newest-first keyset query: `sort DESC, seq DESC`, resumed after the cursor's
 /// (sort, seq) pair. `columns` come first in each row; the runner appends sort and seq.
@@ -67,7 +68,7 @@ extension HubEngine {
         }
         out.appendASCII(#"],"page":{"next_cursor":"#)
         if hasMore, let last {
-            JSON.writeString(HubEngine.encodeCursor(binding: binding, issued: c.now, sort: last.0, seq: last.1), into: &out)
+            JSONWriter.writeString(HubEngine.encodeCursor(binding: binding, issued: c.now, sort: last.0, seq: last.1), into: &out)
         } else {
             out.appendASCII("null")
         }

@@ -16,7 +16,7 @@ enum PrintEventJSON {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    /// The inside of a JSON string (no quotes), escaped as `JSONCodec.writeString`
+    /// The inside of a JSON string (no quotes), escaped as `JSONWriter.writeString` (JSONKit)
     /// escapes; ill-formed UTF-8 becomes U+FFFD as `String(decoding:as:)` makes it.
     static func putJSONStringBody<Sink: ByteSink>(_ bytes: UnsafeRawBufferPointer, into sink: inout Sink) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }

@@ -8,15 +8,11 @@ import XCTest
 /// reaches only through the `EmbeddedHubOpener` it is given (the CLI's is
 /// `EmbeddedSandbox`; here a sandbox file in the state directory, counting its openings).
 final class ConnectionTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-connection-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
+    /// A state directory in a temporary folder removed after the test.
+    func temporaryState() -> StateDirectory {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-connection-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        return StateDirectory(explicit: folder.appendingPathComponent("state").path)
     }
 
     /// Opens the sandbox stored in the state directory on the transport's first request.
@@ -45,14 +41,14 @@ final class ConnectionTests: XCTestCase {
         XCTAssertEqual(StateDirectory(explicit: "/x/y", environment: ["XDG_STATE_HOME": "/s"]).url.path, "/x/y")
         XCTAssertEqual(StateDirectory(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"]).url.path, "/s/hubscript")
         XCTAssertEqual(StateDirectory(environment: ["HOME": "/h"]).url.path, "/h/.local/state/hubscript")
-        let state = StateDirectory(explicit: folder.appendingPathComponent("state").path)
+        let state = temporaryState()
         let journal = try state.journalFile
         let attributes = try FileManager.default.attributesOfItem(atPath: journal.deletingLastPathComponent().path)
         XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o700)
     }
 
     func testBuiltinSandboxConnectionWorksAndPersists() throws {
-        let state = StateDirectory(explicit: folder.appendingPathComponent("state").path)
+        let state = temporaryState()
         let opener = FileSandboxOpener()
         let connection = try HubConnection.open(config: .empty, profile: nil, state: state, embeddedHub: opener, warn: { _ in })
         XCTAssertEqual(connection.profileName, "sandbox")
@@ -67,8 +63,8 @@ final class ConnectionTests: XCTestCase {
     }
 
     func testASandboxProfileFromAFileHasNoNotice() throws {
-        let state = StateDirectory(explicit: folder.appendingPathComponent("state").path)
-        let config = HubConfig(source: folder.appendingPathComponent("config.lua"), defaultProfile: nil, profiles: ["dev": .sandbox])
+        let state = temporaryState()
+        let config = HubConfig(source: state.url.appendingPathComponent("config.lua"), defaultProfile: nil, profiles: ["dev": .sandbox])
         let connection = try HubConnection.open(config: config, profile: nil, state: state, embeddedHub: FileSandboxOpener(),
                                                 warn: { _ in })
         XCTAssertEqual(connection.profileName, "dev")
