@@ -203,8 +203,9 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
         return h > 0 ? "\(h):\(String(m).leftPadded(to: 2)):\(ss)" : "\(m):\(ss)"
     }
 
+    /// Writes the progress line to stderr, loaded secrets masked (`SecretRedactor`).
     public static let writeStderr: @Sendable (String) -> Void = { text in
-        var bytes = Array(text.utf8)
+        var bytes = Array(SecretRedactor.shared.redact(text).utf8)
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }

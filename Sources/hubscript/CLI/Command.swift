@@ -176,7 +176,8 @@ enum ExitCode {
 }
 
 /// Unbuffered writes to the process's stdout and stderr.
+/// The CLI's own messages; loaded secrets are masked (`SecretRedactor`) as in a run's output.
 enum Console {
-    static func out(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
-    static func err(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+    static func out(_ text: String) { FileHandle.standardOutput.write(Data(SecretRedactor.shared.redact(text).utf8)) }
+    static func err(_ text: String) { FileHandle.standardError.write(Data(SecretRedactor.shared.redact(text).utf8)) }
 }
