@@ -120,4 +120,25 @@ final class SecretLeakTests: XCTestCase {
             }
         }
     }
+
+    /// Declared secrets are checked before the recipe runs, as needs are: one that cannot
+    /// be read stops the run with exit 2 and nothing recorded.
+    func testADeclaredSecretThatCannotBeReadStopsTheRunBeforeItStarts() throws {
+        let vault = try VaultCLI(testCase: self)
+        let cli = vault.harness
+        try cli.file("needs-secret.lua", """
+            recipe { name = "needs-secret", secrets = { "dispatch/ci" } }
+            print("ran")
+            """)
+        let noVault = try cli.run(["needs-secret.lua"], expect: 2)
+        XCTAssertEqual(noVault.stdout, "")
+        XCTAssertTrue(noVault.stderr.contains("error: the recipe declares the secret 'dispatch/ci', which cannot be read: vault_not_open: no vault in \(vault.folder.path): create one with `hubscript vault init`"), noVault.stderr)
+        try vault.initialise()
+        cli.extraEnvironment = ["HUBSCRIPT_VAULT_KEY_FILE": vault.keyFile]
+        let missing = try cli.run(["needs-secret.lua"], expect: 2)
+        XCTAssertTrue(missing.stderr.contains("which cannot be read: secret_not_found: no vault entry 'dispatch/ci'"), missing.stderr)
+        XCTAssertEqual(try cli.run(["runs", "list"], expect: 0).stdout.split(separator: "\n").count, 1, "only the header: no run recorded")
+        XCTAssertEqual(try vault.run(["set", "dispatch/ci", "--key-file", vault.keyFile], stdin: "dsp_live_0123456789").status, 0)
+        XCTAssertEqual(try cli.run(["needs-secret.lua"], expect: 0).stdout, "ran\n")
+    }
 }

@@ -86,11 +86,9 @@ public enum HubRecipeRun {
                                journal: Journal, state: StateDirectory, output: any ScriptOutput,
                                onWatchdog: (@Sendable (HubRunOutcome) -> Void)? = nil,
                                configure: (inout RunConfiguration) -> Void = { _ in }) throws -> HubRunOutcome {
-        // The secrets the manifest declares are loaded (so masked everywhere) before
-        // anything is written; one that cannot be read fails later, at `vault.secret`.
-        if let secrets = request.secrets {
-            for name in prepared.manifest.secrets { _ = try? secrets.value(of: name) }
-        }
+        // The secrets the manifest declares must be readable, as its needs must be
+        // granted; reading them loads them into the redactor before anything is written.
+        try SecretsGate.check(prepared.manifest.secrets, secrets: request.secrets)
         let sha = Digest.sha256Hex(prepared.file.source)
         // Absolute, so `runs resume` and `apply` find the recipe from any folder.
         let recipePath = prepared.file.url.standardizedFileURL.path
