@@ -95,9 +95,9 @@ public final class DispatchClient: Sendable {
         let request = HTTPRequestMessage(method: "POST", target: "/v1/notifications", headers: headers, body: notification.json)
         let response = try exchange(request)
         guard response.status == 202 else { throw failure(response, key: key) }
-        guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any],
-              let id = object["id"] as? String, !id.isEmpty,
-              let devices = object["acceptedDevices"] as? Int, devices >= 0
+        guard let object = DispatchJSON.parse(response.body),
+              let id = object["id"]?.string, !id.isEmpty,
+              let devices = object["acceptedDevices"]?.integer.flatMap({ Int(exactly: $0) }), devices >= 0
         else {
             throw DispatchError(code: DispatchError.Code.invalidResponse,
                                 message: "\(baseURL.absoluteString) answered 202 without {\"id\", \"acceptedDevices\"}; the notification may have been accepted",
@@ -113,8 +113,7 @@ public final class DispatchClient: Sendable {
         let request = HTTPRequestMessage(method: "GET", target: "/health", headers: ["Accept": "application/json"])
         let response = try exchange(request)
         guard response.status == 200 else { throw failure(response, key: nil) }
-        guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any],
-              object["status"] as? String == "ok" else {
+        guard let object = DispatchJSON.parse(response.body), object["status"]?.string == "ok" else {
             throw DispatchError(code: DispatchError.Code.invalidResponse,
                                 message: "\(baseURL.absoluteString)/health did not answer {\"status\":\"ok\"}", status: 200,
                                 hint: "Check that the URL is a Dispatch server.")
@@ -195,8 +194,7 @@ public final class DispatchClient: Sendable {
 
     /// `{"error":{"code","message"}}`, if that is what the body is.
     private static func serverError(_ body: Data) -> (code: String, message: String)? {
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-              let error = object["error"] as? [String: Any], let code = error["code"] as? String, !code.isEmpty else { return nil }
-        return (code, error["message"] as? String ?? code)
+        guard let error = DispatchJSON.parse(body)?["error"], let code = error["code"]?.string, !code.isEmpty else { return nil }
+        return (code, error["message"]?.string ?? code)
     }
 }

@@ -30,10 +30,7 @@ public struct DispatchNotification: Sendable, Equatable {
 
     /// The request body, `{"body":…,"title":…}` with sorted keys: the same notification
     /// always encodes to the same bytes, which the server's idempotency replay compares.
-    public var json: Data {
-        // Two strings cannot fail to encode.
-        (try? JSONSerialization.data(withJSONObject: ["title": title, "body": body], options: [.sortedKeys])) ?? Data()
-    }
+    public var json: Data { DispatchJSON.encodeNotification(title: title, body: body) }
 }
 
 /// What the server answered to an accepted notification (`202`).

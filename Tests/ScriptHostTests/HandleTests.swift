@@ -7,7 +7,7 @@ final class HandleTests: RecipeTestCase {
     /// `t.secret(name)` returns one handle per name; `t.name(h)` says which handle a
     /// binding received (or what else it got).
     static func plugin() -> Plugin {
-        let cache = HandleCache()
+        let cache = ScriptHandleCache(kind: "secret")
         return Plugin(module: "t", functions: [
             ScriptFunction("secret") { call in .value(.handle(cache.handle(try call.string(1)))) },
             ScriptFunction("name") { call in
@@ -18,19 +18,6 @@ final class HandleTests: RecipeTestCase {
             },
             ScriptFunction("nested") { _ in .value(.object(["token": .handle(cache.handle("n"))])) },
         ])
-    }
-
-    final class HandleCache: @unchecked Sendable {
-        private let lock = NSLock()
-        private var handles: [String: ScriptHandle] = [:]
-        func handle(_ name: String) -> ScriptHandle {
-            lock.withLock {
-                if let h = handles[name] { return h }
-                let h = ScriptHandle(kind: "secret", name: name)
-                handles[name] = h
-                return h
-            }
-        }
     }
 
     override func setUp() {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An opaque value a binding hands to Lua: the recipe can hold it, store it in
 /// tables and pass it to bindings, but never read it.
 ///
@@ -27,6 +29,25 @@ public final class ScriptHandle: Sendable, Hashable, CustomStringConvertible {
 
     public static func == (lhs: ScriptHandle, rhs: ScriptHandle) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// One handle per name for a run: a binding that hands out handles (`vault.secret`)
+/// returns the same one for the same name, so a run holds as many as it has names.
+public final class ScriptHandleCache: @unchecked Sendable {
+    public let kind: String
+    private let lock = NSLock()
+    private var handles: [String: ScriptHandle] = [:]
+
+    public init(kind: String) { self.kind = kind }
+
+    public func handle(_ name: String) -> ScriptHandle {
+        lock.withLock {
+            if let h = handles[name] { return h }
+            let h = ScriptHandle(kind: kind, name: name)
+            handles[name] = h
+            return h
+        }
+    }
 }
 
 extension ScriptValue {

@@ -8,7 +8,7 @@ import ScriptHost
 /// in all output (`SecretRedactor`).
 public enum VaultPlugin {
     public static func make(declared: [String], secrets: (any SecretResolver)?) -> Plugin {
-        let handles = HandleCache()
+        let handles = ScriptHandleCache(kind: ScriptHandle.secretKind)
         let declaredSet = Set(declared)
         return Plugin(module: "vault", summary: """
             Secrets as opaque handles: `vault.secret(name)` for a name the manifest lists in `secrets = {…}`. \
@@ -33,20 +33,5 @@ public enum VaultPlugin {
                 return .value(.handle(handles.handle(name)))
             },
         ])
-    }
-
-    /// One handle per name for the run.
-    final class HandleCache: @unchecked Sendable {
-        private let lock = NSLock()
-        private var handles: [String: ScriptHandle] = [:]
-
-        func handle(_ name: String) -> ScriptHandle {
-            lock.withLock {
-                if let h = handles[name] { return h }
-                let h = ScriptHandle(kind: ScriptHandle.secretKind, name: name)
-                handles[name] = h
-                return h
-            }
-        }
     }
 }
