@@ -1,6 +1,7 @@
 import Foundation
 
-/// A small HTTP/1.1 server that listens on loopback only.
+/// A small HTTP/1.1 server that listens on loopback only, unless its creator asks for
+/// more (`beyondLoopback`: `hubscript listen --bind` behind a reverse proxy).
 ///
 /// Each connection is served on its own thread, so a handler may block (for example
 /// to inject latency) without holding up other connections. Connections are kept
@@ -55,13 +56,19 @@ public final class HTTPServer: @unchecked Sendable {
     ///     "localhost" (bound as 127.0.0.1). Anything else throws
     ///     ``HTTPServerError/Code/nonLoopbackHost``.
     ///   - port: the port to bind, or 0 for an ephemeral one (read it back from ``port``).
-    /// - Throws: ``HTTPServerError`` if the host is not loopback or the socket cannot
-    ///   be bound (for example, the port is in use).
+    ///   - beyondLoopback: accept any IPv4 or IPv6 literal as `host` ("0.0.0.0", "::",
+    ///     an interface's address); a name that would need DNS still throws.
+    /// - Throws: ``HTTPServerError`` if the host is not loopback (or, with
+    ///   `beyondLoopback`, not a literal) or the socket cannot be bound (for example,
+    ///   the port is in use).
     public init(
         host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = .init(),
-        handler: @escaping Handler
+        beyondLoopback: Bool = false, handler: @escaping Handler
     ) throws {
-        guard let address = Socket.loopback(host) else { throw HTTPServerError.nonLoopback(host) }
+        let resolved = beyondLoopback ? Socket.anyLiteral(host) : Socket.loopback(host)
+        guard let address = resolved else {
+            throw beyondLoopback ? HTTPServerError.notALiteral(host) : HTTPServerError.nonLoopback(host)
+        }
         let listener = try Socket.listen(on: address, host: host, port: port, backlog: 512)
         do {
             wakeFDs = try Socket.makePipe()
@@ -242,4 +249,10 @@ public final class HTTPServer: @unchecked Sendable {
         listenFD = -1
         wakeFDs = (-1, -1)
     }
+}
+
+extension HTTPServer {
+    /// Whether `host` is an IPv4 or IPv6 literal (or "localhost") the server could bind
+    /// with `beyondLoopback` — no DNS is ever consulted.
+    public static func isAddressLiteral(_ host: String) -> Bool { Socket.anyLiteral(host) != nil }
 }

@@ -29,6 +29,14 @@ public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertib
 
     public var description: String { message }
 
+    /// A host given to listen beyond loopback that is not an IP address literal.
+    static func notALiteral(_ host: String) -> HTTPServerError {
+        HTTPServerError(
+            code: .nonLoopbackHost,
+            message: "cannot listen on \"\(host)\": give an IP address, not a name "
+                + "(0.0.0.0 or :: for every interface, or one of this host's addresses)")
+    }
+
     static func nonLoopback(_ host: String) -> HTTPServerError {
         HTTPServerError(
             code: .nonLoopbackHost,

@@ -9,10 +9,25 @@ import Darwin
 /// Everything here works on raw file descriptors (`Int32`) and reports failures as
 /// `errno` values or ``HTTPServerError``s; callers never see C types.
 enum Socket {
-    /// The address family and address a loopback host name resolves to.
+    /// The address family and address a host name resolves to: a loopback one, or — for
+    /// a server explicitly asked to listen beyond loopback (`anyLiteral`) — any literal.
     enum Loopback: Equatable {
         case v4(UInt32)  // network byte order
         case v6
+        /// An IPv6 address other than ::1 (its 16 bytes), only from `anyLiteral`.
+        case v6Other([UInt8])
+    }
+
+    /// Resolves an IPv4 or IPv6 literal (optionally in brackets) without DNS, loopback or
+    /// not: "0.0.0.0", "::", "10.1.2.3", "::1", "localhost". A name that needs DNS is `nil`.
+    static func anyLiteral(_ host: String) -> Loopback? {
+        if let loopback = loopback(host) { return loopback }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return .v4(v4.s_addr) }
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, bare, &v6) == 1 else { return nil }
+        return .v6Other(withUnsafeBytes(of: &v6) { Array($0) })
     }
 
     /// Resolves `host` to a loopback address without DNS: "localhost", an IPv4 literal
@@ -36,7 +51,7 @@ enum Socket {
     /// Creates a non-blocking, close-on-exec listening socket bound to `address:port`
     /// (`SO_REUSEADDR` set, so a stopped server's port can be bound again at once) and
     /// returns it with the port actually bound.
-    /// Calls `body` with the `sockaddr` of a loopback `address:port` and its length.
+    /// Calls `body` with the `sockaddr` of `address:port` and its length.
     static func withSocketAddress(_ address: Loopback, port: UInt16,
                                   _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
         switch address {
@@ -48,11 +63,16 @@ enum Socket {
             return withUnsafePointer(to: &sin) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-        case .v6:
+        case .v6, .v6Other:
             var sin6 = sockaddr_in6()
             sin6.sin6_family = sa_family_t(AF_INET6)
             sin6.sin6_port = port.bigEndian
             sin6.sin6_addr = in6addr_loopback
+            if case .v6Other(let bytes) = address {
+                withUnsafeMutableBytes(of: &sin6.sin6_addr) { raw in
+                    for (index, byte) in bytes.prefix(raw.count).enumerated() { raw[index] = byte }
+                }
+            }
             return withUnsafePointer(to: &sin6) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
             }
@@ -60,14 +80,14 @@ enum Socket {
     }
 
     static func listen(on address: Loopback, host: String, port: UInt16, backlog: Int32) throws -> (fd: Int32, port: UInt16) {
-        let family = address == .v6 ? AF_INET6 : AF_INET
+        let family = address.isV6 ? AF_INET6 : AF_INET
         let fd = socket(family, streamType | closeOnExec, 0)
         guard fd >= 0 else {
             throw HTTPServerError(code: .socketFailed, message: "cannot create a socket: \(errorText(errno))")
         }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        if address == .v6 { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size)) }
+        if address.isV6 { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size)) }
 
         let bound = withSocketAddress(address, port: port) { bind(fd, $0, $1) }
         guard bound == 0 else {
@@ -252,3 +272,13 @@ private func cAccept(_ fd: Int32) -> Int32 { Glibc.accept(fd, nil, nil) }
 private func cListen(_ fd: Int32, _ backlog: Int32) -> Int32 { Darwin.listen(fd, backlog) }
 private func cAccept(_ fd: Int32) -> Int32 { Darwin.accept(fd, nil, nil) }
 #endif
+
+extension Socket.Loopback {
+    /// Whether the address is the IPv6 family.
+    var isV6: Bool {
+        switch self {
+        case .v4: return false
+        case .v6, .v6Other: return true
+        }
+    }
+}

@@ -1,3 +1,5 @@
 import Foundation
 
-exit(HubscriptCLI.dispatch(Array(CommandLine.arguments.dropFirst())))
+let status = HubscriptCLI.dispatch(Array(CommandLine.arguments.dropFirst()))
+EmbeddedWebhooks.shared.finish()
+exit(status)

@@ -19,6 +19,31 @@ final class HTTPServerLifecycleTests: XCTestCase {
             "refusing to listen on \"10.0.0.1\": the HTTP server binds only to loopback; use 127.0.0.1, ::1 or localhost")
     }
 
+    /// `beyondLoopback` (listen --bind) takes any IP literal, never a name (no DNS); the
+    /// literals are resolved, not bound, so the test listens on nothing but loopback.
+    func testBeyondLoopbackTakesAddressLiteralsOnly() throws {
+        for host in ["example.com", "", "localhost.example", "10.0.0.256", "[::1"] {
+            XCTAssertThrowsError(try HTTPServer(host: host, beyondLoopback: true) { _ in HTTPResponseMessage(status: 200) }, host) { error in
+                XCTAssertEqual(error as? HTTPServerError, HTTPServerError(
+                    code: .nonLoopbackHost,
+                    message: "cannot listen on \"\(host)\": give an IP address, not a name (0.0.0.0 or :: for every interface, or one of this host's addresses)"))
+            }
+        }
+        XCTAssertEqual(Socket.anyLiteral("0.0.0.0"), .v4(0))
+        XCTAssertEqual(Socket.anyLiteral("10.1.2.3"), .v4(inet_addr("10.1.2.3")))
+        XCTAssertEqual(Socket.anyLiteral("::"), .v6Other([UInt8](repeating: 0, count: 16)))
+        XCTAssertEqual(Socket.anyLiteral("[fe80::1]"), .v6Other([0xfe, 0x80] + [UInt8](repeating: 0, count: 13) + [1]))
+        XCTAssertEqual(Socket.anyLiteral("::1"), .v6)
+        XCTAssertTrue(HTTPServer.isAddressLiteral("0.0.0.0"))
+        XCTAssertFalse(HTTPServer.isAddressLiteral("hooks.example.com"))
+        let server = try HTTPServer(host: "127.0.0.3", beyondLoopback: true) { _ in HTTPResponseMessage(status: 204) }
+        server.start()
+        defer { server.stop() }
+        let (status, output) = try runCurl(["http://127.0.0.3:\(server.port)/"])
+        XCTAssertEqual(status, 0)
+        XCTAssertTrue(output.hasPrefix("HTTP/1.1 204"), output)
+    }
+
     func testLoopbackHostsAreServed() throws {
         for (host, urlHost) in [("localhost", "127.0.0.1"), ("::1", "[::1]"), ("127.0.0.2", "127.0.0.2")] {
             let server = try HTTPServer(host: host) { request in

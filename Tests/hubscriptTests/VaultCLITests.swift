@@ -137,7 +137,7 @@ final class VaultCLITests: XCTestCase {
                       stderr: "hubscript vault list: no vault at \(cli.folder.path) (create one with 'hubscript vault init')\n")
         try cli.initialise()
         assertOutcome(try cli.run(["list"]), 2, stdout: "", stderr: """
-        hubscript vault list: no vault key: pass --key-file PATH or --passphrase, or set HUBSCRIPT_VAULT_KEY
+        hubscript vault list: no vault key: pass --key-file PATH or --passphrase, or set HUBSCRIPT_VAULT_KEY or HUBSCRIPT_VAULT_KEY_FILE
         Run 'hubscript vault list --help' for usage.
 
         """)

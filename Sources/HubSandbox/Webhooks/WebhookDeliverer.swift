@@ -76,9 +76,38 @@ final class WebhookDeliverer: @unchecked Sendable {
     /// Sends every due delivery once; false when none was due.
     @discardableResult
     func deliverDue() -> Bool {
-        let batch = engine.lock.withLock { (try? dueDeliveries()) ?? [] }
+        let batch = engine.lock.withLock { (try? engine.db.transaction { try claimDueDeliveries() }) ?? [] }
         for d in batch { send(d) }
         return !batch.isEmpty
+    }
+
+    /// How long a claimed delivery is reserved for the process that claimed it: its
+    /// receiver's timeout and a margin. A process killed mid-send leaves the claim to
+    /// expire, and the delivery is sent again (at least once, as the real service).
+    static let claimMs = Int(timeout * 1000) + 2_000
+
+    /// The deliveries due now, each claimed (its next attempt moved past the claim), in
+    /// the same transaction as the read: two processes on one store file (`sandbox serve`
+    /// and an embedded run) never send one attempt twice.
+    private func claimDueDeliveries() throws -> [Due] {
+        let due = try dueDeliveries()
+        let until = WebhookDeliverer.nowMs() + WebhookDeliverer.claimMs
+        for d in due { try engine.db.run("UPDATE webhook_deliveries SET next_attempt_ms = ? WHERE id = ?", [.int(until), .text(d.id)]) }
+        return due
+    }
+
+    /// How many deliveries are still to be attempted (due now or later).
+    func pendingCount() -> Int {
+        engine.lock.withLock {
+            (try? engine.db.first("SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'") { $0.int(0) }) ?? 0
+        }
+    }
+
+    /// Whether any webhook can produce deliveries.
+    func hasWebhooks() -> Bool {
+        engine.lock.withLock {
+            ((try? engine.db.first("SELECT count(*) FROM webhooks WHERE status <> 'disabled'") { $0.int(0) }) ?? 0) > 0
+        }
     }
 
     private func dueDeliveries() throws -> [Due] {
@@ -164,4 +193,18 @@ extension HubSandbox {
     public func startWebhookDelivery() { deliverer.start() }
     /// Stops the delivery thread after its current batch.
     public func stopWebhookDelivery() { deliverer.stop() }
+
+    /// Whether any webhook is registered and not disabled (so changes may be delivered).
+    public var hasWebhooks: Bool { deliverer.hasWebhooks() }
+
+    /// Sends the deliveries due now, one attempt each, until none is due or `seconds`
+    /// have passed; never waits for a retry's backoff. Returns how many deliveries are
+    /// still pending (a receiver that did not answer, or retries not due yet): they
+    /// stay in the store's outbox for the next process on it (an embedded run or
+    /// `sandbox serve`).
+    public func deliverDueWebhooks(within seconds: Double) -> Int {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, deliverer.deliverDue() {}
+        return deliverer.pendingCount()
+    }
 }

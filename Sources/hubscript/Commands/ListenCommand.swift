@@ -9,23 +9,44 @@ import ScriptHost
 struct ListenCommand: Command {
     static let configuration = CommandConfiguration(
         name: "listen", abstract: "Receive Hub webhook deliveries on 127.0.0.1 and run the configuration's triggers.",
-        usage: "[--port P]",
-        options: [OptionSpec(name: "port", valueName: "port", help: "The port to listen on (default 8490; 0 picks a free one).")]
-            + CommonOptions.specs,
+        usage: "[--port P] [--bind ADDRESS] | --setup [--url URL]",
+        options: [OptionSpec(name: "port", valueName: "port", help: "The port to listen on (default 8490; 0 picks a free one)."),
+                  ListenAddress.bindOption,
+                  OptionSpec(name: "setup", valueName: nil, help: "Register the triggers' webhook at their Hub and store its signing secret in the vault, then exit."),
+                  OptionSpec(name: "url", valueName: "url", help: "With --setup: the URL the Hub delivers to (default http://127.0.0.1:PORT/hooks).")]
+            + VaultCommands.specs.filter { $0.name != "state-dir" } + CommonOptions.specs,
         discussion: """
         Triggers: triggers = { name = { on = {"user.suspended", "role.*"}, recipe = "…", profile = "…", secret = "webhooks/hub" } }
         A delivery is answered 202 only once it is journalled; a bad signature or a timestamp more than 5 minutes off
         is 401. Each event runs each matching trigger's recipe once, with params.event, under the run id TRIGGER@<event id>.
         SIGTERM or Ctrl-C: the running recipe finishes, then it exits 0.
+        It binds 127.0.0.1 unless --bind names another address (0.0.0.0, ::, or one of this
+        host's), for a reverse proxy that terminates TLS in front of it (docs/operations.md).
+        --setup creates (or repairs) the webhook each trigger's Hub delivers to and puts its
+        signing secret straight into the vault entry the trigger names; run it again: it
+        changes nothing. The vault key comes from --key-file, --passphrase or the environment.
         """)
 
-    let port: UInt16
+    let address: ListenAddress
     let common: CommonOptions.Values
+    /// `--setup`: what to register instead of listening.
+    let setup: ListenSetup?
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("listen takes no arguments") }
-        port = try SandboxServeCommand.port(arguments.value("port"), "--port") ?? 8490
+        address = try ListenAddress(bind: arguments.value("bind"),
+                                    port: SandboxServeCommand.port(arguments.value("port"), "--port") ?? 8490)
         common = CommonOptions.Values(arguments)
+        if arguments.flag("setup") {
+            let url = arguments.value("url") ?? "http://127.0.0.1:\(address.port == 0 ? 8490 : address.port)/hooks"
+            guard let parsed = URLComponents(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+                throw UsageError("--url takes the http(s) URL the Hub delivers to, such as http://127.0.0.1:8490/hooks; got '\(url)'")
+            }
+            setup = ListenSetup(url: url, common: common, vaultLocation: try VaultCommands.Location(arguments))
+        } else {
+            if arguments.value("url") != nil { throw UsageError("--url goes with --setup") }
+            setup = nil
+        }
     }
 
     func run() throws -> Int32 {
@@ -34,7 +55,8 @@ struct ListenCommand: Command {
             let source = triggers.source.map { "\($0.path) defines no triggers" } ?? "no configuration file was found"
             throw HubConfigError("nothing to listen for: \(source) (define them in its triggers = { … } table; see docs/webhooks.md)")
         }
-        let listening = try Listening.start(hub: hub, triggers: triggers, common: common, port: port, name: "listen")
+        if let setup { return try setup.run(hub: hub, triggers: triggers) }
+        let listening = try Listening.start(hub: hub, triggers: triggers, common: common, address: address, name: "listen")
         let stopped = DispatchSemaphore(value: 0)
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
@@ -58,17 +80,20 @@ struct Listening {
     let server: HTTPServer
     let listener: TriggerListener
 
-    static func start(hub: HubConfig, triggers: TriggersConfig, common: CommonOptions.Values, port: UInt16,
+    static func start(hub: HubConfig, triggers: TriggersConfig, common: CommonOptions.Values, address: ListenAddress,
                       name: String) throws -> Listening {
         let journal = try Journal.openChecked(path: try common.state.journalFile.path, quickCheck: false)
         let listener = TriggerListener(config: triggers, journal: journal, secrets: VaultAccess.resolver(state: common.state),
                                        executor: RecipeTriggerExecutor(hub: hub, common: common, journal: journal))
         listener.onLog = { Console.out(TerminalText.text($0)) }
-        let server = try HTTPServer(port: port, handler: { listener.handle($0) })
+        let server = try address.server { listener.handle($0) }
         try listener.start()
         server.start()
         let names = triggers.triggers.map { "\($0.name) (\($0.on.joined(separator: ", ")))" }.joined(separator: "; ")
-        Console.err("\(name): listening on http://127.0.0.1:\(server.port) for \(TerminalText.field(names))\n")
+        Console.err("\(name): listening on \(address.url(port: server.port)) for \(TerminalText.field(names))\n")
+        if address.isBeyondLoopback {
+            Console.err("\(name): \(address.host) is reachable beyond this host: put a reverse proxy that terminates TLS in front (docs/operations.md)\n")
+        }
         return Listening(server: server, listener: listener)
     }
 

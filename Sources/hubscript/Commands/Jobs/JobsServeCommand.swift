@@ -7,9 +7,10 @@ import ScriptHost
 struct JobsServeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "jobs serve", abstract: "Run the scheduler in the foreground: sleep until a job is due, fire it, repeat.",
-        usage: "[--now TIME] [--listen PORT]",
+        usage: "[--now TIME] [--listen PORT [--bind ADDRESS]]",
         options: [JobsCommands.nowOption,
-                  OptionSpec(name: "listen", valueName: "port", help: "Also receive Hub webhooks on this port and run the triggers (as hubscript listen).")]
+                  OptionSpec(name: "listen", valueName: "port", help: "Also receive Hub webhooks on this port and run the triggers (as hubscript listen)."),
+                  ListenAddress.bindOption]
             + CommonOptions.specs,
         discussion: """
         Fires as jobs run-due does, at each scheduled time; one line per fire on stdout.
@@ -20,12 +21,14 @@ struct JobsServeCommand: Command {
         """)
 
     let options: JobsOptions
-    let listenPort: UInt16?
+    let listenAddress: ListenAddress?
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("jobs serve takes no arguments") }
         options = try JobsOptions(arguments)
-        listenPort = try SandboxServeCommand.port(arguments.value("listen"), "--listen")
+        let port = try SandboxServeCommand.port(arguments.value("listen"), "--listen")
+        if port == nil, arguments.value("bind") != nil { throw UsageError("--bind needs --listen PORT (the webhook receiver's port)") }
+        listenAddress = try port.map { try ListenAddress(bind: arguments.value("bind"), port: $0) }
     }
 
     func run() throws -> Int32 {
@@ -40,9 +43,9 @@ struct JobsServeCommand: Command {
         let nextText = next.map { "; next: \(FireID.runID(job: $0.0, scheduled: $0.1))" } ?? "; none will fire"
         let count = config.jobs.jobs.count
         Console.err("jobs serve: \(count) job\(count == 1 ? "" : "s") (\(TerminalText.field(names)))\(nextText)\n")
-        let listening = try listenPort.map { port in
+        let listening = try listenAddress.map { address in
             let (hub, triggers) = try TriggersConfig.load(explicit: options.common.config)
-            return try Listening.start(hub: hub, triggers: triggers, common: options.common, port: port, name: "jobs serve")
+            return try Listening.start(hub: hub, triggers: triggers, common: options.common, address: address, name: "jobs serve")
         }
         scheduler.serve(onError: { Console.err("jobs serve: \(TerminalText.text("\($0)"))\n") })
         listening?.stop()

@@ -39,13 +39,15 @@ enum VaultCommands {
         }
 
         /// The key that opens the vault: --key-file, --passphrase, else
-        /// $HUBSCRIPT_VAULT_KEY, else $HUBSCRIPT_VAULT_PASSPHRASE.
+        /// $HUBSCRIPT_VAULT_KEY, $HUBSCRIPT_VAULT_KEY_FILE, $HUBSCRIPT_VAULT_PASSPHRASE
+        /// (as runs read them).
         func keySource() throws -> VaultKeySource {
             if let keyFile { return .keyFile(keyFile) }
             if passphrase { return .passphrase(try VaultCommands.passphrase(environment: "HUBSCRIPT_VAULT_PASSPHRASE", prompt: "Vault passphrase: ")) }
             if let key = try VaultKeyMaterial.environmentKey("HUBSCRIPT_VAULT_KEY") { return .key(key) }
+            if let file = ProcessInfo.processInfo.environment["HUBSCRIPT_VAULT_KEY_FILE"], !file.isEmpty { return .keyFile(file) }
             if let phrase = try VaultKeyMaterial.environmentPassphrase("HUBSCRIPT_VAULT_PASSPHRASE") { return .passphrase(phrase) }
-            throw UsageError("no vault key: pass --key-file PATH or --passphrase, or set HUBSCRIPT_VAULT_KEY")
+            throw UsageError("no vault key: pass --key-file PATH or --passphrase, or set HUBSCRIPT_VAULT_KEY or HUBSCRIPT_VAULT_KEY_FILE")
         }
 
         func open() throws -> Vault {

@@ -1,0 +1,48 @@
+import Foundation
+import HubSandbox
+
+/// Webhook deliveries from the built-in (embedded) sandbox Hub, so `hubscript listen`
+/// receives the changes a recipe makes without `sandbox serve` (docs/webhooks.md).
+///
+/// Contracts:
+/// - A sandbox opened by this process that has webhooks posts their deliveries from a
+///   background thread while the process lives (a long `listen` or `jobs serve`).
+/// - Before the process exits (`finish`, called once by `main`), the deliveries due then
+///   are sent, one attempt each, for at most `finishBound` seconds; a receiver that does
+///   not answer does not hold the exit up for the retry schedule. What is left stays in
+///   the sandbox's outbox and goes out with the next process on that state folder
+///   (another run, or `sandbox serve`); a note on stderr says so.
+/// - Each attempt is claimed in the store first, so this process and a `sandbox serve`
+///   on the same folder never send one attempt twice.
+final class EmbeddedWebhooks: @unchecked Sendable {
+    static let shared = EmbeddedWebhooks()
+    /// The most `finish` spends delivering before the process exits.
+    static let finishBound = 3.0
+
+    private let lock = NSLock()
+    private var sandboxes: [HubSandbox] = []
+
+    /// Called when the embedded sandbox opens: starts its delivery thread if it has webhooks.
+    func opened(_ sandbox: HubSandbox) {
+        guard sandbox.hasWebhooks else { return }
+        lock.withLock { sandboxes.append(sandbox) }
+        sandbox.startWebhookDelivery()
+    }
+
+    /// Stops the delivery threads and sends what is due (see the type's contract).
+    func finish() {
+        let opened = lock.withLock { () -> [HubSandbox] in
+            defer { sandboxes = [] }
+            return sandboxes
+        }
+        for sandbox in opened {
+            sandbox.stopWebhookDelivery()
+            let left = sandbox.deliverDueWebhooks(within: Self.finishBound)
+            if left > 0 {
+                let what = left == 1 ? "1 webhook delivery is" : "\(left) webhook deliveries are"
+                Console.err("note: \(what) still pending in the built-in sandbox (its receiver did not answer yet); "
+                            + "the next run on this state folder, or hubscript sandbox serve, retries them\n")
+            }
+        }
+    }
+}
