@@ -10,6 +10,11 @@
 --     already sent: its key is the same, so Dispatch answers with the first send
 --     (Idempotent-Replayed) and the phone is not notified twice.
 -- The first run starts from now (nothing old is forwarded) unless given `since`.
+--
+-- As a trigger (push; `hubscript listen`, docs/webhooks.md) it gets the webhook event
+-- as params.event and forwards that one audit event at once, with the same message
+-- and key as polling would: a poller and a trigger running side by side, or a
+-- redelivered event, still notify the phone once. Checkpoints are not touched.
 recipe {
   name = "forward-alerts",
   version = "1.0.0",
@@ -22,6 +27,7 @@ recipe {
                 description = "inbox category prefix to forward; empty: do not read the inbox" },
     since   = { type = "string", description = "first run only: start here (RFC 3339) instead of now" },
     max     = { type = "integer", default = 500, description = "most alerts forwarded in one run (the rest wait for the next)" },
+    event   = { type = "table", description = "set by a trigger (hubscript listen): forward this webhook event now instead of reading from the checkpoint" },
   },
   needs   = { "audit.view", "dispatch.send" },
   limits  = { writes = 2200, timeout = 1800 },
@@ -32,6 +38,44 @@ local util = require("lib.util")
 if params.max < 1 or params.max > 1000 then util.fail("parameter 'max' must be from 1 to 1000, got %d", params.max) end
 if params.since ~= nil and not pcall(time.parse, params.since) then
   util.fail("parameter 'since' must be an RFC 3339 timestamp such as 2026-12-01T00:00:00Z, got '%s'", params.since)
+end
+
+local function clip(text, n)
+  if utf8.len(text) and utf8.len(text) > n then return text:sub(1, utf8.offset(text, n - 1) - 1) .. "…" end
+  return text
+end
+
+local function message(p)
+  local e = p.item
+  if p.source == "audit" then
+    local actor = util.field(e.actor, "id") or "system"
+    local target = util.field(e.target, "id") or "?"
+    return "Hub: " .. e.action,
+      ("%s on %s %s by %s at %s (event %s)"):format(e.action, util.field(e.target, "type") or "object", target,
+                                                   actor, e.timestamp, e.id)
+  end
+  return "Hub: " .. clip(util.value(e.title) or e.category, 90),
+    ("%s\n(%s, %s, notification %s)"):format(util.value(e.body) or "", e.category, e.created_at, e.id)
+end
+
+-- Push: one webhook event, forwarded now (its audit event read back, so the message
+-- and key are the ones polling would use).
+if params.event ~= nil then
+  local event = params.event
+  local audit_id = type(event.data) == "table" and event.data.audit_event_id or nil
+  local wanted = false
+  for _, action in ipairs(params.actions) do
+    if action == event.type then wanted = true end
+  end
+  if not wanted or type(audit_id) ~= "string" then
+    print(("event %s (%s) is not one of the actions to forward: nothing sent"):format(tostring(event.id), tostring(event.type)))
+    return
+  end
+  local title, body = message { source = "audit", item = hub.audit.get(audit_id) }
+  local r = dispatch.send { title = clip(title, 100), body = clip(body, 1000), key = "alert-" .. audit_id }
+  print(("forwarded event %s (%s, audit event %s)%s"):format(event.id, event.type, audit_id,
+    r.replayed and ", already sent before" or ""))
+  return
 end
 
 -- A checkpoint: the timestamp of the last alert forwarded and the ids forwarded at
@@ -46,11 +90,6 @@ local function checkpoint(name)
   local seen = {}
   for _, id in ipairs(c.ids) do seen[id] = true end
   return c, seen
-end
-
-local function clip(text, n)
-  if utf8.len(text) and utf8.len(text) > n then return text:sub(1, utf8.offset(text, n - 1) - 1) .. "…" end
-  return text
 end
 
 -- Reads one source since its checkpoint into `pending`, skipping what was forwarded.
@@ -84,19 +123,6 @@ table.sort(pending, function(a, b)
   if a.ts ~= b.ts then return time.parse(a.ts) < time.parse(b.ts) end
   return a.item.id < b.item.id
 end)
-
-local function message(p)
-  local e = p.item
-  if p.source == "audit" then
-    local actor = util.field(e.actor, "id") or "system"
-    local target = util.field(e.target, "id") or "?"
-    return "Hub: " .. e.action,
-      ("%s on %s %s by %s at %s (event %s)"):format(e.action, util.field(e.target, "type") or "object", target,
-                                                   actor, e.timestamp, e.id)
-  end
-  return "Hub: " .. clip(util.value(e.title) or e.category, 90),
-    ("%s\n(%s, %s, notification %s)"):format(util.value(e.body) or "", e.category, e.created_at, e.id)
-end
 
 local sent, replayed = 0, 0
 local checkpoints = {}

@@ -177,6 +177,48 @@ final class ListenSetupCLITests: XCTestCase {
     }
 }
 
+extension ListenSetupCLITests {
+    /// recipes/forward-alerts.lua as a trigger (push) and as a poll afterwards: each
+    /// suspension reaches Dispatch once, whichever way it was read.
+    func testForwardAlertsAsATriggerThenAPollSendsEachAlertOnce() throws {
+        let recipe = CLIHarness.repoRoot.appendingPathComponent("recipes/forward-alerts.lua").path
+        config = try cli.file("hubscript.config.lua", """
+            return {
+              profiles = { dev = { sandbox = true } },
+              triggers = { alerts = { on = { "user.*" }, recipe = "\(recipe)", profile = "dev", secret = "webhooks/hub" } },
+            }
+            """)
+        let port = try freePort()
+        let setup = try setup(port: port)
+        XCTAssertTrue(setup.stdout.contains("for alerts: * → http://127.0.0.1:\(port)/hooks"), setup.output)
+        let listener = try Child(cli, ["listen", "--port", String(port), "--config", config])
+        defer { listener.stop() }
+        _ = try listener.wait(for: "listening on")
+        let since = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-2))
+        let run = try cli.run(["suspend-some.lua", "--profile", "dev", "--config", config])
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertTrue(waitUntil(60) { listener.output.components(separatedBy: " succeeded in ").count - 1 >= 3 }, listener.output)
+        XCTAssertEqual(listener.output.components(separatedBy: "forwarded event wev_").count - 1, 3, listener.output)
+        func sends() throws -> [String] {
+            let r = try cli.run(["sandbox", "dispatch-log", "--json"], expect: 0)
+            return try r.stdout.split(separator: "\n").compactMap {
+                let entry = try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+                return entry["title"] as? String == "Hub: user.suspended" ? entry["key"] as? String : nil
+            }
+        }
+        let pushed = try sends()
+        XCTAssertEqual(pushed.count, 3, listener.output)
+        XCTAssertTrue(pushed.allSatisfy { $0.hasPrefix("alert-evt_") }, "\(pushed)")
+        // Polling the same span finds the three, already sent: Dispatch replays them.
+        let poll = try cli.run([recipe, "--profile", "dev", "--config", config, "--param", "since=\(since)",
+                                "--param", "actions=user.suspended", "--param", "inbox="])
+        XCTAssertEqual(poll.status, 0, poll.output)
+        XCTAssertTrue(poll.stdout.contains("forwarded 3 alerts (3 already sent before)"), poll.output)
+        XCTAssertEqual(Set(try sends()), Set(pushed))
+        XCTAssertEqual(try sends().count, 3)
+    }
+}
+
 /// Binds an ephemeral loopback port and releases it, to learn a free one.
 struct HTTPServerProbe {
     let port: Int
