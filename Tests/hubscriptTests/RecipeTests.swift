@@ -237,6 +237,45 @@ final class RecipeTests: XCTestCase {
                        "exactly one grant event per granted row, over all runs")
     }
 
+    /// Issue 13 §4: users and the app's entitlements come from paged lists, so a granted
+    /// row costs about one request (its grant) and a held row almost none; a small file
+    /// against a larger directory reads one page, then looks rows up one by one.
+    func testBulkGrantSpendsAboutOneRequestPerGrantAndAlmostNoneOnHeldRows() throws {
+        XCTAssertEqual(try hubscript(["sandbox", "reset", "--users", "600"]).status, 0)
+        let users = try list(try sandbox(), "/users", "status=active").compactMap { $0["email"] as? String }
+            .filter { $0 != "ada@example.com" }
+        XCTAssertGreaterThanOrEqual(users.count, 400)
+        let rows = Array(users.prefix(300))
+        let csv = scratch.appendingPathComponent("many.csv")
+        // Capitalised emails are matched too (spreadsheets do that).
+        try Data((["Email"] + rows.enumerated().map { $0.offset % 7 == 0 ? $0.element.uppercased() : $0.element })
+            .joined(separator: "\n").utf8).write(to: csv)
+        let args = ["run", "recipes/bulk-grant.lua", "--param", "file=\(csv.path)", "--param", "app=app_crm", "--json"]
+        let first = try hubscript(args)
+        XCTAssertEqual(first.status, 0, first.all)
+        let granted = first.printed.filter { $0.hasSuffix(": granted") }.count
+        let firstReads = try XCTUnwrap(first.summary?["reads"] as? Int), firstWrites = try XCTUnwrap(first.summary?["writes"] as? Int)
+        XCTAssertGreaterThan(granted, 200, first.all)
+        XCTAssertEqual(firstWrites, granted)
+        XCTAssertLessThanOrEqual(Double(firstReads + firstWrites) / Double(granted), 1.05,
+                                 "\(firstReads) reads and \(firstWrites) writes for \(granted) grants")
+        let second = try hubscript(args)
+        XCTAssertEqual(second.status, 0, second.all)
+        XCTAssertEqual(second.summary?["writes"] as? Int, 0, second.all)
+        XCTAssertEqual(second.printed.last { $0.hasPrefix("bulk-grant ") },
+                       "bulk-grant app_crm: 0 granted, 300 already held, 0 not found, 0 skipped, 0 errors (300 rows)")
+        let secondReads = try XCTUnwrap(second.summary?["reads"] as? Int)
+        XCTAssertLessThanOrEqual(Double(secondReads) / 300, 0.05, "\(secondReads) reads for 300 held rows")
+
+        // Three rows: a budget of one page (100 users of 600), the rest looked up one by one.
+        let few = scratch.appendingPathComponent("few.csv")
+        try Data("email\n\(users[users.count - 1])\nNobody@Example.com\n\(users[0].uppercased())\n".utf8).write(to: few)
+        let small = try hubscript(["run", "recipes/bulk-grant.lua", "--param", "file=\(few.path)", "--param", "app=app_wiki"])
+        XCTAssertEqual(small.status, 0, small.all)
+        XCTAssertEqual(small.lines.filter { $0.hasPrefix("bulk-grant ") },
+                       ["bulk-grant app_wiki: 2 granted, 0 already held, 1 not found, 0 skipped, 0 errors (3 rows)"], small.all)
+    }
+
     /// A run stopped by its write limit and resumed grants every user exactly once.
     func testBulkGrantResumedAfterAStopGrantsEachUserOnce() throws {
         let csv = scratch.appendingPathComponent("three.csv")
