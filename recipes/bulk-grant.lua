@@ -31,7 +31,7 @@ recipe {
                          description = "also grant to suspended and deleted users (skipped by default)" },
   },
   needs = { "users.list", "entitlements.manage" },
-  limits = { writes = 1000, timeout = 3600 },
+  limits = { writes = 10000, timeout = 36000 },
 }
 
 local util = require("lib.util")
@@ -63,8 +63,8 @@ end
 
 -- The users and the app's live entitlements, read with paged lists up front (about
 -- one read per 100 rows, where one lookup per row would cost two requests a row), up
--- to one page per 20 rows; beyond that, rows are looked up one by one.
-local pages = directory.budget(total)
+-- to one page per 40 rows each; beyond that, rows are looked up one by one.
+local pages = directory.budget(total, 40)
 local users = directory.users(pages)
 local holders = directory.entitlements(app, pages)
 

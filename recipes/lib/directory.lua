@@ -22,9 +22,10 @@ local function take(list, max_items, fn)
   return true
 end
 
--- Pages to spend on a preload for `rows` rows: one per `rows_per_page` rows, at least one.
+-- Pages to spend on a preload for `rows` rows: one per `rows_per_page` rows (default 40,
+-- so a preload costs at most 0.025 requests a row), at least one.
 function directory.budget(rows, rows_per_page)
-  return math.max(1, math.ceil(rows / (rows_per_page or 20)))
+  return math.max(1, math.ceil(rows / (rows_per_page or 40)))
 end
 
 -- A user finder over the Hub's users (deleted users excluded, as the Hub's lists do).
