@@ -6,7 +6,8 @@ extension HubClient {
     ///
     /// User session: `/users/me`, `/users/me/roles`, `/roles?scope=platform` (403 → the
     /// seed role table gives the permissions of the roles held), `/organizations`.
-    /// API key: `/users/me` answers `user_token_required`; the permissions then come
+    /// API key (`satk_…`, not asked `/users/me`, which only answers `user_token_required`
+    /// to a key; a bearer that gets that answer is treated the same): the permissions come
     /// from, in order: the key's record `GET /api-keys/{apiKeyID}` when the profile names
     /// the key and the Hub lets it read its record (with `api_keys.manage`; the sandbox
     /// lets a key read its own); the profile's declared `apiKeyPermissions`; else every
@@ -33,18 +34,16 @@ extension HubClient {
     public var capabilitiesAreStale: Bool { state.withLock { $0.capabilitiesStale } }
 
     private func computeCapabilities() throws -> Capabilities {
+        // An API key (`satk_…`) is never a user token: `/users/me` would only answer
+        // `user_token_required`, so a key goes straight to its own record (one request
+        // saved per run, against the 100-a-minute budget). Any other bearer (a user's
+        // access token given as the credential) asks `/users/me`.
+        if case .apiKey(let secret) = credential, secret.hasPrefix("satk_") { return try apiKeyCapabilities() }
         let me: HubResponse
         do {
             me = try get("/users/me")
         } catch let error as HubError where error.code == HubError.Code.userTokenRequired {
-            if let id = options.apiKeyID, let record = try? get("/api-keys/\(id)"),
-               let granted = record.json["permissions"]?.arrayValue {
-                return Capabilities(source: .apiKeyRecord, permissions: Set(granted.compactMap(\.stringValue)))
-            }
-            if let declared = options.apiKeyPermissions {
-                return Capabilities(source: .apiKeyDeclared, permissions: Set(declared))
-            }
-            return Capabilities(source: .apiKeyAssumed, permissions: Set(Capabilities.allPermissions))
+            return try apiKeyCapabilities()
         }
         let user = me.json
         var roleIDs = try paginate(path: "/users/me/roles").allItems().compactMap { $0["role_id"]?.stringValue }
@@ -71,5 +70,18 @@ extension HubClient {
             planSources: (user["plan_sources"]?.arrayValue ?? []).compactMap { $0.stringValue ?? $0["type"]?.stringValue },
             organizations: orgs.compactMap { $0["id"]?.stringValue },
             adminOfOrgs: orgs.filter { $0["my_role"]?.stringValue == "org_admin" }.compactMap { $0["id"]?.stringValue })
+    }
+
+    /// An API key's permissions: its record, else the profile's declaration, else all
+    /// (see `capabilities`).
+    private func apiKeyCapabilities() throws -> Capabilities {
+        if let id = options.apiKeyID, let record = try? get("/api-keys/\(id)"),
+           let granted = record.json["permissions"]?.arrayValue {
+            return Capabilities(source: .apiKeyRecord, permissions: Set(granted.compactMap(\.stringValue)))
+        }
+        if let declared = options.apiKeyPermissions {
+            return Capabilities(source: .apiKeyDeclared, permissions: Set(declared))
+        }
+        return Capabilities(source: .apiKeyAssumed, permissions: Set(Capabilities.allPermissions))
     }
 }

@@ -103,4 +103,22 @@ struct CapabilitiesTests {
         #expect(all.source == .apiKeyAssumed)
         #expect(all.permissions == Set(Capabilities.allPermissions))
     }
+
+    @Test("a satk_ API key is not asked /users/me: its record, else the declared permissions", arguments: TransportKind.allCases)
+    func satkKeySkipsUsersMe(kind: TransportKind) throws {
+        let script: ScriptedHub.Script = { request, _ in
+            request.path == "/api-keys/key_jobs"
+                ? jsonResponse(["id": "key_jobs", "permissions": ["users.list", "entitlements.manage"]])
+                : errorResponse(400, "user_token_required")
+        }
+        let recorded = try Harness(kind, credential: .apiKey("satk_test_jobs"), configure: { $0.apiKeyID = "key_jobs" }, script)
+        let caps = try recorded.client.capabilities()
+        #expect(caps.source == .apiKeyRecord)
+        #expect(caps.permissions == ["users.list", "entitlements.manage"])
+        #expect(recorded.requests.map(\.path) == ["/api-keys/key_jobs"])
+
+        let declared = try Harness(kind, credential: .apiKey("satk_test_other"), configure: { $0.apiKeyPermissions = ["audit.view"] }, script)
+        #expect(try declared.client.capabilities().source == .apiKeyDeclared)
+        #expect(declared.requests.isEmpty)
+    }
 }

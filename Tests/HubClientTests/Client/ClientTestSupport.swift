@@ -79,7 +79,7 @@ final class Harness: @unchecked Sendable {
     let warnings = WarningSink()
     let server: HTTPServer?
 
-    init(_ kind: TransportKind, credential: HubCredential = .apiKey("satk_test_harness"),
+    init(_ kind: TransportKind, credential: HubCredential = .apiKey("test_harness_bearer"),
          configure: (inout HubClientOptions) -> Void = { _ in },
          _ script: @escaping ScriptedHub.Script) throws {
         hub = ScriptedHub(script)

@@ -16,7 +16,7 @@ struct HeaderConventionTests {
             #expect(r.method == "GET")
             #expect(r.headers["Substratal-Version"] == "1")
             #expect(r.headers["Accept"] == "application/json")
-            #expect(r.headers["Authorization"] == "Bearer satk_test_harness")
+            #expect(r.headers["Authorization"] == "Bearer test_harness_bearer")
             let ua = try #require(r.headers["User-Agent"])
             #expect(ua.hasPrefix("Substratal-hubscript/0.1.0 ("))
             #expect(ua.hasSuffix(")"))
