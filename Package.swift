@@ -48,8 +48,11 @@ let package = Package(
         // The recipe side of the Hub: the hub, export, csv and progress plugins, the config
         // file's evaluation (profiles and jobs), the journal, writes, plans, runs and fires.
         .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "SystemText", "CSodium", "DispatchClient", "Vault", "Scheduler"]),
+        // libcurl loaded on the first HTTPS request, not at start-up (lazy_curl.c): what
+        // FoundationNetworking calls, for the statically linked build of the scripts.
+        .target(name: "CLazyCurl", path: "Sources/CLazyCurl", linkerSettings: [.linkedLibrary("dl")]),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
-        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler"]),
+        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyCurl"]),
         // The client side of scripts/bench-client (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubClient"], path: "Sources/hubscript-bench"),
 

@@ -6,7 +6,9 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 # The C libraries the package links (see Package.swift) and the tools scripts use.
-required_packages="pkg-config liblua5.4-dev libsqlite3-dev libsodium-dev curl ${HUBSCRIPT_PACKAGES:-}"
+# libcurl4-openssl-dev and patchelf: the release build links Foundation statically
+# (build_hubscript), which names -lcurl at link time.
+required_packages="pkg-config liblua5.4-dev libsqlite3-dev libsodium-dev curl libcurl4-openssl-dev patchelf ${HUBSCRIPT_PACKAGES:-}"
 
 ensure_packages() {
   local missing=()
@@ -35,17 +37,43 @@ ensure_swift() {
   command -v swift >/dev/null 2>&1 || { echo "hubscript: Swift 6 toolchain not found (expected at /opt/swift)" >&2; exit 2; }
 }
 
+# The release build starts fast (docs/architecture.md, "Start-up"): the Swift runtime and
+# Foundation are linked statically (--static-swift-stdlib), so is Lua (Debian's
+# liblua5.4.a, whole, so the interpreter is not position-independent shared code), and
+# libcurl is not loaded at start-up: Sources/CLazyCurl resolves it on the first HTTPS
+# request. The link still names libcurl.so.4 and liblua5.4.so.0 (autolink entries of
+# FoundationNetworking and of the CLua module map); nothing refers to them any more, so
+# patchelf drops them, after checking that no curl_ or lua symbol is left undefined.
+lua_archive="/usr/lib/$(uname -m)-linux-gnu/liblua5.4.a"
+release_flags=(--static-swift-stdlib -Xlinker --whole-archive -Xlinker "$lua_archive" -Xlinker --no-whole-archive)
+
 # build_hubscript CONFIG: builds the CLI quietly; shows the log only if it fails.
 build_hubscript() {
   local config="${1:-release}"
   local log="$repo_root/.build/hubscript-build-$config.log"
+  local flags=()
+  [ "$config" = release ] && flags=("${release_flags[@]}")
   mkdir -p "$repo_root/.build"
-  if ! (cd "$repo_root" && swift build -c "$config" --product hubscript) >"$log" 2>&1; then
+  if ! (cd "$repo_root" && swift build -c "$config" --product hubscript ${flags[@]+"${flags[@]}"}) >"$log" 2>&1; then
     echo "hubscript: build failed; the end of $log:" >&2
     tail -n 40 "$log" >&2
     exit 2
   fi
-  hubscript_bin="$(cd "$repo_root" && swift build -c "$config" --show-bin-path)/hubscript"
+  hubscript_bin="$(cd "$repo_root" && swift build -c "$config" --show-bin-path ${flags[@]+"${flags[@]}"})/hubscript"
+  [ "$config" = release ] && drop_lazy_libraries "$hubscript_bin"
+  return 0
+}
+
+# drop_lazy_libraries BIN: removes libcurl.so.4 and liblua5.4.so.0 from BIN's needed
+# libraries, refusing if BIN still imports a symbol of either.
+drop_lazy_libraries() {
+  local undefined
+  undefined="$(nm -D --undefined-only "$1" | awk '{print $NF}' | grep -E '^(curl_|lua_|luaL_|luaopen_)' || true)"
+  if [ -n "$undefined" ]; then
+    echo "hubscript: the release binary still imports $(echo "$undefined" | head -3 | tr '\n' ' ')…; not dropping its libraries" >&2
+    exit 2
+  fi
+  patchelf --remove-needed libcurl.so.4 --remove-needed liblua5.4.so.0 "$1"
 }
 
 ensure_packages
