@@ -34,7 +34,6 @@ final class OutputOptionsCLITests: CLITestCase {
         XCTAssertEqual(result.stdout, "true\n")
         XCTAssertEqual(stable(result.stderr), """
         hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
-        hub: GET /users/me → 400 (N ms)
         hub: GET /api-keys/key_jobs → 200 (N ms)
         run RUN started; if it stops, resume it with: hubscript runs resume RUN
         [debug] counting step=1
@@ -75,7 +74,6 @@ final class OutputOptionsCLITests: CLITestCase {
         XCTAssertEqual(verbose.stdout, "true\n")
         XCTAssertEqual(stable(verbose.stderr), """
         hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
-        hub: GET /users/me → 400 (N ms)
         hub: GET /api-keys/key_jobs → 200 (N ms)
         run run_again started (attempt 3); if it stops, resume it with: hubscript runs resume run_again
         [debug] counting step=1
