@@ -73,7 +73,7 @@ struct JobDefinitionTests {
         (["recipe": .string(""), "schedule": .string("@daily")], #"invalid_job: job "nightly": recipe must not be empty"#),
         (["recipe": .string("r.lua"), "schedule": .list([])], #"invalid_job: job "nightly": schedule must be a string, got a list"#),
         (["recipe": .string("r.lua"), "schedule": .string("@daily"), "schedul": .string("x"), "zzz": .bool(true)],
-         #"invalid_job: job "nightly": unknown field "schedul" (known: recipe, params, schedule, timezone, profile, overlap, catch_up, timeout, on_failure)"#),
+         #"invalid_job: job "nightly": unknown field "schedul" (known: recipe, params, schedule, timezone, profile, overlap, catch_up, timeout, on_failure, allow)"#),
     ] as [([String: JobConfigValue], String)])
     func requiredAndTyped(config: [String: JobConfigValue], message: String) {
         #expect(refusal(config) == message)

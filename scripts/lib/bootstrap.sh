@@ -5,8 +5,9 @@ set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
-# The C libraries the package links (see Package.swift) and the tools scripts use.
-required_packages="pkg-config liblua5.4-dev libsqlite3-dev libsodium-dev curl ${HUBSCRIPT_PACKAGES:-}"
+# The C libraries the package links (see Package.swift) and the tools scripts use (git:
+# library sources `git+file://…@commit` are fetched with it).
+required_packages="pkg-config liblua5.4-dev libsqlite3-dev libsodium-dev curl git ${HUBSCRIPT_PACKAGES:-}"
 
 ensure_packages() {
   local missing=()

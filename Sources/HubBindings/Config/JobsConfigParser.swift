@@ -44,6 +44,9 @@ struct JobsConfigParser {
             let known = hub.profiles.keys.sorted().joined(separator: ", ")
             throw fail("job \"\(name)\": profile \"\(profile)\" is not one of the profiles (\(known.isEmpty ? "none" : known), or 'sandbox')")
         }
+        if let allow = definition.allow, let problem = AllowedPermissions.problem(in: allow) {
+            throw fail("job \"\(name)\": \(problem)")
+        }
         let folder = file.deletingLastPathComponent()
         let recipe = URL(fileURLWithPath: definition.recipe, relativeTo: folder).standardizedFileURL
         var isFolder: ObjCBool = false

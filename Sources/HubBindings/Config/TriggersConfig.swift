@@ -12,6 +12,9 @@ public struct ConfiguredTrigger: Sendable, Equatable {
     public let profile: String?
     /// The vault entry holding the webhook's signing secret (`whsec_…`).
     public let secret: String
+    /// The permissions the trigger's recipe may ask for (`allow = { … }`); nil: no
+    /// bound beyond the profile's.
+    public var allow: [String]? = nil
 
     /// Whether an event of `type` fires this trigger.
     public func matches(_ type: String) -> Bool {
@@ -29,7 +32,7 @@ public struct ConfiguredTrigger: Sendable, Equatable {
 /// ```lua
 /// triggers = {
 ///   offboarded = { on = {"user.suspended", "role.*"}, recipe = "recipes/on-suspend.lua",
-///                  profile = "prod", secret = "webhooks/hub" },
+///                  profile = "prod", secret = "webhooks/hub", allow = { "users.manage" } },
 /// }
 /// ```
 public struct TriggersConfig: Sendable {
@@ -62,7 +65,7 @@ struct TriggersConfigParser {
     let file: URL
     let hub: HubConfig
 
-    static let keys = ["on", "recipe", "profile", "secret"]
+    static let keys = ["on", "recipe", "profile", "secret", "allow"]
 
     func fail(_ message: String) -> HubConfigError { HubConfigError("config \(file.path): \(message)") }
 
@@ -116,6 +119,14 @@ struct TriggersConfigParser {
         guard let secret = fields["secret"]?.stringValue, !secret.isEmpty else {
             throw fail("trigger \"\(name)\": secret (the vault entry holding the webhook's signing secret, e.g. \"webhooks/hub\") is required")
         }
-        return ConfiguredTrigger(name: name, on: events, recipe: recipe, profile: profile, secret: secret)
+        var allow: [String]?
+        switch fields["allow"] {
+        case nil: break
+        case .array(let items)? where items.allSatisfy({ $0.stringValue != nil }): allow = items.compactMap(\.stringValue)
+        case .object(let t)? where t.isEmpty: allow = []
+        default: throw fail("trigger \"\(name)\": allow must be a list of permission names, e.g. {\"users.list\"}")
+        }
+        if let allow, let problem = AllowedPermissions.problem(in: allow) { throw fail("trigger \"\(name)\": \(problem)") }
+        return ConfiguredTrigger(name: name, on: events, recipe: recipe, profile: profile, secret: secret, allow: allow)
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import HubBindings
+import HubClient
 import ScriptHost
 
 /// Help and usage checks for the commands that take a recipe FILE (run, plan).
@@ -13,6 +15,16 @@ enum RecipeHelp {
         return "RECIPE: " + ManifestDescription.text(manifest)
             + "\nSet parameters with --param name=value (a list takes a,b,c or one --param per item).\n\n"
             + commandHelp
+    }
+
+    /// `path` as given, or — when no such file exists and it is written `LIB:RECIPE` —
+    /// the file of recipe RECIPE of library LIB (`LibraryRecipe.file`; an unknown
+    /// library or recipe is a usage error listing those that exist).
+    static func resolve(_ path: String, libraries: [ModuleLibrary]) throws -> String {
+        guard !FileManager.default.fileExists(atPath: path), let reference = LibraryRecipe.reference(path) else { return path }
+        do { return try LibraryRecipe.file(reference, in: libraries).path } catch let error as HubConfigError {
+            throw UsageError(error.message)
+        }
     }
 
     /// The recipe FILE of `arguments`, with a hint when a `name=value` was given

@@ -82,7 +82,7 @@ struct Listening {
 
 /// Runs a trigger's recipe as `hubscript run RECIPE --run-id TRIGGER@EVENT` would, with
 /// `params.event` the event (a `table` parameter the recipe must declare): the trigger's
-/// profile, the vault, every write journalled under the event's run id.
+/// profile and `allow`, the configuration's libraries (pins checked), the vault, every write journalled under the event's run id.
 struct RecipeTriggerExecutor: TriggerExecutor {
     let hub: HubConfig
     let common: CommonOptions.Values
@@ -111,6 +111,8 @@ struct RecipeTriggerExecutor: TriggerExecutor {
             let profile = trigger.profile ?? common.profile
             let connection = try HubConnection.open(config: hub, profile: profile, state: common.state, embeddedHub: EmbeddedSandbox())
             var request = HubRunRequest()
+            request.libraries = try LibrariesConfig.load(explicit: common.config, state: common.state)
+            request.allow = trigger.allow.map { AllowedPermissions($0, caller: "trigger \"\(trigger.name)\"") }
             request.runID = event.runID
             request.progress = MemoryProgressReporter()
             request.secrets = VaultAccess.resolver(state: common.state)
@@ -124,6 +126,8 @@ struct RecipeTriggerExecutor: TriggerExecutor {
             return FireResult(exitCode: outcome.exitCode, message: (failure.location.map { "\($0): " } ?? "") + failure.message)
         } catch let denied as HubGate.Denied {
             return FireResult(exitCode: ExitCode.capabilityDenied, message: denied.description)
+        } catch let notAllowed as NotAllowed {
+            return FireResult(exitCode: ExitCode.capabilityDenied, message: notAllowed.description)
         } catch {
             return FireResult(exitCode: ExitCode.usage, message: "\(error)")
         }

@@ -143,7 +143,7 @@ final class TriggerListenerTests: XCTestCase {
             (#"{ off = { on = { "*" }, recipe = "r.lua", secret = "s", profile = "dev" } }"#,
              #"trigger "off": profile "dev" is not one of the profiles (prod, or 'sandbox')"#),
             (#"{ off = { on = { "*" }, recipe = "r.lua", secret = "s", when = 1 } }"#,
-             "trigger \"off\": unknown key 'when' (allowed: on, recipe, profile, secret)"),
+             "trigger \"off\": unknown key 'when' (allowed: on, recipe, profile, secret, allow)"),
         ]
         for (triggers, message) in cases {
             XCTAssertThrowsError(try load(triggers), triggers) { error in
