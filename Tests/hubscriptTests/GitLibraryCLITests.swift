@@ -178,6 +178,20 @@ final class GitLibraryCLITests: XCTestCase {
         XCTAssertEqual(try hubscript("verify").status, 0)
     }
 
+    /// A hostile repository's `.lua` link to a device or out of the library is refused
+    /// before a byte of it is read.
+    func testALinkOutOfTheLibraryIsRefused() throws {
+        try FileManager.default.createSymbolicLink(atPath: upstream.work.appendingPathComponent("zero.lua").path,
+                                                   withDestinationPath: "/dev/zero")
+        let commit = try upstream.commit(Self.v1)
+        try config(sec: "\(upstream.source)@\(commit)")
+        let r = try hubscript("trust")
+        XCTAssertEqual(r.stderr, "hubscript trust: library sec: zero.lua is a link out of the library's folder (to /dev/zero); "
+                       + "remove it from the library (require could never load it)\n")
+        XCTAssertEqual(r.status, 2)
+        XCTAssertEqual(try hubscript("run", "r/use.lua").status, 2)
+    }
+
     /// A fetch killed halfway leaves a scratch folder beside the checkouts, never used.
     func testAHalfFetchedCheckoutIsNeverUsed() throws {
         let commit = try upstream.commit(Self.v1)

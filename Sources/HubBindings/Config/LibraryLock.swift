@@ -1,6 +1,7 @@
 import Foundation
 import HubClient
 import ScriptHost
+import SystemText
 
 /// `hubscript.lock`, beside the configuration file: the SHA-256 of every `.lua` file of
 /// every library, and what each recipe among them asks for (needs, secrets, limits),
@@ -26,15 +27,38 @@ public struct LibraryLock: Sendable, Equatable {
     }
 
     /// The files of `libraries` as they are now.
+    /// - Throws: `HubConfigError` for a `.lua` file that `require` could never load — a
+    ///   link out of its library, a device or FIFO, a file over
+    ///   `ModuleResolver.maxModuleBytes` — before any of it is read.
     public static func current(_ libraries: [ModuleLibrary]) throws -> LibraryLock {
         var lock = LibraryLock()
         for library in libraries {
             for relative in LuaFiles.below(library.folder) {
                 let url = library.folder.appendingPathComponent(relative)
-                lock.pins[library.name + "/" + relative] = pin(of: try Data(contentsOf: url), url: url)
+                lock.pins[library.name + "/" + relative] = pin(of: try readable(url, in: library, relative: relative), url: url)
             }
         }
         return lock
+    }
+
+    /// The bytes of a library file, if it is a regular file of a module's size inside
+    /// the library's folder (links resolved).
+    static func readable(_ url: URL, in library: ModuleLibrary, relative: String) throws -> Data {
+        let folder = library.folder.standardizedFileURL.resolvingSymlinksInPath().path
+        let real = url.standardizedFileURL.resolvingSymlinksInPath()
+        func refuse(_ why: String) -> HubConfigError {
+            HubConfigError("library \(library.name): \(relative) \(why); remove it from the library (require could never load it)")
+        }
+        guard real.path.hasPrefix(folder + "/") else { throw refuse("is a link out of the library's folder (to \(real.path))") }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: real.path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else { throw refuse("is not a regular file") }
+        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= ModuleResolver.maxModuleBytes else {
+            throw refuse("is \(size) bytes, over the \(ModuleResolver.maxModuleBytes >> 20) MiB a module may be")
+        }
+        do { return try Data(contentsOf: real) } catch {
+            throw HubConfigError("library \(library.name): cannot read \(relative): \(FileErrorText.reason(error))")
+        }
     }
 
     static func pin(of data: Data, url: URL) -> Pin {

@@ -52,8 +52,11 @@ struct TrustCommand: Command {
         Shows what changed since the last trust — files added, changed or removed, and
         what each new or changed recipe's manifest adds (needs, secrets, limits) — then
         records the new pins in hubscript.lock beside the configuration file. With LIB
-        names, only those libraries are pinned again. A run stops before it starts when
-        a library file no longer matches its pin; hubscript verify checks them all.
+        names, only those libraries are pinned again. A git library (git+URL@COMMIT) is
+        fetched into the state folder if needed, and its checkout must be exactly that
+        commit: a checkout changed after the fetch is never trusted. A run stops before
+        it starts when a library file no longer matches its pin; hubscript verify checks
+        them all.
         """)
 
     let arguments: ParsedArguments
@@ -87,8 +90,9 @@ struct VerifyCommand: Command {
         options: Array(CommonOptions.specs.dropFirst()),
         discussion: """
         Lists every file added, changed or removed since hubscript trust, with what a new
-        or changed recipe's manifest adds (needs, secrets, limits). Exits 0 if everything
-        matches, 1 if anything differs or no hubscript.lock exists.
+        or changed recipe's manifest adds (needs, secrets, limits), and each git library
+        whose checkout is not exactly its commit. Exits 0 if everything matches, 1 if
+        anything differs or no hubscript.lock exists.
         """)
 
     let arguments: ParsedArguments
