@@ -129,6 +129,14 @@ final class TriggerListenerTests: XCTestCase {
         XCTAssertEqual(ok.triggers.map(\.name), ["off"])
         XCTAssertTrue(ok.triggers[0].matches("role.assigned"))
         XCTAssertFalse(ok.triggers[0].matches("user.reactivated"))
+        XCTAssertNil(ok.triggers[0].allow)
+        let bounded = try load(#"{ off = { on = { "*" }, recipe = "r.lua", secret = "s", allow = { "notifications.send" } } }"#)
+        XCTAssertEqual(bounded.triggers[0].allow, ["notifications.send"])
+        XCTAssertEqual(try load(#"{ off = { on = { "*" }, recipe = "r.lua", secret = "s", allow = {} } }"#).triggers[0].allow, [])
+        XCTAssertThrowsError(try load(#"{ off = { on = { "*" }, recipe = "r.lua", secret = "s", allow = { "notifications.sned" } } }"#)) { error in
+            XCTAssertTrue("\(error)".hasSuffix(#"trigger "off": allow: unknown permission 'notifications.sned' (did you mean 'notifications.send'?) (known permissions: "#
+                                              + HubGate.knownPermissions.joined(separator: ", ") + ")"), "\(error)")
+        }
         let path = folder.appendingPathComponent("config.lua").path
         let cases: [(String, String)] = [
             (#""x""#, "triggers must be a table of name = { on = {…}, recipe = …, secret = … }"),
@@ -144,6 +152,10 @@ final class TriggerListenerTests: XCTestCase {
              #"trigger "off": profile "dev" is not one of the profiles (prod, or 'sandbox')"#),
             (#"{ off = { on = { "*" }, recipe = "r.lua", secret = "s", when = 1 } }"#,
              "trigger \"off\": unknown key 'when' (allowed: on, recipe, profile, secret, allow)"),
+            (#"{ off = { on = { "*" }, recipe = "r.lua", secret = "s", allow = "users.list" } }"#,
+             #"trigger "off": allow must be a list of permission names, e.g. {"users.list"}"#),
+            (#"{ off = { on = { "*" }, recipe = "r.lua", secret = "s", allow = { "users.list", 3 } } }"#,
+             #"trigger "off": allow must be a list of permission names, e.g. {"users.list"}"#),
         ]
         for (triggers, message) in cases {
             XCTAssertThrowsError(try load(triggers), triggers) { error in
