@@ -170,6 +170,24 @@ final class LibraryRecipeCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.hasPrefix("offboarded nightly\n"), r.stdout)
     }
 
+    /// `hubscript test` reads the libraries too: a library's own recipe test runs.
+    func testRecipeTestsLoadLibraryModules() throws {
+        try cli.file("shared/ops/offboard_test.lua", """
+            test.case("offboards", function()
+              local r = test.sandbox{}:run("offboard.lua", { user = "usr_ada" })
+              expect(r).to_succeed()
+              expect(r.output).to_equal { require("ops.words").done("usr_ada") }
+            end)
+            """)
+        var r = try hubscript("test", "shared/ops")
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("are not trusted yet"), r.stderr)
+        try trusted()
+        r = try hubscript("test", "shared/ops")
+        XCTAssertEqual(r.stdout, "ok   shared/ops/offboard_test.lua: offboards\n1 passed, 0 failed\n")
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
     /// `runs resume` and `plan`/`apply` load modules from the configuration's libraries.
     func testResumeAndApplyLoadLibraryModules() throws {
         try cli.file("recipes/two.lua", """

@@ -22,7 +22,11 @@ final class TestSandbox: @unchecked Sendable {
 
     /// `users`: how many users in all (at least the 3 fixed accounts); `auditEvents`:
     /// generated audit events besides the fixed history.
-    init(users: Int, auditEvents: Int, fixtures: FixtureRows, state: StateDirectory) throws {
+    /// The configuration's libraries: recipes run here `require` from them, as in a run.
+    let libraries: [ModuleLibrary]
+
+    init(users: Int, auditEvents: Int, fixtures: FixtureRows, state: StateDirectory, libraries: [ModuleLibrary] = []) throws {
+        self.libraries = libraries
         hub = try HubSandbox(options: SandboxOptions(storage: .memory, scale: .init(users: max(3, users), auditEvents: auditEvents),
                                                      rateLimits: .off))
         if !fixtures.isEmpty { try hub.insert(fixtures) }
@@ -74,6 +78,7 @@ final class TestSandbox: @unchecked Sendable {
             throw ScriptMessageError("s:run: mode must be \"run\", \"plan\" or \"apply\", got \"\(options.mode)\"")
         }
         request.runID = options.resume
+        request.libraries = libraries
         // A resume is not bounded by the stop that modelled the kill (the journal keeps it).
         if options.resume != nil { request.maxWrites = Int(Int32.max) }
         if let n = options.killAfterWrites { request.maxWrites = n }
