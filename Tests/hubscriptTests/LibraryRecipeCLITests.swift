@@ -52,6 +52,12 @@ final class LibraryRecipeCLITests: XCTestCase {
         XCTAssertEqual(r.stdout, "export\n")
         XCTAssertEqual(r.status, 0, r.stderr)
 
+        r = try hubscript("ops:offboard", "--help")
+        XCTAssertTrue(r.stdout.hasPrefix("RECIPE: offboard\n\nParameters:\n  user  string"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("\nNeeds: users.list, users.manage\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("USAGE: hubscript run FILE|LIB:RECIPE"), r.stdout)
+        XCTAssertEqual(r.status, 0)
+
         r = try hubscript("ops:offbaord")
         XCTAssertEqual(r.stdout, "")
         XCTAssertEqual(r.stderr, """

@@ -134,7 +134,9 @@ struct PlanCommand: Command {
         self.launcher = launcher
     }
 
-    static func help(for args: [String]) -> String { RecipeHelp.text(args: args, commandHelp: helpText) }
+    static func help(for args: [String]) -> String {
+        RecipeHelp.text(args: args, commandHelp: helpText, options: configuration.options)
+    }
 
     func run() throws -> Int32 {
         var launcher = self.launcher
