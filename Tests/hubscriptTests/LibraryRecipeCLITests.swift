@@ -128,6 +128,18 @@ final class LibraryRecipeCLITests: XCTestCase {
             """)
         XCTAssertEqual(r.status, 3)
         XCTAssertEqual(try status("usr_ada"), "active")
+        r = try hubscript("ops:offboard", "--allow", "users.list", "--json")
+        let events = r.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        XCTAssertEqual(events.map { $0["type"] as? String }, ["error", "summary"], r.stdout)
+        let error = try XCTUnwrap(events.first?["error"] as? [String: Any])
+        XCTAssertEqual(error["code"] as? String, "not_allowed")
+        XCTAssertEqual(error["missing"] as? [String], ["users.manage"])
+        XCTAssertEqual(error["allowed"] as? [String], ["users.list"])
+        XCTAssertEqual(error["caller"] as? String, "--allow")
+        XCTAssertEqual(events.last?["exit_code"] as? Int, 3)
+        XCTAssertEqual(r.status, 3)
         r = try hubscript("ops:offboard", "--allow", "users.list,users.manage")
         XCTAssertEqual(r.stdout, "offboarded usr_ada\n")
         XCTAssertEqual(r.status, 0, r.stderr)
