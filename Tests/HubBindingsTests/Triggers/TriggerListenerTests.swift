@@ -91,6 +91,26 @@ final class TriggerListenerTests: XCTestCase {
         XCTAssertEqual(try journal.triggerEvents("wev_2"), [])
     }
 
+    /// The window the full suite once hit: a redelivery read the event as unfinished,
+    /// then the run succeeded and left the queue before the delivery queued it.
+    func testADeliveryReadBeforeTheRunFinishedDoesNotRunItAgain() throws {
+        let journal = try Journal.inMemory()
+        let executor = CountingExecutor()
+        let l = listener(journal, executor)
+        try l.start()
+        defer { l.stopAndWait() }
+        let stale = try journal.recordTriggerEvent(eventID: "wev_1", trigger: "offboard", eventType: "user.suspended",
+                                                   body: "{}", runID: "offboard@wev_1").record
+        try journal.setTriggerEvent("wev_1", trigger: "offboard", status: .succeeded)
+        XCTAssertFalse(l.enqueue(trigger(), stale))
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(executor.counts, [:])
+        try journal.setTriggerEvent("wev_1", trigger: "offboard", status: .failed)
+        XCTAssertTrue(l.enqueue(trigger(), stale))
+        waitFor { executor.counts.count == 1 }
+        XCTAssertEqual(executor.counts, ["offboard@wev_1": 1])
+    }
+
     func testAFailedRunIsResumedByARedeliveryAndUnfinishedOnesAtStart() throws {
         let journal = try Journal.inMemory()
         let executor = CountingExecutor()
