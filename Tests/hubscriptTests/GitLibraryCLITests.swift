@@ -192,6 +192,22 @@ final class GitLibraryCLITests: XCTestCase {
         XCTAssertEqual(try hubscript("run", "r/use.lua").status, 2)
     }
 
+    /// A server that serves no commit by its id (git protocol v0, a commit that is not a
+    /// branch tip): the branches are fetched and the pinned commit is found among them.
+    func testACommitThatIsNoLongerATipIsFoundThroughTheBranches() throws {
+        let first = try upstream.commit(Self.v1)
+        try upstream.commit(Self.v2)
+        let home = cli.root.appendingPathComponent("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        try Data("[protocol]\n\tversion = 0\n".utf8).write(to: home.appendingPathComponent(".gitconfig"))
+        cli.extraEnvironment["HOME"] = home.path
+        try config(sec: "\(upstream.source)@\(first)")
+        XCTAssertEqual(try hubscript("trust").status, 0)
+        XCTAssertEqual(try hubscript("run", "r/use.lua").stdout, "v1\n")
+        try config(sec: "\(upstream.source)@\(String(repeating: "ab", count: 20))")
+        XCTAssertTrue(try hubscript("run", "r/use.lua").stderr.contains("has no commit abab"))
+    }
+
     /// A fetch killed halfway leaves a scratch folder beside the checkouts, never used.
     func testAHalfFetchedCheckoutIsNeverUsed() throws {
         let commit = try upstream.commit(Self.v1)

@@ -84,7 +84,8 @@ enum GitCheckout {
         return (target, true)
     }
 
-    /// Fetches exactly `source.commit` into the new folder `scratch` and checks it out.
+    /// Fetches `source.commit` into the new folder `scratch` (by its id; else, from a
+    /// server that serves no commit by id, its branches and tags) and checks it out.
     static func fetch(_ source: GitLibrarySource, into scratch: URL, name: String, git: GitCommand) throws {
         func fail(_ what: String, _ result: GitCommand.Result) -> GitLibraryError {
             GitLibraryError("\(what) (git: \(result.reason))")
@@ -93,11 +94,17 @@ enum GitCheckout {
         guard initialized.status == 0 else { throw fail("cannot make a checkout in \(scratch.path)", initialized) }
         let fetched = try git.run(["fetch", "-q", "--no-tags", "--depth", "1", "--", source.url, source.commit], in: scratch)
         if fetched.status != 0 {
-            // Tell a missing commit from a repository that cannot be read.
+            // Tell a missing commit from a repository that cannot be read; a server that
+            // serves no commit by its id gets its branches and tags fetched instead.
             let listed = try git.run(["ls-remote", "-q", "--", source.url], in: scratch)
             guard listed.status == 0 else { throw fail("cannot read the repository \(source.url)", listed) }
-            throw GitLibraryError("the repository \(source.url) has no commit \(source.commit); "
-                + "pin the library to a commit that exists there (git log in the repository lists them)")
+            let all = try git.run(["fetch", "-q", "--no-tags", "--", source.url,
+                                   "+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/remotes/origin/tags/*"], in: scratch)
+            let present = try git.run(["cat-file", "-e", source.commit + "^{commit}"], in: scratch)
+            guard all.status == 0, present.status == 0 else {
+                throw GitLibraryError("the repository \(source.url) has no commit \(source.commit); "
+                    + "pin the library to a commit that exists there (git log in the repository lists them)")
+            }
         }
         let checkedOut = try git.run(["checkout", "-q", "--detach", source.commit], in: scratch)
         guard checkedOut.status == 0 else { throw fail("cannot check out \(source.commit) of \(source.url)", checkedOut) }
