@@ -151,7 +151,7 @@ final class LibraryRecipeCLITests: XCTestCase {
     func testAJobsAllowRefusesARecipeThatNeedsMore() throws {
         try configure("""
             jobs = {
-              narrow = { recipe = "shared/ops/offboard.lua", schedule = "0 * * * *", allow = { "users.list" } },
+              narrow = { recipe = "ops:offboard", schedule = "0 * * * *", allow = { "users.list" } },
               wide = { recipe = "shared/ops/offboard.lua", schedule = "0 * * * *", allow = { "users.list", "users.manage" } },
             }
             """)
@@ -165,6 +165,13 @@ final class LibraryRecipeCLITests: XCTestCase {
         r = try hubscript("jobs", "run", "wide", "--now", "2026-01-01T10:21:00Z")
         XCTAssertEqual(r.status, 0, r.output)
         XCTAssertEqual(r.stdout.components(separatedBy: "\n").first, "offboarded usr_ada")
+        var list = try hubscript("jobs", "list", "--json")
+        XCTAssertTrue(list.stdout.contains(#""recipe":"ops:offboard""#), list.stdout)
+        // A LIB:RECIPE names one of the libraries.
+        try configure(#"jobs = { j = { recipe = "sec:offboard", schedule = "0 * * * *" } }"#)
+        list = try hubscript("jobs", "list")
+        XCTAssertEqual(list.stderr, #"hubscript jobs list: config \#(config!): job "j": recipe "sec:offboard" names library 'sec', which is not one of the configuration's libraries (libraries: ops)"# + "\n")
+        XCTAssertEqual(list.status, 2)
         // A job's allow names permissions: a typo is a configuration error.
         try configure(#"jobs = { j = { recipe = "shared/ops/offboard.lua", schedule = "0 * * * *", allow = { "users.mange" } } }"#)
         r = try hubscript("jobs", "list")

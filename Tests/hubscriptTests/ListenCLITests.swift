@@ -227,13 +227,14 @@ final class ListenCLITests: XCTestCase {
         XCTAssertEqual(try notified(s), ["usr_ada": 3], listener.output)
     }
 
-    /// A trigger's run loads the configuration's libraries (pins checked), and its
-    /// `allow` refuses a recipe that needs more before anything runs.
+    /// A trigger's run loads the configuration's libraries (pins checked) and may name a
+    /// library recipe (`ops:on_lib`), and its `allow` refuses a recipe that needs more
+    /// before anything runs.
     func testTriggersLoadLibrariesAndHonourAllow() throws {
         let s = try prepare()
         defer { s.sandbox.stop() }
         try s.cli.file("shared/ops/tell.lua", "return { title = function(i) return 'Suspended ' .. i end }\n")
-        try s.cli.file("on-lib.lua", """
+        try s.cli.file("shared/ops/on_lib.lua", """
             recipe {
               name = "on-lib", version = "1.0.0", description = "Test fixture: a trigger recipe using a library.",
               params = { event = { type = "table", required = true } }, needs = { "notifications.send" },
@@ -249,7 +250,7 @@ final class ListenCLITests: XCTestCase {
               profiles = { lab = { hub_url = "\(s.hubURL)", api_key = "\(SandboxFixtures.jobsKeySecret)" } },
               libraries = { ops = "shared/ops" },
               triggers = {
-                told = { on = { "user.suspended" }, recipe = "on-lib.lua", profile = "lab", secret = "webhooks/hub",
+                told = { on = { "user.suspended" }, recipe = "ops:on_lib", profile = "lab", secret = "webhooks/hub",
                          allow = { "notifications.send" } },
                 narrow = { on = { "user.suspended" }, recipe = "on-suspend.lua", profile = "lab", secret = "webhooks/hub",
                            allow = { "users.list" } },

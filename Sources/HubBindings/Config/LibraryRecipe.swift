@@ -5,6 +5,32 @@ import ScriptHost
 /// Recipes kept in a library: `hubscript ops:offboard` runs `offboard.lua` of library
 /// `ops` (`ops:users.offboard`: `users/offboard.lua`), pinned like every library file.
 public enum LibraryRecipe {
+    /// A recipe named `LIB:RECIPE` (a job's or a trigger's `recipe`), found when it runs.
+    public struct Name: Sendable, Equatable, CustomStringConvertible {
+        public let library: String
+        public let recipe: String
+        public var description: String { "\(library):\(recipe)" }
+    }
+
+    /// `text` as a `Name` when it is written `LIB:RECIPE` and is not a file (`file`: the
+    /// path it would be); nil otherwise. A library that is not among `libraries` (the
+    /// configuration's names) is refused with `fail`.
+    static func configured(_ text: String, file: URL, libraries: [String],
+                           fail: (String) -> HubConfigError) throws -> Name? {
+        guard let reference = reference(text), !FileManager.default.fileExists(atPath: file.path) else { return nil }
+        guard libraries.contains(reference.library) else {
+            throw fail("recipe \"\(text)\" names library '\(reference.library)', which is not one of the configuration's libraries ("
+                + (libraries.isEmpty ? "it has none" : "libraries: " + libraries.joined(separator: ", ")) + ")")
+        }
+        return Name(library: reference.library, recipe: reference.recipe)
+    }
+
+    /// The library names of the configuration `config` (the keys of its `libraries`).
+    static func names(in config: ScriptValue) -> [String] {
+        guard case .object(let libraries) = config["libraries"] else { return [] }
+        return libraries.keys.sorted()
+    }
+
     /// `LIB:RECIPE` split, or nil when `text` is not written that way (a file path, a
     /// subcommand). The library is a library name, the recipe dot-separated names.
     public static func reference(_ text: String) -> (library: String, recipe: String)? {
@@ -23,6 +49,10 @@ public enum LibraryRecipe {
     /// The file of `library:recipe` among `libraries`. Throws a `HubConfigError` that
     /// lists what exists: the libraries when there is no `library`, its recipes when it
     /// has no `recipe`.
+    public static func file(_ name: Name, in libraries: [ModuleLibrary]) throws -> URL {
+        try file((name.library, name.recipe), in: libraries)
+    }
+
     public static func file(_ reference: (library: String, recipe: String), in libraries: [ModuleLibrary]) throws -> URL {
         let written = "\(reference.library):\(reference.recipe)"
         guard let library = libraries.first(where: { $0.name == reference.library }) else {

@@ -99,10 +99,16 @@ struct RecipeTriggerExecutor: TriggerExecutor {
 
     private func run(_ trigger: ConfiguredTrigger, _ event: TriggerEventRecord, _ value: ScriptValue, output: ConsoleOutput) -> FireResult {
         let prepared: PreparedRecipe
+        let libraries: [ModuleLibrary]
         do {
-            prepared = try PreparedRecipe(path: trigger.recipe.path, paramValues: ["event": value])
+            // The configuration's libraries, pins checked; a `LIB:RECIPE` trigger's recipe is among them.
+            libraries = try LibrariesConfig.load(explicit: common.config, state: common.state)
+            let path = try trigger.library.map { try LibraryRecipe.file($0, in: libraries).path } ?? trigger.recipe.path
+            do { prepared = try PreparedRecipe(path: path, paramValues: ["event": value]) } catch {
+                throw HubConfigError("\(error) (a trigger's recipe declares params = { event = { type = \"table\" } })")
+            }
         } catch {
-            return FireResult(exitCode: ExitCode.usage, message: "\(error) (a trigger's recipe declares params = { event = { type = \"table\" } })")
+            return FireResult(exitCode: ExitCode.usage, message: "\(error)")
         }
         if let problem = NeedsCheck.problem(in: prepared.file, manifest: prepared.manifest) {
             return FireResult(exitCode: ExitCode.usage, message: problem)
@@ -111,7 +117,7 @@ struct RecipeTriggerExecutor: TriggerExecutor {
             let profile = trigger.profile ?? common.profile
             let connection = try HubConnection.open(config: hub, profile: profile, state: common.state, embeddedHub: EmbeddedSandbox())
             var request = HubRunRequest()
-            request.libraries = try LibrariesConfig.load(explicit: common.config, state: common.state)
+            request.libraries = libraries
             request.allow = trigger.allow.map { AllowedPermissions($0, caller: "trigger \"\(trigger.name)\"") }
             request.runID = event.runID
             request.progress = MemoryProgressReporter()

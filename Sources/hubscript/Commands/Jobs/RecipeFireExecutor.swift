@@ -26,8 +26,14 @@ struct RecipeFireExecutor: FireExecutor {
     private func run(_ fire: FireLaunch, output: ConsoleOutput) -> FireResult {
         let job = fire.job.definition
         let prepared: PreparedRecipe
+        let libraries: [ModuleLibrary]
         do {
-            prepared = try PreparedRecipe(path: fire.job.recipe.path, cliParams: Self.cliParams(job.params))
+            // The configuration's libraries, read and checked against hubscript.lock at
+            // each fire (a library changed since it was trusted stops the fire); a
+            // `LIB:RECIPE` job's recipe is found among them.
+            libraries = try LibrariesConfig.load(explicit: common.config, state: common.state)
+            let path = try fire.job.library.map { try LibraryRecipe.file($0, in: libraries).path } ?? fire.job.recipe.path
+            prepared = try PreparedRecipe(path: path, cliParams: Self.cliParams(job.params))
         } catch {
             return FireResult(exitCode: ExitCode.usage, message: "\(error)")
         }
@@ -38,9 +44,7 @@ struct RecipeFireExecutor: FireExecutor {
             let connection = try VaultAccess.connect(config: hub, profile: job.profile ?? common.profile, state: common.state,
                                                      quiet: true)
             var request = HubRunRequest()
-            // The configuration's libraries, read and checked against hubscript.lock at
-            // each fire (a library changed since it was trusted stops the fire).
-            request.libraries = try LibrariesConfig.load(explicit: common.config, state: common.state)
+            request.libraries = libraries
             request.allow = job.allow.map { AllowedPermissions($0, caller: "job \"\(job.name)\"") }
             request.runID = fire.runID
             request.heldLock = fire.lock
