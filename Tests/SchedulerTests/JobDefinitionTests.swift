@@ -73,7 +73,7 @@ struct JobDefinitionTests {
         (["recipe": .string(""), "schedule": .string("@daily")], #"invalid_job: job "nightly": recipe must not be empty"#),
         (["recipe": .string("r.lua"), "schedule": .list([])], #"invalid_job: job "nightly": schedule must be a string, got a list"#),
         (["recipe": .string("r.lua"), "schedule": .string("@daily"), "schedul": .string("x"), "zzz": .bool(true)],
-         #"invalid_job: job "nightly": unknown field "schedul" (known: recipe, params, schedule, timezone, profile, overlap, catch_up, timeout, on_failure)"#),
+         #"invalid_job: job "nightly": unknown field "schedul" (known: recipe, params, schedule, timezone, profile, overlap, catch_up, timeout, on_failure, allow)"#),
     ] as [([String: JobConfigValue], String)])
     func requiredAndTyped(config: [String: JobConfigValue], message: String) {
         #expect(refusal(config) == message)
@@ -124,9 +124,21 @@ struct JobDefinitionTests {
         ("on_failure", .table(["dispatch": .string("")]), #"invalid_job: job "nightly": on_failure.dispatch must not be empty"#),
         ("on_failure", .table(["dispatch": .string("x"), "email": .string("y")]),
          #"invalid_job: job "nightly": on_failure has unknown field "email" (known: dispatch)"#),
+        ("allow", .string("users.list"), #"invalid_job: job "nightly": allow must be a list of permission names like { "users.list" }, got a string"#),
+        ("allow", .table(["x": .string("users.list")]), #"invalid_job: job "nightly": allow must be a list of permission names like { "users.list" }, got a table"#),
+        ("allow", .list([.string("users.list"), .int(1)]), #"invalid_job: job "nightly": allow[2] must be a permission name (a string), got an integer"#),
+        ("allow", .list([.string("")]), #"invalid_job: job "nightly": allow has an empty permission"#),
     ])
     func policies(key: String, value: JobConfigValue, message: String) {
         #expect(refusal(with(key, value)) == message)
+    }
+
+    @Test("allow: a list of permission names; {} allows nothing")
+    func allow() throws {
+        #expect(try JobDefinition(name: "nightly", config: with("allow", .list([.string("users.list")]))).allow == ["users.list"])
+        #expect(try JobDefinition(name: "nightly", config: with("allow", .list([]))).allow == [])
+        #expect(try JobDefinition(name: "nightly", config: with("allow", .table([:]))).allow == [])
+        #expect(try JobDefinition(name: "nightly", config: with("timeout", .int(5))).allow == nil)
     }
 
     @Test("the Swift initializer checks the same bounds")

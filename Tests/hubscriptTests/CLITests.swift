@@ -9,6 +9,7 @@ final class CLITests: CLITestCase {
 
     USAGE: hubscript <subcommand> [options]
            hubscript FILE.lua [run options]   (shorthand for 'hubscript run FILE.lua')
+           hubscript LIB:RECIPE [run options] (recipe RECIPE.lua of library LIB, pinned in hubscript.lock)
 
     SUBCOMMANDS:
       run         Run a recipe.
@@ -42,11 +43,15 @@ final class CLITests: CLITestCase {
     static let runHelp = """
     OVERVIEW: Run a recipe.
 
-    USAGE: hubscript run FILE [--param name=value]… [--params-file F.json] [--json] [--timeout S] [--dry-run] [--run-id ID]
+    USAGE: hubscript run FILE|LIB:RECIPE [--param name=value]… [--params-file F.json] [--json] [--timeout S] [--allow perm,…] [--dry-run] [--run-id ID]
+
+    LIB:RECIPE runs recipe RECIPE.lua of library LIB of the configuration
+    (libraries = { LIB = "folder" or "git+URL@COMMIT" }), pinned in hubscript.lock.
 
     Exit codes: 0 success, 1 the recipe failed, 2 usage or configuration error
-    (including a manifest or parameter problem: nothing of the recipe runs),
-    3 capability denied, 4 a limit stopped the run.
+    (including a manifest or parameter problem, or library files that no longer match
+    hubscript.lock: nothing of the recipe runs), 3 capability denied or needs beyond
+    --allow, 4 a limit stopped the run.
 
     OPTIONS:
       --param <name=value>  Set a recipe parameter. (repeatable)
@@ -55,6 +60,7 @@ final class CLITests: CLITestCase {
       --timeout <seconds>   Wall-clock limit for the run (overrides the manifest).
       --max-writes <n>      Stop before the first write past n (with limits.writes, the lower wins).
       --lib <dir>           Add a folder that require() may load modules from. (repeatable)
+      --allow <perm,perm>   Refuse the recipe (exit 3) if its needs go beyond these permissions. (repeatable)
       --out <dir>           Where export.* writes (default: runs/<run id>/ in the state directory).
       --quiet               No sandbox notice, no progress line, no rate-limit notices.
       --verbose             Show log.debug, each Hub call with its status and time, retries and rate-limit waits.

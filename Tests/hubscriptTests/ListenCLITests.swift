@@ -227,6 +227,52 @@ final class ListenCLITests: XCTestCase {
         XCTAssertEqual(try notified(s), ["usr_ada": 3], listener.output)
     }
 
+    /// A trigger's run loads the configuration's libraries (pins checked) and may name a
+    /// library recipe (`ops:on_lib`), and its `allow` refuses a recipe that needs more
+    /// before anything runs.
+    func testTriggersLoadLibrariesAndHonourAllow() throws {
+        let s = try prepare()
+        defer { s.sandbox.stop() }
+        try s.cli.file("shared/ops/tell.lua", "return { title = function(i) return 'Suspended ' .. i end }\n")
+        try s.cli.file("shared/ops/on_lib.lua", """
+            recipe {
+              name = "on-lib", version = "1.0.0", description = "Test fixture: a trigger recipe using a library.",
+              params = { event = { type = "table", required = true } }, needs = { "notifications.send" },
+            }
+            local tell = require("ops.tell")
+            for i = 1, 3 do
+              hub.notifications.send("app_hub", { user_id = params.event.data.user_id, title = tell.title(i),
+                                                  body = "Event " .. params.event.id, category = "security" })
+            end
+            """)
+        try s.cli.file("hubscript.config.lua", """
+            return {
+              profiles = { lab = { hub_url = "\(s.hubURL)", api_key = "\(SandboxFixtures.jobsKeySecret)" } },
+              libraries = { ops = "shared/ops" },
+              triggers = {
+                told = { on = { "user.suspended" }, recipe = "ops:on_lib", profile = "lab", secret = "webhooks/hub",
+                         allow = { "notifications.send" } },
+                narrow = { on = { "user.suspended" }, recipe = "on-suspend.lua", profile = "lab", secret = "webhooks/hub",
+                           allow = { "users.list" } },
+              },
+            }
+            """)
+        XCTAssertEqual(try s.cli.run(["trust", "--config", s.config]).status, 0)
+        let (listener, listenURL) = try startListener(s)
+        defer { listener.stop() }
+        let (_, secret) = try subscribe(s, listenURL)
+        let body = #"{"id":"wev_lib0001","type":"user.suspended","api_version":"2026-10-05","created_at":"2026-01-01T00:00:00Z","test_mode":true,"data":{"user_id":"usr_ada"}}"#
+        let now = Int(Date().timeIntervalSince1970)
+        let signature = "t=\(now),v1=" + WebhookSignature.hex(secret: secret, timestamp: now, body: Data(body.utf8))
+        XCTAssertEqual(try post(listenURL, body: body, signature: signature), 202)
+        XCTAssertTrue(waitUntil { listener.output.contains("told@wev_lib0001 succeeded") && listener.output.contains("narrow@wev_lib0001 failed") },
+                      listener.output)
+        XCTAssertTrue(listener.output.contains("narrow@wev_lib0001 failed (exit 3) in "), listener.output)
+        XCTAssertTrue(listener.output.contains(#"not allowed: the recipe needs notifications.send, beyond what trigger "narrow" allows (users.list); nothing ran."#),
+                      listener.output)
+        XCTAssertEqual(try notified(s), ["usr_ada": 3], listener.output)
+    }
+
     func testKillMidRecipeThenRedeliveryCompletesEachWriteOnce() throws {
         let s = try prepare(pauseMs: 1500)
         defer { s.sandbox.stop() }

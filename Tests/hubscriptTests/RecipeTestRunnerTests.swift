@@ -222,6 +222,73 @@ final class RecipeTestRunnerTests: CLITestCase {
                      exitCode: 2)
     }
 
+    /// `kill_during_write = N`: write N reaches the Hub, its response is lost, the process
+    /// is gone; the resume resends it under its key and the Hub answers it once.
+    func testKillDuringAWriteThenResumeMakesEachWriteOnce() throws {
+        try folder.write("three.lua", Self.threeWrites)
+        try folder.write("careful.lua", """
+        recipe { name = "careful", needs = { "users.list", "users.manage" } }
+        for _, id in ipairs { "usr_ada", "usr_support", "usr_temp" } do
+          local ok, err = pcall(hub.users.suspend, id, { reason = "test" })
+          if not ok then print("caught " .. tostring(err.code)) end
+        end
+        print("done")
+        """)
+        try folder.write("kill_test.lua", """
+        local users = { users = { { id = "usr_temp", email = "temp@example.com" } } }
+        local function suspensions(s, id)
+          return #s:list("/audit-events", { action = "user.suspended", target_user_id = id })
+        end
+        test.case("killed during write 2, resumed", function()
+          local s = test.sandbox{ fixtures = users }
+          local first = s:run("three.lua", {}, { kill_during_write = 2 })
+          expect(first.killed).to_be(true)
+          expect(first.exit_code).to_be(1)
+          expect(first.failure.code).to_be("process_killed")
+          expect(first.writes).to_be(2)
+          expect(first.output).to_equal {}
+          expect(s:get("/users/usr_support").status).to_be("suspended")
+          expect(s:get("/users/usr_temp").status).to_be("active")
+          local again = s:resume(first.run_id)
+          expect(again).to_succeed()
+          expect(again.replayed).to_be(1)
+          expect(again.writes).to_be(2)
+          expect(again.output).to_equal { "done" }
+          expect(suspensions(s, "usr_ada")).to_be(1)
+          expect(suspensions(s, "usr_support")).to_be(1)
+          expect(suspensions(s, "usr_temp")).to_be(1)
+        end)
+        test.case("a recipe that catches the lost write cannot go on", function()
+          local s = test.sandbox{ fixtures = users }
+          local first = s:run("careful.lua", {}, { kill_during_write = 1 })
+          expect(first.killed).to_be(true)
+          expect(first.exit_code).to_be(4)
+          expect(first.failure.kind).to_be("limit.host")
+          expect(first.output).to_equal { "caught process_killed" }
+          expect(s:get("/users/usr_support").status).to_be("active")
+          expect(s:resume(first.run_id)).to_succeed()
+          expect(suspensions(s, "usr_ada")).to_be(1)
+          expect(suspensions(s, "usr_support")).to_be(1)
+        end)
+        test.case("a bad kill_during_write", function()
+          local s = test.sandbox{}
+          expect(function() s:run("three.lua", {}, { kill_during_write = 0 }) end)
+            .to_fail_with("kill_during_write must be a whole number from 1 (the write whose response is lost), got 0")
+          expect(function() s:run("three.lua", {}, { kill_during_write = "2" }) end)
+            .to_fail_with("got a string")
+          expect(function() s:run("three.lua", {}, { kill_during_write = 1, kill_after_writes = 1 }) end)
+            .to_fail_with("not both")
+        end)
+        """)
+        assertResult(try hubscript("test", "kill_test.lua"), stdout: """
+        ok   kill_test.lua: killed during write 2, resumed
+        ok   kill_test.lua: a recipe that catches the lost write cannot go on
+        ok   kill_test.lua: a bad kill_during_write
+        3 passed, 0 failed
+
+        """, stderr: "", exitCode: 0)
+    }
+
     func testRequireOfAStandardLibraryNameReturnsTheBuiltIn() throws {
         try folder.write("utf8.lua", "error('the file utf8.lua was loaded')\n")
         try folder.write("string.lua", "error('the file string.lua was loaded')\n")

@@ -5,10 +5,11 @@ set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
-# The C libraries the package links (see Package.swift) and the tools scripts use.
-# libcurl4-openssl-dev and patchelf: the release build links Foundation statically
-# (build_hubscript), which names -lcurl at link time.
-required_packages="pkg-config liblua5.4-dev libsqlite3-dev libsodium-dev curl libcurl4-openssl-dev patchelf ${HUBSCRIPT_PACKAGES:-}"
+# The C libraries the package links (see Package.swift) and the tools scripts use (git:
+# library sources `git+file://…@commit` are fetched with it). libcurl4-openssl-dev and
+# patchelf: the release build links Foundation statically (build_hubscript), which names
+# -lcurl at link time.
+required_packages="pkg-config liblua5.4-dev libsqlite3-dev libsodium-dev curl git libcurl4-openssl-dev patchelf ${HUBSCRIPT_PACKAGES:-}"
 
 ensure_packages() {
   local missing=()

@@ -7,12 +7,19 @@ public struct ConfiguredJob: Sendable {
     public let definition: JobDefinition
     /// The recipe file: `recipe` resolved against the config file's folder.
     public let recipe: URL
+    /// `recipe = "LIB:RECIPE"`: a recipe of one of the configuration's libraries,
+    /// found (and its pin checked) when the job fires; `recipe` is then meaningless.
+    public let library: LibraryRecipe.Name?
 
     public var name: String { definition.name }
 
-    public init(definition: JobDefinition, recipe: URL) {
+    /// The recipe as people read it: `ops:offboard`, or the file's path.
+    public var shownRecipe: String { library?.description ?? recipe.path }
+
+    public init(definition: JobDefinition, recipe: URL, library: LibraryRecipe.Name? = nil) {
         self.definition = definition
         self.recipe = recipe
+        self.library = library
     }
 }
 

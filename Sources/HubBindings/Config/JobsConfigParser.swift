@@ -19,10 +19,11 @@ struct JobsConfigParser {
         case .array([]): table = [:]   // `jobs = {}`
         default: throw fail("jobs must be a table of name = { recipe = …, schedule = … }")
         }
-        return JobsConfig(source: file, jobs: try table.keys.sorted().map { try job($0, table[$0]!) })
+        let libraries = LibraryRecipe.names(in: value)
+        return JobsConfig(source: file, jobs: try table.keys.sorted().map { try job($0, table[$0]!, libraries: libraries) })
     }
 
-    private func job(_ name: String, _ value: ScriptValue) throws -> ConfiguredJob {
+    private func job(_ name: String, _ value: ScriptValue, libraries: [String]) throws -> ConfiguredJob {
         let fields: [String: ScriptValue]
         switch value {
         case .object(let t): fields = t
@@ -44,8 +45,15 @@ struct JobsConfigParser {
             let known = hub.profiles.keys.sorted().joined(separator: ", ")
             throw fail("job \"\(name)\": profile \"\(profile)\" is not one of the profiles (\(known.isEmpty ? "none" : known), or 'sandbox')")
         }
+        if let allow = definition.allow, let problem = AllowedPermissions.problem(in: allow) {
+            throw fail("job \"\(name)\": \(problem)")
+        }
         let folder = file.deletingLastPathComponent()
         let recipe = URL(fileURLWithPath: definition.recipe, relativeTo: folder).standardizedFileURL
+        if let library = try LibraryRecipe.configured(definition.recipe, file: recipe, libraries: libraries,
+                                                      fail: { fail("job \"\(name)\": \($0)") }) {
+            return ConfiguredJob(definition: definition, recipe: recipe, library: library)
+        }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: recipe.path, isDirectory: &isFolder), !isFolder.boolValue else {
             throw fail("job \"\(name)\": recipe \"\(definition.recipe)\" is not a file (looked for \(recipe.path); a recipe path is relative to the config file's folder)")

@@ -3,46 +3,44 @@ import HubClient
 import ScriptHost
 
 /// The configuration's `libraries` table: shared module folders by name,
-/// `libraries = { ops = "../ops-recipes" }` (a path relative to the configuration
-/// file's folder). `require("ops.offboarding")` looks in the recipe's own folder first
-/// (`ops/offboarding.lua`), then in library `ops`'s folder (`offboarding.lua`).
+/// `libraries = { ops = "../ops-recipes", sec = "git+file:///srv/git/sec.git@<commit>" }`
+/// (a path relative to the configuration file's folder, or a git repository pinned to a
+/// commit: `GitLibrarySource`). `require("ops.offboarding")` looks in the recipe's own
+/// folder first (`ops/offboarding.lua`), then in library `ops`'s folder (`offboarding.lua`).
 public enum LibrariesConfig {
     /// The libraries of the configuration `explicit` or the search order finds, their
-    /// pins checked; none without a configuration file. Every folder must exist.
-    public static func load(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+    /// pins checked; none without a configuration file. Every folder must exist; a git
+    /// library's commit is fetched into `state` if it is not there yet.
+    public static func load(explicit: String?, state: StateDirectory,
+                            environment: [String: String] = ProcessInfo.processInfo.environment,
                             currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> [ModuleLibrary] {
         // A configuration that cannot be found or read is not this function's to report:
         // the run reads it again to connect, before anything runs, and reports it there.
         guard let file = try? HubConfig.locate(explicit: explicit, environment: environment,
                                                currentDirectory: currentDirectory),
               let value = try? HubConfig.evaluate(file: file) else { return [] }
-        return try pinned(try parse(value, file: file), config: file)
+        return try pinned(try parse(value, file: file, state: state, checkoutProblem: nil), config: file)
     }
 
     /// The libraries with their pins checked: now, every file against `hubscript.lock`
-    /// (a library never trusted, or changed since, stops the run before it starts, with
-    /// what changed), and each module again as `require` loads it.
+    /// (a library never trusted, or changed since, stops the run before it starts with a
+    /// `LibraryPinError` naming what changed), and each module again as `require` loads it.
     static func pinned(_ libraries: [ModuleLibrary], config: URL) throws -> [ModuleLibrary] {
         guard !libraries.isEmpty else { return [] }
         let lockURL = LibraryLock.url(besideConfig: config)
-        let names = libraries.map(\.name).joined(separator: " ")
+        let names = libraries.map(\.name)
         guard let lock = try LibraryLock.read(lockURL) else {
-            throw HubConfigError("""
-                the libraries of \(config.path) are not trusted yet (no \(lockURL.path)); review their files, \
-                then run hubscript trust \(names)
-                """)
+            throw LibraryPinError(config: config, lock: lockURL, libraries: names, changes: nil)
         }
-        let changes = lock.changes(to: try LibraryLock.current(libraries))
+        let changes = lock.differences(to: try LibraryLock.current(libraries))
         if !changes.isEmpty {
-            throw HubConfigError("library files changed since they were trusted (\(lockURL.path)); nothing ran:\n  "
-                + changes.joined(separator: "\n  ")
-                + "\nReview the changes, then run hubscript trust \(names) to pin them (hubscript verify lists them again).")
+            throw LibraryPinError(config: config, lock: lockURL, libraries: names, changes: changes)
         }
         return libraries.map { library in
             ModuleLibrary(name: library.name, folder: library.folder) { relative, data in
                 let key = library.name + "/" + relative
                 guard let pin = lock.pins[key], pin.sha256 == Digest.sha256Hex(data) else {
-                    throw ScriptMessageError("require: \(key) changed while the run was starting; it no longer matches \(lockURL.path) (review it, then hubscript trust \(library.name))")
+                    throw ScriptMessageError("library file \(key) changed while the run was starting; it no longer matches \(lockURL.path) (review it, then hubscript trust \(library.name))")
                 }
             }
         }
@@ -50,20 +48,35 @@ public enum LibrariesConfig {
 
     /// The configuration file and its libraries, pins not checked (`hubscript trust`,
     /// `hubscript verify`); nil without a configuration file.
-    public static func unpinned(explicit: String?) throws -> (config: URL, libraries: [ModuleLibrary])? {
-        guard let file = try HubConfig.locate(explicit: explicit, environment: ProcessInfo.processInfo.environment,
-                                              currentDirectory: FileManager.default.currentDirectoryPath) else { return nil }
-        return (file, try parse(try HubConfig.evaluate(file: file), file: file))
+    public struct Unpinned {
+        public let config: URL
+        public let libraries: [ModuleLibrary]
+        /// Git checkouts that are not exactly their pinned commit (HEAD elsewhere, a file
+        /// changed, added or removed in the state folder), one message each: such a
+        /// checkout is never trusted.
+        public let checkoutProblems: [String]
     }
 
-    static func parse(_ value: ScriptValue, file: URL) throws -> [ModuleLibrary] {
+    public static func unpinned(explicit: String?, state: StateDirectory) throws -> Unpinned? {
+        guard let file = try HubConfig.locate(explicit: explicit, environment: ProcessInfo.processInfo.environment,
+                                              currentDirectory: FileManager.default.currentDirectoryPath) else { return nil }
+        var problems: [String] = []
+        let libraries = try parse(try HubConfig.evaluate(file: file), file: file, state: state) { problems.append($0) }
+        return Unpinned(config: file, libraries: libraries, checkoutProblems: problems)
+    }
+
+    /// The libraries of the configuration `value`. With `checkoutProblem`, each git
+    /// checkout that was there already is checked with git as well, and told to it when
+    /// it is not exactly its commit (a new one was checked as it was fetched).
+    static func parse(_ value: ScriptValue, file: URL, state: StateDirectory,
+                      checkoutProblem: ((String) -> Void)?) throws -> [ModuleLibrary] {
         func fail(_ message: String) -> HubConfigError { HubConfigError("config \(file.path): \(message)") }
         guard case .object(let top) = value, let libraries = top["libraries"] else { return [] }
         let table: [String: ScriptValue]
         switch libraries {
         case .object(let t): table = t
         case .array([]): table = [:]
-        default: throw fail("libraries must be a table of name = \"folder\"")
+        default: throw fail("libraries must be a table of name = \"folder\" (or \"git+URL@COMMIT\")")
         }
         let base = file.deletingLastPathComponent()
         return try table.keys.sorted().map { name in
@@ -72,7 +85,22 @@ public enum LibrariesConfig {
                 throw fail("libraries: '\(name)' is not a library name (lowercase letters, digits and _, as in require(\"\(name).module\"))")
             }
             guard let path = table[name]?.stringValue, !path.isEmpty else {
-                throw fail("libraries.\(name) must be a folder path (a string)")
+                throw fail("libraries.\(name) must be a folder path or git+URL@COMMIT (a string)")
+            }
+            let git: GitLibrarySource?
+            do { git = try GitLibrarySource.parse(path) } catch { throw fail("libraries.\(name): \(error)") }
+            if let git {
+                do {
+                    let (folder, fetched) = try GitCheckout.checkout(git, name: name, state: state)
+                    if let checkoutProblem, !fetched {
+                        do { try GitCheckout.check(folder, is: git, name: name, git: try GitCommand.find(forLibrary: name)) } catch let error as GitLibraryError {
+                            checkoutProblem("library \(name): \(error)")
+                        }
+                    }
+                    return ModuleLibrary(name: name, folder: folder)
+                } catch let error as GitLibraryError {
+                    throw fail("libraries.\(name): \(error)")
+                }
             }
             let folder = path.hasPrefix("/") ? URL(fileURLWithPath: path, isDirectory: true)
                 : base.appendingPathComponent(path, isDirectory: true)
@@ -82,5 +110,33 @@ public enum LibrariesConfig {
             }
             return ModuleLibrary(name: name, folder: folder)
         }
+    }
+}
+
+/// Library files that do not match `hubscript.lock` (or no lock at all): the command
+/// stops before anything runs. `--json` shows `jsonFields` in its `error` event.
+public struct LibraryPinError: Error, Sendable, CustomStringConvertible {
+    public let config: URL
+    public let lock: URL
+    public let libraries: [String]
+    /// What differs from the pins; nil: the libraries were never trusted (no lock file).
+    public let changes: [LibraryLock.Change]?
+
+    public var description: String {
+        let names = libraries.joined(separator: " ")
+        guard let changes else {
+            return "the libraries of \(config.path) are not trusted yet (no \(lock.path)); review their files, then run hubscript trust \(names)"
+        }
+        return "library files changed since they were trusted (\(lock.path)); nothing ran:\n  "
+            + changes.map(\.line).joined(separator: "\n  ")
+            + "\nReview the changes, then run hubscript trust \(names) to pin them (hubscript verify lists them again)."
+    }
+
+    /// `code` (`library_not_trusted` or `library_changed`), `lock`, `libraries`, and
+    /// `changes` (each `LibraryLock.Change.jsonValue`).
+    public var jsonFields: [String: ScriptValue] {
+        ["code": .string(changes == nil ? "library_not_trusted" : "library_changed"), "lock": .string(lock.path),
+         "libraries": .array(libraries.map(ScriptValue.string)),
+         "changes": .array((changes ?? []).map(\.jsonValue))]
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HubClient
 import ScriptHost
+import SystemText
 
 /// `hubscript.lock`, beside the configuration file: the SHA-256 of every `.lua` file of
 /// every library, and what each recipe among them asks for (needs, secrets, limits),
@@ -26,15 +27,38 @@ public struct LibraryLock: Sendable, Equatable {
     }
 
     /// The files of `libraries` as they are now.
+    /// - Throws: `HubConfigError` for a `.lua` file that `require` could never load — a
+    ///   link out of its library, a device or FIFO, a file over
+    ///   `ModuleResolver.maxModuleBytes` — before any of it is read.
     public static func current(_ libraries: [ModuleLibrary]) throws -> LibraryLock {
         var lock = LibraryLock()
         for library in libraries {
             for relative in LuaFiles.below(library.folder) {
                 let url = library.folder.appendingPathComponent(relative)
-                lock.pins[library.name + "/" + relative] = pin(of: try Data(contentsOf: url), url: url)
+                lock.pins[library.name + "/" + relative] = pin(of: try readable(url, in: library, relative: relative), url: url)
             }
         }
         return lock
+    }
+
+    /// The bytes of a library file, if it is a regular file of a module's size inside
+    /// the library's folder (links resolved).
+    static func readable(_ url: URL, in library: ModuleLibrary, relative: String) throws -> Data {
+        let folder = library.folder.standardizedFileURL.resolvingSymlinksInPath().path
+        let real = url.standardizedFileURL.resolvingSymlinksInPath()
+        func refuse(_ why: String) -> HubConfigError {
+            HubConfigError("library \(library.name): \(relative) \(why); remove it from the library (require could never load it)")
+        }
+        guard real.path.hasPrefix(folder + "/") else { throw refuse("is a link out of the library's folder (to \(real.path))") }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: real.path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else { throw refuse("is not a regular file") }
+        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= ModuleResolver.maxModuleBytes else {
+            throw refuse("is \(size) bytes, over the \(ModuleResolver.maxModuleBytes >> 20) MiB a module may be")
+        }
+        do { return try Data(contentsOf: real) } catch {
+            throw HubConfigError("library \(library.name): cannot read \(relative): \(FileErrorText.reason(error))")
+        }
     }
 
     static func pin(of data: Data, url: URL) -> Pin {
@@ -88,43 +112,97 @@ public struct LibraryLock: Sendable, Equatable {
 
     // MARK: Differences
 
-    /// What changed from `self` (the trusted pins) to `now`, in words, one line each;
-    /// only the libraries named in `libraries` (all when nil). Empty: nothing changed.
-    public func changes(to now: LibraryLock, libraries: Set<String>? = nil) -> [String] {
+    /// One difference between the trusted pins and the files now.
+    public struct Change: Sendable, Equatable {
+        public enum Kind: String, Sendable { case added, changed, removed }
+        public let kind: Kind
+        /// `library/relative/path.lua`.
+        public let path: String
+        /// The trusted pin (nil: added) and the file now (nil: removed).
+        public let trusted: Pin?
+        public let now: Pin?
+
+        /// What the new manifest asks for beyond the trusted one: permissions, secrets,
+        /// and limits that changed (`(now, was)`; nil `now`: the limit was dropped).
+        public var addedNeeds: [String] { (now?.needs ?? []).filter { !(trusted?.needs.contains($0) ?? false) } }
+        public var addedSecrets: [String] { (now?.secrets ?? []).filter { !(trusted?.secrets.contains($0) ?? false) } }
+        public var changedLimits: [(name: String, now: String?, was: String?)] {
+            guard let now else { return [] }
+            let names = Set(now.limits.keys).union(trusted.map { Array($0.limits.keys) } ?? []).sorted()
+            return names.compactMap { name in
+                let (new, old) = (now.limits[name], trusted?.limits[name])
+                return new == old ? nil : (name, new, old)
+            }
+        }
+
+        /// The change in words, one line: `changed: ops/x.lua (sha256 9d2a563bf81e…, now
+        /// 713faaf1cd5f…); the new manifest adds: needs users.manage; …`.
+        public var line: String {
+            switch kind {
+            case .added: return "added: \(path)" + asks
+            case .removed: return "removed: \(path)"
+            case .changed:
+                return "changed: \(path) (sha256 \(trusted!.sha256.prefix(12))…, now \(now!.sha256.prefix(12))…)" + asks
+            }
+        }
+
+        /// "; the new manifest adds: needs users.manage; reads the secret dispatch/ci; limit writes 10 (was 5)".
+        var asks: String {
+            var parts: [String] = []
+            if !addedNeeds.isEmpty { parts.append("needs \(addedNeeds.joined(separator: ", "))") }
+            let secrets = addedSecrets
+            if !secrets.isEmpty { parts.append("reads the secret\(secrets.count == 1 ? "" : "s") \(secrets.joined(separator: ", "))") }
+            for limit in changedLimits where limit.now != nil {
+                parts.append("limit \(limit.name) \(limit.now!)" + (limit.was.map { " (was \($0))" } ?? ""))
+            }
+            for limit in changedLimits where limit.now == nil {
+                parts.append("no limit \(limit.name) (was \(limit.was!))")
+            }
+            guard !parts.isEmpty else { return "" }
+            return "; the new manifest " + (trusted == nil ? "asks for: " : "adds: ") + parts.joined(separator: "; ")
+        }
+
+        /// The change as `--json` fields: `change`, `file`, `sha256` (now, null when
+        /// removed), `trusted_sha256` (null when added), `adds` (`needs`, `secrets`,
+        /// `limits`: name → `{ now, was }`), and `summary`, the line in words.
+        public var jsonValue: ScriptValue {
+            var limits: [String: ScriptValue] = [:]
+            for limit in changedLimits {
+                limits[limit.name] = .object(["now": limit.now.map(ScriptValue.string) ?? .null,
+                                              "was": limit.was.map(ScriptValue.string) ?? .null])
+            }
+            return .object([
+                "change": .string(kind.rawValue), "file": .string(path),
+                "sha256": now.map { .string($0.sha256) } ?? .null,
+                "trusted_sha256": trusted.map { .string($0.sha256) } ?? .null,
+                "adds": .object(["needs": .array(addedNeeds.map(ScriptValue.string)),
+                                 "secrets": .array(addedSecrets.map(ScriptValue.string)), "limits": .object(limits)]),
+                "summary": .string(line),
+            ])
+        }
+    }
+
+    /// What changed from `self` (the trusted pins) to `now`, sorted by path; only the
+    /// libraries named in `libraries` (all when nil). Empty: nothing changed.
+    public func differences(to now: LibraryLock, libraries: Set<String>? = nil) -> [Change] {
         func included(_ path: String) -> Bool {
             libraries.map { $0.contains(String(path.prefix { $0 != "/" })) } ?? true
         }
-        var lines: [String] = []
+        var changes: [Change] = []
         for path in Set(pins.keys).union(now.pins.keys).sorted() where included(path) {
             switch (pins[path], now.pins[path]) {
-            case (nil, let new?):
-                lines.append("added: \(path)" + Self.asks(new, comparedTo: nil))
-            case (_?, nil):
-                lines.append("removed: \(path)")
+            case (nil, let new?): changes.append(Change(kind: .added, path: path, trusted: nil, now: new))
+            case (let old?, nil): changes.append(Change(kind: .removed, path: path, trusted: old, now: nil))
             case (let old?, let new?) where old.sha256 != new.sha256:
-                lines.append("changed: \(path) (sha256 \(old.sha256.prefix(12))…, now \(new.sha256.prefix(12))…)"
-                             + Self.asks(new, comparedTo: old))
-            default:
-                break
+                changes.append(Change(kind: .changed, path: path, trusted: old, now: new))
+            default: break
             }
         }
-        return lines
+        return changes
     }
 
-    /// "; it now also needs users.manage; secrets: dispatch/ci; limits: writes 10 (was 5)".
-    static func asks(_ new: Pin, comparedTo old: Pin?) -> String {
-        var parts: [String] = []
-        let needs = new.needs.filter { !(old?.needs.contains($0) ?? false) }
-        if !needs.isEmpty { parts.append("needs \(needs.joined(separator: ", "))") }
-        let secrets = new.secrets.filter { !(old?.secrets.contains($0) ?? false) }
-        if !secrets.isEmpty { parts.append("reads the secret\(secrets.count == 1 ? "" : "s") \(secrets.joined(separator: ", "))") }
-        for key in new.limits.keys.sorted() where old?.limits[key] != new.limits[key] {
-            parts.append("limit \(key) \(new.limits[key]!)" + (old?.limits[key].map { " (was \($0))" } ?? ""))
-        }
-        for key in (old?.limits.keys.sorted() ?? []) where new.limits[key] == nil {
-            parts.append("no limit \(key) (was \(old!.limits[key]!))")
-        }
-        guard !parts.isEmpty else { return "" }
-        return "; the new manifest " + (old == nil ? "asks for: " : "adds: ") + parts.joined(separator: "; ")
+    /// `differences`, one line each.
+    public func changes(to now: LibraryLock, libraries: Set<String>? = nil) -> [String] {
+        differences(to: now, libraries: libraries).map(\.line)
     }
 }

@@ -12,6 +12,12 @@ public struct ConfiguredTrigger: Sendable, Equatable {
     public let profile: String?
     /// The vault entry holding the webhook's signing secret (`whsec_…`).
     public let secret: String
+    /// The permissions the trigger's recipe may ask for (`allow = { … }`); nil: no
+    /// bound beyond the profile's.
+    public var allow: [String]? = nil
+    /// `recipe = "LIB:RECIPE"`: a recipe of one of the configuration's libraries, found
+    /// (and its pin checked) when the trigger runs; `recipe` is then meaningless.
+    public var library: LibraryRecipe.Name? = nil
 
     /// Whether an event of `type` fires this trigger.
     public func matches(_ type: String) -> Bool {
@@ -29,7 +35,7 @@ public struct ConfiguredTrigger: Sendable, Equatable {
 /// ```lua
 /// triggers = {
 ///   offboarded = { on = {"user.suspended", "role.*"}, recipe = "recipes/on-suspend.lua",
-///                  profile = "prod", secret = "webhooks/hub" },
+///                  profile = "prod", secret = "webhooks/hub", allow = { "users.manage" } },
 /// }
 /// ```
 public struct TriggersConfig: Sendable {
@@ -62,7 +68,7 @@ struct TriggersConfigParser {
     let file: URL
     let hub: HubConfig
 
-    static let keys = ["on", "recipe", "profile", "secret"]
+    static let keys = ["on", "recipe", "profile", "secret", "allow"]
 
     func fail(_ message: String) -> HubConfigError { HubConfigError("config \(file.path): \(message)") }
 
@@ -74,10 +80,11 @@ struct TriggersConfigParser {
         case .array([]): table = [:]
         default: throw fail("triggers must be a table of name = { on = {…}, recipe = …, secret = … }")
         }
-        return TriggersConfig(source: file, triggers: try table.keys.sorted().map { try trigger($0, table[$0]!) })
+        let libraries = LibraryRecipe.names(in: value)
+        return TriggersConfig(source: file, triggers: try table.keys.sorted().map { try trigger($0, table[$0]!, libraries: libraries) })
     }
 
-    private func trigger(_ name: String, _ value: ScriptValue) throws -> ConfiguredTrigger {
+    private func trigger(_ name: String, _ value: ScriptValue, libraries: [String]) throws -> ConfiguredTrigger {
         guard name.range(of: "^[A-Za-z0-9._-]{1,64}$", options: .regularExpression) != nil else {
             throw fail("trigger \"\(name)\": a trigger's name is 1 to 64 of A-Z a-z 0-9 . _ - (it starts its runs' ids)")
         }
@@ -100,8 +107,10 @@ struct TriggersConfigParser {
             throw fail("trigger \"\(name)\": recipe (a path relative to the config file) is required")
         }
         let recipe = URL(fileURLWithPath: recipePath, relativeTo: file.deletingLastPathComponent()).standardizedFileURL
+        let library = try LibraryRecipe.configured(recipePath, file: recipe, libraries: libraries,
+                                                   fail: { fail("trigger \"\(name)\": \($0)") })
         var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: recipe.path, isDirectory: &isFolder), !isFolder.boolValue else {
+        guard library != nil || FileManager.default.fileExists(atPath: recipe.path, isDirectory: &isFolder), !isFolder.boolValue else {
             throw fail("trigger \"\(name)\": recipe \"\(recipePath)\" is not a file (looked for \(recipe.path))")
         }
         var profile: String?
@@ -116,6 +125,14 @@ struct TriggersConfigParser {
         guard let secret = fields["secret"]?.stringValue, !secret.isEmpty else {
             throw fail("trigger \"\(name)\": secret (the vault entry holding the webhook's signing secret, e.g. \"webhooks/hub\") is required")
         }
-        return ConfiguredTrigger(name: name, on: events, recipe: recipe, profile: profile, secret: secret)
+        var allow: [String]?
+        switch fields["allow"] {
+        case nil: break
+        case .array(let items)? where items.allSatisfy({ $0.stringValue != nil }): allow = items.compactMap(\.stringValue)
+        case .object(let t)? where t.isEmpty: allow = []
+        default: throw fail("trigger \"\(name)\": allow must be a list of permission names, e.g. {\"users.list\"}")
+        }
+        if let allow, let problem = AllowedPermissions.problem(in: allow) { throw fail("trigger \"\(name)\": \(problem)") }
+        return ConfiguredTrigger(name: name, on: events, recipe: recipe, profile: profile, secret: secret, allow: allow, library: library)
     }
 }

@@ -17,8 +17,12 @@ public struct HubRunRequest: Sendable {
     public var timeout: Double?
     /// Folders `require` may load from.
     public var libraryFolders: [URL] = []
-    /// The configuration's named libraries (`require("ops.x")`).
+    /// The configuration's named libraries (`require("ops.x")`), with their pins: a
+    /// recipe that is itself a library file is checked against its pin too.
     public var libraries: [ModuleLibrary] = []
+    /// What the caller lets the recipe ask for (a job's or trigger's `allow`,
+    /// `--allow`); nil: no bound beyond the profile's Capabilities.
+    public var allow: AllowedPermissions?
     /// Where `export.*` writes (`--out`); default: `runs/<run id>/` in the state directory.
     public var outputFolder: URL?
     /// Progress bars (`progress(…)`); default: on stderr when it is a terminal.
@@ -69,8 +73,8 @@ public struct HubRunOutcome: Sendable {
 
 /// Runs a prepared recipe against a Hub connection: gating, the journal, write
 /// coordination, then the sandboxed run. Never throws for recipe problems: they are
-/// in the outcome; throws `HubConfigError`/`HubGate.Denied`/`PlanError` when the run
-/// cannot start.
+/// in the outcome; throws `HubConfigError`/`HubGate.Denied`/`NotAllowed`/`PlanError`
+/// when the run cannot start.
 public enum HubRecipeRun {
     ///
     /// `onWatchdog` runs, on the watchdog's thread, if the deadline passed and the
@@ -86,6 +90,10 @@ public enum HubRecipeRun {
                                journal: Journal, state: StateDirectory, output: any ScriptOutput,
                                onWatchdog: (@Sendable (HubRunOutcome) -> Void)? = nil,
                                configure: (inout RunConfiguration) -> Void = { _ in }) throws -> HubRunOutcome {
+        // A library recipe must still be the file its pin names, and ask for no more
+        // than its caller allows.
+        try LibraryRecipe.checkPin(prepared.file, libraries: request.libraries)
+        try request.allow?.check(needs: prepared.manifest.needs)
         // The secrets the manifest declares must be readable, as its needs must be
         // granted; reading them loads them into the redactor before anything is written.
         try SecretsGate.check(prepared.manifest.secrets, secrets: request.secrets)

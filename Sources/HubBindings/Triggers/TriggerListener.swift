@@ -114,12 +114,18 @@ public final class TriggerListener: @unchecked Sendable {
 
     // MARK: Running
 
-    /// Queues a run unless it is queued or running here already; false then.
+    /// Queues a run unless it is queued or running here already, or succeeded since
+    /// `record` was read; false then.
     @discardableResult
     func enqueue(_ trigger: ConfiguredTrigger, _ record: TriggerEventRecord) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard !stopping, pending.insert(record.runID).inserted else { return false }
+        guard !stopping, !pending.contains(record.runID) else { return false }
+        // The worker records a run's outcome before the run leaves `pending`: a delivery
+        // that read the event as unfinished just before must not run it again.
+        let now = try? journal.triggerEvents(record.eventID).first { $0.trigger == trigger.name }
+        if now?.status == .succeeded { return false }
+        pending.insert(record.runID)
         queue.append((trigger, record))
         condition.signal()
         return true

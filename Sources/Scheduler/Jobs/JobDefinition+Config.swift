@@ -1,7 +1,7 @@
 extension JobDefinition {
     /// The fields a job's config table may have.
     public static let configFields = [
-        "recipe", "params", "schedule", "timezone", "profile", "overlap", "catch_up", "timeout", "on_failure",
+        "recipe", "params", "schedule", "timezone", "profile", "overlap", "catch_up", "timeout", "on_failure", "allow",
     ]
 
     /// The job `name` from its table in the config file:
@@ -11,7 +11,7 @@ extension JobDefinition {
     ///   recipe = "recipes/sync.lua", params = { group = "ops", tags = { "a", "b" } },
     ///   schedule = "30 2 * * *", timezone = "Europe/Berlin", profile = "prod",
     ///   overlap = "queue", catch_up = { all = 3 }, timeout = 600,
-    ///   on_failure = { dispatch = "ops-pager" },
+    ///   on_failure = { dispatch = "ops-pager" }, allow = { "users.list", "users.manage" },
     /// } }
     /// ```
     ///
@@ -37,7 +37,7 @@ extension JobDefinition {
         try self.init(
             name: name, recipe: recipe, schedule: schedule, params: try reader.params(),
             profile: try reader.string("profile"), overlap: try reader.overlap(), catchUp: try reader.catchUp(),
-            timeout: try reader.timeout(), onFailureDispatch: try reader.onFailure())
+            timeout: try reader.timeout(), onFailureDispatch: try reader.onFailure(), allow: try reader.allow())
     }
 }
 
@@ -132,6 +132,20 @@ private struct JobConfigReader {
         case nil: return nil
         case .int(let seconds)?: return seconds
         case let other?: throw fail("timeout must be an integer (seconds), got \(other.kind)")
+        }
+    }
+
+    /// `allow = { "users.list", … }`: a list of strings (`{}` allows nothing).
+    func allow() throws -> [String]? {
+        switch config["allow"] {
+        case nil: return nil
+        case .list(let items)?:
+            return try items.enumerated().map { index, item in
+                guard case .string(let text) = item else { throw fail("allow[\(index + 1)] must be a permission name (a string), got \(item.kind)") }
+                return text
+            }
+        case .table(let t)? where t.isEmpty: return []
+        case let other?: throw fail("allow must be a list of permission names like { \"users.list\" }, got \(other.kind)")
         }
     }
 

@@ -25,6 +25,10 @@ public struct JobDefinition: Equatable, Sendable {
     public let timeout: Int?
     /// The Dispatch target told when a run fails (`on_failure = { dispatch = … }`).
     public let onFailureDispatch: String?
+    /// The permissions the job's recipe may ask for (`allow = { "users.list", … }`): a
+    /// manifest whose `needs` go beyond them is refused before it runs. nil: no bound
+    /// beyond the profile's. Names are checked by the runner, which knows them.
+    public let allow: [String]?
 
     /// The largest `catchUp` bound (`.all(max:)`) a definition accepts.
     public static let maxCatchUp = 1000
@@ -33,7 +37,7 @@ public struct JobDefinition: Equatable, Sendable {
     public init(
         name: String, recipe: String, schedule: CronSchedule, params: [String: JobParam] = [:],
         profile: String? = nil, overlap: OverlapPolicy = .skip, catchUp: CatchUpPolicy = .none,
-        timeout: Int? = nil, onFailureDispatch: String? = nil
+        timeout: Int? = nil, onFailureDispatch: String? = nil, allow: [String]? = nil
     ) throws {
         if let problem = Self.nameProblem(name) { throw SchedulerError(code: .invalidJob, message: problem) }
         func check(_ ok: Bool, _ problem: String) throws {
@@ -47,6 +51,7 @@ public struct JobDefinition: Equatable, Sendable {
             try check((1...Self.maxCatchUp).contains(max), "catch_up.all must be 1-\(Self.maxCatchUp), got \(max)")
         }
         try check(!params.keys.contains(""), "params has an empty name")
+        try check(!(allow ?? []).contains(""), "allow has an empty permission")
         self.name = name
         self.recipe = recipe
         self.schedule = schedule
@@ -56,6 +61,7 @@ public struct JobDefinition: Equatable, Sendable {
         self.catchUp = catchUp
         self.timeout = timeout
         self.onFailureDispatch = onFailureDispatch
+        self.allow = allow
     }
 
     /// Why `name` is not a valid job name, or nil if it is.

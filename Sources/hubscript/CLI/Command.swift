@@ -133,7 +133,7 @@ extension Command {
             // A configuration or journal problem the command did not report itself.
             if args.contains("--json") {
                 let output = ConsoleOutput(json: true, timestamps: true)
-                output.event("error", ["kind": "host", "message": .string("\(error)")])
+                output.event("error", JSONEvents.hostError(error))
                 output.event("summary", JSONEvents.summary(status: "failed", exitCode: ExitCode.usage, runID: nil))
             }
             Console.err("hubscript \(configuration.name): \(TerminalText.text("\(error)"))\n")

@@ -1,4 +1,5 @@
 import Foundation
+import HubBindings
 import ScriptHost
 
 /// Picks the subcommand; `hubscript FILE.lua …` is shorthand for `hubscript run FILE.lua …`.
@@ -28,6 +29,7 @@ enum HubscriptCLI {
 
         USAGE: hubscript <subcommand> [options]
                hubscript FILE.lua [run options]   (shorthand for 'hubscript run FILE.lua')
+               hubscript LIB:RECIPE [run options] (recipe RECIPE.lua of library LIB, pinned in hubscript.lock)
 
         SUBCOMMANDS:
 
@@ -59,7 +61,7 @@ enum HubscriptCLI {
             if let command = subcommands.first(where: { $0.configuration.name == first }) {
                 return command.main(Array(args.dropFirst()))
             }
-            if first.hasSuffix(".lua") { return RunCommand.main(args) }
+            if first.hasSuffix(".lua") || LibraryRecipe.reference(first) != nil { return RunCommand.main(args) }
             let names = subcommands.map(\.configuration.name)
             if first.hasPrefix("-") {
                 return UsageReport.fail(UsageReport.optionBeforeSubcommand(args: args, prefix: "hubscript", words: names),

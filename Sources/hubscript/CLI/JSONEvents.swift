@@ -58,6 +58,15 @@ enum JSONEvents {
         output.event("summary", summary(status: "failed", exitCode: ExitCode.usage, runID: nil))
     }
 
+    /// The fields of an `error` event (kind `host`) for `error`: its message and, for
+    /// library files that no longer match their pins, what changed (`LibraryPinError.jsonFields`:
+    /// `code`, `lock`, `libraries`, `changes`).
+    static func hostError(_ error: Error) -> [String: ScriptValue] {
+        var fields: [String: ScriptValue] = ["kind": "host", "message": .string("\(error)")]
+        if let pins = error as? LibraryPinError { fields.merge(pins.jsonFields) { $1 } }
+        return fields
+    }
+
     /// A command that stops before any run with `message` (exit code `exitCode`): the
     /// text on stderr and, under `json`, an `error` event (kind `host`) and a `summary`.
     static func refuse(_ message: String, json: Bool, runID: String? = nil, exitCode: Int32 = ExitCode.usage) -> Int32 {

@@ -1,4 +1,6 @@
 import Foundation
+import HubBindings
+import HubClient
 import ScriptHost
 
 /// Help and usage checks for the commands that take a recipe FILE (run, plan).
@@ -6,13 +8,37 @@ enum RecipeHelp {
     /// `hubscript RECIPE.lua --help`: the recipe's manifest (its parameters, needs and
     /// limits) before the command's own help. Without a readable recipe among `args`,
     /// just the command's help.
-    static func text(args: [String], commandHelp: String) -> String {
-        guard let path = args.first(where: { $0.hasSuffix(".lua") && !$0.hasPrefix("-") }),
+    static func text(args: [String], commandHelp: String, options: [OptionSpec] = RunCommand.configuration.options) -> String {
+        let parsed = try? ParsedArguments.parse(args.filter { $0 != "--help" && $0 != "-h" }, options: options, command: "run")
+        // The recipe is a positional (not `--config x.lua`'s value) when the line parses.
+        let positionals = parsed?.positionals ?? args
+        guard let path = positionals.first(where: { $0.hasSuffix(".lua") && !$0.hasPrefix("-") }) ?? parsed.flatMap(libraryRecipe),
               let file = try? RecipeFile(path: path),
               let manifest = try? RecipeManifest.load(from: file) else { return commandHelp }
         return "RECIPE: " + ManifestDescription.text(manifest)
             + "\nSet parameters with --param name=value (a list takes a,b,c or one --param per item).\n\n"
             + commandHelp
+    }
+
+    /// The file of the `LIB:RECIPE` among the command line's positionals (`hubscript
+    /// ops:offboard --help`), with the configuration and state folder it names; nil when
+    /// there is none.
+    static func libraryRecipe(_ parsed: ParsedArguments) -> String? {
+        guard let written = parsed.positionals.first(where: { LibraryRecipe.reference($0) != nil }),
+              let reference = LibraryRecipe.reference(written),
+              let libraries = try? LibrariesConfig.unpinned(explicit: parsed.value("config"),
+                                                            state: CommonOptions.stateDirectory(parsed))?.libraries else { return nil }
+        return try? LibraryRecipe.file(reference, in: libraries).path
+    }
+
+    /// `path` as given, or — when no such file exists and it is written `LIB:RECIPE` —
+    /// the file of recipe RECIPE of library LIB (`LibraryRecipe.file`; an unknown
+    /// library or recipe is a usage error listing those that exist).
+    static func resolve(_ path: String, libraries: [ModuleLibrary]) throws -> String {
+        guard !FileManager.default.fileExists(atPath: path), let reference = LibraryRecipe.reference(path) else { return path }
+        do { return try LibraryRecipe.file(reference, in: libraries).path } catch let error as HubConfigError {
+            throw UsageError(error.message)
+        }
     }
 
     /// The recipe FILE of `arguments`, with a hint when a `name=value` was given

@@ -80,6 +80,9 @@ struct RecipeLauncher {
             ])
             return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: denied.description, structured: structured),
                                                exitCode: ExitCode.capabilityDenied, runID: runIDKnownBeforeStart)
+        } catch let notAllowed as NotAllowed {
+            return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: notAllowed.description, structured: notAllowed.structured),
+                                               exitCode: ExitCode.capabilityDenied, runID: runIDKnownBeforeStart)
         } catch let busy as RunLock.Busy {
             return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: busy.description), runID: busy.runID)
         } catch {

@@ -107,7 +107,7 @@ struct Listening {
 
 /// Runs a trigger's recipe as `hubscript run RECIPE --run-id TRIGGER@EVENT` would, with
 /// `params.event` the event (a `table` parameter the recipe must declare): the trigger's
-/// profile, the vault, every write journalled under the event's run id.
+/// profile and `allow`, the configuration's libraries (pins checked), the vault, every write journalled under the event's run id.
 struct RecipeTriggerExecutor: TriggerExecutor {
     let hub: HubConfig
     let common: CommonOptions.Values
@@ -124,10 +124,16 @@ struct RecipeTriggerExecutor: TriggerExecutor {
 
     private func run(_ trigger: ConfiguredTrigger, _ event: TriggerEventRecord, _ value: ScriptValue, output: ConsoleOutput) -> FireResult {
         let prepared: PreparedRecipe
+        let libraries: [ModuleLibrary]
         do {
-            prepared = try PreparedRecipe(path: trigger.recipe.path, paramValues: ["event": value])
+            // The configuration's libraries, pins checked; a `LIB:RECIPE` trigger's recipe is among them.
+            libraries = try LibrariesConfig.load(explicit: common.config, state: common.state)
+            let path = try trigger.library.map { try LibraryRecipe.file($0, in: libraries).path } ?? trigger.recipe.path
+            do { prepared = try PreparedRecipe(path: path, paramValues: ["event": value]) } catch {
+                throw HubConfigError("\(error) (a trigger's recipe declares params = { event = { type = \"table\" } })")
+            }
         } catch {
-            return FireResult(exitCode: ExitCode.usage, message: "\(error) (a trigger's recipe declares params = { event = { type = \"table\" } })")
+            return FireResult(exitCode: ExitCode.usage, message: "\(error)")
         }
         if let problem = NeedsCheck.problem(in: prepared.file, manifest: prepared.manifest) {
             return FireResult(exitCode: ExitCode.usage, message: problem)
@@ -136,6 +142,8 @@ struct RecipeTriggerExecutor: TriggerExecutor {
             let profile = trigger.profile ?? common.profile
             let connection = try HubConnection.open(config: hub, profile: profile, state: common.state, embeddedHub: EmbeddedSandbox())
             var request = HubRunRequest()
+            request.libraries = libraries
+            request.allow = trigger.allow.map { AllowedPermissions($0, caller: "trigger \"\(trigger.name)\"") }
             request.runID = event.runID
             request.progress = MemoryProgressReporter()
             request.secrets = VaultAccess.resolver(state: common.state)
@@ -149,6 +157,8 @@ struct RecipeTriggerExecutor: TriggerExecutor {
             return FireResult(exitCode: outcome.exitCode, message: (failure.location.map { "\($0): " } ?? "") + failure.message)
         } catch let denied as HubGate.Denied {
             return FireResult(exitCode: ExitCode.capabilityDenied, message: denied.description)
+        } catch let notAllowed as NotAllowed {
+            return FireResult(exitCode: ExitCode.capabilityDenied, message: notAllowed.description)
         } catch {
             return FireResult(exitCode: ExitCode.usage, message: "\(error)")
         }

@@ -12,22 +12,27 @@ struct RunCommand: Command {
         OptionSpec(name: "timeout", valueName: "seconds", help: "Wall-clock limit for the run (overrides the manifest)."),
         OptionSpec(name: "max-writes", valueName: "n", help: "Stop before the first write past n (with limits.writes, the lower wins)."),
         OptionSpec(name: "lib", valueName: "dir", help: "Add a folder that require() may load modules from.", repeatable: true),
+        OptionSpec(name: "allow", valueName: "perm,perm", help: "Refuse the recipe (exit 3) if its needs go beyond these permissions.", repeatable: true),
         OptionSpec(name: "out", valueName: "dir", help: "Where export.* writes (default: runs/<run id>/ in the state directory)."),
     ] + OutputOptions.specs + CommonOptions.specs
 
     static let configuration = CommandConfiguration(
         name: "run",
         abstract: "Run a recipe.",
-        usage: "FILE [--param name=value]… [--params-file F.json] [--json] [--timeout S] [--dry-run] [--run-id ID]",
+        usage: "FILE|LIB:RECIPE [--param name=value]… [--params-file F.json] [--json] [--timeout S] [--allow perm,…] [--dry-run] [--run-id ID]",
         options: recipeOptions + [
             OptionSpec(name: "dry-run", valueName: nil, help: "Read live, record writes without sending them, print the plan."),
             OptionSpec(name: "run-id", valueName: "id", help: "Run under this id; if the journal has it, resume it (done writes replay)."),
             OptionSpec(name: "force", valueName: nil, help: "With --run-id: resume even if the recipe file changed."),
         ],
         discussion: """
+        LIB:RECIPE runs recipe RECIPE.lua of library LIB of the configuration
+        (libraries = { LIB = "folder" or "git+URL@COMMIT" }), pinned in hubscript.lock.
+
         Exit codes: 0 success, 1 the recipe failed, 2 usage or configuration error
-        (including a manifest or parameter problem: nothing of the recipe runs),
-        3 capability denied, 4 a limit stopped the run.
+        (including a manifest or parameter problem, or library files that no longer match
+        hubscript.lock: nothing of the recipe runs), 3 capability denied or needs beyond
+        --allow, 4 a limit stopped the run.
         """)
 
     let path: String
@@ -36,9 +41,10 @@ struct RunCommand: Command {
     let launcher: RecipeLauncher
 
     init(_ arguments: ParsedArguments) throws {
-        path = try RecipeHelp.recipePath(arguments)
+        let written = try RecipeHelp.recipePath(arguments)
         (params, paramsFile) = try Self.params(arguments)
         var launcher = try Self.launcher(arguments)
+        path = try RecipeHelp.resolve(written, libraries: launcher.request.libraries)
         launcher.request.runID = arguments.value("run-id")
         launcher.request.force = arguments.flag("force")
         if arguments.flag("dry-run") { launcher.request.mode = .plan }
@@ -67,10 +73,20 @@ struct RunCommand: Command {
             guard let n = Int(m), n >= 0 else { throw UsageError("--max-writes takes a whole number, got '\(m)'") }
             launcher.request.maxWrites = n
         }
+        launcher.request.allow = try allow(arguments)
         launcher.request.libraryFolders = arguments.all("lib").map { URL(fileURLWithPath: $0) }
-        launcher.request.libraries = try LibrariesConfig.load(explicit: launcher.common.config)
+        launcher.request.libraries = try LibrariesConfig.load(explicit: launcher.common.config, state: launcher.common.state)
         launcher.request.outputFolder = arguments.value("out").map { URL(fileURLWithPath: $0, isDirectory: true) }
         return launcher
+    }
+
+    /// `--allow a,b --allow c`: the permissions the recipe may ask for (nil without the option).
+    static func allow(_ arguments: ParsedArguments) throws -> AllowedPermissions? {
+        let given = arguments.all("allow")
+        guard !given.isEmpty else { return nil }
+        let names = given.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
+        if let problem = AllowedPermissions.problem(in: names) { throw UsageError("--\(problem)") }
+        return AllowedPermissions(names, caller: "--allow")
     }
 
     func run() throws -> Int32 {
@@ -89,7 +105,7 @@ struct PlanCommand: Command {
     static let configuration = CommandConfiguration(
         name: "plan",
         abstract: "Run a recipe with reads live and writes recorded, not sent; print or save the plan.",
-        usage: "FILE [--param name=value]… [--out PLAN.json]",
+        usage: "FILE|LIB:RECIPE [--param name=value]… [--out PLAN.json]",
         options: RunCommand.recipeOptions.filter { $0.name != "out" } + [
             OptionSpec(name: "out", valueName: "file", help: "Save the plan as JSON (for hubscript apply) instead of printing the table."),
             OptionSpec(name: "detailed-exitcode", valueName: nil, help: "Exit 0 when the plan has no writes, 5 when it has some (as terraform plan)."),
@@ -107,17 +123,20 @@ struct PlanCommand: Command {
     let launcher: RecipeLauncher
 
     init(_ arguments: ParsedArguments) throws {
-        path = try RecipeHelp.recipePath(arguments)
+        let written = try RecipeHelp.recipePath(arguments)
         (params, paramsFile) = try RunCommand.params(arguments)
         out = arguments.value("out")
         detailedExitCode = arguments.flag("detailed-exitcode")
         var launcher = try RunCommand.launcher(arguments)
+        path = try RecipeHelp.resolve(written, libraries: launcher.request.libraries)
         launcher.request.outputFolder = nil
         launcher.request.mode = .plan
         self.launcher = launcher
     }
 
-    static func help(for args: [String]) -> String { RecipeHelp.text(args: args, commandHelp: helpText) }
+    static func help(for args: [String]) -> String {
+        RecipeHelp.text(args: args, commandHelp: helpText, options: configuration.options)
+    }
 
     func run() throws -> Int32 {
         var launcher = self.launcher

@@ -163,8 +163,13 @@ struct RunsResumeCommand: Command {
             OptionSpec(name: "json", valueName: nil, help: "Write NDJSON events to stdout."),
             OptionSpec(name: "max-writes", valueName: "n", help: "Replace the run's journalled --max-writes (counted over the whole run)."),
             OptionSpec(name: "timeout", valueName: "seconds", help: "Replace the run's journalled --timeout."),
+            OptionSpec(name: "lib", valueName: "dir", help: "Add a folder that require() may load modules from.", repeatable: true),
+            OptionSpec(name: "allow", valueName: "perm,perm", help: "Refuse the recipe (exit 3) if its needs go beyond these permissions.", repeatable: true),
         ] + OutputOptions.specs + CommonOptions.specs,
-        discussion: "The run keeps its params, profile, --max-writes and --timeout unless given here.")
+        discussion: """
+        The run keeps its params, profile, --max-writes and --timeout unless given here.
+        The configuration's libraries are checked against hubscript.lock as for a run.
+        """)
 
     let common: CommonOptions.Values
     let id: String
@@ -206,6 +211,11 @@ struct RunsResumeCommand: Command {
         // Without --max-writes or --timeout, HubRecipeRun keeps the journalled ones.
         launcher.request.maxWrites = bounds.maxWrites
         launcher.request.timeout = bounds.timeout
+        // The run's modules come from the same places as a run's: --lib folders and the
+        // configuration's libraries, pins checked.
+        launcher.request.libraryFolders = bounds.libraryFolders
+        launcher.request.libraries = bounds.libraries
+        launcher.request.allow = bounds.allow
         return launcher.launch(path: DisplayPath.relative(URL(fileURLWithPath: r.recipePath)),
                                params: [], paramsFile: nil, paramValues: params)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HubBindings
 import HubClient
 import ScriptHost
 
@@ -7,9 +8,10 @@ struct TestCommand: Command {
     static let configuration = CommandConfiguration(
         name: "test",
         abstract: "Run recipe tests (*_test.lua) against fresh in-memory sandboxes.",
-        usage: "[PATH…] [--json]",
+        usage: "[PATH…] [--json] [--config FILE] [--state-dir DIR]",
         options: [OptionSpec(name: "json", valueName: nil,
-                             help: "One JSON object a test case (type \"test\"), then a summary, on stdout.")],
+                             help: "One JSON object a test case (type \"test\"), then a summary, on stdout.")]
+            + CommonOptions.specs.dropFirst(),
         discussion: """
         Runs every *_test.lua file named, or found in the folders named (recursively;
         default: the current folder). A test file is Lua with the recipe sandbox's rules
@@ -17,6 +19,10 @@ struct TestCommand: Command {
         test.sandbox{…} is a fresh in-memory built-in Hub and Dispatch with its own
         journal; s:run("recipe.lua", params, {mode = …}) runs a recipe against it as
         hubscript run does. Reference: docs/recipe-tests.md.
+
+        The configuration's libraries (checked against hubscript.lock, git ones
+        fetched into the state folder) are searched by require, in the test files and
+        in the recipes they run, as in a run.
 
         Prints one line per case (ok or FAIL, with the failure's message and the test's
         file:line), then "N passed, N failed". Exits 0 if every case passed, 1 if any
@@ -26,10 +32,12 @@ struct TestCommand: Command {
 
     let paths: [String]
     let json: Bool
+    let libraries: [ModuleLibrary]
 
     init(_ arguments: ParsedArguments) throws {
         paths = arguments.positionals.isEmpty ? ["."] : arguments.positionals
         json = arguments.flag("json")
+        libraries = try LibrariesConfig.load(explicit: arguments.value("config"), state: CommonOptions.stateDirectory(arguments))
     }
 
     func run() throws -> Int32 {
@@ -45,7 +53,7 @@ struct TestCommand: Command {
         var passed = 0, failed = 0
         for file in files {
             let shownFile = TerminalText.field(file)
-            let (cases, error) = TestRunner.run(file: file, state: state) { result in
+            let (cases, error) = TestRunner.run(file: file, state: state, libraries: libraries) { result in
                 if let output {
                     output.event("test", ["file": .string(result.file), "name": .string(result.name), "ok": .bool(result.ok),
                                           "message": result.message.map(ScriptValue.string) ?? .null])

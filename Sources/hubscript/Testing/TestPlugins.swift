@@ -35,6 +35,7 @@ enum TestPlugins {
                 var run = TestSandbox.RunOptions()
                 run.mode = options["mode"].stringValue ?? "run"
                 run.killAfterWrites = options["kill_after_writes"].intValue.map { Int($0) }
+                run.killDuringWrite = try Self.killDuringWrite(options)
                 run.planRunID = options["plan"]["run_id"].stringValue
                 return .value(try onOwnThread { [run] in try sandbox.run(path: path, params: params, options: run) })
             },
@@ -62,6 +63,24 @@ enum TestPlugins {
                 .value(try session.sandbox(try call.integer(1)).dispatchSent())
             },
         ]
+    }
+
+    /// `options.kill_during_write`: nil when absent; else a whole number from 1 (the write
+    /// whose response is lost), and not with `kill_after_writes` (two different kills).
+    static func killDuringWrite(_ options: ScriptValue) throws -> Int? {
+        let value = options["kill_during_write"]
+        if case .nilValue = value { return nil }
+        guard let n = value.intValue, n >= 1, n <= Int64(Int32.max) else {
+            let shown: String
+            switch value {
+            case .integer(let i): shown = String(i)
+            case .number(let d): shown = String(d)
+            default: shown = "a " + value.luaTypeName
+            }
+            throw ScriptMessageError("s:run: kill_during_write must be a whole number from 1 (the write whose response is lost), got \(shown)")
+        }
+        if case .nilValue = options["kill_after_writes"] { return Int(n) }
+        throw ScriptMessageError("s:run: give kill_after_writes (a kill between writes) or kill_during_write (a kill during one), not both")
     }
 
     /// A table of named fields (an empty Lua table reads as either kind).

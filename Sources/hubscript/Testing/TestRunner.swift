@@ -17,14 +17,18 @@ struct TestCaseResult: Sendable {
 final class TestSession: @unchecked Sendable {
     let file: String
     let state: StateDirectory
+    /// The configuration's libraries (pins checked), for the recipes the tests run.
+    let libraries: [ModuleLibrary]
     private let lock = NSLock()
     private var sandboxes: [TestSandbox] = []
     private(set) var results: [TestCaseResult] = []
     private let onResult: @Sendable (TestCaseResult) -> Void
 
-    init(file: String, state: StateDirectory, onResult: @escaping @Sendable (TestCaseResult) -> Void) {
+    init(file: String, state: StateDirectory, libraries: [ModuleLibrary] = [],
+         onResult: @escaping @Sendable (TestCaseResult) -> Void) {
         self.file = file
         self.state = state
+        self.libraries = libraries
         self.onResult = onResult
     }
 
@@ -51,7 +55,7 @@ final class TestSession: @unchecked Sendable {
         do {
             sandbox = try TestSandbox(users: Int(options["users"].intValue ?? 3),
                                       auditEvents: Int(options["audit_events"].intValue ?? 0),
-                                      fixtures: fixtures, state: state)
+                                      fixtures: fixtures, state: state, libraries: libraries)
         } catch let e as FixtureError {
             throw ScriptMessageError("test.sandbox: \(e.message)")
         }
@@ -116,13 +120,16 @@ enum TestRunner {
 
     /// Runs one test file; the cases it reported (streamed to `onResult` as they end),
     /// and the error that ended the file early, if any.
-    static func run(file: String, state: StateDirectory,
+    /// `libraries`: the configuration's, for `require` in the test file and in the
+    /// recipes it runs.
+    static func run(file: String, state: StateDirectory, libraries: [ModuleLibrary] = [],
                     onResult: @escaping @Sendable (TestCaseResult) -> Void) -> (cases: [TestCaseResult], error: String?) {
-        let session = TestSession(file: file, state: state, onResult: onResult)
+        let session = TestSession(file: file, state: state, libraries: libraries, onResult: onResult)
         let recipe: RecipeFile
         do { recipe = try RecipeFile(path: file) } catch { return ([], "\(error)") }
         let output = MemoryOutput()
         var configuration = RunConfiguration(output: output)
+        configuration.libraries = libraries
         configuration.plugins = [JSONPlugin.make(), LogPlugin.make(output: output), TimePlugin.make()]
             + TestPlugins.make(session: session)
         let report = ScriptRuntime.run(recipe, configuration: configuration)

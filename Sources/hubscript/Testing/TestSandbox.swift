@@ -14,13 +14,19 @@ final class TestSandbox: @unchecked Sendable {
     let journal: Journal
     let connection: HubConnection
     let state: StateDirectory
+    /// `kill_during_write`: armed for one run at a time.
+    let kill = WriteKill()
     /// Plans made with `mode = "plan"`, by run id, for `mode = "apply"`.
     private let lock = NSLock()
     private var plans: [String: Plan] = [:]
 
     /// `users`: how many users in all (at least the 3 fixed accounts); `auditEvents`:
     /// generated audit events besides the fixed history.
-    init(users: Int, auditEvents: Int, fixtures: FixtureRows, state: StateDirectory) throws {
+    /// The configuration's libraries: recipes run here `require` from them, as in a run.
+    let libraries: [ModuleLibrary]
+
+    init(users: Int, auditEvents: Int, fixtures: FixtureRows, state: StateDirectory, libraries: [ModuleLibrary] = []) throws {
+        self.libraries = libraries
         hub = try HubSandbox(options: SandboxOptions(storage: .memory, scale: .init(users: max(3, users), auditEvents: auditEvents),
                                                      rateLimits: .off))
         if !fixtures.isEmpty { try hub.insert(fixtures) }
@@ -28,21 +34,24 @@ final class TestSandbox: @unchecked Sendable {
         journal = try Journal.inMemory()
         self.state = state
         connection = try HubConnection.open(config: .empty, profile: nil, state: state,
-                                            embeddedHub: Opener(hub: hub), warn: { _ in })
+                                            embeddedHub: Opener(hub: hub, kill: kill), warn: { _ in })
     }
 
     struct Opener: EmbeddedHubOpener {
         let hub: HubSandbox
+        let kill: WriteKill
         var apiKeyID: String { SandboxFixtures.jobsKeyId }
         var apiKeySecret: String { SandboxFixtures.jobsKeySecret }
         func transport(state: StateDirectory) -> any HubTransport {
-            InProcessTransport(handler: { [hub] in hub.handle($0) })
+            KillableTransport(inner: InProcessTransport(handler: { [hub] in hub.handle($0) }), kill: kill)
         }
     }
 
     struct RunOptions {
         var mode = "run"
         var killAfterWrites: Int?
+        /// The write (1 = the first the run sends) whose response is lost as the process dies.
+        var killDuringWrite: Int?
         var planRunID: String?
         var resume: String?
     }
@@ -69,6 +78,7 @@ final class TestSandbox: @unchecked Sendable {
             throw ScriptMessageError("s:run: mode must be \"run\", \"plan\" or \"apply\", got \"\(options.mode)\"")
         }
         request.runID = options.resume
+        request.libraries = libraries
         // A resume is not bounded by the stop that modelled the kill (the journal keeps it).
         if options.resume != nil { request.maxWrites = Int(Int32.max) }
         if let n = options.killAfterWrites { request.maxWrites = n }
@@ -80,9 +90,13 @@ final class TestSandbox: @unchecked Sendable {
         }))
         let output = MemoryOutput()
         let outcome: HubRunOutcome
+        kill.arm(options.killDuringWrite)
+        defer { kill.arm(nil) }
         do {
             outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
-                                               state: state, output: output)
+                                               state: state, output: output, configure: { [kill] configuration in
+                configuration.gate = kill.gate(before: configuration.gate)
+            })
         } catch let denied as HubGate.Denied {
             return Self.setupFailure(denied.description, exitCode: 3, code: "capability_denied")
         } catch let refusal as PlanRefusal {
@@ -114,6 +128,7 @@ final class TestSandbox: @unchecked Sendable {
         if let failure = outcome.failure {
             result["failure"] = Self.failure(failure)
             if options.killAfterWrites != nil, case .limit(.host) = failure.kind { result["killed"] = .bool(true) }
+            if kill.hasKilled { result["killed"] = .bool(true) }
         }
         return .object(result)
     }

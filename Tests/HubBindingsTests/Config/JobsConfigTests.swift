@@ -74,7 +74,7 @@ final class JobsConfigTests: XCTestCase {
              #"job name "Nightly" is invalid: use 1-64 characters from a-z, 0-9, _ and -, starting with a letter or digit"#),
             (#"jobs = { nightly = { \#(recipe) } }"#, #"job "nightly": schedule is required"#),
             (#"jobs = { nightly = { \#(recipe), schedul = "@daily" } }"#,
-             #"job "nightly": unknown field "schedul" (known: recipe, params, schedule, timezone, profile, overlap, catch_up, timeout, on_failure)"#),
+             #"job "nightly": unknown field "schedul" (known: recipe, params, schedule, timezone, profile, overlap, catch_up, timeout, on_failure, allow)"#),
             (#"jobs = { nightly = { \#(recipe), schedule = "61 * * * *" } }"#,
              #"job "nightly": schedule: cron "61 * * * *": minute 61 is out of range 0-59"#),
             (#"jobs = { nightly = { \#(recipe), schedule = "@daily", timezone = "Europe/Berlln" } }"#,

@@ -91,6 +91,26 @@ final class TriggerListenerTests: XCTestCase {
         XCTAssertEqual(try journal.triggerEvents("wev_2"), [])
     }
 
+    /// The window the full suite once hit: a redelivery read the event as unfinished,
+    /// then the run succeeded and left the queue before the delivery queued it.
+    func testADeliveryReadBeforeTheRunFinishedDoesNotRunItAgain() throws {
+        let journal = try Journal.inMemory()
+        let executor = CountingExecutor()
+        let l = listener(journal, executor)
+        try l.start()
+        defer { l.stopAndWait() }
+        let stale = try journal.recordTriggerEvent(eventID: "wev_1", trigger: "offboard", eventType: "user.suspended",
+                                                   body: "{}", runID: "offboard@wev_1").record
+        try journal.setTriggerEvent("wev_1", trigger: "offboard", status: .succeeded)
+        XCTAssertFalse(l.enqueue(trigger(), stale))
+        Thread.sleep(forTimeInterval: 0.1)
+        XCTAssertEqual(executor.counts, [:])
+        try journal.setTriggerEvent("wev_1", trigger: "offboard", status: .failed)
+        XCTAssertTrue(l.enqueue(trigger(), stale))
+        waitFor { executor.counts.count == 1 }
+        XCTAssertEqual(executor.counts, ["offboard@wev_1": 1])
+    }
+
     func testAFailedRunIsResumedByARedeliveryAndUnfinishedOnesAtStart() throws {
         let journal = try Journal.inMemory()
         let executor = CountingExecutor()
@@ -129,6 +149,14 @@ final class TriggerListenerTests: XCTestCase {
         XCTAssertEqual(ok.triggers.map(\.name), ["off"])
         XCTAssertTrue(ok.triggers[0].matches("role.assigned"))
         XCTAssertFalse(ok.triggers[0].matches("user.reactivated"))
+        XCTAssertNil(ok.triggers[0].allow)
+        let bounded = try load(#"{ off = { on = { "*" }, recipe = "r.lua", secret = "s", allow = { "notifications.send" } } }"#)
+        XCTAssertEqual(bounded.triggers[0].allow, ["notifications.send"])
+        XCTAssertEqual(try load(#"{ off = { on = { "*" }, recipe = "r.lua", secret = "s", allow = {} } }"#).triggers[0].allow, [])
+        XCTAssertThrowsError(try load(#"{ off = { on = { "*" }, recipe = "r.lua", secret = "s", allow = { "notifications.sned" } } }"#)) { error in
+            XCTAssertTrue("\(error)".hasSuffix(#"trigger "off": allow: unknown permission 'notifications.sned' (did you mean 'notifications.send'?) (known permissions: "#
+                                              + HubGate.knownPermissions.joined(separator: ", ") + ")"), "\(error)")
+        }
         let path = folder.appendingPathComponent("config.lua").path
         let cases: [(String, String)] = [
             (#""x""#, "triggers must be a table of name = { on = {…}, recipe = …, secret = … }"),
@@ -143,7 +171,11 @@ final class TriggerListenerTests: XCTestCase {
             (#"{ off = { on = { "*" }, recipe = "r.lua", secret = "s", profile = "dev" } }"#,
              #"trigger "off": profile "dev" is not one of the profiles (prod, or 'sandbox')"#),
             (#"{ off = { on = { "*" }, recipe = "r.lua", secret = "s", when = 1 } }"#,
-             "trigger \"off\": unknown key 'when' (allowed: on, recipe, profile, secret)"),
+             "trigger \"off\": unknown key 'when' (allowed: on, recipe, profile, secret, allow)"),
+            (#"{ off = { on = { "*" }, recipe = "r.lua", secret = "s", allow = "users.list" } }"#,
+             #"trigger "off": allow must be a list of permission names, e.g. {"users.list"}"#),
+            (#"{ off = { on = { "*" }, recipe = "r.lua", secret = "s", allow = { "users.list", 3 } } }"#,
+             #"trigger "off": allow must be a list of permission names, e.g. {"users.list"}"#),
         ]
         for (triggers, message) in cases {
             XCTAssertThrowsError(try load(triggers), triggers) { error in

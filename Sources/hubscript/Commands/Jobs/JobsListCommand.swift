@@ -46,7 +46,7 @@ struct JobsListCommand: Command {
             let last = try journal.fires(job: job.name, limit: 1).first
             if json {
                 output.event("job", [
-                    "name": .string(job.name), "recipe": .string(job.recipe.path), "schedule": .string(schedule.expression),
+                    "name": .string(job.name), "recipe": .string(job.shownRecipe), "schedule": .string(schedule.expression),
                     "timezone": .string(schedule.timeZoneName), "profile": job.definition.profile.map(ScriptValue.string) ?? .null,
                     "overlap": .string(job.definition.overlap.rawValue), "catch_up": .string(job.definition.catchUp.description),
                     "next_fire": next.map { .string(FireText.local($0, schedule.timeZone)) } ?? .null,

@@ -5,7 +5,8 @@ import Scheduler
 import ScriptHost
 
 /// Runs a fire's recipe as `hubscript run RECIPE --run-id JOB@TIME` would: the job's
-/// params and profile, its `timeout`, every write journalled under the fire's run id
+/// params and profile, its `timeout` and `allow`, the configuration's libraries (pins
+/// checked), every write journalled under the fire's run id
 /// (so a second scheduler, a catch-up or a resume derive the same idempotency keys).
 /// The recipe's prints go to stdout and its logs and errors to stderr, as in a run.
 struct RecipeFireExecutor: FireExecutor {
@@ -25,8 +26,14 @@ struct RecipeFireExecutor: FireExecutor {
     private func run(_ fire: FireLaunch, output: ConsoleOutput) -> FireResult {
         let job = fire.job.definition
         let prepared: PreparedRecipe
+        let libraries: [ModuleLibrary]
         do {
-            prepared = try PreparedRecipe(path: fire.job.recipe.path, cliParams: Self.cliParams(job.params))
+            // The configuration's libraries, read and checked against hubscript.lock at
+            // each fire (a library changed since it was trusted stops the fire); a
+            // `LIB:RECIPE` job's recipe is found among them.
+            libraries = try LibrariesConfig.load(explicit: common.config, state: common.state)
+            let path = try fire.job.library.map { try LibraryRecipe.file($0, in: libraries).path } ?? fire.job.recipe.path
+            prepared = try PreparedRecipe(path: path, cliParams: Self.cliParams(job.params))
         } catch {
             return FireResult(exitCode: ExitCode.usage, message: "\(error)")
         }
@@ -37,6 +44,8 @@ struct RecipeFireExecutor: FireExecutor {
             let connection = try VaultAccess.connect(config: hub, profile: job.profile ?? common.profile, state: common.state,
                                                      quiet: true)
             var request = HubRunRequest()
+            request.libraries = libraries
+            request.allow = job.allow.map { AllowedPermissions($0, caller: "job \"\(job.name)\"") }
             request.runID = fire.runID
             request.heldLock = fire.lock
             request.timeout = job.timeout.map(Double.init)
@@ -58,6 +67,8 @@ struct RecipeFireExecutor: FireExecutor {
             return FireResult(exitCode: outcome.exitCode, message: location + failure.message)
         } catch let denied as HubGate.Denied {
             return FireResult(exitCode: ExitCode.capabilityDenied, message: denied.description)
+        } catch let notAllowed as NotAllowed {
+            return FireResult(exitCode: ExitCode.capabilityDenied, message: notAllowed.description)
         } catch {
             return FireResult(exitCode: ExitCode.usage, message: "\(error)")
         }
