@@ -248,3 +248,34 @@ final class AdminEndpointTests: XCTestCase {
                                 body: #"{"state":"read"}"#).status, 404)
     }
 }
+
+/// `PATCH /entitlements/{id}` beyond status: expired → active, `ends_at`, `source`.
+final class EntitlementPatchMoreTests: XCTestCase {
+    func testExpiredBackToActiveNeedsAFutureEnd() throws {
+        let hub = try makeHub()
+        let noEnd = hub.call("PATCH", "/entitlements/ent_ada_analytics", body: #"{"status":"active"}"#)
+        XCTAssertEqual(noEnd.status, 422, noEnd.text)
+        XCTAssertEqual(noEnd.json["error"]?["details"]?["fields"]?[0]?["code"]?.string, "required")
+        XCTAssertEqual(hub.call("PATCH", "/entitlements/ent_ada_analytics",
+                                body: #"{"status":"active","ends_at":"2001-01-01T00:00:00Z"}"#).json["error"]?["details"]?["fields"]?[0]?["code"]?.string,
+                       "not_in_future")
+        let renewed = hub.call("PATCH", "/entitlements/ent_ada_analytics", body: #"{"status":"active","ends_at":null}"#)
+        XCTAssertEqual(renewed.status, 200, renewed.text)
+        XCTAssertEqual(renewed.json["status"]?.string, "active")
+        XCTAssertEqual(renewed.json["ends_at"], .null)
+        let events = hub.call("GET", "/audit-events?target_id=ent_ada_analytics&action=entitlement.updated").json["data"]?.items ?? []
+        XCTAssertEqual(events.count, 1)
+    }
+
+    func testSourceOnlyFromTrialToPurchase() throws {
+        let hub = try makeHub()
+        let bought = hub.call("PATCH", "/entitlements/ent_ada_analytics", body: #"{"source":"purchase"}"#)
+        XCTAssertEqual(bought.status, 200, bought.text)
+        XCTAssertEqual(bought.json["source"]?.string, "purchase")
+        let back = hub.call("PATCH", "/entitlements/ent_ada_analytics", body: #"{"source":"trial"}"#)
+        XCTAssertEqual(back.status, 422)
+        XCTAssertEqual(back.code, "immutable_field")
+        XCTAssertEqual(hub.call("PATCH", "/entitlements/ent_ada_wiki", body: #"{"source":"purchase"}"#).code, "immutable_field")
+        XCTAssertEqual(hub.call("PATCH", "/entitlements/ent_ada_wiki", body: #"{"application_id":"app_crm"}"#).code, "read_only_field")
+    }
+}
