@@ -16,7 +16,8 @@ extension HubEngine {
     func effectivePermissions(_ c: RequestContext) throws -> Reply {
         let id = try c.userParam(c.params[0]), app = c.params[1]
         if !c.isSelf(id), !c.who.can("users.list"), !c.who.can("entitlements.manage") { try c.require("users.list") }
-        let user = try loadLiveUser(id)
+        // A deleted user is answered too (user_status deleted, not allowed): reviews cover everyone.
+        let user = try loadUser(id)
         guard try db.first("SELECT 1 FROM applications WHERE id = ?", [.text(app)], { _ in true }) != nil else {
             throw HubErrorReply.notFound("Application \(app)")
         }
