@@ -5,7 +5,8 @@ import ScriptHost
 /// `hub.api_keys.create`, `rotate` and `update` (HUB-API.md "More of the admin API").
 ///
 /// Seed 004: results, never keys. The Hub returns a key's `secret` once, from create and
-/// rotate. These bindings take it out of the answer inside the send, register it with
+/// rotate; the client splits it off the record (`HubClient.createAPIKey`, a
+/// `HubOnceSecret`). These bindings, inside the send, register it with
 /// `SecretRedactor`, write it into the run's vault as the entry the recipe names
 /// (`{store = "hub/keys/ci"}`), and only then hand the answer — without the secret — to
 /// the write coordinator, which journals it. The recipe gets the key's record with
@@ -56,7 +57,7 @@ extension Bindings {
                """) { call, ctx in
                 let id = try call.id(1)
                 let store = try storeOption(call, 2, ctx)
-                return try withSecretStored(ctx, call, optionsAt: 2, .post, "/api-keys/\(segment(id))/rotate", body: [:], store: store,
+                return try withSecretStored(ctx, call, optionsAt: 2, .post, "/api-keys/\(segment(id))/rotate", body: [:], rotatedID: id, store: store,
                                             summary: "rotate API key \(id), new secret into the vault entry \(store)",
                                             predicted: ["id": .string(id), "status": "active"])
             },
@@ -116,7 +117,8 @@ extension Bindings {
     /// A write whose answer holds `secret`: stored in the vault entry `store` inside the
     /// send, before the coordinator journals the answer (without it).
     private func withSecretStored(_ ctx: HubRunContext, _ call: BindingCall, optionsAt n: Int, _ method: HubMethod, _ path: String,
-                                  body: HubJSON, store: String, summary: String, predicted: ScriptValue) throws -> ScriptValue {
+                                  body: HubJSON, rotatedID: String? = nil, store: String, summary: String,
+                                  predicted: ScriptValue) throws -> ScriptValue {
         var planned = predicted
         if case .object(var f) = predicted {
             f["secret_stored_in"] = .string(store)
@@ -126,18 +128,16 @@ extension Bindings {
                                  summary: summary, predicted: planned)
         let client = ctx.client, secrets = ctx.secretStore
         let result = try ctx.performWrite(intent) { key in
-            let response: HubResponse
-            do { response = try client.send(HubRequest(method, path, body: body, idempotencyKey: key)) } catch let error as HubError
-                where (400..<500).contains(error.status ?? 0) {
+            let issued: HubIssuedKey
+            do {
+                if let rotatedID { issued = try client.rotateAPIKey(id: rotatedID, idempotencyKey: key) }
+                else { issued = try client.createAPIKey(body, idempotencyKey: key) }
+            } catch let error as HubError where (400..<500).contains(error.status ?? 0) {
                 throw RejectedWrite(error: error)
             }
-            guard case .object(var fields) = ScriptValue(response.json), let secret = fields.removeValue(forKey: "secret")?.stringValue,
-                  !secret.isEmpty else {
-                throw ScriptStructuredError(code: "secret_missing", message:
-                    "the Hub answered \(method.rawValue) \(path) without the key's secret; nothing was stored (the key may exist: check hub.api_keys.list)")
-            }
             guard let secrets else { throw ScriptStructuredError(code: "vault_not_open", message: "no vault to store the secret in") }
-            try secrets.store(secret, as: store)
+            try issued.secret.withValue { try secrets.store($0, as: store) }
+            guard case .object(var fields) = ScriptValue(issued.record) else { return ScriptValue(issued.record) }
             fields["secret_stored_in"] = .string(store)
             return .object(fields)
         }
