@@ -95,6 +95,8 @@ final class AdminBindingTests: XCTestCase {
         for w in writes {
             XCTAssertNil(Self.fullSecret(in: w.responseJSON ?? ""), w.responseJSON ?? "")
             XCTAssertFalse((w.responseJSON ?? "").contains("\"secret\""), w.responseJSON ?? "")
+            // Withheld, not merely masked: the redactor had nothing to replace.
+            XCTAssertFalse((w.responseJSON ?? "").contains("<secret"), w.responseJSON ?? "")
         }
         XCTAssertEqual(vault.names, ["hub/keys/ci"])
     }
