@@ -18,7 +18,10 @@ extension HubEngine {
       version INTEGER NOT NULL DEFAULT 1) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS org_grants(
       entitlement_id TEXT PRIMARY KEY, member_scope TEXT NOT NULL, member_overrides TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS org_grant_seats(
+      seat_id TEXT PRIMARY KEY, grant_id TEXT NOT NULL) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS org_grant_seats_grant ON org_grant_seats(grant_id);
     """
 
-    static let adminTables = ["user_invitations", "api_key_details", "role_details", "notification_states", "org_grants"]
+    static let adminTables = ["user_invitations", "api_key_details", "role_details", "notification_states", "org_grants", "org_grant_seats"]
 }

@@ -150,6 +150,7 @@ final class HubEngine {
             Route("GET", "organizations", HubEngine.listOrganizations),
             Route("GET", "organizations/:id/members", HubEngine.orgMembers),
             Route("DELETE", "organizations/:id/members/:uid", HubEngine.removeOrgMember),
+            Route("POST", "organizations/:id/entitlements", idempotency: .required, bucket: ("grant", 20, 60), HubEngine.grantToOrganization),
             Route("GET", "applications", HubEngine.listApplications),
             Route("GET", "audit-events", HubEngine.listAuditEvents),
             Route("GET", "audit-events/:id", HubEngine.getAuditEvent),

@@ -17,7 +17,7 @@ extension HubEngine {
 
     static func entitlementJSON(_ s: Statement) -> JSON {
         .object([
-            ("id", .string(s.text(0))), ("user_id", .string(s.text(1))), ("organization_id", .str(s.textOrNil(2))),
+            ("id", .string(s.text(0))), ("user_id", s.text(1).isEmpty ? .null : .string(s.text(1))), ("organization_id", .str(s.textOrNil(2))),
             ("application_id", .string(s.text(3))), ("status", .string(s.text(4))), ("source", .string(s.text(5))),
             ("starts_at", .time(s.intOrNil(6))), ("ends_at", .time(s.intOrNil(7))),
             ("disabled_reason", .str(s.textOrNil(8))), ("created_at", .time(s.int(9))), ("updated_at", .time(s.int(10))),
@@ -63,7 +63,7 @@ extension HubEngine {
     func getEntitlement(_ c: RequestContext) throws -> Reply {
         let e = try loadEntitlement(c.params[0])
         try requireReadUser(c, e.userId)
-        return .json(200, e.json, etag: e.version)
+        return .json(200, try orgGrantJSON(e), etag: e.version)
     }
 
     /// `POST /users/{id}/entitlements` `{application_id, source, starts_at?, ends_at?}` → 201.
@@ -123,6 +123,15 @@ extension HubEngine {
         }
         if !readOnly.isEmpty { throw HubErrorReply.readOnly(readOnly) }
         let newSource = try sourceChange(b["source"], e)
+        let currentScope = try storedScope(e.json["id"]!.stringValue!)
+        var scopeProblems: [(String, String)] = []
+        if currentScope == nil, b["member_scope"] != nil || b["member_overrides"] != nil {
+            throw HubErrorReply(status: 422, code: "not_an_org_grant", message: "member_scope and member_overrides apply to organization grants only.",
+                                details: [("entitlement_id", .string(e.json["id"]!.stringValue!))])
+        }
+        let newScope = try currentScope.flatMap { try memberScope(b, current: $0, org: e.org ?? "", bad: &scopeProblems) }
+        if !scopeProblems.isEmpty { throw HubErrorReply.validation(scopeProblems) }
+        let scopeChanged = newScope != nil && newScope != currentScope
         let reasonValue = b["disabled_reason"]
         if let r = reasonValue, r.stringValue == nil, !r.isNull { throw HubErrorReply.validation([("disabled_reason", "invalid")]) }
         let reason = reasonValue?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
@@ -150,8 +159,9 @@ extension HubEngine {
             try checkRenewal(endsChange, current: e.json["ends_at"]?.stringValue.flatMap(Time.parse), now: c.now)
         }
         let newReason: String? = status == "active" ? nil : (reason ?? e.json["disabled_reason"]?.stringValue)
-        if status == e.status, endsChange == nil, newSource == nil, reasonValue == nil || newReason == e.json["disabled_reason"]?.stringValue {
-            return .json(200, e.json, etag: e.version)
+        if status == e.status, endsChange == nil, newSource == nil, !scopeChanged,
+           reasonValue == nil || newReason == e.json["disabled_reason"]?.stringValue {
+            return .json(200, try orgGrantJSON(e), etag: e.version)
         }
         var endsSQL = ""
         var args: [SQLValue] = [.text(status), .opt(newReason), .int(c.now)]
@@ -159,10 +169,21 @@ extension HubEngine {
         if let newSource { endsSQL += ", source = ?"; args.append(.text(newSource)) }
         args.append(.text(e.json["id"]!.stringValue!))
         try db.run("UPDATE entitlements SET status = ?, disabled_reason = ?, updated_at = ?\(endsSQL), version = version + 1 WHERE id = ?", args)
-        let n = try loadEntitlement(e.json["id"]!.stringValue!)
-        try audit(c, action: action, target: ("entitlement", n.json["id"]!.stringValue!), targetUser: e.userId, app: e.app, org: e.org,
-                  before: e.json, after: n.json)
-        return .json(200, n.json, etag: n.version)
+        let id = e.json["id"]!.stringValue!
+        if let scope = newScope ?? currentScope {
+            if scopeChanged {
+                try db.run("UPDATE org_grants SET member_scope = ?, member_overrides = ? WHERE entitlement_id = ?",
+                           [.text(scope.scope), .text(scope.overrides.joined(separator: ",")), .text(id)])
+                if action == "entitlement.updated" { action = "entitlement.member_scope_changed" }
+            }
+            try syncSeats(grant: id, org: e.org ?? "", app: e.app, status: status, scope: scope, c)
+        }
+        let n = try loadEntitlement(id)
+        let before = try currentScope == nil ? e.json : orgGrantJSON(e, scope: currentScope)
+        let after = try orgGrantJSON(n)
+        try audit(c, action: action, target: ("entitlement", id), targetUser: e.userId.isEmpty ? nil : e.userId, app: e.app, org: e.org,
+                  before: before, after: after)
+        return .json(200, after, etag: n.version)
     }
 
     /// `source` in a PATCH: only trial → purchase (`422 immutable_field` otherwise); nil

@@ -228,6 +228,8 @@ final class AdminBindingTests: XCTestCase {
             print("effective", e.allowed, e.entitlement_status, #e.access_paths)
             local renewed = hub.entitlements.update("ent_ada_analytics", { status = "active", ends_at = "2099-01-01T00:00:00Z", source = "purchase" })
             print("renewed", renewed.status, renewed.source, renewed.ends_at)
+            local g = hub.organizations.grant("org_acme", { application_id = "app_chat", member_scope = "allowlist", member_overrides = { "usr_ada" } })
+            print("org grant", g.source, g.included_member_count, json.isnull(g.user_id))
             local bundle = hub.users.export("usr_ada")
             print("export", bundle.user.id, #bundle.sessions)
             print("deleted", hub.users.delete(u.id))
@@ -240,11 +242,11 @@ final class AdminBindingTests: XCTestCase {
         XCTAssertEqual(output.lines, [
             "created\tnew@example.com\tinvited", "invited\ttrue", "taken\temail_taken\ttrue",
             "role\trole_platform_auditor\t0", "role updated\taudit.view,users.list", "role deleted\ttrue",
-            "effective\ttrue\tactive\t1", "renewed\tactive\tpurchase\t2099-01-01T00:00:00Z", "export\tusr_ada\t3",
+            "effective\ttrue\tactive\t1", "renewed\tactive\tpurchase\t2099-01-01T00:00:00Z", "org grant\torg_seat\t1\ttrue", "export\tusr_ada\t3",
             "deleted\ttrue", "gone\tnot_found",
         ])
         XCTAssertEqual(try h.journal.writes(runID: outcome.runID).map(\.state.rawValue),
-                       ["done", "done", "failed", "done", "done", "done", "done", "done"])
+                       ["done", "done", "failed", "done", "done", "done", "done", "done", "done"])
     }
 
     func testInboxMarkReadAsTheUser() throws {

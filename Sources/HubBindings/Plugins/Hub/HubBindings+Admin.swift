@@ -10,6 +10,7 @@ extension Bindings {
     static let userCreateFields = ["email", "display_name", "status", "send_invitation"]
     static let roleCreateFields = ["name", "permissions", "description", "scope"]
     static let roleUpdateFields = ["permissions", "description"]
+    static let orgGrantFields = ["application_id", "member_scope", "member_overrides", "starts_at", "ends_at"]
     static let entitlementUpdateFields = ["status", "disabled_reason", "ends_at", "source", "member_scope", "member_overrides"]
 
     var userLifecycle: [ScriptFunction] {
@@ -121,6 +122,22 @@ extension Bindings {
                                  predicted: .object(predicted), stillApplies: { fresh in
                                      fields["status"]?.stringValue.map { fresh["status"]?.stringValue != $0 } ?? true
                                  })
+            },
+            fn("organizations.grant", "entitlements.manage", writes: true, """
+               hub.organizations.grant(org_id, {application_id, member_scope = "all_members"|"allowlist"|"denylist", \
+               member_overrides = {user_id, …}, starts_at?, ends_at?}, opts) -> the org grant (source org_seat; members get seats; \
+               409 entitlement_already_exists)
+               """) { call, _ in
+                let org = try call.id(1)
+                let fields = try call.fields(2)
+                try Self.checkKnown(call, 2, fields, allowed: Self.orgGrantFields)
+                guard let app = try call.field(fields, "application_id", at: 2, max: HubArgumentLimits.id) else {
+                    throw call.argumentError(2, "field 'application_id' (a string) is required")
+                }
+                return try write(call, optionsAt: 3, .post, "/organizations/\(segment(org))/entitlements", body: HubJSON(.object(fields)),
+                                 summary: "grant \(app) to the members of \(org) (\(fields["member_scope"]?.stringValue ?? "all_members"))",
+                                 predicted: ["id": "ent_planned", "organization_id": .string(org), "application_id": .string(app),
+                                             "status": "active", "source": "org_seat"])
             },
             fn("inbox.mark_read", nil, writes: true,
                "hub.inbox.mark_read(notification_id, opts) -> notification (state read; the caller's own inbox, a user session only)") { call, _ in
