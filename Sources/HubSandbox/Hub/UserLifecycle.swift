@@ -12,7 +12,8 @@ import Foundation
 ///   (the invitation count is a change).
 /// - `DELETE /users/{id}` → 204 (`users.manage`, or the user themself; If-Match): status
 ///   `deleted`, every live session revoked, one `user.deleted` event; afterwards
-///   `GET /users/{id}` and every write to the user answer `404 not_found`.
+///   `GET /users/{id}`, a second DELETE, the invitation and the export answer `404
+///   not_found` (other writes refuse a deleted user by its status).
 /// - `GET /users/{id}/export` (`users.manage` or self; at most 5 per user per day when
 ///   limits are standard) → the bundle of HUB-API-REFERENCE.md §3.4 `UserExport`. It
 ///   never holds a secret (no API key secret, token or password).
