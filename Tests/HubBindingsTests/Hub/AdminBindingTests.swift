@@ -175,7 +175,7 @@ final class AdminBindingTests: XCTestCase {
 
     func testHostileArgumentsToKeyBindings() throws {
         let h = try GatingTests.Harness()
-        let prepared = try h.recipe("keys.lua", Self.recipe(needs: ["api_keys.manage", "users.manage", "roles.manage"], """
+        let prepared = try h.recipe("keys.lua", Self.recipe(needs: ["api_keys.manage", "users.manage", "roles.manage", "entitlements.manage", "users.list"], """
             local function try(f, ...) local ok, err = pcall(f, ...); print(tostring(err)) end
             try(hub.api_keys.create, { name = string.rep("n", 500), permissions = {}, mode = "test" }, { store = "a" })
             try(hub.api_keys.create, { name = "x", permissions = "users.list", mode = "test" }, { store = "a" })
@@ -189,6 +189,12 @@ final class AdminBindingTests: XCTestCase {
             try(hub.users.create, { email = "a@b.co", role = "admin" })
             try(hub.roles.create, { name = "r", permissions = { 1 } })
             try(hub.users.delete, "../users")
+            try(hub.organizations.grant, "org_acme", { member_scope = "allowlist" })
+            try(hub.organizations.grant, "org_acme", { application_id = "app_chat", user_id = "usr_ada" })
+            try(hub.entitlements.update, "ent_x", { user_id = "usr_ada" })
+            try(hub.inbox.mark_read, "ntf\0x")
+            try(hub.users.effective_permissions, string.rep("u", 300), "app_wiki")
+            try(hub.roles.update, "role_x", { permissions = "audit.view" })
             """))
         let output = MemoryOutput()
         let before = h.writesReceived
@@ -206,6 +212,12 @@ final class AdminBindingTests: XCTestCase {
             "bad argument #1 to 'hub.users.create' (unknown field 'role' (fields: email, display_name, status, send_invitation))",
             "bad argument #1 to 'hub.roles.create' (field 'permissions' (a list of permission keys, may be empty) is required)",
             "bad argument #1 to 'hub.users.delete' (an id such as usr_… expected, got '../users')",
+            "bad argument #2 to 'hub.organizations.grant' (field 'application_id' (a string) is required)",
+            "bad argument #2 to 'hub.organizations.grant' (unknown field 'user_id' (fields: application_id, member_scope, member_overrides, starts_at, ends_at))",
+            "bad argument #2 to 'hub.entitlements.update' (unknown field 'user_id' (fields: status, disabled_reason, ends_at, source, member_scope, member_overrides))",
+            "bad argument #1 to 'hub.inbox.mark_read' (an id cannot contain control characters (byte 4 is 0x00))",
+            "bad argument #1 to 'hub.users.effective_permissions' (id is 300 bytes; the most is 255)",
+            "bad argument #2 to 'hub.roles.update' (field 'permissions' must be a list of permission keys)",
         ])
         XCTAssertEqual(h.writesReceived, before)
     }

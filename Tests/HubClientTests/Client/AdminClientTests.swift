@@ -90,4 +90,27 @@ struct AdminClientTests {
         #expect(eff["allowed"]?.boolValue == true)
         #expect(eff["entitlement_status"]?.stringValue == "active")
     }
+
+    @Test("organization grant: key required, seats for members; inbox mark read as the user", arguments: TransportKind.allCases)
+    func orgGrantAndInbox(kind: TransportKind) throws {
+        let h = try SandboxHarness(kind)
+        let jobs = try h.jobsClient()
+        #expect(hubError { try jobs.post("/organizations/org_acme/entitlements", body: ["application_id": "app_chat"]) }?.code
+                == "idempotency_key_required")
+        let grant = try jobs.post("/organizations/org_acme/entitlements",
+                                  body: ["application_id": "app_chat", "member_scope": "allowlist", "member_overrides": ["usr_ada"]],
+                                  idempotencyKey: "org-chat")
+        #expect(grant.status == 201)
+        #expect(grant.json["user_id"] == .null)
+        #expect(grant.json["included_member_count"]?.intValue == 1)
+        let replay = try jobs.post("/organizations/org_acme/entitlements",
+                                   body: ["application_id": "app_chat", "member_scope": "allowlist", "member_overrides": ["usr_ada"]],
+                                   idempotencyKey: "org-chat")
+        #expect(replay.replayed)
+        let ada = try h.sessionClient(SandboxFixtures.adaEmail)
+        let read = try ada.patch("/users/me/notifications/ntf_ada_signin", body: ["state": "read"])
+        #expect(read.json["state"]?.stringValue == "read")
+        #expect(hubError { try jobs.patch("/users/me/notifications/ntf_ada_signin", body: ["state": "read"]) }?.code
+                == "user_token_required")
+    }
 }
