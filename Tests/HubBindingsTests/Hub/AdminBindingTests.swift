@@ -184,6 +184,7 @@ final class AdminBindingTests: XCTestCase {
             try(hub.api_keys.create, { name = "x", permissions = {}, mode = "test" })
             try(hub.api_keys.create, { name = "x", permissions = {}, mode = "test" }, { store = "bad\\0name" })
             try(hub.api_keys.rotate, "key_\\0x", { store = "a" })
+            try(hub.api_keys.rotate, "key_x", { store = "sessions/prod" })
             try(hub.api_keys.update, "key_x", {})
             try(hub.users.create, { email = 42 })
             try(hub.users.create, { email = "a@b.co", role = "admin" })
@@ -207,6 +208,7 @@ final class AdminBindingTests: XCTestCase {
             "bad argument #2 to 'hub.api_keys.create' (option 'store' (the vault entry for the new secret, e.g. \"hub/keys/ci\") is required)",
             "bad argument #2 to 'hub.api_keys.create' (option 'store': invalid name 'bad\u{0}name': use 1–255 letters, digits and . _ - / @ : + = starting with a letter or digit)",
             "bad argument #1 to 'hub.api_keys.rotate' (an id cannot contain control characters (byte 5 is 0x00))",
+            "bad argument #2 to 'hub.api_keys.rotate' (option 'store': 'sessions/prod' is in sessions/, where hubscript login keeps sessions; choose another name, e.g. hub/keys/…)",
             "bad argument #2 to 'hub.api_keys.update' (at least one field to change expected)",
             "bad argument #1 to 'hub.users.create' (field 'email' (a string) is required)",
             "bad argument #1 to 'hub.users.create' (unknown field 'role' (fields: email, display_name, status, send_invitation))",

@@ -105,6 +105,9 @@ extension Bindings {
         do { try MemorySecrets.checkName(store) } catch let error as ScriptStructuredError {
             throw call.argumentError(n, "option 'store': \(error.message)")
         }
+        if store.hasPrefix(VaultCredentialStore.entryPrefix) {
+            throw call.argumentError(n, "option 'store': '\(store)' is in \(VaultCredentialStore.entryPrefix), where hubscript login keeps sessions; choose another name, e.g. hub/keys/…")
+        }
         var planning = false
         if case .plan = ctx.writes.mode { planning = true }
         if ctx.secretStore == nil, !planning {
