@@ -131,6 +131,48 @@ final class AdminBindingTests: XCTestCase {
         XCTAssertEqual(try Self.events(h.sandbox, "api_key.updated"), 1)
     }
 
+    /// A store that fails its first `store` call, as a vault that could not be written
+    /// (a full disk, a crash) would.
+    final class FailingOnceStore: SecretStore, @unchecked Sendable {
+        let inner = MemorySecrets()
+        private let lock = NSLock()
+        private var failed = false
+        func value(of name: String) throws -> String { try inner.value(of: name) }
+        func store(_ value: String, as name: String) throws {
+            let first = lock.withLock { () -> Bool in defer { failed = true }; return !failed }
+            if first { throw ScriptStructuredError(code: "vault_error", message: "disk full") }
+            try inner.store(value, as: name)
+        }
+    }
+
+    func testAVaultWriteThatFailsLeavesTheCreatePendingAndTheResumeStoresTheReplayedSecret() throws {
+        let h = try GatingTests.Harness()
+        let vault = FailingOnceStore()
+        let prepared = try h.recipe("keys.lua", Self.recipe(needs: ["api_keys.manage"], """
+            local k = hub.api_keys.create({ name = "flaky", permissions = {}, mode = "test" }, { store = "hub/keys/flaky" })
+            print(k.id:sub(1, 4), tostring(k.secret))
+            """))
+        let connection = try admin(h)
+        let first = try h.execute(prepared, connection) { $0.secrets = vault }
+        XCTAssertEqual(first.failure?.message.contains("disk full"), true, first.failure?.message ?? "")
+        XCTAssertEqual(try h.journal.writes(runID: first.runID).map(\.state), [.pending])
+        XCTAssertEqual(vault.inner.names, [String]())
+        let output = MemoryOutput()
+        let resumed = try h.execute(prepared, connection, output: output) {
+            $0.secrets = vault
+            $0.runID = first.runID
+        }
+        XCTAssertNil(resumed.failure, resumed.failure?.message ?? "")
+        XCTAssertEqual(output.lines, ["key_\t<secret hub/keys/flaky>"])
+        // The Hub replayed its stored answer: one key, and the stored secret is its live one.
+        XCTAssertEqual(try Self.events(h.sandbox, "api_key.created"), 1)
+        let secret = try vault.inner.value(of: "hub/keys/flaky")
+        let probe = h.sandbox.handle(HTTPRequestMessage(method: "GET", target: "/permissions",
+                                                        headers: HTTPHeaders([("Substratal-Version", "1"), ("Authorization", "Bearer \(secret)")]),
+                                                        body: Data()))
+        XCTAssertEqual(probe.status, 200)
+    }
+
     func testCreateWithoutAVaultIsRefusedBeforeSending() throws {
         let h = try GatingTests.Harness()
         let prepared = try h.recipe("keys.lua", Self.recipe(needs: ["api_keys.manage"], """
