@@ -16,7 +16,7 @@ extension Bindings {
     var userLifecycle: [ScriptFunction] {
         [
             fn("users.create", "users.manage", writes: true, """
-               hub.users.create({email, display_name?, status = "invited"|"active", send_invitation = true}, opts) -> user \
+               hub.users.create({email, display_name?, status = "invited" or "active", send_invitation = true}, opts) -> user \
                (409 email_taken when the email is held: err.details.existing_user_id)
                """) { call, _ in
                 let fields = try call.fields(1)
@@ -124,7 +124,7 @@ extension Bindings {
                                  })
             },
             fn("organizations.grant", "entitlements.manage", writes: true, """
-               hub.organizations.grant(org_id, {application_id, member_scope = "all_members"|"allowlist"|"denylist", \
+               hub.organizations.grant(org_id, {application_id, member_scope = "all_members", "allowlist" or "denylist", \
                member_overrides = {user_id, …}, starts_at?, ends_at?}, opts) -> the org grant (source org_seat; members get seats; \
                409 entitlement_already_exists)
                """) { call, _ in

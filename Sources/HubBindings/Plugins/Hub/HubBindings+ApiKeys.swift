@@ -28,7 +28,7 @@ extension Bindings {
                 try ctx.get("/api-keys/\(segment(try call.id(1)))")
             },
             fn("api_keys.create", "api_keys.manage", writes: true, """
-               hub.api_keys.create({name, permissions = {…}, mode = "live"|"test", scope = "platform"|app_id, intended_use?, \
+               hub.api_keys.create({name, permissions = {…}, mode = "live" or "test", scope = "platform" or an app id, intended_use?, \
                restrict_destructive?, expires_at?}, {store = VAULT_ENTRY, key?}) -> key with `secret_stored_in` and `secret` \
                (an opaque handle: the secret goes straight into the vault entry, never to the recipe). Needs a user session \
                (an API key cannot manage keys: user_token_required)
