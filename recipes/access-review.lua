@@ -1,6 +1,8 @@
 -- Access review of one organization: for every member, every entitlement the Hub
 -- lists for them (active, disabled, expired; revoked ones are gone) and every role,
--- one CSV row each — the report an auditor asks for. Read-only: running it again
+-- one CSV row each — the report an auditor asks for. With `app`, each member also gets
+-- one `access` row: the Hub's effective-permissions answer for that application
+-- (allowed or not, the resolved entitlement status, and the paths that give access). Read-only: running it again
 -- changes nothing (only the timestamps of the Hub's data can differ).
 recipe {
   name = "access-review",
@@ -8,6 +10,7 @@ recipe {
   description = "CSV of every member of an organization with their entitlements and roles.",
   params = {
     org = { type = "string", default = "org_acme", description = "organization id (org_…)" },
+    app = { type = "string", description = "also check each member's effective access to this application (app_…)" },
   },
   needs  = { "organizations.manage", "users.list" },
   limits = { writes = 0, timeout = 3600 },
@@ -26,7 +29,8 @@ for o in hub.organizations.list() do
 end
 if org == nil then util.fail("no organization %s is visible to this profile", org_id) end
 
-local counts = { members = 0, entitlements = 0, roles = 0, explicit_roles = 0, failed = 0 }
+local app_id = params.app and util.trim(params.app)
+local counts = { members = 0, entitlements = 0, roles = 0, explicit_roles = 0, failed = 0, allowed = 0, denied = 0 }
 local by_status = {}
 
 -- Rows are produced member by member and streamed into the file: memory holds one
@@ -71,6 +75,17 @@ local function rows()
           source = source, assigned_at = value(a.assigned_at),
         }
       end
+      if app_id then
+        local eff = hub.users.effective_permissions(person.user_id, app_id)
+        local paths = {}
+        for _, p in ipairs(eff.access_paths or {}) do
+          paths[#paths + 1] = p.source .. ":" .. (util.value(p.organization_id) or p.entitlement_id)
+        end
+        out[#out + 1] = row {
+          kind = "access", application_id = app_id, status = eff.entitlement_status,
+          allowed = eff.allowed and "yes" or "no", access_paths = table.concat(paths, ";"),
+        }
+      end
       return out
     end)
     if not ok then
@@ -79,7 +94,9 @@ local function rows()
         user_id = person.user_id, code = util.error_code(result), message = util.error_message(result) })
     else
       for _, r in ipairs(result) do
-        if r.kind == "entitlement" then
+        if r.kind == "access" then
+          if r.allowed == "yes" then counts.allowed = counts.allowed + 1 else counts.denied = counts.denied + 1 end
+        elseif r.kind == "entitlement" then
           counts.entitlements = counts.entitlements + 1
           by_status[r.status] = (by_status[r.status] or 0) + 1
         else
@@ -92,9 +109,14 @@ local function rows()
   end
 end
 
+local columns = { "user_id", "email", "display_name", "user_status", "kind", "application_id", "role_id",
+                  "status", "source", "granted_at", "assigned_at" }
+if app_id then
+  columns[#columns + 1] = "allowed"
+  columns[#columns + 1] = "access_paths"
+end
 local report = export.csv("access-review-" .. org.id .. ".csv", coroutine.wrap(rows), {
-  columns = { "user_id", "email", "display_name", "user_status", "kind", "application_id", "role_id",
-              "status", "source", "granted_at", "assigned_at" },
+  columns = columns,
   excel_safe = true,   -- names and emails come from users: no formulas when opened in a spreadsheet
 })
 
@@ -107,6 +129,9 @@ print(("  entitlements: %d%s"):format(counts.entitlements,
   statuses ~= "" and (" (" .. statuses .. ")") or ""))
 print(("  roles: %d (%d assigned, %d implicit)"):format(counts.roles, counts.explicit_roles,
   counts.roles - counts.explicit_roles))
+if app_id then
+  print(("  access to %s: %d allowed, %d not"):format(app_id, counts.allowed, counts.denied))
+end
 print(("  report: %s (%d rows)"):format(report.name, report.rows))
 
 if counts.failed > 0 then

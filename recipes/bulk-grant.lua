@@ -28,7 +28,7 @@ recipe {
     source = { type = "string", default = "admin_grant",
                description = "entitlement source: admin_grant, trial or purchase" },
     include_inactive = { type = "boolean", default = false,
-                         description = "also grant to suspended and deleted users (skipped by default)" },
+                         description = "also grant to suspended users (skipped by default; deleted users are not found)" },
   },
   needs = { "users.list", "entitlements.manage" },
   limits = { writes = 10000, timeout = 36000 },

@@ -14,11 +14,14 @@ public final class VaultCredentialStore: CredentialStore, @unchecked Sendable {
         self.resolver = resolver
     }
 
+    /// Where sessions are kept: no binding may store anything else under it.
+    public static let entryPrefix = "sessions/"
+
     /// `sessions/<profile>`, with characters a vault name cannot hold replaced by `_`.
     public static func entryName(profile: String) -> String {
         let allowed = Set("._-@:+=")
         let safe = profile.map { ($0.isASCII && ($0.isLetter || $0.isNumber)) || allowed.contains($0) ? String($0) : "_" }.joined()
-        return "sessions/" + (safe.isEmpty ? "_" : safe)
+        return entryPrefix + (safe.isEmpty ? "_" : safe)
     }
 
     public func load(profile: String) throws -> StoredSession? {

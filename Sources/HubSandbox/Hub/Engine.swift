@@ -61,6 +61,7 @@ final class HubEngine {
         }
         try db.exec(Schema.sql)
         try db.exec(HubEngine.webhookSchema)
+        try db.exec(HubEngine.adminSchema)
         var seeder = Seeder(db: db, seed: options.seed, now: nowSeconds, scale: options.scale)
         try seeder.run(onlyIfEmpty: true)
         routes = HubEngine.routeTable()
@@ -113,8 +114,14 @@ final class HubEngine {
             Route("POST", "auth/token/refresh", auth: .none, HubEngine.refresh),
             Route("POST", "auth/logout", HubEngine.logout),
             Route("GET", "users", HubEngine.listUsers),
+            Route("POST", "users", bucket: ("user_creation", 20, 60), HubEngine.createUser),
             Route("GET", "users/me/notifications", HubEngine.inbox),
+            Route("PATCH", "users/me/notifications/:id", HubEngine.markNotification),
             Route("GET", "users/:id", HubEngine.getUser),
+            Route("DELETE", "users/:id", HubEngine.deleteUser),
+            Route("POST", "users/:id/invitation", HubEngine.resendInvitation),
+            Route("GET", "users/:id/export", HubEngine.exportUser),
+            Route("GET", "users/:id/apps/:app/effective-permissions", HubEngine.effectivePermissions),
             Route("PATCH", "users/:id", HubEngine.patchUser),
             Route("POST", "users/:id/suspend", HubEngine.suspendUser),
             Route("POST", "users/:id/reactivate", HubEngine.reactivateUser),
@@ -122,6 +129,10 @@ final class HubEngine {
             Route("POST", "users/:id/roles/:role", HubEngine.assignRole),
             Route("DELETE", "users/:id/roles/:role", HubEngine.removeRole),
             Route("GET", "roles", HubEngine.listRoles),
+            Route("POST", "roles", HubEngine.createRole),
+            Route("GET", "roles/:id", HubEngine.getRole),
+            Route("PATCH", "roles/:id", HubEngine.patchRole),
+            Route("DELETE", "roles/:id", HubEngine.deleteRole),
             Route("GET", "permissions", HubEngine.listPermissions),
             Route("GET", "users/:id/entitlements", HubEngine.userEntitlements),
             Route("POST", "users/:id/entitlements", idempotency: .required, bucket: ("grant", 20, 60), HubEngine.grant),
@@ -131,11 +142,15 @@ final class HubEngine {
             Route("GET", "users/:id/sessions", HubEngine.userSessions),
             Route("DELETE", "users/:id/sessions/:sid", HubEngine.revokeSession),
             Route("GET", "api-keys", HubEngine.listApiKeys),
+            Route("POST", "api-keys", HubEngine.createApiKey),
+            Route("PATCH", "api-keys/:id", HubEngine.patchApiKey),
+            Route("POST", "api-keys/:id/rotate", HubEngine.rotateApiKey),
             Route("GET", "api-keys/:id", HubEngine.getApiKey),
             Route("DELETE", "api-keys/:id", HubEngine.revokeApiKey),
             Route("GET", "organizations", HubEngine.listOrganizations),
             Route("GET", "organizations/:id/members", HubEngine.orgMembers),
             Route("DELETE", "organizations/:id/members/:uid", HubEngine.removeOrgMember),
+            Route("POST", "organizations/:id/entitlements", idempotency: .required, bucket: ("grant", 20, 60), HubEngine.grantToOrganization),
             Route("GET", "applications", HubEngine.listApplications),
             Route("GET", "audit-events", HubEngine.listAuditEvents),
             Route("GET", "audit-events/:id", HubEngine.getAuditEvent),

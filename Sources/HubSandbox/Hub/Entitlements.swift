@@ -17,7 +17,7 @@ extension HubEngine {
 
     static func entitlementJSON(_ s: Statement) -> JSON {
         .object([
-            ("id", .string(s.text(0))), ("user_id", .string(s.text(1))), ("organization_id", .str(s.textOrNil(2))),
+            ("id", .string(s.text(0))), ("user_id", s.text(1).isEmpty ? .null : .string(s.text(1))), ("organization_id", .str(s.textOrNil(2))),
             ("application_id", .string(s.text(3))), ("status", .string(s.text(4))), ("source", .string(s.text(5))),
             ("starts_at", .time(s.intOrNil(6))), ("ends_at", .time(s.intOrNil(7))),
             ("disabled_reason", .str(s.textOrNil(8))), ("created_at", .time(s.int(9))), ("updated_at", .time(s.int(10))),
@@ -63,7 +63,7 @@ extension HubEngine {
     func getEntitlement(_ c: RequestContext) throws -> Reply {
         let e = try loadEntitlement(c.params[0])
         try requireReadUser(c, e.userId)
-        return .json(200, e.json, etag: e.version)
+        return .json(200, try orgGrantJSON(e), etag: e.version)
     }
 
     /// `POST /users/{id}/entitlements` `{application_id, source, starts_at?, ends_at?}` → 201.
@@ -109,16 +109,29 @@ extension HubEngine {
         return r
     }
 
-    /// `PATCH /entitlements/{id}` `{status, disabled_reason}` (and `ends_at`).
+    /// `PATCH /entitlements/{id}` `{status, disabled_reason, ends_at, source}`: also
+    /// expired → active (with a future or null `ends_at`, sent or current: `422
+    /// validation_failed` `ends_at: required` or `not_in_future`) and `source` trial →
+    /// purchase.
     func patchEntitlement(_ c: RequestContext) throws -> Reply {
         try c.require("entitlements.manage")
         let e = try loadEntitlement(c.params[0])
         try c.checkIfMatch(e.version)
         let b = try c.body()
         let readOnly = b.objectKeys.filter {
-            ["id", "user_id", "organization_id", "application_id", "source", "starts_at", "created_at", "updated_at"].contains($0)
+            ["id", "user_id", "organization_id", "application_id", "starts_at", "created_at", "updated_at"].contains($0)
         }
         if !readOnly.isEmpty { throw HubErrorReply.readOnly(readOnly) }
+        let newSource = try sourceChange(b["source"], e)
+        let currentScope = try storedScope(e.json["id"]!.stringValue!)
+        var scopeProblems: [(String, String)] = []
+        if currentScope == nil, b["member_scope"] != nil || b["member_overrides"] != nil {
+            throw HubErrorReply(status: 422, code: "not_an_org_grant", message: "member_scope and member_overrides apply to organization grants only.",
+                                details: [("entitlement_id", .string(e.json["id"]!.stringValue!))])
+        }
+        let newScope = try currentScope.flatMap { try memberScope(b, current: $0, org: e.org ?? "", bad: &scopeProblems) }
+        if !scopeProblems.isEmpty { throw HubErrorReply.validation(scopeProblems) }
+        let scopeChanged = newScope != nil && newScope != currentScope
         let reasonValue = b["disabled_reason"]
         if let r = reasonValue, r.stringValue == nil, !r.isNull { throw HubErrorReply.validation([("disabled_reason", "invalid")]) }
         let reason = reasonValue?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
@@ -131,6 +144,7 @@ extension HubEngine {
             case ("active", "disabled"): action = "entitlement.disabled"
             case ("disabled", "active"): action = "entitlement.enabled"
             case ("active", "revoked"), ("disabled", "revoked"), ("expired", "revoked"): action = "entitlement.revoked"
+            case ("expired", "active"): action = "entitlement.updated"
             default: throw HubErrorReply.invalidTransition(from: e.status, to: to)
             }
             if to != "active", reason == nil { throw HubErrorReply.validation([("disabled_reason", "required")]) }
@@ -141,18 +155,54 @@ extension HubEngine {
             if ev.isNull { endsChange = .some(nil) } else if let s = ev.stringValue, let t = Time.parse(s) { endsChange = .some(t) }
             else { throw HubErrorReply.validation([("ends_at", "invalid")]) }
         }
-        let newReason: String? = status == "active" ? nil : (reason ?? e.json["disabled_reason"]?.stringValue)
-        if status == e.status, endsChange == nil, reasonValue == nil || newReason == e.json["disabled_reason"]?.stringValue {
-            return .json(200, e.json, etag: e.version)
+        if e.status == "expired", status == "active" {
+            try checkRenewal(endsChange, current: e.json["ends_at"]?.stringValue.flatMap(Time.parse), now: c.now)
         }
-        let endsSQL: String
+        let newReason: String? = status == "active" ? nil : (reason ?? e.json["disabled_reason"]?.stringValue)
+        if status == e.status, endsChange == nil, newSource == nil, !scopeChanged,
+           reasonValue == nil || newReason == e.json["disabled_reason"]?.stringValue {
+            return .json(200, try orgGrantJSON(e), etag: e.version)
+        }
+        var endsSQL = ""
         var args: [SQLValue] = [.text(status), .opt(newReason), .int(c.now)]
-        if let ch = endsChange { endsSQL = ", ends_at = ?"; args.append(.opt(ch)) } else { endsSQL = "" }
+        if let ch = endsChange { endsSQL = ", ends_at = ?"; args.append(.opt(ch)) }
+        if let newSource { endsSQL += ", source = ?"; args.append(.text(newSource)) }
         args.append(.text(e.json["id"]!.stringValue!))
         try db.run("UPDATE entitlements SET status = ?, disabled_reason = ?, updated_at = ?\(endsSQL), version = version + 1 WHERE id = ?", args)
-        let n = try loadEntitlement(e.json["id"]!.stringValue!)
-        try audit(c, action: action, target: ("entitlement", n.json["id"]!.stringValue!), targetUser: e.userId, app: e.app, org: e.org,
-                  before: e.json, after: n.json)
-        return .json(200, n.json, etag: n.version)
+        let id = e.json["id"]!.stringValue!
+        if let scope = newScope ?? currentScope {
+            if scopeChanged {
+                try db.run("UPDATE org_grants SET member_scope = ?, member_overrides = ? WHERE entitlement_id = ?",
+                           [.text(scope.scope), .text(scope.overrides.joined(separator: ",")), .text(id)])
+                if action == "entitlement.updated" { action = "entitlement.member_scope_changed" }
+            }
+            try syncSeats(grant: id, org: e.org ?? "", app: e.app, status: status, scope: scope, c)
+        }
+        let n = try loadEntitlement(id)
+        let before = try currentScope == nil ? e.json : orgGrantJSON(e, scope: currentScope)
+        let after = try orgGrantJSON(n)
+        try audit(c, action: action, target: ("entitlement", id), targetUser: e.userId.isEmpty ? nil : e.userId, app: e.app, org: e.org,
+                  before: before, after: after)
+        return .json(200, after, etag: n.version)
+    }
+
+    /// `source` in a PATCH: only trial → purchase (`422 immutable_field` otherwise); nil
+    /// when absent or unchanged.
+    private func sourceChange(_ value: JSON?, _ e: EntitlementRow) throws -> String? {
+        guard let value else { return nil }
+        let current = e.json["source"]?.stringValue ?? ""
+        if value.stringValue == current { return nil }
+        guard current == "trial", value.stringValue == "purchase" else {
+            throw HubErrorReply(status: 422, code: "immutable_field",
+                                message: "source can only change from trial to purchase; this entitlement's source is \(current).",
+                                details: [("field", .string("source")), ("source", .string(current))])
+        }
+        return "purchase"
+    }
+
+    /// expired → active needs a future `ends_at` or none: the one sent, else the current one.
+    private func checkRenewal(_ change: Int??, current: Int?, now: Int) throws {
+        let ends: Int? = change ?? current
+        if let ends, ends <= now { throw HubErrorReply.validation([("ends_at", change == nil ? "required" : "not_in_future")]) }
     }
 }

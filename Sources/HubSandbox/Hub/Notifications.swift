@@ -39,18 +39,20 @@ extension HubEngine {
         return .json(201, .object([("id", .string(id))]), etag: 1)
     }
 
-    /// `GET /users/me/notifications`: filters `category` (prefix) and `since`.
+    /// `GET /users/me/notifications`: filters `category` (prefix), `since` and `state`
+    /// (`unread`, `read`, `archived`); archived items are left out unless `state` or
+    /// `include_inactive=true` asks for them. Items carry `state` and `source`.
     func inbox(_ c: RequestContext) throws -> Reply {
         let me = try c.userParam("me")
-        var q = ListQuery(from: "notifications", columns: "id, application_id, title, body, category, action_url, created_at",
-                          columnCount: 7, sort: "created_at", seq: "seq")
-        q.add("user_id = ?", .text(me))
-        if let cat = c.q("category") { q.add("substr(category, 1, ?) = ?", .int(cat.unicodeScalars.count), .text(cat)) }
-        if let since = try HubEngine.timeFilter(c, "since") { q.add("created_at >= ?", .int(since)) }
-        return try runList(c, q, scope: "users/me/notifications", filters: ["category", "since"]) { s in
-            .object([("id", .string(s.text(0))), ("application_id", .string(s.text(1))), ("title", .string(s.text(2))),
-                     ("body", .string(s.text(3))), ("category", .string(s.text(4))), ("action_url", .str(s.textOrNil(5))),
-                     ("created_at", .time(s.int(6)))])
+        var q = ListQuery(from: "notifications n LEFT JOIN notification_states st ON st.id = n.id", columns: HubEngine.inboxColumns,
+                          columnCount: 9, sort: "n.created_at", seq: "n.seq")
+        q.add("n.user_id = ?", .text(me))
+        if let cat = c.q("category") { q.add("substr(n.category, 1, ?) = ?", .int(cat.unicodeScalars.count), .text(cat)) }
+        if let since = try HubEngine.timeFilter(c, "since") { q.add("n.created_at >= ?", .int(since)) }
+        if let state = c.q("state") { q.add("COALESCE(st.state, 'unread') = ?", .text(state)) } else if c.q("include_inactive") != "true" {
+            q.add("COALESCE(st.state, 'unread') != 'archived'")
         }
+        return try runList(c, q, scope: "users/me/notifications", filters: ["category", "since", "state", "include_inactive"],
+                           map: HubEngine.inboxJSON)
     }
 }

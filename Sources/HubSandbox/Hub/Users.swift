@@ -59,7 +59,7 @@ extension HubEngine {
     func getUser(_ c: RequestContext) throws -> Reply {
         let id = try c.userParam(c.params[0])
         try requireReadUser(c, id)
-        let u = try loadUser(id)
+        let u = try loadLiveUser(id)
         return .json(200, u.json, etag: u.version)
     }
 

@@ -73,5 +73,5 @@ enum Schema {
     static let tables = ["meta", "users", "organizations", "org_members", "applications", "entitlements",
                          "roles", "role_assignments", "sessions", "access_tokens", "refresh_tokens",
                          "mfa_challenges", "api_keys", "audit_events", "notifications", "idempotency"]
-        + HubEngine.webhookTables
+        + HubEngine.webhookTables + HubEngine.adminTables
 }

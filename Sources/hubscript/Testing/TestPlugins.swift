@@ -59,6 +59,12 @@ enum TestPlugins {
                 }
                 return .value(try session.sandbox(try call.integer(1)).list(try call.string(2), query: query))
             },
+            ScriptFunction("vault_names") { call in
+                .value(.array(try session.sandbox(try call.integer(1)).secrets.names.map(ScriptValue.string)))
+            },
+            ScriptFunction("secret_works") { call in
+                .value(.bool(try session.sandbox(try call.integer(1)).secretWorks(try call.string(2))))
+            },
             ScriptFunction("dispatch_sent") { call in
                 .value(try session.sandbox(try call.integer(1)).dispatchSent())
             },
@@ -150,6 +156,8 @@ enum TestPlugins {
     function Sandbox:get(path) local r = call(raw.get, self.id, path) return r end
     function Sandbox:list(path, query) local r = call(raw.list, self.id, path, query) return r end
     function Sandbox:dispatch_sent() local r = call(raw.dispatch_sent, self.id) return r end
+    function Sandbox:vault_names() local r = call(raw.vault_names, self.id) return r end
+    function Sandbox:secret_works(name) local r = call(raw.secret_works, self.id, name) return r end
 
     return {
       case = function(name, fn)

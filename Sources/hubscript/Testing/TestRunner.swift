@@ -46,16 +46,19 @@ final class TestSession: @unchecked Sendable {
     }
 
     func newSandbox(_ options: ScriptValue) throws -> Int {
-        let known: Set<String> = ["users", "audit_events", "fixtures"]
+        let known: Set<String> = ["users", "audit_events", "fixtures", "as"]
         if case .object(let fields) = options, let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
-            throw ScriptMessageError("test.sandbox: unknown option '\(unknown)' (options: users, audit_events, fixtures)")
+            throw ScriptMessageError("test.sandbox: unknown option '\(unknown)' (options: users, audit_events, fixtures, as)")
+        }
+        if !options["as"].isNil, options["as"].stringValue == nil {
+            throw ScriptMessageError("test.sandbox: option 'as' must be the email of a sandbox user, such as \"admin@example.com\"")
         }
         let fixtures = try Self.fixtures(options["fixtures"])
         let sandbox: TestSandbox
         do {
             sandbox = try TestSandbox(users: Int(options["users"].intValue ?? 3),
                                       auditEvents: Int(options["audit_events"].intValue ?? 0),
-                                      fixtures: fixtures, state: state, libraries: libraries)
+                                      fixtures: fixtures, state: state, libraries: libraries, signIn: options["as"].stringValue)
         } catch let e as FixtureError {
             throw ScriptMessageError("test.sandbox: \(e.message)")
         }

@@ -20,12 +20,17 @@ final class TestSandbox: @unchecked Sendable {
     private let lock = NSLock()
     private var plans: [String: Plan] = [:]
 
+    /// The sandbox's vault: what bindings store (a new API key's secret), in memory.
+    let secrets = MemorySecrets()
+
     /// `users`: how many users in all (at least the 3 fixed accounts); `auditEvents`:
-    /// generated audit events besides the fixed history.
+    /// generated audit events besides the fixed history; `signIn`: the email of a
+    /// sandbox user to run recipes as (signed in, MFA completed), else the jobs API key.
     /// The configuration's libraries: recipes run here `require` from them, as in a run.
     let libraries: [ModuleLibrary]
 
-    init(users: Int, auditEvents: Int, fixtures: FixtureRows, state: StateDirectory, libraries: [ModuleLibrary] = []) throws {
+    init(users: Int, auditEvents: Int, fixtures: FixtureRows, state: StateDirectory, libraries: [ModuleLibrary] = [],
+         signIn: String? = nil) throws {
         self.libraries = libraries
         hub = try HubSandbox(options: SandboxOptions(storage: .memory, scale: .init(users: max(3, users), auditEvents: auditEvents),
                                                      rateLimits: .off))
@@ -33,15 +38,46 @@ final class TestSandbox: @unchecked Sendable {
         dispatch = try StoredDispatchSandbox(storage: .memory)
         journal = try Journal.inMemory()
         self.state = state
+        let hub = self.hub
+        var bearer = SandboxFixtures.jobsKeySecret
+        if let signIn { bearer = try Self.accessToken(hub, email: signIn) }
         connection = try HubConnection.open(config: .empty, profile: nil, state: state,
-                                            embeddedHub: Opener(hub: hub, kill: kill), warn: { _ in })
+                                            embeddedHub: Opener(hub: hub, kill: kill, apiKeySecret: bearer), warn: { _ in })
+    }
+
+    /// Signs `email` in to `hub` (any password; MFA code 123456): its access token.
+    static func accessToken(_ hub: HubSandbox, email: String) throws -> String {
+        func post(_ path: String, _ body: ScriptValue) throws -> ScriptValue {
+            let r = hub.handle(HTTPRequestMessage(method: "POST", target: path, headers: HTTPHeaders([("Substratal-Version", "1")]),
+                                                  body: Data(try JSONCodec.encode(body).utf8)))
+            let answer = try JSONCodec.decode(r.body)
+            guard r.status == 200 else {
+                throw ScriptMessageError("test.sandbox: cannot sign in as \(email): \(answer["error"]["message"].stringValue ?? "status \(r.status)")")
+            }
+            return answer
+        }
+        var answer = try post("/auth/login", ["email": .string(email), "password": "test"])
+        if let mfa = answer["mfa_token"].stringValue {
+            answer = try post("/auth/mfa/verify", ["mfa_token": .string(mfa), "code": .string(SandboxFixtures.mfaCode)])
+        }
+        guard let token = answer["access_token"].stringValue else { throw ScriptMessageError("test.sandbox: no access token for \(email)") }
+        return token
+    }
+
+    /// Whether the secret stored as `name` authenticates against this sandbox (never the value).
+    func secretWorks(_ name: String) throws -> Bool {
+        guard let secret = try? secrets.value(of: name) else { return false }
+        let r = hub.handle(HTTPRequestMessage(method: "GET", target: "/permissions",
+                                              headers: HTTPHeaders([("Authorization", "Bearer \(secret)"), ("Substratal-Version", "1")]),
+                                              body: Data()))
+        return r.status == 200
     }
 
     struct Opener: EmbeddedHubOpener {
         let hub: HubSandbox
         let kill: WriteKill
         var apiKeyID: String { SandboxFixtures.jobsKeyId }
-        var apiKeySecret: String { SandboxFixtures.jobsKeySecret }
+        let apiKeySecret: String
         func transport(state: StateDirectory) -> any HubTransport {
             KillableTransport(inner: InProcessTransport(handler: { [hub] in hub.handle($0) }), kill: kill)
         }
@@ -84,6 +120,7 @@ final class TestSandbox: @unchecked Sendable {
         if let n = options.killAfterWrites { request.maxWrites = n }
         request.outputFolder = try state.folder("runs").appendingPathComponent(UUID().uuidString, isDirectory: true)
         request.progress = MemoryProgressReporter()
+        request.secrets = secrets
         let dispatch = self.dispatch
         request.dispatch = DispatchTarget(profile: connection.profileName, endpoint: .sandbox(open: {
             ({ dispatch.handle($0) }, DispatchOptions.sandboxMachineToken)

@@ -20,6 +20,8 @@ public enum HubArgumentLimits {
     public static let reason = 2_000
     /// The reason of `hub.entitlements.disable`/`revoke`, sent as `disabled_reason`.
     public static let entitlementReason = 255
+    /// An API key's or a role's name (the Hub's limit for key names is 100 characters).
+    public static let keyName = 400
     /// A field name in a table a binding sends (body fields, options).
     public static let fieldName = 255
     /// A string anywhere in a table a binding sends (the Hub's largest stated field,

@@ -109,8 +109,8 @@ extension Bindings {
             fn("audit.get", "audit.view", "hub.audit.get(id) -> event") { call, ctx in
                 try ctx.get("/audit-events/\(segment(try call.id(1)))")
             },
-            list("inbox.list", nil, "hub.inbox.list{category (a prefix such as \"security.\"), since} -> iterator over the caller's notifications") { call in
-                ("/users/me/notifications", try call.query(1, allowed: ["category", "since"]))
+            list("inbox.list", nil, "hub.inbox.list{category (a prefix such as \"security.\"), since, state, include_inactive} -> iterator over the caller's notifications (archived ones only with state or include_inactive)") { call in
+                ("/users/me/notifications", try call.query(1, allowed: ["category", "since", "state", "include_inactive"]))
             },
         ]
     }

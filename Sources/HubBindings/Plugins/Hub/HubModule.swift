@@ -21,7 +21,8 @@ public enum HubModule {
             Also `hub.sessions.revoke_all(user_id)`: revokes every live session, returns how many. A binding whose \
             permission the manifest's `needs` does not list fails with `permission_not_declared`.
             """,
-            functions: b.users + b.roles + b.entitlements + b.sessions + b.apiKeys + b.organizations + b.audit + b.webhooks + b.misc,
+            functions: b.users + b.userLifecycle + b.roles + b.roleManagement + b.entitlements + b.accessChanges + b.sessions + b.apiKeys
+                + b.apiKeyManagement + b.organizations + b.audit + b.webhooks + b.misc,
             luaWrapper: HubModuleLua.source)
     }
 }

@@ -8,6 +8,9 @@ import ScriptHost
 public final class HubRunContext: @unchecked Sendable {
     public let client: HubClient
     public let writes: WriteCoordinator
+    /// Where bindings put secrets the Hub returns once (a new API key's): the run's
+    /// vault. nil: such a binding refuses to run (`vault_not_open`) before sending.
+    public var secretStore: (any SecretStore)?
     /// Open lists by handle (see `maxOpenLists`).
     private(set) var lists: [Int: PrefetchingPages] = [:]
     private var listProgress: [Int: ProgressState] = [:]
