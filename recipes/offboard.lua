@@ -46,12 +46,13 @@ for key in hub.api_keys.list { owner_user_id = user.id } do
   done.api_keys = done.api_keys + 1
 end
 
+-- One read per organization, whatever its size: the users list filtered by the
+-- organization and the user's exact email answers "is a member" in one page (paging
+-- through every organization's members costs a read per 100 members).
 for org in hub.organizations.list() do
-  for member in hub.organizations.members(org.id) do
-    if member.user_id == user.id or member.id == user.id then
-      hub.organizations.remove_member(org.id, user.id)
-      done.organizations = done.organizations + 1
-    end
+  if hub.users.list { organization_id = org.id, email = user.email }:first() then
+    hub.organizations.remove_member(org.id, user.id)
+    done.organizations = done.organizations + 1
   end
 end
 
