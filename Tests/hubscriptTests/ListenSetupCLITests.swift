@@ -134,6 +134,20 @@ final class ListenSetupCLITests: XCTestCase {
         XCTAssertTrue(try waitUntil { try notified()[user ?? "?"] == 3 }, listener.output)
     }
 
+    /// A recipe may register a webhook to any loopback port; a receiver that accepts the
+    /// connection and never answers must not hold a run's exit up.
+    func testAReceiverThatNeverAnswersDelaysTheExitByAtMostTheBound() throws {
+        let silent = try SilentListener()
+        defer { silent.close() }
+        XCTAssertEqual(try setup(port: silent.port).status, 0)
+        let started = Date()
+        let run = try cli.run(["suspend-some.lua", "--profile", "dev", "--config", config])
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(run.status, 0, run.output)
+        XCTAssertTrue(run.stderr.contains("webhook deliveries are still pending in the built-in sandbox"), run.stderr)
+        XCTAssertLessThan(elapsed, 8, "3 deliveries to a receiver that never answers held the exit up \(elapsed) s")
+    }
+
     func testBindListensOnTheNamedAddress() throws {
         let port = try freePort()
         XCTAssertEqual(try setup(port: port, extra: ["--url", "http://127.0.0.2:\(port)/hooks"]).status, 0)
@@ -217,6 +231,28 @@ extension ListenSetupCLITests {
         XCTAssertEqual(Set(try sends()), Set(pushed))
         XCTAssertEqual(try sends().count, 3)
     }
+}
+
+/// A loopback port that takes connections (the kernel's backlog) and never answers.
+final class SilentListener {
+    let fd: Int32
+    let port: Int
+    init() throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let fd = self.fd
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard ok else { throw NSError(domain: "SilentListener", code: Int(errno)) }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+    func close() { _ = Glibc.close(fd) }
 }
 
 /// Binds an ephemeral loopback port and releases it, to learn a free one.

@@ -65,19 +65,30 @@ final class WebhookDeliverer: @unchecked Sendable {
         thread.start()
     }
 
-    func stop() {
+    /// Stops the delivery thread. With `wait`, returns once its current batch is done;
+    /// without, at once (a process about to exit: an attempt cut short is retried once
+    /// its claim expires).
+    func stop(wait: Bool = true) {
         let wasRunning = state.withLock { () -> Bool in
             defer { running = false }
             return running
         }
-        if wasRunning { done.wait() }
+        if wasRunning && wait { done.wait() }
     }
 
-    /// Sends every due delivery once; false when none was due.
+    /// Sends every due delivery once; false when none was due. With a `deadline`, each
+    /// receiver gets at most the time left, and the batch stops when it has passed.
     @discardableResult
-    func deliverDue() -> Bool {
+    func deliverDue(until deadline: Date? = nil) -> Bool {
         let batch = engine.lock.withLock { (try? engine.db.transaction { try claimDueDeliveries() }) ?? [] }
-        for d in batch { send(d) }
+        for d in batch {
+            var timeout = WebhookDeliverer.timeout
+            if let deadline {
+                timeout = min(timeout, deadline.timeIntervalSinceNow)
+                if timeout < 0.05 { break }
+            }
+            send(d, timeout: timeout)
+        }
         return !batch.isEmpty
     }
 
@@ -127,7 +138,7 @@ final class WebhookDeliverer: @unchecked Sendable {
         return out
     }
 
-    private func send(_ d: Due) {
+    private func send(_ d: Due, timeout: Double) {
         let body = Data(d.body.utf8)
         let t = engine.nowSeconds
         var status: Int?
@@ -144,7 +155,7 @@ final class WebhookDeliverer: @unchecked Sendable {
             h.add("Substratal-Signature", WebhookSignature.header(secrets: d.secrets, timestamp: t, body: body))
             do {
                 let r = try client.perform(HTTPRequestMessage(method: "POST", target: target.path, headers: h, body: body),
-                                           host: target.host, port: target.port, timeout: WebhookDeliverer.timeout)
+                                           host: target.host, port: target.port, timeout: timeout)
                 status = r.status
                 if !(200...299).contains(r.status) { error = String(decoding: r.body.prefix(1024), as: UTF8.self) }
             } catch let e {
@@ -191,8 +202,9 @@ final class WebhookDeliverer: @unchecked Sendable {
 extension HubSandbox {
     /// Starts posting webhook deliveries on a background thread (idempotent).
     public func startWebhookDelivery() { deliverer.start() }
-    /// Stops the delivery thread after its current batch.
-    public func stopWebhookDelivery() { deliverer.stop() }
+    /// Stops the delivery thread after its current batch, or — `wait: false`, for a
+    /// process about to exit — at once.
+    public func stopWebhookDelivery(wait: Bool = true) { deliverer.stop(wait: wait) }
 
     /// Whether any webhook is registered and not disabled (so changes may be delivered).
     public var hasWebhooks: Bool { deliverer.hasWebhooks() }
@@ -204,7 +216,7 @@ extension HubSandbox {
     /// `sandbox serve`).
     public func deliverDueWebhooks(within seconds: Double) -> Int {
         let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline, deliverer.deliverDue() {}
+        while Date() < deadline, deliverer.deliverDue(until: deadline) {}
         return deliverer.pendingCount()
     }
 }

@@ -8,8 +8,10 @@ import HubSandbox
 /// - A sandbox opened by this process that has webhooks posts their deliveries from a
 ///   background thread while the process lives (a long `listen` or `jobs serve`).
 /// - Before the process exits (`finish`, called once by `main`), the deliveries due then
-///   are sent, one attempt each, for at most `finishBound` seconds; a receiver that does
-///   not answer does not hold the exit up for the retry schedule. What is left stays in
+///   are sent, one attempt each, for at most `finishBound` seconds in all — each receiver
+///   gets only the time left, and the background thread is not waited for — so a
+///   receiver that never answers (a recipe may register any loopback port) cannot hold
+///   the exit up. What is left stays in
 ///   the sandbox's outbox and goes out with the next process on that state folder
 ///   (another run, or `sandbox serve`); a note on stderr says so.
 /// - Each attempt is claimed in the store first, so this process and a `sandbox serve`
@@ -36,7 +38,7 @@ final class EmbeddedWebhooks: @unchecked Sendable {
             return sandboxes
         }
         for sandbox in opened {
-            sandbox.stopWebhookDelivery()
+            sandbox.stopWebhookDelivery(wait: false)
             let left = sandbox.deliverDueWebhooks(within: Self.finishBound)
             if left > 0 {
                 let what = left == 1 ? "1 webhook delivery is" : "\(left) webhook deliveries are"
