@@ -152,9 +152,12 @@ final class ListenCLITests: XCTestCase {
     }
 
     /// The fixture's notifications (`notification.sent` audit events titled "Suspended …") per user.
-    func notified(_ s: Setup) throws -> [String: Int] {
+    func notified(_ s: Setup) throws -> [String: Int] { try Self.notified(in: SandboxReader(served: s.hubURL)) }
+
+    /// The same, read from any sandbox (served, or the built-in one's file).
+    static func notified(in sandbox: SandboxReader) throws -> [String: Int] {
         var counts: [String: Int] = [:]
-        for e in try SandboxReader(served: s.hubURL).all("/audit-events", "action=notification.sent&since=2020-01-01T00:00:00Z")
+        for e in try sandbox.all("/audit-events", "action=notification.sent&since=2020-01-01T00:00:00Z")
             where ((e["after"] as? [String: Any])?["title"] as? String)?.hasPrefix("Suspended ") == true {
             counts[e.string("target_user_id") ?? "?", default: 0] += 1
         }
@@ -162,6 +165,11 @@ final class ListenCLITests: XCTestCase {
     }
 
     func waitUntil(_ timeout: Double = 60, _ condition: () throws -> Bool) rethrows -> Bool {
+        try Self.waitUntil(timeout, condition)
+    }
+
+    /// Polls `condition` every 0.1 s until it holds or `timeout` seconds pass.
+    static func waitUntil(_ timeout: Double, _ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if try condition() { return true }

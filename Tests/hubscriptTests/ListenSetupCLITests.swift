@@ -40,22 +40,10 @@ final class ListenSetupCLITests: XCTestCase {
     }
 
     /// The fixture's "Suspended …" notifications per user, from the embedded sandbox.
-    func notified() throws -> [String: Int] {
-        var counts: [String: Int] = [:]
-        for e in try cli.sandbox().all("/audit-events", "action=notification.sent&since=2020-01-01T00:00:00Z")
-            where ((e["after"] as? [String: Any])?["title"] as? String)?.hasPrefix("Suspended ") == true {
-            counts[e.string("target_user_id") ?? "?", default: 0] += 1
-        }
-        return counts
-    }
+    func notified() throws -> [String: Int] { try ListenCLITests.notified(in: cli.sandbox()) }
 
     func waitUntil(_ timeout: Double = 30, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(100_000)
-        }
-        return try condition()
+        try ListenCLITests.waitUntil(timeout, condition)
     }
 
     func setup(port: Int, extra: [String] = []) throws -> CLIHarness.Result {
