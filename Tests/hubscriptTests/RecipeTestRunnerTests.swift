@@ -381,6 +381,44 @@ final class RecipeTestRunnerTests: CLITestCase {
         XCTAssertEqual(try hubscript("verify", "--config", "hubscript.config.lua").exitCode, 0)
     }
 
+    func testTrustByPathPinsThatFileOrFolderOnly() throws {
+        try folder.write("hubscript.config.lua", """
+        return { profiles = { local_sandbox = { sandbox = true } }, libraries = { ops = "shared/ops" } }
+        """)
+        try folder.write("shared/ops/greeting.lua", "return { text = 'v1' }\n")
+        try folder.write("shared/ops/suspend.lua", "recipe { name = \"suspend\", needs = { \"users.list\" } }\n")
+        try folder.write("elsewhere/x.lua", "return 1\n")
+        XCTAssertEqual(try hubscript("trust", "--config", "hubscript.config.lua").exitCode, 0)
+        try folder.write("shared/ops/greeting.lua", "return { text = 'v2' }\n")
+        try folder.write("shared/ops/suspend.lua", "recipe { name = \"suspend\", needs = { \"users.list\", \"users.manage\" } }\n")
+        func stable(_ text: String) -> String {
+            text.replacingOccurrences(of: #"sha256 [0-9a-f]{12}…, now [0-9a-f]{12}…"#, with: "sha256 OLD…, now NEW…",
+                                      options: .regularExpression)
+        }
+        // One file by its path: only it is pinned again.
+        let one = try hubscript("trust", "shared/ops/suspend.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(stable(one.stdout), """
+        changed: ops/suspend.lua (sha256 OLD…, now NEW…); the new manifest adds: needs users.manage
+        trusted ops/suspend.lua: 1 file pinned in hubscript.lock
+
+        """, one.stderr)
+        XCTAssertEqual(one.exitCode, 0)
+        let verify = try hubscript("verify", "--config", "hubscript.config.lua")
+        XCTAssertEqual(stable(verify.stdout), "changed: ops/greeting.lua (sha256 OLD…, now NEW…)\n1 difference from hubscript.lock\n")
+        XCTAssertEqual(verify.exitCode, 1)
+        XCTAssertEqual(try hubscript("verify", "shared/ops/suspend.lua", "--config", "hubscript.config.lua").exitCode, 0)
+        // A path outside every library, and a name that is neither.
+        let outside = try hubscript("trust", "elsewhere/x.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(outside.exitCode, 2)
+        XCTAssertTrue(outside.stderr.hasPrefix("hubscript trust: elsewhere/x.lua is not a .lua file or folder inside a library of "),
+                      outside.stderr)
+        XCTAssertTrue(outside.stderr.contains("(libraries: ops at shared/ops)"), outside.stderr)
+        // The library's folder by its path: the whole library.
+        let whole = try hubscript("trust", "shared/ops", "--config", "hubscript.config.lua")
+        XCTAssertEqual(stable(whole.stdout), "changed: ops/greeting.lua (sha256 OLD…, now NEW…)\ntrusted ops: 2 files pinned in hubscript.lock\n")
+        XCTAssertEqual(try hubscript("verify", "--config", "hubscript.config.lua").exitCode, 0)
+    }
+
     func testShippedRecipeTests() throws {
         let result = try HubscriptProcess.run(["test", "recipes/"], in: HubscriptProcess.repositoryRoot, timeout: 120)
         XCTAssertEqual(result.exitCode, 0, result.stdout + result.stderr)

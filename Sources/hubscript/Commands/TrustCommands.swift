@@ -4,10 +4,15 @@ import HubClient
 import ScriptHost
 
 /// The configuration's libraries for `trust` and `verify`, with those named (all when
-/// none is) and the lock file beside the configuration.
+/// none is) and the lock file beside the configuration. An argument is a library's
+/// name, or a path: a library's folder (that library), or a file inside one (that file
+/// alone).
 private struct LibrarySelection {
     let libraries: [ModuleLibrary]
+    /// Libraries selected whole.
     let selected: Set<String>
+    /// Single files selected by path, as pin keys (`library/relative/path.lua`).
+    let files: Set<String>
     let lockURL: URL
     /// The selected git libraries whose checkout is not exactly their commit.
     let checkoutProblems: [String]
@@ -19,37 +24,72 @@ private struct LibrarySelection {
             throw UsageError("the configuration has no libraries (libraries = { name = \"folder\" }); nothing to \(command)")
         }
         let known = found.libraries.map(\.name)
-        if let unknown = names.first(where: { !known.contains($0) }) {
-            throw UsageError("no library '\(unknown)' in \(found.config.path) (libraries: \(known.joined(separator: ", ")))")
+        var whole = Set<String>(), files = Set<String>()
+        for name in names {
+            if known.contains(name) {
+                whole.insert(name)
+            } else if let (library, relative) = Self.locate(name, in: found.libraries) {
+                if let relative { files.insert(library + "/" + relative) } else { whole.insert(library) }
+            } else if FileManager.default.fileExists(atPath: name) {
+                throw UsageError("\(name) is not a .lua file or folder inside a library of \(found.config.path) (libraries: "
+                                 + found.libraries.map { "\($0.name) at \(DisplayPath.relative($0.folder))" }.joined(separator: ", ") + ")")
+            } else {
+                throw UsageError("no library '\(name)' in \(found.config.path) (libraries: \(known.joined(separator: ", ")))")
+            }
         }
-        let selected = Set(names.isEmpty ? known : names)
+        let selected = names.isEmpty ? Set(known) : whole
         libraries = found.libraries
         self.selected = selected
+        self.files = files
         lockURL = LibraryLock.url(besideConfig: found.config)
+        let touched = selected.union(files.map { String($0.prefix { $0 != "/" }) })
         checkoutProblems = found.checkoutProblems.filter { problem in
-            selected.contains { problem.hasPrefix("library \($0): ") }
+            touched.contains { problem.hasPrefix("library \($0): ") }
         }
     }
 
-    /// The selected libraries' files now, and how they differ from `lock`.
+    /// The library holding `path` and the file's path inside it (nil for the library's
+    /// own folder); nil when no library holds it or it is not a `.lua` file or folder.
+    private static func locate(_ path: String, in libraries: [ModuleLibrary]) -> (String, String?)? {
+        let real = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        for library in libraries {
+            let folder = library.folder.standardizedFileURL.resolvingSymlinksInPath().path
+            if real == folder { return (library.name, nil) }
+            guard real.hasPrefix(folder + "/"), real.hasSuffix(".lua") else { continue }
+            return (library.name, String(real.dropFirst(folder.count + 1)))
+        }
+        return nil
+    }
+
+    /// Whether a pin key is among the selected.
+    func includes(_ key: String) -> Bool {
+        selected.contains(String(key.prefix { $0 != "/" })) || files.contains(key)
+    }
+
+    /// The selected files now, and how they differ from `lock`.
     func compare(with lock: LibraryLock) throws -> (now: LibraryLock, changes: [String]) {
-        let now = try LibraryLock.current(libraries.filter { selected.contains($0.name) })
-        return (now, lock.changes(to: now, libraries: selected))
+        let scanned = libraries.filter { library in selected.contains(library.name) || files.contains { $0.hasPrefix(library.name + "/") } }
+        var now = try LibraryLock.current(scanned)
+        now.pins = now.pins.filter { includes($0.key) }
+        var trusted = lock
+        trusted.pins = trusted.pins.filter { includes($0.key) }
+        return (now, trusted.changes(to: now))
     }
 
     var shownLock: String { DisplayPath.relative(lockURL) }
-    var shownNames: String { selected.sorted().joined(separator: ", ") }
+    var shownNames: String { (selected.sorted() + files.sorted()).joined(separator: ", ") }
 }
 
-/// `hubscript trust [LIB…]`: pins the libraries' files as they are now in hubscript.lock.
+/// `hubscript trust [LIB|PATH…]`: pins the libraries' files as they are now in hubscript.lock.
 struct TrustCommand: Command {
     static let configuration = CommandConfiguration(
         name: "trust",
         abstract: "Pin the configuration's libraries (SHA-256 of every file) in hubscript.lock.",
-        usage: "[LIB…] [--config FILE] [--state-dir DIR]",
+        usage: "[LIB|PATH…] [--config FILE] [--state-dir DIR]",
         options: Array(CommonOptions.specs.dropFirst()),
         discussion: """
-        Shows what changed since the last trust — files added, changed or removed, and
+        LIB is a library's name; PATH a library's folder, or one .lua file inside a
+        library (only that file is pinned again). Shows what changed since the last trust — files added, changed or removed, and
         what each new or changed recipe's manifest adds (needs, secrets, limits) — then
         records the new pins in hubscript.lock beside the configuration file. With LIB
         names, only those libraries are pinned again. A git library (git+URL@COMMIT) is
@@ -72,23 +112,24 @@ struct TrustCommand: Command {
         let old = try LibraryLock.read(selection.lockURL) ?? LibraryLock()
         let (now, changes) = try selection.compare(with: old)
         var lock = old
-        lock.pins = lock.pins.filter { !selection.selected.contains(String($0.key.prefix { $0 != "/" })) }
+        lock.pins = lock.pins.filter { !selection.includes($0.key) }
         lock.pins.merge(now.pins) { $1 }
         try lock.write(to: selection.lockURL)
         for line in changes { Console.out(line + "\n") }
-        Console.out("trusted \(selection.shownNames): \(now.pins.count) files pinned in \(selection.shownLock)\n")
+        Console.out("trusted \(selection.shownNames): \(now.pins.count) file\(now.pins.count == 1 ? "" : "s") pinned in \(selection.shownLock)\n")
         return ExitCode.success
     }
 }
 
-/// `hubscript verify [LIB…]`: exit 0 when every library file matches hubscript.lock, 1 otherwise.
+/// `hubscript verify [LIB|PATH…]`: exit 0 when every library file matches hubscript.lock, 1 otherwise.
 struct VerifyCommand: Command {
     static let configuration = CommandConfiguration(
         name: "verify",
         abstract: "Check the configuration's libraries against hubscript.lock (exit 0 or 1, for CI).",
-        usage: "[LIB…] [--config FILE] [--state-dir DIR]",
+        usage: "[LIB|PATH…] [--config FILE] [--state-dir DIR]",
         options: Array(CommonOptions.specs.dropFirst()),
         discussion: """
+        LIB and PATH select as for hubscript trust (all libraries when none is given).
         Lists every file added, changed or removed since hubscript trust, with what a new
         or changed recipe's manifest adds (needs, secrets, limits), and each git library
         whose checkout is not exactly its commit. Exits 0 if everything matches, 1 if
