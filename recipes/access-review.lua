@@ -17,6 +17,7 @@ recipe {
 }
 
 local util = require("lib.util")
+local directory = require("lib.directory")
 local value = util.value
 
 local org_id = util.trim(params.org)
@@ -35,7 +36,13 @@ local by_status = {}
 
 -- Rows are produced member by member and streamed into the file: memory holds one
 -- member's entitlements and roles at a time, however large the organization.
-local bar = progress(nil, "members of " .. org.id)
+-- Entitlements for every member at once: the Hub-wide list, paged, up to one page per
+-- 10 members (counting the members costs one read per 100), instead of one read per
+-- member; a Hub with more entitlements than that falls back to per-member reads.
+local member_count = hub.organizations.members(org.id):count()
+local entitlements = directory.entitlements_by_user(directory.budget(member_count, 10))
+
+local bar = progress(member_count, "members of " .. org.id)
 local function rows()
   for member in hub.organizations.members(org.id) do
     counts.members = counts.members + 1
@@ -60,7 +67,12 @@ local function rows()
     -- half a member in the file.
     local ok, result = pcall(function()
       local out = {}
-      for e in hub.entitlements.for_user(person.user_id) do
+      local held = entitlements:of(person.user_id)
+      if held == nil then   -- beyond the preload: this member's own read
+        held = {}
+        for e in hub.entitlements.for_user(person.user_id) do held[#held + 1] = e end
+      end
+      for _, e in ipairs(held) do
         out[#out + 1] = row {
           kind = "entitlement", application_id = e.application_id, status = e.status,
           source = e.source, granted_at = value(e.created_at),

@@ -81,4 +81,26 @@ function directory.entitlements(app, pages)
   return holder
 end
 
+-- Every user's entitlements (revoked ones left out, as the per-user list does), from the
+-- Hub-wide list read up to `pages` pages. finder:of(user_id) returns the user's list, or
+-- nil when the Hub holds more entitlements than were read and this user's may be among
+-- the rest (then ask hub.entitlements.for_user). The order is the Hub's list order.
+function directory.entitlements_by_user(pages)
+  local by_user = {}
+  local complete = take(hub.entitlements.list {}, pages * 100, function(e)
+    if not util.isnull(e.user_id) then
+      local list = by_user[e.user_id]
+      if list == nil then list = {}; by_user[e.user_id] = list end
+      list[#list + 1] = e
+    end
+  end)
+  local finder = { complete = complete }
+  function finder:of(user_id)
+    if by_user[user_id] then return by_user[user_id] end
+    if complete then return {} end
+    return nil
+  end
+  return finder
+end
+
 return directory
