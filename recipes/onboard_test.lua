@@ -50,7 +50,7 @@ end)
 
 test.case("a template CSV onboards every row", function()
   local s = test.sandbox {}
-  local r = s:run("onboard.lua", { file = "recipes/examples/onboard-template.csv", apps = { "app_chat" } })
+  local r = s:run("onboard.lua", { file = "examples/onboard-template.csv", apps = { "app_chat" } })
   expect(r).to_succeed()
   expect(r.output[4]).to_be("onboard: 2 created, 1 already there, 2 roles assigned, 6 applications granted, 0 errors")
   local grace = s:list("/users", { email = "grace@example.com", status = "invited" })[1]

@@ -30,7 +30,8 @@ enum TestPlugins {
             ScriptFunction("run") { call in
                 let sandbox = try session.sandbox(try call.integer(1))
                 let path = session.resolve(try call.string(2))
-                let params = try Self.object(try call.optionalTable(3), what: "params")
+                let params = TestSandbox.resolvingFileParams(try Self.object(try call.optionalTable(3), what: "params"),
+                                                             recipe: path, resolve: session.resolve)
                 let options = try call.optionalTable(4)
                 var run = TestSandbox.RunOptions()
                 run.mode = options["mode"].stringValue ?? "run"

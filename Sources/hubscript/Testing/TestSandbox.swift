@@ -92,6 +92,20 @@ final class TestSandbox: @unchecked Sendable {
         var resume: String?
     }
 
+    /// `params` with each `file` parameter given as a relative path made relative to the
+    /// test file (by `resolve`), as the recipe's own path is, so a test reads its
+    /// fixtures wherever `hubscript test` runs from. Unchanged if the manifest cannot be
+    /// read (the run then reports why).
+    static func resolvingFileParams(_ params: [String: ScriptValue], recipe path: String,
+                                    resolve: (String) -> String) -> [String: ScriptValue] {
+        guard let manifest = try? RecipeManifest.load(from: RecipeFile(path: path)) else { return params }
+        var resolved = params
+        for spec in manifest.params where spec.kind == .file {
+            if let value = params[spec.name]?.stringValue, !value.hasPrefix("/") { resolved[spec.name] = .string(resolve(value)) }
+        }
+        return resolved
+    }
+
     /// Runs `path` with `params`; the result as the test sees it (`s:run`, `s:resume`).
     func run(path: String, params: [String: ScriptValue], options: RunOptions) throws -> ScriptValue {
         let prepared: PreparedRecipe
