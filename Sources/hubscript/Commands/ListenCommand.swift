@@ -60,7 +60,7 @@ struct Listening {
 
     static func start(hub: HubConfig, triggers: TriggersConfig, common: CommonOptions.Values, port: UInt16,
                       name: String) throws -> Listening {
-        let journal = try Journal.openChecked(path: try common.state.journalFile.path, quickCheck: false)
+        let journal = try common.openJournal()
         let listener = TriggerListener(config: triggers, journal: journal, secrets: VaultAccess.resolver(state: common.state),
                                        executor: RecipeTriggerExecutor(hub: hub, common: common, journal: journal))
         listener.onLog = { Console.out(TerminalText.text($0)) }
