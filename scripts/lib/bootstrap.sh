@@ -6,7 +6,7 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 # The C libraries the package links (see Package.swift) and the tools scripts use.
-required_packages="pkg-config liblua5.4-dev libsqlite3-dev libsodium-dev curl ${HUBSCRIPT_PACKAGES:-}"
+required_packages="pkg-config liblua5.4-dev libsqlite3-dev libsodium-dev libpq-dev curl ${HUBSCRIPT_PACKAGES:-}"
 
 ensure_packages() {
   local missing=()
