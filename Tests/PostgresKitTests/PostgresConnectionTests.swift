@@ -84,7 +84,7 @@ final class PostgresConnectionTests: XCTestCase {
             let text = "\(error)"
             XCTAssertEqual((error as? PostgresError)?.kind, .connection)
             XCTAssertFalse(text.contains("hunter2"), text)
-            XCTAssertTrue(text.contains("cannot connect to postgresql://ops:***@/hubscript?host=\(folder.path): connection to server on socket \"\(folder.path)/.s.PGSQL.5432\" failed: No such file or directory; Is the server running locally"), text)
+            XCTAssertTrue(text.contains("cannot connect to postgresql://ops:***@/hubscript?host=\(folder.path)&connect_timeout=2: connection to server on socket \"\(folder.path)/.s.PGSQL.5432\" failed: No such file or directory; Is the server running locally"), text)
             XCTAssertTrue(text.contains("No such file or directory"), text)
         }
     }
