@@ -46,7 +46,7 @@ public final class PostgresRunLocks: RunLocks, @unchecked Sendable {
                 connection.close()
                 throw Self.busy(runID, holder: holder ?? nil)
             }
-            return PostgresRunLock(runID: runID, connection: connection)
+            return PostgresRunLock(runID: runID, key: key, connection: connection)
         } catch let error as PostgresError {
             throw Journal.postgresError(error)
         }
@@ -96,19 +96,23 @@ public final class PostgresRunLocks: RunLocks, @unchecked Sendable {
 /// A run's advisory lock: held while its connection is open.
 final class PostgresRunLock: HeldRunLock, @unchecked Sendable {
     let runID: String
+    private let key: Int64
     private let lock = NSLock()
     private var connection: PostgresConnection?
 
-    init(runID: String, connection: PostgresConnection) {
+    init(runID: String, key: Int64, connection: PostgresConnection) {
         self.runID = runID
+        self.key = key
         self.connection = connection
     }
 
     deinit { release() }
 
-    /// Closes the connection: the server drops the lock with the session.
+    /// Unlocks (so the lock is free when this returns: a closed session's locks go
+    /// only when the server has ended it), then closes the connection.
     func release() {
         lock.withLock {
+            _ = try? connection?.run("SELECT pg_advisory_unlock($1)", [.int(Int(key))])
             connection?.close()
             connection = nil
         }
