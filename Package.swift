@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "PostgresKit", "SQLiteKit"]),
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit"]),
-        .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault"]),
+        .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault", "PostgresKit"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),
     ]
 )

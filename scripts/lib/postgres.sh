@@ -62,8 +62,20 @@ postgres_test_server_start() {
   echo "scripts/test: PostgreSQL on $postgres_test_dir (HUBSCRIPT_TEST_POSTGRES)" >&2
 }
 
+# Closes the descriptors this shell inherited beyond stdin, stdout and stderr (and
+# bash's own 255), so the server it starts holds none of its caller's pipes: a test
+# process waiting for a pipe to close, or for this script to end, would wait forever.
+postgres_close_inherited_fds() {
+  local fd
+  for fd in /proc/$BASHPID/fd/*; do
+    fd="${fd##*/}"
+    if [ "$fd" -gt 2 ] && [ "$fd" -ne 255 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+  done
+}
+
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   set -euo pipefail
+  postgres_close_inherited_fds
   case "${1:-}" in
     start) postgres_server_start "$2" ;;
     stop) postgres_server_stop "$2" ;;

@@ -33,10 +33,9 @@ public enum JournalConfig {
         guard case .object(let top) = value, let setting = top["journal"] else { return nil }
         let usage = "journal must be a PostgreSQL URL such as \"postgresql://user@host/database\" (leave it out to keep the SQLite journal in the state directory)"
         guard let text = setting.stringValue else { throw HubConfigError("config \(file.path): \(usage)") }
-        guard let url = try? PostgresURL(text) else {
-            let shown = (try? PostgresURL("postgresql://" + text).redacted.dropFirst("postgresql://".count)).map(String.init) ?? "(unreadable)"
-            throw HubConfigError("config \(file.path): \(usage); got \"\(shown)\"")
+        do { return try PostgresURL(text) } catch let error as PostgresError {
+            // The error shows the URL with its password masked.
+            throw HubConfigError("config \(file.path): \(usage); \(error.message)")
         }
-        return url
     }
 }

@@ -145,10 +145,10 @@ public final class Journal: @unchecked Sendable {
         switch error.isConnectionLost {
         case true:
             return JournalError(.postgres, """
-                the PostgreSQL journal is out of reach: \(error.description). Check that the server is \
-                running and that the journal URL in the configuration names the right host, database, \
-                user and password (or set PGPASSWORD or ~/.pgpass); runs interrupted meanwhile resume \
-                with hubscript runs resume RUN_ID
+                the PostgreSQL journal is out of reach: \(error.description) — check that the server \
+                is running and that the journal URL in the configuration names the right host, database, \
+                user and password (or set PGPASSWORD or ~/.pgpass), then run again (a run this stopped \
+                resumes with hubscript runs resume RUN_ID)
                 """)
         case false:
             return JournalError(.postgres, "PostgreSQL journal: \(error.description)")
