@@ -58,6 +58,10 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         guard Self.isPostgresURL(text) else {
             throw PostgresError(.badURL, "\(self.redacted) is not a PostgreSQL URL: it must start with postgresql:// or postgres://")
         }
+        guard !text.utf8.contains(0), text.utf8.count <= 4096 else {
+            let reason = text.utf8.contains(0) ? "contains a NUL byte" : "is longer than 4096 bytes"
+            throw PostgresError(.badURL, "the PostgreSQL URL \(String(self.redacted.prefix(200)).replacingOccurrences(of: "\0", with: "\\0")) \(reason)")
+        }
     }
 
     private let secrets: [String]

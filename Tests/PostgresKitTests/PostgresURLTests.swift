@@ -24,6 +24,16 @@ final class PostgresURLTests: XCTestCase {
         XCTAssertEqual(try PostgresURL("postgresql://ops@db/x").redacted, "postgresql://ops@db/x")
     }
 
+    /// libpq reads C strings: a NUL byte would cut the URL short. Refused, as is a huge one.
+    func testANULByteOrAHugeURLIsRefused() {
+        XCTAssertThrowsError(try PostgresURL("postgresql://ops:pw@db/x\0y")) { error in
+            XCTAssertEqual("\(error)", "the PostgreSQL URL postgresql://ops:***@db/x\\0y contains a NUL byte")
+        }
+        XCTAssertThrowsError(try PostgresURL("postgresql://db/" + String(repeating: "x", count: 5000))) { error in
+            XCTAssertTrue("\(error)".hasSuffix("xxx is longer than 4096 bytes"), "\(error)")
+        }
+    }
+
     func testOtherSchemesAreRefusedWithoutShowingThePassword() {
         XCTAssertThrowsError(try PostgresURL("mysql://root:topsecret@db/x")) { error in
             let e = error as? PostgresError
