@@ -64,6 +64,7 @@ struct Listening {
         let listener = TriggerListener(config: triggers, journal: journal, secrets: VaultAccess.resolver(state: common.state),
                                        executor: RecipeTriggerExecutor(hub: hub, common: common, journal: journal))
         listener.onLog = { Console.out(TerminalText.text($0)) }
+        listener.locks = journal.runLocks(state: common.state)
         let server = try HTTPServer(port: port, handler: { listener.handle($0) })
         try listener.start()
         server.start()
@@ -89,15 +90,27 @@ struct RecipeTriggerExecutor: TriggerExecutor {
     let journal: Journal
 
     func execute(_ trigger: ConfiguredTrigger, event: TriggerEventRecord, value: ScriptValue) -> FireResult {
+        execute(trigger, event: event, value: value, lock: nil)
+    }
+
+    func execute(_ trigger: ConfiguredTrigger, event: TriggerEventRecord, value: ScriptValue,
+                 lock: any HeldRunLock) -> FireResult {
+        execute(trigger, event: event, value: value, lock: Optional(lock))
+    }
+
+    /// `lock`: the event's run lock, taken by the listener (nil: the run takes it).
+    private func execute(_ trigger: ConfiguredTrigger, event: TriggerEventRecord, value: ScriptValue,
+                         lock: (any HeldRunLock)?) -> FireResult {
         let output = ConsoleOutput(json: false)
-        let result = run(trigger, event, value, output: output)
+        let result = run(trigger, event, value, lock: lock, output: output)
         if let message = result.message {
             output.writeStderr("\(TerminalText.field(event.runID)): error: \(TerminalText.text(message))\n")
         }
         return result
     }
 
-    private func run(_ trigger: ConfiguredTrigger, _ event: TriggerEventRecord, _ value: ScriptValue, output: ConsoleOutput) -> FireResult {
+    private func run(_ trigger: ConfiguredTrigger, _ event: TriggerEventRecord, _ value: ScriptValue,
+                     lock: (any HeldRunLock)?, output: ConsoleOutput) -> FireResult {
         let prepared: PreparedRecipe
         do {
             prepared = try PreparedRecipe(path: trigger.recipe.path, paramValues: ["event": value])
@@ -112,6 +125,7 @@ struct RecipeTriggerExecutor: TriggerExecutor {
             let connection = try HubConnection.open(config: hub, profile: profile, state: common.state, embeddedHub: EmbeddedSandbox())
             var request = HubRunRequest()
             request.runID = event.runID
+            request.heldLock = lock
             request.progress = MemoryProgressReporter()
             request.secrets = VaultAccess.resolver(state: common.state)
             request.dispatch = try common.dispatchTarget(hub, profile: profile)
