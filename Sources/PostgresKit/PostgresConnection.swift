@@ -56,6 +56,9 @@ public final class PostgresConnection {
         return PQstatus(handle) == CONNECTION_OK
     }
 
+    /// The server process serving this connection (`pg_stat_activity.pid`), 0 if closed.
+    public var backendPID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
+
     /// Reconnects with the same parameters (after the server restarted).
     /// - Throws: `PostgresError(.connection)` if the server still cannot be reached.
     public func reset() throws {

@@ -34,7 +34,7 @@ public final class Journal: @unchecked Sendable {
     /// The schema version this code reads and writes (`PRAGMA user_version`).
     public static var schemaVersion: Int { Int(JournalSchema.version) }
 
-    private let db: any JournalDatabase
+    let db: any JournalDatabase
     /// The file's path (`:memory:` for an in-memory journal), or the PostgreSQL URL with
     /// its password masked.
     public var path: String { db.displayName }

@@ -104,6 +104,7 @@ final class PostgresRunLock: HeldRunLock, @unchecked Sendable {
         self.runID = runID
         self.key = key
         self.connection = connection
+        Self.held.add(self)
     }
 
     deinit { release() }
@@ -116,5 +117,38 @@ final class PostgresRunLock: HeldRunLock, @unchecked Sendable {
             connection?.close()
             connection = nil
         }
+        Self.held.remove(self)
     }
+
+    /// The server process of the lock's session (tests end it to drop the lock).
+    var backendPID: Int32 { lock.withLock { connection?.backendPID ?? 0 } }
+
+    /// Whether the server dropped this lock's session (it restarted, or ended the
+    /// session): asks the server, on the lock's own connection.
+    var isLost: Bool {
+        lock.withLock {
+            guard let connection else { return false }
+            return (try? connection.run("SELECT 1", [])) == nil
+        }
+    }
+
+    /// The run locks this process holds.
+    static let held = HeldLocks()
+
+    /// Whether any run lock this process holds was lost with its session. The journal
+    /// asks before it reconnects after losing its own connection: a run whose lock went
+    /// with a server restart must not go on writing (another host may take it over), so
+    /// the journal stays unusable to this process until that run has stopped.
+    static func anyLost() -> Bool { held.all.contains { $0.isLost } }
+}
+
+/// The `PostgresRunLock`s alive in this process (thread-safe).
+final class HeldLocks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var locks: [ObjectIdentifier: Weak] = [:]
+    private struct Weak { weak var value: PostgresRunLock? }
+
+    func add(_ l: PostgresRunLock) { lock.withLock { locks[ObjectIdentifier(l)] = Weak(value: l) } }
+    func remove(_ l: PostgresRunLock) { lock.withLock { _ = locks.removeValue(forKey: ObjectIdentifier(l)) } }
+    var all: [PostgresRunLock] { lock.withLock { locks.values.compactMap(\.value) } }
 }

@@ -80,4 +80,26 @@ final class PostgresRunLockTests: XCTestCase {
         let taken = try locks.acquire("run_k")
         taken.release()
     }
+
+    /// The server ends a run's lock session (as a restart does) and the journal's: the
+    /// journal does not reconnect while that run holds its lost lock — the run stops
+    /// rather than carry on unlocked — and reconnects once the run let go.
+    func testTheJournalDoesNotReconnectUnderARunWhoseLockWasLost() throws {
+        let journal = try journal()
+        try journal.startRun(Fixture.runStart("run_lost"))
+        let held = try journal.runLocks(state: state("a")).acquire("run_lost")
+        guard case .postgres(let url) = journal.location, let lock = held as? PostgresRunLock,
+              let pg = journal.db as? PostgresJournalDatabase else { return XCTFail("not a PostgreSQL journal") }
+        let admin = try PostgresConnection(url: url)
+        for pid in [lock.backendPID, pg.connection.backendPID] {
+            XCTAssertEqual(try admin.first("SELECT pg_terminate_backend($1::int)", [.int(Int(pid))]) { $0.bool(0) }, true)
+        }
+        XCTAssertThrowsError(try journal.run(id: "run_lost"), "the dead connection fails the call under way")
+        XCTAssertThrowsError(try journal.run(id: "run_lost")) { error in
+            XCTAssertEqual((error as? JournalError)?.code, .postgres)
+            XCTAssertTrue("\(error)".contains("lost the connection to \(url.redacted), and with it the lock of a run in this process; that run stops here"), "\(error)")
+        }
+        held.release()
+        XCTAssertEqual(try journal.run(id: "run_lost")?.status, .running, "reconnected once the run let go")
+    }
 }

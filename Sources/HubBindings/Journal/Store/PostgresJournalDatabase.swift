@@ -85,8 +85,18 @@ final class PostgresJournalDatabase: JournalDatabase {
         }
     }
 
+    /// Reconnects after the server dropped the connection — unless a run of this
+    /// process lost its run lock with it (`PostgresRunLock.anyLost`): that run must stop
+    /// at its next journal call, not carry on unlocked.
     private func reopenIfNeeded() throws {
-        if !inTransaction && !connection.isOpen { try connection.reset() }
+        guard !inTransaction && !connection.isOpen else { return }
+        if PostgresRunLock.anyLost() {
+            throw PostgresError(.connection, """
+                lost the connection to \(connection.url.redacted), and with it the lock of a run in this process; \
+                that run stops here
+                """)
+        }
+        try connection.reset()
     }
 
     /// `sql` with `?N` placeholders as `$N` (outside quoted text), cached per text.
