@@ -18,6 +18,9 @@ let package = Package(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
+            name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(
             name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]),
 
@@ -30,6 +33,10 @@ let package = Package(
         .target(name: "ScriptHost", dependencies: ["CLua", "JSONKit", "SystemText"]),
         // The one SQLite wrapper (journal and sandbox store).
         .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
+        // The one libpq wrapper (the PostgreSQL journal and its run locks): connections by
+        // URL, parameterized statements, typed rows, transactions, SQLSTATE errors that
+        // never show a password. No Lua, no Hub.
+        .target(name: "PostgresKit", dependencies: ["CPostgres"]),
         // HTTP/1.1 message types, the small loopback server, and the Hub's webhook signature (libsodium's HMAC-SHA256).
         .target(name: "HTTPKit", dependencies: ["CSodium"]),
         // Cron schedules, time zones, fire planning and job definitions. No Lua.
@@ -46,8 +53,9 @@ let package = Package(
         // The encrypted vault (libsodium). No Lua.
         .target(name: "Vault", dependencies: ["CSodium", "CVault"]),
         // The recipe side of the Hub: the hub, export, csv and progress plugins, the config
-        // file's evaluation (profiles and jobs), the journal, writes, plans, runs and fires.
-        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "SystemText", "CSodium", "DispatchClient", "Vault", "Scheduler"]),
+        // file's evaluation (profiles and jobs), the journal (over SQLite or PostgreSQL),
+        // writes, plans, runs and their locks, and fires.
+        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "PostgresKit", "SystemText", "CSodium", "DispatchClient", "Vault", "Scheduler"]),
         // libcurl loaded on the first HTTPS request, not at start-up (lazy_curl.c): what
         // FoundationNetworking calls, for the statically linked build of the scripts.
         .target(name: "CLazyCurl", path: "Sources/CLazyCurl", linkerSettings: [.linkedLibrary("dl")]),
@@ -63,8 +71,9 @@ let package = Package(
         .testTarget(name: "DispatchClientTests", dependencies: ["DispatchClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit", "JSONKit", "CSodium"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
-        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "Scheduler"]),
-        .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault"]),
+        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "PostgresKit", "SQLiteKit"]),
+        .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit"]),
+        .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault", "PostgresKit"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),
     ]
 )

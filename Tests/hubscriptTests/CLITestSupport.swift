@@ -86,8 +86,8 @@ final class CLIHarness {
 
     /// Starts `hubscript args…` with both pipes drained in the background (the child
     /// never blocks on a full pipe); `stop()` ends the draining. For kill tests.
-    func startDrained(_ args: [String]) throws -> (process: Process, stop: () -> Void) {
-        let (p, out, err) = process(args)
+    func startDrained(_ args: [String], state: URL? = nil) throws -> (process: Process, stop: () -> Void) {
+        let (p, out, err) = process(args, state: state)
         out.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
         err.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
         try p.run()

@@ -9,7 +9,7 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # library sources `git+file://…@commit` are fetched with it). libcurl4-openssl-dev and
 # patchelf: the release build links Foundation statically (build_hubscript), which names
 # -lcurl at link time.
-required_packages="pkg-config liblua5.4-dev libsqlite3-dev libsodium-dev curl git libcurl4-openssl-dev patchelf ${HUBSCRIPT_PACKAGES:-}"
+required_packages="pkg-config liblua5.4-dev libsqlite3-dev libsodium-dev libpq-dev curl git libcurl4-openssl-dev patchelf ${HUBSCRIPT_PACKAGES:-}"
 
 ensure_packages() {
   local missing=()

@@ -8,8 +8,8 @@ struct ConfigParser {
 
     /// `jobs` is read by `JobsConfigParser` (for `hubscript jobs`), `triggers` by
     /// `TriggersConfigParser` (for `hubscript listen`), `libraries` by `LibrariesConfig`,
-    /// not here.
-    static let topKeys = ["default_profile", "profiles", "jobs", "triggers", "libraries"]
+    /// `journal` by `JournalConfig`, not here.
+    static let topKeys = ["default_profile", "profiles", "jobs", "triggers", "libraries", "journal"]
     static let profileKeys = ["sandbox", "hub_url", "api_prefix", "email", "api_key", "api_key_env", "api_key_ref", "api_key_id",
                               "api_key_permissions", "rate_limit_per_minute", "dispatch_url", "dispatch_token_ref"]
 

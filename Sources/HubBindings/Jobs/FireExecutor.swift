@@ -6,7 +6,7 @@ import Foundation
 public struct FireLaunch: Sendable {
     public let job: ConfiguredJob
     public let runID: String
-    public let lock: RunLock
+    public let lock: any HeldRunLock
     /// The fire's earlier run was interrupted (its process died): the journal resumes it.
     public let resuming: Bool
     /// The fire's row in the journal (`Journal.updateFire`), for an executor that must

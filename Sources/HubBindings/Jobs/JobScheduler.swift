@@ -18,7 +18,7 @@ public struct DueFire: Sendable {
 public struct FireClaim: Sendable {
     public let due: DueFire
     public let row: FireRecord
-    public let lock: RunLock
+    public let lock: any HeldRunLock
     /// Run ids of earlier fires of the job this one waits for (`overlap = "queue"`).
     public let waitsFor: [String]
 }
@@ -27,7 +27,7 @@ public struct FireClaim: Sendable {
 ///
 /// Contracts:
 /// - A fire's run id is `FireID` (`JOB@<scheduled time>`). It is claimed under that
-///   run id's `RunLock` and recorded in the journal's `fires` table before it runs; a
+///   run id's lock (`Journal.runLocks`: every host's, on a PostgreSQL journal) and recorded in the journal's `fires` table before it runs; a
 ///   second scheduler (another process on the same state directory, or this one) that
 ///   finds the lock held, or the fire already run, records it `skipped: already fired`.
 ///   So each scheduled fire runs at most once, whoever fires it.
@@ -45,6 +45,8 @@ public final class JobScheduler: @unchecked Sendable {
     public let jobs: JobsConfig
     let journal: Journal
     let state: StateDirectory
+    /// The journal's run locks (shared by every host on a PostgreSQL journal).
+    let locks: any RunLocks
     let executor: any FireExecutor
     let notifier: any JobFailureNotifier
     /// The scheduler's time (`--now` shifts it).
@@ -64,6 +66,7 @@ public final class JobScheduler: @unchecked Sendable {
         self.jobs = jobs
         self.journal = journal
         self.state = state
+        self.locks = journal.runLocks(state: state)
         self.executor = executor
         self.notifier = notifier
         self.clock = clock
@@ -77,7 +80,7 @@ public final class JobScheduler: @unchecked Sendable {
         var due: [DueFire] = []
         for job in jobs.jobs {
             for row in try journal.activeFires(job: job.name)
-            where row.trigger == .schedule && !RunLock.isHeld(row.runID, state: state) {
+            where row.trigger == .schedule && !locks.isHeld(row.runID) {
                 due.append(DueFire(job: job, scheduled: row.scheduledAt, runID: row.runID, trigger: .schedule,
                                    interrupted: row))
             }
@@ -123,9 +126,9 @@ public final class JobScheduler: @unchecked Sendable {
     /// scheduler holds or ran it, or the overlap policy skipped it (each recorded and
     /// reported), or it was already decided.
     public func claim(_ due: DueFire) throws -> FireClaim? {
-        let lock: RunLock
-        do { lock = try RunLock.acquire(due.runID, state: state) } catch let busy as RunLock.Busy {
-            let holder = busy.pid.map { "running in process \($0)" } ?? "running"
+        let lock: any HeldRunLock
+        do { lock = try locks.acquire(due.runID) } catch let busy as RunLock.Busy {
+            let holder = busy.pid.map { "running in process \($0)" + (busy.host.map { " on \($0)" } ?? "") } ?? "running"
             try skip(due, row: nil, reason: "\(Self.alreadyFired) (\(holder))")
             return nil
         }
@@ -142,7 +145,7 @@ public final class JobScheduler: @unchecked Sendable {
         // With the lock held, a queued or fired row is an interrupted claim: resume it.
         let interrupted = rows.last(where: { $0.status == .queued || $0.status == .fired })
         let others = try journal.activeFires(job: due.job.name)
-            .filter { $0.runID != due.runID && RunLock.isHeld($0.runID, state: state) }
+            .filter { $0.runID != due.runID && locks.isHeld($0.runID) }
         if let running = others.last, due.job.definition.overlap == .skip {
             try skip(due, row: interrupted, reason: "overlap: \(running.runID) is still running (overlap skip)")
             return nil
@@ -172,7 +175,7 @@ public final class JobScheduler: @unchecked Sendable {
     @discardableResult
     public func execute(_ claim: FireClaim) throws -> FireRecord {
         defer { claim.lock.release() }
-        while claim.waitsFor.contains(where: { RunLock.isHeld($0, state: state) }) {
+        while claim.waitsFor.contains(where: { locks.isHeld($0) }) {
             if stop.wait(timeout: pollInterval) {
                 let record = try journal.updateFire(id: claim.row.id, FireChange(
                     status: .skipped, reason: "the scheduler stopped before the fire started"))

@@ -97,7 +97,7 @@ extension Journal {
         let now = nowMs()
         return try transaction { db in
             let last = try db.first("""
-                SELECT max(max(scheduled_at, coalesce(missed_through, scheduled_at))) FROM fires
+                SELECT max(\(db.dialect.greatest)(scheduled_at, coalesce(missed_through, scheduled_at))) FROM fires
                 WHERE job = ?1 AND trigger = 'schedule'
                 """, [.text(job)]) { $0.intOrNil(0) } ?? nil
             let (result, fires) = try body(Journal.date(last))
@@ -136,7 +136,7 @@ extension Journal {
         try reading { db in
             let suffix = "ORDER BY scheduled_at DESC, id DESC LIMIT \(max(0, limit))"
             if let job { return try Journal.selectFires(db, where: "job = ?1", [.text(job)], suffix: suffix) }
-            return try Journal.selectFires(db, where: "1", [], suffix: suffix)
+            return try Journal.selectFires(db, where: "true", [], suffix: suffix)
         }
     }
 
@@ -153,7 +153,7 @@ extension Journal {
         }
     }
 
-    private static func insertFire(_ db: SQLiteDatabase, _ fire: NewFire, recordedAt: Int64) throws -> FireRecord {
+    private static func insertFire(_ db: any JournalDatabase, _ fire: NewFire, recordedAt: Int64) throws -> FireRecord {
         guard let id = try db.first("""
             INSERT INTO fires (job, scheduled_at, missed_through, trigger, run_id, status, reason, recorded_at)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id
@@ -171,7 +171,7 @@ extension Journal {
         duration_ms, exit_code, notified, recorded_at
         """
 
-    private static func selectFires(_ db: SQLiteDatabase, where condition: String, _ values: [SQLValue],
+    private static func selectFires(_ db: any JournalDatabase, where condition: String, _ values: [SQLValue],
                                     suffix: String = "") throws -> [FireRecord] {
         var rows: [FireRecord] = []
         try db.query("SELECT \(fireColumns) FROM fires WHERE \(condition) \(suffix)", values) { row in

@@ -48,6 +48,17 @@ extension Journal {
         return journal
     }
 
+    /// Opens the journal at `location` for a run: `openChecked(path:check:)` for a
+    /// SQLite file; a PostgreSQL journal is connected to (its tables created if missing)
+    /// and needs no file check — the server keeps its own integrity.
+    /// Throws `JournalError` with what to do (the CLI exits with code 2).
+    public static func openChecked(_ location: JournalLocation, check: IntegrityCheck = .unlessClosedCleanly) throws -> Journal {
+        switch location {
+        case .sqlite(let path): try openChecked(path: path, check: check)
+        case .postgres(let url): try Journal(postgres: url)
+        }
+    }
+
     /// `quickCheck` true: `.always`; false: `.skip`.
     public static func openChecked(path: String, quickCheck: Bool) throws -> Journal {
         try openChecked(path: path, check: quickCheck ? .always : .skip)
@@ -74,9 +85,9 @@ extension Journal {
     /// reads), then the marker of `closedCleanly` written beside it. Best effort: a
     /// journal without a valid marker is just checked at its next open.
     func markClosedCleanly() {
-        guard path != ":memory:" else { return }
+        guard let sqlite, path != ":memory:" else { return }
         var result: (busy: Int, frames: Int)?
-        try? locked { db in try db.query("PRAGMA wal_checkpoint(TRUNCATE)") { result = ($0.int(0), $0.int(1)) } }
+        try? locked { _ in try sqlite.query("PRAGMA wal_checkpoint(TRUNCATE)") { result = ($0.int(0), $0.int(1)) } }
         guard let result, result.busy == 0, result.frames == 0, (Journal.size(path + "-wal") ?? 0) == 0,
               let stamp = Journal.stamp(path) else { return }
         let temporary = path + "-closed.\(getpid())"
@@ -91,12 +102,14 @@ extension Journal {
         return "\(s.st_dev) \(s.st_ino) \(s.st_size) \(s.st_mtim.tv_sec).\(s.st_mtim.tv_nsec) \(s.st_ctim.tv_sec).\(s.st_ctim.tv_nsec)\n"
     }
 
-    /// Runs `PRAGMA quick_check`; throws `JournalError(.corrupt)` unless SQLite answers `ok`.
+    /// Runs `PRAGMA quick_check`; throws `JournalError(.corrupt)` unless SQLite answers
+    /// `ok`. Nothing to do on PostgreSQL.
     public func quickCheck() throws {
+        guard let sqlite else { return }
         var problems: [String] = []
         do {
-            try Journal.mappingSQLiteErrors {
-                try locked { db in try db.query("PRAGMA quick_check(5)") { problems.append($0.text(0)) } }
+            try Journal.mappingStoreErrors {
+                try locked { _ in try sqlite.query("PRAGMA quick_check(5)") { problems.append($0.text(0)) } }
             }
         } catch let error as JournalError {
             throw Journal.malformed(path, error.message.contains("malformed") ? "database disk image is malformed" : error.message)

@@ -14,16 +14,16 @@ extension Journal {
         let params = SecretRedactor.shared.redact(try JSONCodec.encode(start.params))
         let now = nowMs()
         return try transaction { db in
-            try db.query("""
+            try db.run("""
                 INSERT INTO runs (id, recipe_path, recipe_sha256, params, profile, mode, status,
                                   started_at, output_folder, max_writes, timeout_ms)
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8, ?9, ?10)
                 ON CONFLICT (id) DO UPDATE SET
                     mode = excluded.mode, status = 'running', finished_at = NULL, exit_code = NULL,
-                    output_folder = coalesce(excluded.output_folder, output_folder),
-                    max_writes = coalesce(excluded.max_writes, max_writes),
-                    timeout_ms = coalesce(excluded.timeout_ms, timeout_ms),
-                    attempts = attempts + 1
+                    output_folder = coalesce(excluded.output_folder, runs.output_folder),
+                    max_writes = coalesce(excluded.max_writes, runs.max_writes),
+                    timeout_ms = coalesce(excluded.timeout_ms, runs.timeout_ms),
+                    attempts = runs.attempts + 1
                 """,
                 [.text(start.id), .text(start.recipePath), .text(start.recipeSHA256), .text(params),
                  .text(start.profile), .text(start.mode.rawValue), .opt(now), .opt(start.outputFolder),
@@ -40,10 +40,10 @@ extension Journal {
     public func finishRun(id: String, status: RunStatus, counts: RunCounts? = nil, exitCode: Int? = nil) throws {
         let now = nowMs()
         try transaction { db in
-            try db.query("UPDATE runs SET status = ?2, finished_at = ?3, exit_code = ?4 WHERE id = ?1",
-                         [.text(id), .text(status.rawValue), .opt(now), .opt(exitCode)])
-            guard db.changes == 1 else { throw Journal.unknownRun(id) }
-            if let counts { try Journal.setCounts(db, id: id, counts) }
+            let changed = try db.run("UPDATE runs SET status = ?2, finished_at = ?3, exit_code = ?4 WHERE id = ?1",
+                                     [.text(id), .text(status.rawValue), .opt(now), .opt(exitCode)])
+            guard changed == 1 else { throw Journal.unknownRun(id) }
+            if let counts { _ = try Journal.setCounts(db, id: id, counts) }
         }
     }
 
@@ -65,8 +65,7 @@ extension Journal {
     /// Stores the run's current counts (called as the run goes, and at its end).
     public func updateCounts(runID: String, counts: RunCounts) throws {
         try transaction { db in
-            try Journal.setCounts(db, id: runID, counts)
-            guard db.changes == 1 else { throw Journal.unknownRun(runID) }
+            guard try Journal.setCounts(db, id: runID, counts) == 1 else { throw Journal.unknownRun(runID) }
         }
     }
 
@@ -78,7 +77,7 @@ extension Journal {
     /// The most recently started runs, newest first.
     public func listRuns(limit: Int = 20) throws -> [RunRecord] {
         try reading { db in
-            try Journal.selectRuns(db, where: "1", [], suffix: "ORDER BY started_at DESC, id DESC LIMIT \(max(0, limit))")
+            try Journal.selectRuns(db, where: "true", [], suffix: "ORDER BY started_at DESC, id DESC LIMIT \(max(0, limit))")
         }
     }
 
@@ -86,8 +85,9 @@ extension Journal {
         JournalError(.unknownRun, "the journal holds no run \(id) (see hubscript runs)")
     }
 
-    private static func setCounts(_ db: SQLiteDatabase, id: String, _ c: RunCounts) throws {
-        try db.query("""
+    /// Returns the number of rows changed (1, or 0 for an unknown run).
+    private static func setCounts(_ db: any JournalDatabase, id: String, _ c: RunCounts) throws -> Int {
+        try db.run("""
             UPDATE runs SET reads = ?2, writes = ?3, replayed = ?4, planned = ?5, failed = ?6 WHERE id = ?1
             """, [.text(id), .opt(c.reads), .opt(c.writes), .opt(c.replayed), .opt(c.planned), .opt(c.failed)])
     }
@@ -95,19 +95,20 @@ extension Journal {
     /// A running run's reads and writes are at least what its writes recorded: the reads
     /// so far noted with each write, and every send (a pass that died, or one running,
     /// has not stored its counts).
-    private static let runColumns = """
+    private static func runColumns(_ d: JournalDialect) -> String { """
         id, recipe_path, recipe_sha256, params, profile, mode, status, started_at, finished_at,
-        CASE WHEN status = 'running' THEN max(reads, coalesce((SELECT max(w.run_reads) FROM writes w WHERE w.run_id = runs.id), 0))
+        CASE WHEN status = 'running' THEN \(d.greatest)(reads, coalesce((SELECT max(w.run_reads) FROM writes w WHERE w.run_id = runs.id), 0))
              ELSE reads END,
-        CASE WHEN status = 'running' THEN max(writes, coalesce((SELECT sum(w.attempts) FROM writes w WHERE w.run_id = runs.id), 0))
+        CASE WHEN status = 'running' THEN \(d.greatest)(writes, coalesce((SELECT sum(w.attempts) FROM writes w WHERE w.run_id = runs.id), 0))
              ELSE writes END,
         replayed, planned, failed, output_folder, attempts, max_writes, timeout_ms, exit_code
         """
+    }
 
-    private static func selectRuns(_ db: SQLiteDatabase, where condition: String,
+    private static func selectRuns(_ db: any JournalDatabase, where condition: String,
                                    _ values: [SQLValue], suffix: String = "") throws -> [RunRecord] {
         var runs: [RunRecord] = []
-        try db.query("SELECT \(runColumns) FROM runs WHERE \(condition) \(suffix)", values) { row in
+        try db.query("SELECT \(runColumns(db.dialect)) FROM runs WHERE \(condition) \(suffix)", values) { row in
             let id = row.textOrNil(0) ?? ""
             guard let mode = RunMode(rawValue: row.textOrNil(5) ?? ""),
                   let status = RunStatus(rawValue: row.textOrNil(6) ?? "") else {

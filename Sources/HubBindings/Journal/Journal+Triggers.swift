@@ -34,8 +34,9 @@ extension Journal {
         let now = nowMs()
         return try transaction { db in
             let inserted = try db.run("""
-                INSERT OR IGNORE INTO trigger_events(event_id, trigger, event_type, body, run_id, status, received_at, updated_at)
+                INSERT INTO trigger_events(event_id, trigger, event_type, body, run_id, status, received_at, updated_at)
                 VALUES (?1, ?2, ?3, ?4, ?5, 'received', ?6, ?6)
+                ON CONFLICT (event_id, trigger) DO NOTHING
                 """, [.text(eventID), .text(trigger), .text(eventType), .text(body), .text(runID), .int(Int(now))])
             if inserted == 0 {
                 _ = try db.run("UPDATE trigger_events SET deliveries = deliveries + 1, updated_at = ?3 WHERE event_id = ?1 AND trigger = ?2",
@@ -69,7 +70,7 @@ extension Journal {
         try reading { db in try Journal.selectTriggerEvents(db, where: "status IN ('received', 'running')", []) }
     }
 
-    static func selectTriggerEvents(_ db: SQLiteDatabase, where condition: String, _ args: [SQLValue]) throws -> [TriggerEventRecord] {
+    static func selectTriggerEvents(_ db: any JournalDatabase, where condition: String, _ args: [SQLValue]) throws -> [TriggerEventRecord] {
         var out: [TriggerEventRecord] = []
         try db.query("""
             SELECT event_id, trigger, event_type, body, run_id, status, deliveries FROM trigger_events

@@ -48,18 +48,18 @@ extension Journal {
         }
     }
 
-    private func insertPending(_ db: SQLiteDatabase, runID: String, sequence: Int, key: String, method: String,
+    private func insertPending(_ db: any JournalDatabase, runID: String, sequence: Int, key: String, method: String,
                                path: String, bodySHA256: String?, runReads: Int? = nil) throws {
-        var known = false
-        try db.query("SELECT 1 FROM runs WHERE id = ?1", [.text(runID)]) { _ in known = true }
-        guard known else { throw Journal.unknownRun(runID) }
-        try db.query("""
+        guard try db.first("SELECT 1 FROM runs WHERE id = ?1", [.text(runID)], { _ in true }) == true else {
+            throw Journal.unknownRun(runID)
+        }
+        try db.run("""
             INSERT INTO writes (run_id, seq, key, method, path, body_sha256, state, created_at, updated_at, run_reads)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?7, ?8)
             ON CONFLICT (run_id, key) DO UPDATE SET
                 seq = excluded.seq, state = 'pending', http_status = NULL, response = NULL,
-                error = NULL, attempts = attempts + 1, updated_at = excluded.updated_at,
-                run_reads = coalesce(excluded.run_reads, run_reads)
+                error = NULL, attempts = writes.attempts + 1, updated_at = excluded.updated_at,
+                run_reads = coalesce(excluded.run_reads, writes.run_reads)
             WHERE writes.state != 'done'
             """,
             [.text(runID), .opt(sequence), .text(key), .text(method), .text(path), .opt(bodySHA256), .opt(nowMs()),
@@ -115,19 +115,19 @@ extension Journal {
     }
 
     /// Stores `outcome` on its write row, inside the caller's transaction.
-    static func write(_ outcome: StagedOutcome, _ db: SQLiteDatabase) throws {
-        try db.query("""
+    static func write(_ outcome: StagedOutcome, _ db: any JournalDatabase) throws {
+        let changed = try db.run("""
             UPDATE writes SET state = ?3, http_status = ?4, response = ?5, error = ?6, updated_at = ?7
             WHERE run_id = ?1 AND key = ?2
             """,
             [.text(outcome.runID), .text(outcome.key), .text(outcome.state.rawValue), .opt(outcome.httpStatus),
              .opt(outcome.response), .opt(outcome.error), .opt(outcome.at)])
-        guard db.changes == 1 else {
+        guard changed == 1 else {
             throw JournalError(.unknownRun, "the journal holds no pending write \(outcome.key) in run \(outcome.runID)")
         }
     }
 
-    private static func selectWrites(_ db: SQLiteDatabase, where condition: String,
+    private static func selectWrites(_ db: any JournalDatabase, where condition: String,
                                      _ values: [SQLValue]) throws -> [WriteRecord] {
         var writes: [WriteRecord] = []
         let columns = """

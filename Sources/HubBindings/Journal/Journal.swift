@@ -1,8 +1,12 @@
 import Foundation
+import HubClient
+import PostgresKit
 import SQLiteKit
 import ScriptHost
 
-/// The idempotency journal: every run and every write, in SQLite.
+/// The idempotency journal: every run and every write, in SQLite (a file in the state
+/// directory, the default) or PostgreSQL (one database several hosts share). Its logic
+/// is written once over `JournalDatabase`; only the executor differs.
 ///
 /// Contracts:
 /// - Each mutating call is one committed transaction when it returns, so a
@@ -20,6 +24,9 @@ import ScriptHost
 ///   grant (scripts/bench-recipes) — for no gain in exactly-once.
 /// - Another process (or another `Journal` on the same file) may use it at once: a
 ///   locked database is waited on for up to `busyTimeout` before failing.
+/// - On PostgreSQL, commits are the server's (durable when it says so); processes on
+///   every host that share the database take turns writing, as processes sharing a
+///   file do, and the run locks are the server's too (`runLocks(state:)`).
 /// - Thread-safe: calls are serialized by a lock.
 public final class Journal: @unchecked Sendable {
     /// The journal's file name inside the state directory.
@@ -27,9 +34,14 @@ public final class Journal: @unchecked Sendable {
     /// The schema version this code reads and writes (`PRAGMA user_version`).
     public static var schemaVersion: Int { Int(JournalSchema.version) }
 
-    private let db: SQLiteDatabase
-    /// The file's path (`:memory:` for an in-memory journal).
-    public var path: String { db.path }
+    let db: any JournalDatabase
+    /// The file's path (`:memory:` for an in-memory journal), or the PostgreSQL URL with
+    /// its password masked.
+    public var path: String { db.displayName }
+    /// Where it is.
+    public let location: JournalLocation
+    /// The PostgreSQL run locks (one probe connection per journal), made on first use.
+    private var postgresLocks: PostgresRunLocks?
     private let lock = NSLock()
     /// An outcome recorded with `deferred: true` and not committed yet (guarded by `lock`).
     var staged: StagedOutcome?
@@ -44,12 +56,50 @@ public final class Journal: @unchecked Sendable {
     public init(path: String, busyTimeout: Int32 = 10_000,
                 clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.clock = clock
-        db = try Journal.mappingSQLiteErrors {
-            let db = try SQLiteDatabase(path: path, busyTimeoutMs: busyTimeout)
-            try db.enableWAL()
-            try db.exec("PRAGMA foreign_keys = ON")
-            try JournalSchema.migrate(db)
+        location = .sqlite(path: path)
+        db = try Journal.mappingStoreErrors {
+            let db = try SQLiteJournalDatabase(path: path, busyTimeoutMs: busyTimeout)
+            try db.migrate()
             return db
+        }
+    }
+
+    /// Opens the PostgreSQL journal at `url`, creating its tables (in the connection's
+    /// schema) if missing.
+    /// - Throws: `JournalError(.postgres)` saying what to do when the server cannot be
+    ///   reached or refuses the login; the message never shows the URL's password.
+    public init(postgres url: PostgresURL, clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        self.clock = clock
+        location = .postgres(url)
+        db = try Journal.mappingStoreErrors {
+            let db = try PostgresJournalDatabase(url: url)
+            try db.migrate()
+            return db
+        }
+    }
+
+    /// Opens the journal at `location`.
+    public convenience init(_ location: JournalLocation, clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        switch location {
+        case .sqlite(let path): try self.init(path: path, clock: clock)
+        case .postgres(let url): try self.init(postgres: url, clock: clock)
+        }
+    }
+
+    /// The SQLite database, nil on PostgreSQL (integrity checks and clean-close markers).
+    var sqlite: SQLiteDatabase? { (db as? SQLiteJournalDatabase)?.raw }
+
+    /// The locks of runs recorded in this journal: `flock`s in `state` for SQLite (one
+    /// host), the server's advisory locks for PostgreSQL (every host sharing it).
+    public func runLocks(state: StateDirectory) -> any RunLocks {
+        guard case .postgres(let url) = location, let pg = db as? PostgresJournalDatabase else {
+            return FileRunLocks(state: state)
+        }
+        return lock.withLock {
+            if let postgresLocks { return postgresLocks }
+            let made = PostgresRunLocks(url: url, schema: pg.schema)
+            postgresLocks = made
+            return made
         }
     }
 
@@ -67,22 +117,41 @@ public final class Journal: @unchecked Sendable {
         try Journal(path: ":memory:", clock: clock)
     }
 
-    func locked<T>(_ body: (SQLiteDatabase) throws -> T) rethrows -> T {
+    func locked<T>(_ body: (any JournalDatabase) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(db)
     }
 
     /// Runs a read after committing any staged outcome, so reads see every write's state.
-    func reading<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
+    func reading<T>(_ body: (any JournalDatabase) throws -> T) throws -> T {
         try flush()
-        return try Journal.mappingSQLiteErrors { try locked(body) }
+        return try Journal.mappingStoreErrors { try locked(body) }
     }
 
-    /// Runs `body`, turning a failed SQLite call into `JournalError(.sqlite)`.
-    static func mappingSQLiteErrors<T>(_ body: () throws -> T) throws -> T {
+    /// Runs `body`, turning a failed SQLite call into `JournalError(.sqlite)` and a
+    /// failed PostgreSQL call into `JournalError(.postgres)` (with what to do when the
+    /// server is out of reach).
+    static func mappingStoreErrors<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as SQLiteError {
             throw JournalError(.sqlite, "journal \(error.path): \(error.message)" + (error.sql.map { " (in: \($0.prefix(60)))" } ?? ""))
+        } catch let error as PostgresError {
+            throw postgresError(error)
+        }
+    }
+
+    static func postgresError(_ error: PostgresError) -> JournalError {
+        if error.kind == .badURL { return JournalError(.postgres, "journal: \(error.message)") }
+        switch error.isConnectionLost {
+        case true:
+            return JournalError(.postgres, """
+                the PostgreSQL journal is out of reach: \(error.description) — check that the server \
+                is running and that the journal URL in the configuration names the right host, database, \
+                user and password (or set PGPASSWORD or ~/.pgpass), then run again (a run this stopped \
+                resumes with hubscript runs resume RUN_ID)
+                """)
+        case false:
+            return JournalError(.postgres, "PostgreSQL journal: \(error.description)")
         }
     }
 
@@ -103,13 +172,13 @@ public final class Journal: @unchecked Sendable {
     static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
     static func date(_ ms: Int?) -> Date? { ms.map { Date(timeIntervalSince1970: Double($0) / 1000) } }
 
-    /// Runs `body` in an IMMEDIATE transaction (taking the write lock up front, so
-    /// two processes never deadlock upgrading a read lock), committing on success. A
+    /// Runs `body` in a write transaction (`JournalDatabase.writeTransaction`: the write
+    /// lock taken up front, so writers take turns and never deadlock), committing on success. A
     /// staged outcome is written first and stays staged if the transaction fails.
-    func transaction<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
-        try Journal.mappingSQLiteErrors {
+    func transaction<T>(_ body: (any JournalDatabase) throws -> T) throws -> T {
+        try Journal.mappingStoreErrors {
             try locked { db in
-                let result = try db.transaction {
+                let result = try db.writeTransaction {
                     if let staged { try Journal.write(staged, db) }
                     return try body(db)
                 }

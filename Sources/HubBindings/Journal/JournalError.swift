@@ -5,6 +5,9 @@ public enum JournalErrorDomain: CodedErrorDomain {}
 extension CodedError.Code where Domain == JournalErrorDomain {
     /// SQLite refused an operation (open, statement, constraint, busy).
     public static var sqlite: Self { Self(rawValue: "journal_sqlite") }
+    /// The PostgreSQL journal failed: the server is out of reach, refused the login, or
+    /// refused a statement (the message says which, and never shows a password).
+    public static var postgres: Self { Self(rawValue: "journal_postgres") }
     /// The file's schema is newer than this hubscript understands.
     public static var schemaTooNew: Self { Self(rawValue: "journal_schema_too_new") }
     /// A write was recorded for a run that the journal does not hold.

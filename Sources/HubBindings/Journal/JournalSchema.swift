@@ -42,6 +42,12 @@ import SQLiteKit
 ///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
+///
+/// PostgreSQL (`PostgresJournalDatabase`) starts at version 6: `postgresTables` is the
+/// schema above as it stands at that version, in PostgreSQL's types (`BIGINT` for
+/// integers and times, an identity column for `fires.id`, `COLLATE "C"` so text sorts
+/// as in SQLite), and the version is the one row of `journal_schema`. A new version
+/// adds one step to `migrations` and one to `postgresMigrations`.
 enum JournalSchema {
     static let version: Int32 = 6
 
@@ -147,12 +153,7 @@ enum JournalSchema {
         do {
             var current: Int32 = 0
             try db.query("PRAGMA user_version") { current = Int32($0.int(0)) }
-            guard current <= version else {
-                throw JournalError(.schemaTooNew, """
-                    the journal \(db.path) has schema version \(current), newer than this hubscript \
-                    understands (\(version)); upgrade hubscript or use another state directory
-                    """)
-            }
+            guard current <= version else { throw tooNew(db.path, Int(current)) }
             for step in Int(current)..<Int(version) { try db.exec(migrations[step]) }
             if current < version { try db.exec("PRAGMA user_version = \(version)") }
             try db.exec("COMMIT")
@@ -161,4 +162,101 @@ enum JournalSchema {
             throw error
         }
     }
+
+    static func tooNew(_ name: String, _ current: Int) -> JournalError {
+        JournalError(.schemaTooNew, """
+            the journal \(name) has schema version \(current), newer than this hubscript \
+            understands (\(version)); upgrade hubscript or use another journal
+            """)
+    }
+
+    /// The version `postgresTables` creates.
+    static let postgresBaseVersion = 6
+
+    /// `postgresMigrations[n]` upgrades a PostgreSQL journal from version
+    /// `postgresBaseVersion + n` to the next (none yet).
+    static let postgresMigrations: [String] = []
+
+    /// The PostgreSQL journal's tables at `postgresBaseVersion`.
+    static let postgresTables = """
+        CREATE TABLE runs (
+            id            TEXT COLLATE "C" PRIMARY KEY,
+            recipe_path   TEXT NOT NULL,
+            recipe_sha256 TEXT NOT NULL,
+            params        TEXT NOT NULL,
+            profile       TEXT NOT NULL,
+            mode          TEXT NOT NULL CHECK (mode IN ('run', 'plan', 'apply')),
+            status        TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'stopped')),
+            started_at    BIGINT NOT NULL,
+            finished_at   BIGINT,
+            reads         BIGINT NOT NULL DEFAULT 0,
+            writes        BIGINT NOT NULL DEFAULT 0,
+            replayed      BIGINT NOT NULL DEFAULT 0,
+            planned       BIGINT NOT NULL DEFAULT 0,
+            failed        BIGINT NOT NULL DEFAULT 0,
+            output_folder TEXT,
+            attempts      BIGINT NOT NULL DEFAULT 1,
+            max_writes    BIGINT,
+            timeout_ms    BIGINT,
+            exit_code     BIGINT
+        );
+        CREATE INDEX runs_started ON runs (started_at);
+        CREATE TABLE writes (
+            run_id      TEXT COLLATE "C" NOT NULL REFERENCES runs (id),
+            seq         BIGINT NOT NULL,
+            key         TEXT COLLATE "C" NOT NULL,
+            method      TEXT NOT NULL,
+            path        TEXT NOT NULL,
+            body_sha256 TEXT,
+            state       TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')),
+            http_status BIGINT,
+            response    TEXT,
+            error       TEXT,
+            attempts    BIGINT NOT NULL DEFAULT 1,
+            created_at  BIGINT NOT NULL,
+            updated_at  BIGINT NOT NULL,
+            run_reads   BIGINT,
+            PRIMARY KEY (run_id, key)
+        );
+        CREATE INDEX writes_run_seq ON writes (run_id, seq);
+        CREATE TABLE state (
+            scope      TEXT COLLATE "C" NOT NULL,
+            key        TEXT COLLATE "C" NOT NULL,
+            value      TEXT NOT NULL,
+            run_id     TEXT NOT NULL,
+            updated_at BIGINT NOT NULL,
+            PRIMARY KEY (scope, key)
+        );
+        CREATE TABLE fires (
+            id             BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            job            TEXT COLLATE "C" NOT NULL,
+            scheduled_at   BIGINT NOT NULL,
+            missed_through BIGINT,
+            trigger        TEXT NOT NULL CHECK (trigger IN ('schedule', 'manual')),
+            run_id         TEXT COLLATE "C" NOT NULL,
+            status         TEXT NOT NULL
+                           CHECK (status IN ('queued', 'fired', 'skipped', 'missed', 'failed', 'succeeded')),
+            reason         TEXT,
+            started_at     BIGINT,
+            finished_at    BIGINT,
+            duration_ms    BIGINT,
+            exit_code      BIGINT,
+            notified       TEXT,
+            recorded_at    BIGINT NOT NULL
+        );
+        CREATE INDEX fires_job_scheduled ON fires (job, scheduled_at);
+        CREATE INDEX fires_run ON fires (run_id);
+        CREATE TABLE trigger_events (
+            event_id    TEXT COLLATE "C" NOT NULL,
+            trigger     TEXT COLLATE "C" NOT NULL,
+            event_type  TEXT NOT NULL,
+            body        TEXT NOT NULL,
+            run_id      TEXT NOT NULL,
+            status      TEXT NOT NULL CHECK (status IN ('received', 'running', 'succeeded', 'failed')),
+            deliveries  BIGINT NOT NULL DEFAULT 1,
+            received_at BIGINT NOT NULL,
+            updated_at  BIGINT NOT NULL,
+            PRIMARY KEY (event_id, trigger)
+        );
+        """
 }

@@ -39,7 +39,7 @@ public struct HubRunRequest: Sendable {
     public var dispatch: DispatchTarget?
     /// The lock of `runID`, taken by the caller and kept by it (the job scheduler claims
     /// a fire under its run's lock); nil: `execute` takes the lock and releases it.
-    public var heldLock: RunLock?
+    public var heldLock: (any HeldRunLock)?
 
     public init() {}
 }
@@ -82,7 +82,7 @@ public enum HubRecipeRun {
     /// failure, exit code 4, the counts and exports so far). The Lua thread is stuck then
     /// and the journal row stays `running`; the action reports and exits the process.
     ///
-    /// One process at a time runs a run id: the run holds its `RunLock` from before the
+    /// One process at a time runs a run id: the run holds its lock (`Journal.runLocks`: a `RunLock` file, or the PostgreSQL journal's) from before the
     /// capability check to its end, and a second process is refused with
     /// `RunLock.Busy`. A resume (an existing run id) keeps the `--max-writes` and
     /// `--timeout` the journal recorded for the run unless the request gives its own.
@@ -106,7 +106,7 @@ public enum HubRecipeRun {
         if let held = request.heldLock, held.runID != runID {
             throw HubConfigError("internal error: the lock held is \(held.runID)'s, not \(runID)'s")
         }
-        let lock = try request.heldLock ?? RunLock.acquire(runID, state: state)
+        let lock = try request.heldLock ?? journal.runLocks(state: state).acquire(runID)
         defer { if request.heldLock == nil { lock.release() } }
         let existing = try journal.run(id: runID)
         var request = request

@@ -1,7 +1,9 @@
 import Foundation
 import HubClient
 
-/// The per-run-id lock: one process at a time runs a given run id.
+/// The per-run-id lock of a SQLite journal (`FileRunLocks`): one process at a time
+/// runs a given run id on this host. (A PostgreSQL journal's runs are locked by the
+/// server instead: `PostgresRunLocks`.)
 ///
 /// Contracts:
 /// - The lock is an OS lock (`flock`, exclusive) on `locks/<sha256 of the id>.lock` in
@@ -19,13 +21,23 @@ import HubClient
 ///   against `stat` of the path), opening it again if not. So a process that opened
 ///   the file just before it was removed never believes it holds the run: it holds a
 ///   lock on a file nobody else can open any more, notices, and starts again.
-public final class RunLock: @unchecked Sendable {
-    /// Another process holds the run id.
+public final class RunLock: HeldRunLock, @unchecked Sendable {
+    /// Another process (on this host, or on another sharing a PostgreSQL journal) holds
+    /// the run id.
     public struct Busy: Error, Sendable, CustomStringConvertible {
         public let runID: String
         public let pid: Int32?
+        /// The holder's host, when the lock is a PostgreSQL journal's.
+        public let host: String?
+
+        public init(runID: String, pid: Int32?, host: String? = nil) {
+            self.runID = runID
+            self.pid = pid
+            self.host = host
+        }
+
         public var description: String {
-            let holder = pid.map { "process \($0)" } ?? "another process"
+            let holder = (pid.map { "process \($0)" } ?? "another process") + (host.map { " on \($0)" } ?? "")
             return "run \(runID) is already running in \(holder); wait for it to end (hubscript runs list shows it), or stop that process and then resume with hubscript runs resume \(runID)"
         }
     }
@@ -139,13 +151,6 @@ public final class RunLock: @unchecked Sendable {
         var opened = stat(), named = stat()
         guard fstat(fd, &opened) == 0, stat(path, &named) == 0 else { return false }
         return opened.st_dev == named.st_dev && opened.st_ino == named.st_ino
-    }
-
-    /// The status to show for a journal row: `interrupted` for a `running` row whose
-    /// lock no process holds, the row's own status otherwise.
-    public static func effectiveStatus(_ run: RunRecord, state: StateDirectory) -> String {
-        if run.status == .running && !isHeld(run.id, state: state) { return "interrupted" }
-        return run.status.rawValue
     }
 
     private static func holderPID(_ fd: Int32) -> Int32? {

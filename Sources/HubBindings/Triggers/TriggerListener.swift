@@ -6,6 +6,17 @@ import ScriptHost
 /// `params.event` (the CLI runs it as `hubscript run` would; tests use a double).
 public protocol TriggerExecutor: Sendable {
     func execute(_ trigger: ConfiguredTrigger, event: TriggerEventRecord, value: ScriptValue) -> FireResult
+    /// The same under `lock`, the event's run lock the listener took (hand it to
+    /// `HubRunRequest.heldLock`). By default the lock is not passed on.
+    func execute(_ trigger: ConfiguredTrigger, event: TriggerEventRecord, value: ScriptValue,
+                 lock: any HeldRunLock) -> FireResult
+}
+
+extension TriggerExecutor {
+    public func execute(_ trigger: ConfiguredTrigger, event: TriggerEventRecord, value: ScriptValue,
+                        lock: any HeldRunLock) -> FireResult {
+        execute(trigger, event: event, value: value)
+    }
 }
 
 /// The receiving end of Hub webhooks (`hubscript listen`, `jobs serve --listen`):
@@ -27,6 +38,11 @@ public final class TriggerListener: @unchecked Sendable {
     let clock: @Sendable () -> Date
     /// One line per decision (received, duplicate, refused, ran), for the console.
     public var onLog: @Sendable (String) -> Void = { _ in }
+    /// The journal's run locks (`Journal.runLocks`). When set, an event's run is claimed
+    /// under its lock before it is marked running, so a listener on another host (a
+    /// PostgreSQL journal's replicas) that holds it leaves it be: nothing runs here and
+    /// its status is not touched. Nil: the run takes its lock itself.
+    public var locks: (any RunLocks)?
 
     private let condition = NSCondition()
     private var queue: [(ConfiguredTrigger, TriggerEventRecord)] = []
@@ -173,13 +189,26 @@ public final class TriggerListener: @unchecked Sendable {
     }
 
     private func run(_ trigger: ConfiguredTrigger, _ record: TriggerEventRecord) {
+        var held: (any HeldRunLock)?
+        if let locks {
+            do { held = try locks.acquire(record.runID) } catch let busy as RunLock.Busy {
+                let holder = busy.pid.map { "process \($0)" + (busy.host.map { " on \($0)" } ?? "") } ?? "another process"
+                onLog("\(record.runID) is running in \(holder): nothing runs here\n")
+                return
+            } catch {
+                onLog("\(record.runID): cannot take its run lock: \(error)\n")
+                return
+            }
+        }
+        defer { held?.release() }
         do { try journal.setTriggerEvent(record.eventID, trigger: trigger.name, status: .running) } catch {
             onLog("\(record.runID): the journal failed: \(error)\n")
             return
         }
         let value = (try? JSONCodec.decode(Data(record.body.utf8))) ?? .object([:])
         let started = Date()
-        let result = executor.execute(trigger, event: record, value: value)
+        let result = held.map { executor.execute(trigger, event: record, value: value, lock: $0) }
+            ?? executor.execute(trigger, event: record, value: value)
         let status: TriggerEventStatus = result.exitCode == 0 ? .succeeded : .failed
         try? journal.setTriggerEvent(record.eventID, trigger: trigger.name, status: status)
         let seconds = String(format: "%.2f s", Date().timeIntervalSince(started))

@@ -41,6 +41,17 @@ enum CommonOptions {
             self.state = state
         }
 
+        /// The journal the configuration names (`journal = "postgresql://…"`), else the
+        /// SQLite file in the state directory.
+        func journalLocation() throws -> JournalLocation {
+            try JournalConfig.location(explicit: config, state: state)
+        }
+
+        /// Opens the configured journal (`Journal.openChecked`).
+        func openJournal(check: Journal.IntegrityCheck = .skip) throws -> Journal {
+            try Journal.openChecked(try journalLocation(), check: check)
+        }
+
         /// Loads the configuration and opens the profile's connection (with the vault:
         /// `VaultAccess.connect`); prints the built-in-sandbox notice once (not when
         /// `quiet`). `observe` hears the client's calls, retries and rate-limit waits.

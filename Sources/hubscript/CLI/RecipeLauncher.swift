@@ -40,7 +40,7 @@ struct RecipeLauncher {
         do {
             let connection = try common.connect(quiet: chatter.quiet,
                                                 observe: chatter.clientObserver(progress: progress, events: json ? output : nil))
-            let journal = try Journal.openChecked(path: try common.state.journalFile.path,
+            let journal = try common.openJournal(
                                                   check: journalCheck ?? (runIDKnownBeforeStart == nil ? .unlessClosedCleanly : .always))
             var request = self.request
             request.dispatch = try common.dispatchTarget().target

@@ -82,10 +82,11 @@ struct Listening {
 
     static func start(hub: HubConfig, triggers: TriggersConfig, common: CommonOptions.Values, address: ListenAddress,
                       name: String) throws -> Listening {
-        let journal = try Journal.openChecked(path: try common.state.journalFile.path, quickCheck: false)
+        let journal = try common.openJournal()
         let listener = TriggerListener(config: triggers, journal: journal, secrets: VaultAccess.resolver(state: common.state),
                                        executor: RecipeTriggerExecutor(hub: hub, common: common, journal: journal))
         listener.onLog = { Console.out(TerminalText.text($0)) }
+        listener.locks = journal.runLocks(state: common.state)
         let server = try address.server { listener.handle($0) }
         try listener.start()
         server.start()
@@ -114,15 +115,27 @@ struct RecipeTriggerExecutor: TriggerExecutor {
     let journal: Journal
 
     func execute(_ trigger: ConfiguredTrigger, event: TriggerEventRecord, value: ScriptValue) -> FireResult {
+        execute(trigger, event: event, value: value, lock: nil)
+    }
+
+    func execute(_ trigger: ConfiguredTrigger, event: TriggerEventRecord, value: ScriptValue,
+                 lock: any HeldRunLock) -> FireResult {
+        execute(trigger, event: event, value: value, lock: Optional(lock))
+    }
+
+    /// `lock`: the event's run lock, taken by the listener (nil: the run takes it).
+    private func execute(_ trigger: ConfiguredTrigger, event: TriggerEventRecord, value: ScriptValue,
+                         lock: (any HeldRunLock)?) -> FireResult {
         let output = ConsoleOutput(json: false)
-        let result = run(trigger, event, value, output: output)
+        let result = run(trigger, event, value, lock: lock, output: output)
         if let message = result.message {
             output.writeStderr("\(TerminalText.field(event.runID)): error: \(TerminalText.text(message))\n")
         }
         return result
     }
 
-    private func run(_ trigger: ConfiguredTrigger, _ event: TriggerEventRecord, _ value: ScriptValue, output: ConsoleOutput) -> FireResult {
+    private func run(_ trigger: ConfiguredTrigger, _ event: TriggerEventRecord, _ value: ScriptValue,
+                     lock: (any HeldRunLock)?, output: ConsoleOutput) -> FireResult {
         let prepared: PreparedRecipe
         let libraries: [ModuleLibrary]
         do {
@@ -145,6 +158,7 @@ struct RecipeTriggerExecutor: TriggerExecutor {
             request.libraries = libraries
             request.allow = trigger.allow.map { AllowedPermissions($0, caller: "trigger \"\(trigger.name)\"") }
             request.runID = event.runID
+            request.heldLock = lock
             request.progress = MemoryProgressReporter()
             request.secrets = VaultAccess.resolver(state: common.state)
             request.dispatch = try common.dispatchTarget(hub, profile: profile)

@@ -11,16 +11,16 @@ enum RunsCommands {
 
     /// The journal, refused if it is 0 bytes; `check` (resume: `.always`) also checks its pages.
     static func journal(_ common: CommonOptions.Values, check: Journal.IntegrityCheck = .skip) throws -> Journal {
-        try Journal.openChecked(path: try common.state.journalFile.path, check: check)
+        try common.openJournal(check: check)
     }
 
     /// A run as a `--json` object: the fields of a run's `summary` (run id, counts over
     /// every pass, exit code, output folder, schema version) with the status shown
     /// (`interrupted` for a dead run), its params as JSON, attempts, times, and what bounds it.
-    static func jsonFields(_ r: RunRecord, state: StateDirectory) -> [String: ScriptValue] {
+    static func jsonFields(_ r: RunRecord, locks: any RunLocks) -> [String: ScriptValue] {
         var fields = JSONEvents.counts(r.counts)
         fields["run_id"] = .string(r.id)
-        fields["status"] = .string(RunLock.effectiveStatus(r, state: state))
+        fields["status"] = .string(locks.effectiveStatus(r))
         // Known once a pass ended (null while running, and after a pass that died).
         fields["exit_code"] = r.exitCode.map { .integer(Int64($0)) } ?? .null
         fields["output_folder"] = r.outputFolder.map(ScriptValue.string) ?? .null
@@ -66,10 +66,12 @@ struct RunsListCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let runs = try RunsCommands.journal(common).listRuns(limit: limit)
+        let journal = try RunsCommands.journal(common)
+        let runs = try journal.listRuns(limit: limit)
+        let locks = journal.runLocks(state: common.state)
         if json {
             let output = ConsoleOutput(json: true, timestamps: true)
-            for r in runs { output.event("run", RunsCommands.jsonFields(r, state: common.state)) }
+            for r in runs { output.event("run", RunsCommands.jsonFields(r, locks: locks)) }
             return ExitCode.success
         }
         if runs.isEmpty { Console.out("no runs yet\n"); return ExitCode.success }
@@ -77,7 +79,7 @@ struct RunsListCommand: Command {
         var text = "RUN ID                               STATUS      MODE   WRITES  REPLAYED  STARTED               RECIPE\n"
         for r in runs {
             text += f(r.id).padding(toLength: 36, withPad: " ", startingAt: 0) + " "
-                + RunLock.effectiveStatus(r, state: common.state).padding(toLength: 11, withPad: " ", startingAt: 0) + " "
+                + locks.effectiveStatus(r).padding(toLength: 11, withPad: " ", startingAt: 0) + " "
                 + r.mode.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0) + " "
                 + String(r.counts.writes).padding(toLength: 7, withPad: " ", startingAt: 0) + " "
                 + String(r.counts.replayed).padding(toLength: 9, withPad: " ", startingAt: 0) + " "
@@ -114,7 +116,7 @@ struct RunsShowCommand: Command {
         }
         let writes = try journal.writes(runID: id)
         if json {
-            var fields = RunsCommands.jsonFields(r, state: common.state)
+            var fields = RunsCommands.jsonFields(r, locks: journal.runLocks(state: common.state))
             fields["writes_journalled"] = .array(writes.map { w in
                 .object([
                     "seq": .integer(Int64(w.sequence)), "state": .string(w.state.rawValue), "method": .string(w.method),
@@ -132,7 +134,7 @@ struct RunsShowCommand: Command {
         recipe    \(f(DisplayPath.relative(URL(fileURLWithPath: r.recipePath)))) (sha256 \(r.recipeSHA256.prefix(16))…)
         params    \(f(r.paramsJSON))
         profile   \(f(r.profile))
-        mode      \(r.mode.rawValue), \(RunLock.effectiveStatus(r, state: common.state)), attempts \(r.attempts)
+        mode      \(r.mode.rawValue), \(journal.runLocks(state: common.state).effectiveStatus(r)), attempts \(r.attempts)
         started   \(RunsCommands.time(r.startedAt)), finished \(RunsCommands.time(r.finishedAt))
         counts    \(r.counts.reads) reads, \(r.counts.writes) writes, \(r.counts.replayed) replayed, \(r.counts.planned) planned, \(r.counts.failed) failed (every pass)
         limits    \(r.maxWrites.map { "max writes \($0)" } ?? "no --max-writes"), \(r.timeoutSeconds.map { "timeout \(Self.seconds($0)) s" } ?? "the manifest's timeout")

@@ -77,19 +77,22 @@ struct NotifierDown: Error, CustomStringConvertible {
     var description: String { "Dispatch answered 503" }
 }
 
-/// A state directory and journal file in a temporary folder, and schedulers over them.
+/// A state directory and journal (a file in a temporary folder, or the PostgreSQL
+/// journal given), and schedulers over them.
 final class JobsFixture: @unchecked Sendable {
     let folder: URL
     let state: StateDirectory
     let clock: TestClock
     let executor = FakeExecutor()
     let notifier = FakeNotifier()
+    let location: JournalLocation
 
-    init(now: String) throws {
+    init(now: String, journal: JournalLocation? = nil) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-jobs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         state = StateDirectory(explicit: folder.path)
         clock = TestClock(now)
+        location = journal ?? .sqlite(path: folder.appendingPathComponent("journal.sqlite").path)
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }
@@ -101,17 +104,19 @@ final class JobsFixture: @unchecked Sendable {
             catchUp: catchUp, onFailureDispatch: onFailure), recipe: folder.appendingPathComponent("r.lua"))
     }
 
-    /// A scheduler with its own journal connection (as another process would have).
-    func scheduler(_ jobs: [ConfiguredJob]) throws -> JobScheduler {
-        let journal = try Journal(path: folder.appendingPathComponent("journal.sqlite").path)
+    /// A scheduler with its own journal connection (as another process would have);
+    /// `host`: with a state directory of its own too (as another host would have).
+    func scheduler(_ jobs: [ConfiguredJob], host: String? = nil) throws -> JobScheduler {
+        let journal = try Journal(location)
         let clock = self.clock
+        let state = host.map { StateDirectory(explicit: folder.appendingPathComponent("host-\($0)").path) } ?? self.state
         let scheduler = JobScheduler(jobs: JobsConfig(source: nil, jobs: jobs), journal: journal, state: state,
                                      executor: executor, notifier: notifier, clock: { clock.now })
         scheduler.pollInterval = 0.01
         return scheduler
     }
 
-    var journal: Journal { get throws { try Journal(path: folder.appendingPathComponent("journal.sqlite").path) } }
+    var journal: Journal { get throws { try Journal(location) } }
 
     /// Every fire row, oldest first, as `RUN_ID status[: reason]`.
     func history(_ job: String? = nil) throws -> [String] {

@@ -28,24 +28,28 @@ final class IdempotencyKeyTests: XCTestCase {
     }
 
     func testTheCoordinatorDerivesFromCanonicalBodiesAndCountsOccurrences() throws {
-        let journal = try Fixture.journal()
-        try journal.startRun(Fixture.runStart())
-        let coordinator = WriteCoordinator(runID: "run_test", mode: .plan, journal: journal, writeLimit: nil)
-        let a = try coordinator.perform(Fixture.suspend("usr_ada")) { _ in XCTFail("sent"); return .nilValue }
-        let b = try coordinator.perform(Fixture.suspend("usr_ada")) { _ in .nilValue }
-        let c = try coordinator.perform(Fixture.suspend("usr_ada", key: "evt_123")) { _ in .nilValue }
-        XCTAssertEqual(a.key, "hs1-c5f9f66908a0b76e10f9bceb615a0748705c6b4a")
-        XCTAssertEqual(b.key, "hs1-2626ef473f18efe9892e3c4e517b663ab927dde6")
-        XCTAssertEqual(c.key, "evt_123")
+        try eachJournalBackend { backend in
+            let journal = try backend.journal()
+            try journal.startRun(Fixture.runStart())
+            let coordinator = WriteCoordinator(runID: "run_test", mode: .plan, journal: journal, writeLimit: nil)
+            let a = try coordinator.perform(Fixture.suspend("usr_ada")) { _ in XCTFail("sent"); return .nilValue }
+            let b = try coordinator.perform(Fixture.suspend("usr_ada")) { _ in .nilValue }
+            let c = try coordinator.perform(Fixture.suspend("usr_ada", key: "evt_123")) { _ in .nilValue }
+            XCTAssertEqual(a.key, "hs1-c5f9f66908a0b76e10f9bceb615a0748705c6b4a")
+            XCTAssertEqual(b.key, "hs1-2626ef473f18efe9892e3c4e517b663ab927dde6")
+            XCTAssertEqual(c.key, "evt_123")
+        }
     }
 
     func testAnExplicitKeyMustBeSendable() throws {
-        let journal = try Fixture.journal()
-        let coordinator = WriteCoordinator(runID: "run_test", mode: .plan, journal: journal, writeLimit: nil)
-        XCTAssertThrowsError(try coordinator.perform(Fixture.suspend("usr_ada", key: "")) { _ in .nilValue }) { error in
-            XCTAssertEqual((error as? ScriptStructuredError)?.code, "invalid_idempotency_key")
+        try eachJournalBackend { backend in
+            let journal = try backend.journal()
+            let coordinator = WriteCoordinator(runID: "run_test", mode: .plan, journal: journal, writeLimit: nil)
+            XCTAssertThrowsError(try coordinator.perform(Fixture.suspend("usr_ada", key: "")) { _ in .nilValue }) { error in
+                XCTAssertEqual((error as? ScriptStructuredError)?.code, "invalid_idempotency_key")
+            }
+            XCTAssertEqual(coordinator.performed, 0)
         }
-        XCTAssertEqual(coordinator.performed, 0)
     }
 
     func testRunIDs() {

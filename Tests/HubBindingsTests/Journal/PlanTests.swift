@@ -16,33 +16,37 @@ final class PlanTests: XCTestCase {
     }
 
     func testPlanModeReturnsPredictionsMarkedPlannedAndNeverSends() throws {
-        let journal = try Fixture.journal()
-        try journal.startRun(Fixture.runStart(mode: .plan))
-        let c = WriteCoordinator(runID: "run_test", mode: .plan, journal: journal, writeLimit: nil)
-        let noSend: (String) throws -> ScriptValue = { _ in XCTFail("plan mode sent a write"); return .nilValue }
-        let suspended = try c.perform(Fixture.suspend("usr_ada"), send: noSend)
-        let revoked = try c.perform(Fixture.revokeSession("usr_ada", "ses_1"), send: noSend)
-        XCTAssertEqual(suspended.value, ["id": "usr_ada", "status": "suspended", "planned": true])
-        XCTAssertTrue(suspended.planned)
-        XCTAssertFalse(suspended.replayed)
-        XCTAssertEqual(revoked.value, .nilValue)
-        XCTAssertEqual(c.counts, WriteCounts(planned: 2))
-        XCTAssertEqual(c.planned.map(\.sequence), [1, 2])
-        XCTAssertEqual(c.planned.map(\.key), [suspended.key, revoked.key])
-        XCTAssertEqual(c.planned[0].body, ["reason": "offboarded"])
-        XCTAssertEqual(c.planned[0].bodySHA256, Digest.sha256Hex(#"{"reason":"offboarded"}"#))
-        XCTAssertEqual(c.planned[0].summary, "suspend usr_ada")
-        XCTAssertNil(c.planned[1].body)
-        XCTAssertEqual(try journal.writes(runID: "run_test"), [])
+        try eachJournalBackend { backend in
+            let journal = try backend.journal()
+            try journal.startRun(Fixture.runStart(mode: .plan))
+            let c = WriteCoordinator(runID: "run_test", mode: .plan, journal: journal, writeLimit: nil)
+            let noSend: (String) throws -> ScriptValue = { _ in XCTFail("plan mode sent a write"); return .nilValue }
+            let suspended = try c.perform(Fixture.suspend("usr_ada"), send: noSend)
+            let revoked = try c.perform(Fixture.revokeSession("usr_ada", "ses_1"), send: noSend)
+            XCTAssertEqual(suspended.value, ["id": "usr_ada", "status": "suspended", "planned": true])
+            XCTAssertTrue(suspended.planned)
+            XCTAssertFalse(suspended.replayed)
+            XCTAssertEqual(revoked.value, .nilValue)
+            XCTAssertEqual(c.counts, WriteCounts(planned: 2))
+            XCTAssertEqual(c.planned.map(\.sequence), [1, 2])
+            XCTAssertEqual(c.planned.map(\.key), [suspended.key, revoked.key])
+            XCTAssertEqual(c.planned[0].body, ["reason": "offboarded"])
+            XCTAssertEqual(c.planned[0].bodySHA256, Digest.sha256Hex(#"{"reason":"offboarded"}"#))
+            XCTAssertEqual(c.planned[0].summary, "suspend usr_ada")
+            XCTAssertNil(c.planned[1].body)
+            XCTAssertEqual(try journal.writes(runID: "run_test"), [])
+        }
     }
 
     func testPlannedWritesCountAgainstTheLimit() throws {
-        let c = WriteCoordinator(runID: "run_test", mode: .plan, journal: try Fixture.journal(), writeLimit: 1)
-        _ = try c.perform(Fixture.suspend("usr_ada")) { _ in .nilValue }
-        XCTAssertLimitError(
-            "limit exceeded: writes: the recipe's limit is 1 (limits.writes / --max-writes); stopped before write 2: POST /users/usr_bob/suspend"
-        ) { try c.perform(Fixture.suspend("usr_bob")) { _ in .nilValue } }
-        XCTAssertEqual(c.planned.count, 1)
+        try eachJournalBackend { backend in
+            let c = WriteCoordinator(runID: "run_test", mode: .plan, journal: try backend.journal(), writeLimit: 1)
+            _ = try c.perform(Fixture.suspend("usr_ada")) { _ in .nilValue }
+            XCTAssertLimitError(
+                "limit exceeded: writes: the recipe's limit is 1 (limits.writes / --max-writes); stopped before write 2: POST /users/usr_bob/suspend"
+            ) { try c.perform(Fixture.suspend("usr_bob")) { _ in .nilValue } }
+            XCTAssertEqual(c.planned.count, 1)
+        }
     }
 
     func testSaveAndLoadRoundTrip() throws {

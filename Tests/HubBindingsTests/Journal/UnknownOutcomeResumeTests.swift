@@ -23,16 +23,18 @@ final class UnknownOutcomeResumeTests: XCTestCase {
     }
 
     func testAnUnknownOutcomeAtAnyWriteThenResumeDoesEveryChangeOnce() throws {
-        for stoppedAt in 1...writeCount {
-            for lostAfterCommit in [false, true] {
-                try stopAndResume(at: stoppedAt, lostAfterCommit: lostAfterCommit)
+        try eachJournalBackend { backend in
+            for stoppedAt in 1...writeCount {
+                for lostAfterCommit in [false, true] {
+                    try stopAndResume(at: stoppedAt, lostAfterCommit: lostAfterCommit, backend: backend)
+                }
             }
         }
     }
 
-    private func stopAndResume(at k: Int, lostAfterCommit: Bool) throws {
-        let context = "unknown outcome at write \(k), response lost after commit: \(lostAfterCommit)"
-        let journal = try Fixture.journal()
+    private func stopAndResume(at k: Int, lostAfterCommit: Bool, backend: JournalBackend) throws {
+        let context = "\(backend): unknown outcome at write \(k), response lost after commit: \(lostAfterCommit)"
+        let journal = try backend.journal()
         try journal.startRun(Fixture.runStart())
         let hub = FakeHub()
         if lostAfterCommit {

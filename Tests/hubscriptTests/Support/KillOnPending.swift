@@ -41,8 +41,9 @@ extension CLIHarness {
     /// waits `settle` microseconds (longer than the served sandbox's latency) so the
     /// request in flight reaches its handler, and returns the journal's write states.
     func killOnPending(_ args: [String], runID id: String, atDone threshold: Int, within seconds: Double = 30,
-                       settle: useconds_t = 600_000, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Int] {
-        let (p, stopDraining) = try startDrained(args)
+                       settle: useconds_t = 600_000, state: URL? = nil,
+                       file: StaticString = #filePath, line: UInt = #line) throws -> [String: Int] {
+        let (p, stopDraining) = try startDrained(args, state: state)
         defer { stopDraining() }
         let deadline = Date().addingTimeInterval(seconds)
         while p.isRunning && Date() < deadline {

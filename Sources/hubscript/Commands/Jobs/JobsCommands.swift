@@ -48,7 +48,7 @@ enum JobsCommands {
     /// line per fire on stdout.
     static func scheduler(_ config: LoadedConfig, _ common: CommonOptions.Values,
                           clock: @escaping @Sendable () -> Date) throws -> JobScheduler {
-        let journal = try Journal.openChecked(path: try common.state.journalFile.path, quickCheck: false)
+        let journal = try common.openJournal()
         let scheduler = JobScheduler(jobs: config.jobs, journal: journal, state: common.state,
                                      executor: RecipeFireExecutor(hub: config.hub, common: common, journal: journal),
                                      notifier: DispatchFailureNotifier(hub: config.hub, common: common),
@@ -132,10 +132,10 @@ enum FireText {
 
     /// What `jobs list` shows for the latest record: running and interrupted fires are
     /// told apart by their lock.
-    static func outcome(_ r: FireRecord, state: StateDirectory) -> String {
+    static func outcome(_ r: FireRecord, locks: any RunLocks) -> String {
         switch r.status {
         case .failed: return "failed (exit \(r.exitCode ?? 1))"
-        case .queued, .fired: return RunLock.isHeld(r.runID, state: state) ? (r.status == .queued ? "queued" : "running") : "interrupted"
+        case .queued, .fired: return locks.isHeld(r.runID) ? (r.status == .queued ? "queued" : "running") : "interrupted"
         default: return r.status.rawValue
         }
     }

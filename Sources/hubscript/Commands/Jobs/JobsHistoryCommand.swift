@@ -33,7 +33,7 @@ struct JobsHistoryCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let journal = try Journal.openChecked(path: try common.state.journalFile.path, quickCheck: false)
+        let journal = try common.openJournal()
         let fires = try journal.fires(job: job, limit: limit)
         if json {
             let output = ConsoleOutput(json: true, timestamps: true)
@@ -46,7 +46,7 @@ struct JobsHistoryCommand: Command {
         }
         var rows = [["RUN ID", "STATUS", "STARTED", "DURATION", "EXIT", "REASON"]]
         for r in fires {
-            let status = r.status == .queued || r.status == .fired ? FireText.outcome(r, state: common.state) : r.status.rawValue
+            let status = r.status == .queued || r.status == .fired ? FireText.outcome(r, locks: journal.runLocks(state: common.state)) : r.status.rawValue
             let reason = [r.reason, r.notified.map { "on_failure: \($0)" }].compactMap { $0 }.joined(separator: "; ")
             rows.append([r.runID, status, FireText.time(r.startedAt), FireText.duration(r.durationMs),
                          r.exitCode.map(String.init) ?? "—", reason])

@@ -36,7 +36,7 @@ struct JobsListCommand: Command {
             Console.out("no jobs: \(source)\n")
             return ExitCode.success
         }
-        let journal = try Journal.openChecked(path: try common.state.journalFile.path, quickCheck: false)
+        let journal = try common.openJournal()
         let now = clock()
         var rows = [["JOB", "SCHEDULE", "ZONE", "NEXT FIRE", "LAST FIRE", "OUTCOME"]]
         let output = ConsoleOutput(json: true, timestamps: true)
@@ -59,7 +59,7 @@ struct JobsListCommand: Command {
                 job.name, schedule.expression, schedule.timeZoneName,
                 next.map { FireText.local($0, schedule.timeZone) } ?? "never",
                 last.map { FireText.local($0.missedThrough ?? $0.scheduledAt, schedule.timeZone) } ?? "—",
-                last.map { FireText.outcome($0, state: common.state) } ?? "—",
+                last.map { FireText.outcome($0, locks: journal.runLocks(state: common.state)) } ?? "—",
             ])
         }
         if !json { Console.out(FireText.table(rows.map { $0.map(TerminalText.field) })) }
