@@ -56,11 +56,11 @@ let package = Package(
         // file's evaluation (profiles and jobs), the journal (over SQLite or PostgreSQL),
         // writes, plans, runs and their locks, and fires.
         .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "PostgresKit", "SystemText", "CSodium", "DispatchClient", "Vault", "Scheduler"]),
-        // libcurl loaded on the first HTTPS request, not at start-up (lazy_curl.c): what
-        // FoundationNetworking calls, for the statically linked build of the scripts.
-        .target(name: "CLazyCurl", path: "Sources/CLazyCurl", linkerSettings: [.linkedLibrary("dl")]),
+        // libcurl and libpq loaded on first use, not at start-up (lazy_load.h): what
+        // FoundationNetworking and PostgresKit call, for the statically linked release build.
+        .target(name: "CLazyLibraries", path: "Sources/CLazyLibraries", linkerSettings: [.linkedLibrary("dl")]),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
-        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyCurl"]),
+        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries"]),
         // The client side of scripts/bench-client (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubClient"], path: "Sources/hubscript-bench"),
 

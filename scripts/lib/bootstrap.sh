@@ -41,10 +41,11 @@ ensure_swift() {
 # The release build starts fast (docs/architecture.md, "Start-up"): the Swift runtime and
 # Foundation are linked statically (--static-swift-stdlib), so is Lua (Debian's
 # liblua5.4.a, whole, so the interpreter is not position-independent shared code), and
-# libcurl is not loaded at start-up: Sources/CLazyCurl resolves it on the first HTTPS
-# request. The link still names libcurl.so.4 and liblua5.4.so.0 (autolink entries of
-# FoundationNetworking and of the CLua module map); nothing refers to them any more, so
-# patchelf drops them, after checking that no curl_ or lua symbol is left undefined.
+# neither libcurl nor libpq is loaded at start-up: Sources/CLazyLibraries resolves each
+# on first use (an HTTPS request, a PostgreSQL journal). The link still names
+# libcurl.so.4, libpq.so.5 and liblua5.4.so.0 (autolink entries of FoundationNetworking
+# and of the module maps); nothing refers to them any more, so patchelf drops them,
+# after checking that no symbol of theirs is left undefined.
 lua_archive="/usr/lib/$(uname -m)-linux-gnu/liblua5.4.a"
 release_flags=(--static-swift-stdlib -Xlinker --whole-archive -Xlinker "$lua_archive" -Xlinker --no-whole-archive)
 
@@ -65,17 +66,14 @@ build_hubscript() {
   return 0
 }
 
-# drop_lazy_libraries BIN: removes libcurl.so.4 and liblua5.4.so.0 from BIN's needed
-# libraries, refusing if BIN still imports a symbol of either.
+# drop_lazy_libraries BIN: removes libcurl.so.4, libpq.so.5 and liblua5.4.so.0 from BIN's
+# needed libraries, refusing if BIN still imports a symbol of any of them.
 drop_lazy_libraries() {
   local undefined
-  undefined="$(nm -D --undefined-only "$1" | awk '{print $NF}' | grep -E '^(curl_|lua_|luaL_|luaopen_)' || true)"
+  undefined="$(nm -D --undefined-only "$1" | awk '{print $NF}' | grep -E '^(curl_|PQ|lua_|luaL_|luaopen_)' || true)"
   if [ -n "$undefined" ]; then
     echo "hubscript: the release binary still imports $(echo "$undefined" | head -3 | tr '\n' ' ')…; not dropping its libraries" >&2
     exit 2
   fi
-  patchelf --remove-needed libcurl.so.4 --remove-needed liblua5.4.so.0 "$1"
+  patchelf --remove-needed libcurl.so.4 --remove-needed libpq.so.5 --remove-needed liblua5.4.so.0 "$1"
 }
-
-ensure_packages
-ensure_swift
