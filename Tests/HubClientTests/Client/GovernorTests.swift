@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Rate governor")
 struct GovernorTests {
-    @Test("paces under the limit: a burst of the bucket, then 95% of limit/60 per second")
+    @Test("paces under the limit: a burst of the bucket, then 97% of limit/60 per second")
     func pacing() {
         let clock = FakeClock()
         let governor = RateGovernor(limitPerMinute: 120, clock: clock)
@@ -13,7 +13,7 @@ struct GovernorTests {
         #expect(clock.realSleeps.isEmpty)
         let start = clock.now()
         for _ in 0..<60 { governor.acquire() }
-        // 60 more at 0.95 · 2 per second: 60 / 1.9 s of (virtual) waiting, 1 / 1.9 s each.
+        // 60 more at safety · 2 per second (0.97 · 2 = 1.94 a second).
         let rate = RateGovernor.safety * 2
         #expect(abs(clock.now() - start - 60 / rate) < 0.001)
         #expect(clock.realSleeps.allSatisfy { abs($0 - 1 / rate) < 0.001 })
@@ -24,7 +24,7 @@ struct GovernorTests {
         let h = try Harness(kind, configure: { $0.rateLimitPerMinute = 100 }) { _, _ in jsonResponse(["ok": true]) }
         let start = h.clock.now()
         for _ in 0..<150 { _ = try h.client.get("/users/me") }
-        // 100 from the full bucket, then 50 at 0.6 s / 0.95 each.
+        // 100 from the full bucket, then 50 at 0.6 s / safety each.
         #expect(abs(h.clock.now() - start - 30 / RateGovernor.safety) < 0.01)
         #expect(h.requests.count == 150)
     }
@@ -70,7 +70,7 @@ struct GovernorTests {
         let clock = FakeClock(advancesOnSleep: false)
         let governor = RateGovernor(limitPerMinute: 60, clock: clock)
         DispatchQueue.concurrentPerform(iterations: 90) { _ in governor.acquire() }
-        // 60 immediate, 30 reserved 1/0.95 s apart: the reservations add up to (1+2+…+30)/0.95 s.
+        // 60 immediate, 30 reserved 1/safety s apart: the reservations add up to (1+2+…+30)/safety s.
         let waits = clock.realSleeps.sorted()
         #expect(waits.count == 30)
         #expect(abs(waits.reduce(0, +) - 465 / RateGovernor.safety) < 1)
