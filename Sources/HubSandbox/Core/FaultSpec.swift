@@ -79,7 +79,7 @@ public struct FaultSpec: Sendable, Equatable {
                 retryAfterSeconds = n
             case "latency": latency = try Self.duration(value)
             case "unimplemented":
-                unimplemented = value.split(separator: "+").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " /")) }
+                unimplemented = value.split(separator: "+", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " /")) }
                 guard !unimplemented.contains(where: \.isEmpty) else {
                     throw FaultSpecError(message: "bad fault spec: unimplemented=\(value) must list route patterns joined by +, such as webhooks+organizations")
                 }

@@ -146,9 +146,12 @@ extension HubEngine {
         }
     }
 
-    /// `text` with control characters shown as `\u{…}` escapes (for messages).
+    /// `text` (its first 100 characters) with control characters shown percent-encoded
+    /// (`%00`), as they came in the URL.
     static func visible(_ text: String) -> String {
-        String(text.prefix(100).unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined())
+        text.prefix(100).unicodeScalars.map { c in
+            c.value < 0x20 || c.value == 0x7F ? "%" + (c.value < 0x10 ? "0" : "") + String(c.value, radix: 16, uppercase: true) : String(c)
+        }.joined()
     }
 
     /// `Substratal-Version: 1` (except on /health) and the 1 MiB body cap.
