@@ -64,7 +64,7 @@ final class StoredDispatchTests: XCTestCase {
     }
     func testEachMachineMaySend600AMinute() throws {
         let clock = ManualClock()
-        let d = try StoredDispatchSandbox(storage: .memory, clock: clock)
+        let d = try StoredDispatchSandbox(storage: .memory, rateLimits: .standard, clock: clock)
         for i in 0..<600 {
             let r = send(d, title: "n\(i)", key: "k\(i)")
             XCTAssertEqual(r.status, 202)
@@ -82,7 +82,7 @@ final class StoredDispatchTests: XCTestCase {
         clock.advance(by: 1)   // 10 tokens back
         XCTAssertEqual(send(d, title: "n600", key: "k600").status, 202)
 
-        let unlimited = try StoredDispatchSandbox(storage: .memory, rateLimits: .off, clock: clock)
+        let unlimited = try StoredDispatchSandbox(storage: .memory, clock: clock)   // the default: off, as embedded
         for i in 0..<700 { XCTAssertEqual(send(unlimited, title: "n\(i)", key: nil).status, 202) }
     }
 }

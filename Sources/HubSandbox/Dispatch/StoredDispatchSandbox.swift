@@ -32,11 +32,12 @@ public final class StoredDispatchSandbox: @unchecked Sendable {
     public static let sendsPerMinute = 600
 
     /// Opens (creating the tables if missing) the store in `storage`. With `rateLimits`
-    /// standard, each machine token may send `sendsPerMinute` notifications a minute
+    /// standard (`sandbox serve` passes its own; embedded runs go unlimited, like the
+    /// embedded Hub), each machine token may send `sendsPerMinute` notifications a minute
     /// (a token bucket of this process; replays do not count); the next send gets
     /// `429 rate_limited` with `Retry-After`.
     public init(storage: SandboxOptions.Storage, options: DispatchOptions = DispatchOptions(), faults: FaultSpec = .none,
-                rateLimits: SandboxOptions.RateLimits = .standard, clock: any SandboxClock = SystemClock()) throws {
+                rateLimits: SandboxOptions.RateLimits = .off, clock: any SandboxClock = SystemClock()) throws {
         limiter = RateLimiter(enforced: rateLimits == .standard)
         self.clock = clock
         switch storage {
