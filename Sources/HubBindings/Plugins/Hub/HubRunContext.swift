@@ -44,14 +44,24 @@ public final class HubRunContext: @unchecked Sendable {
     // MARK: Reads
 
     func get(_ path: String, _ query: [(name: String, value: String)] = []) throws -> ScriptValue {
+        try checkFeature()
         try writes.commitOutcomes()
         reads += 1
         onRead?()
         return ScriptValue(try client.send(HubRequest(.get, path, query: query, feature: feature)).json)
     }
 
-    /// Opens a lazy list for the binding `name` (`hub.users.list`); returns its handle.
+    /// Throws `feature_disabled` (nothing sent, no read counted) when the running
+    /// binding's feature is off; the binding then returns its "unavailable" result.
+    private func checkFeature() throws {
+        guard let feature, !client.isFeatureEnabled(feature) else { return }
+        throw HubError(code: HubError.Code.featureDisabled, message: "The feature '\(feature)' is not available on this Hub")
+    }
+
+    /// Opens a lazy list for the binding `name` (`hub.users.list`); returns its handle
+    /// (an empty list's when the binding's feature is off).
     func openList(_ name: String, _ path: String, _ query: [(name: String, value: String)]) -> Int {
+        if let feature, !client.isFeatureEnabled(feature) { return emptyList() }
         if lists.count >= Self.maxOpenLists, let oldest = lists.keys.min() {
             closeList(oldest)
             evictedLists.insert(oldest)
