@@ -1,7 +1,7 @@
 // The client side of scripts/bench-pacing: drives every rate-limit class at once
 // against `hubscript sandbox serve` at standard limits and reports, per class, the
 // requests per minute in steady state and the 429s.
-//   hubscript-bench pacing URL SECONDS [WARMUP]
+//   hubscript-bench pacing URL SECONDS [WARMUP [DISPATCH_URL]]
 //
 // Workloads (one thread each, each as fast as the client's governor lets it):
 //   key_ops   reads (GET /users) and entitlement grants, and user creation when the
@@ -9,9 +9,13 @@
 //             reads, the grant class's 20/min of the grants;
 //   key_jobs  notification sends (POST /applications/app_hub/notifications) to users in
 //             turn: the key's 100/min is the bottleneck (the send class allows 600);
-//   session   token refreshes of one signed-in session: the refresh class's 30/min.
+//   session   token refreshes of one signed-in session: the refresh class's 30/min;
+//   dispatch  Dispatch sends with the sandbox machine token (when DISPATCH_URL is given):
+//             the token's 600/min.
 import Dispatch
+import DispatchClient
 import Foundation
+import HTTPKit
 import HubClient
 
 enum PacingBench {
@@ -48,7 +52,18 @@ enum PacingBench {
         return try HubClient(baseURL: url, credential: credential, transport: LiveTransport(), options: options)
     }
 
-    static func run(_ url: URL, seconds: Double, warmup: Double) throws {
+    /// The sandbox Dispatch's client with its own pacer; every answer goes to `log`.
+    static func dispatchClient(_ url: URL, log: Log) throws -> DispatchClient {
+        let http = LoopbackHTTPClient()
+        let port = UInt16(url.port ?? 80)
+        return try DispatchClient(baseURL: url, token: "dsp_test_machine_sandbox", transport: DispatchTransports.function { request, _ in
+            let response = try http.perform(request, host: "127.0.0.1", port: port, timeout: 30)
+            log.add("dispatch/send", response.status)
+            return response
+        })
+    }
+
+    static func run(_ url: URL, seconds: Double, warmup: Double, dispatch: URL?) throws {
         let log = Log()
         let ops = try client(url, .apiKey("satk_test_ops_sandbox_000000000000000000"), key: "key_ops", log: log)
         let jobs = try client(url, .apiKey("satk_test_jobs_sandbox_0000000000000000"), key: "key_jobs", log: log)
@@ -67,7 +82,8 @@ enum PacingBench {
         let failures = LockedList()
         let run = UUID().uuidString.prefix(8).lowercased()
 
-        let lanes: [@Sendable () -> Void] = [
+        let dispatcher = try dispatch.map { try dispatchClient($0, log: log) }
+        var lanes: [@Sendable () -> Void] = [
             {   // reads on key_ops
                 while running() { attempt(failures) { _ = try ops.get("/users", query: [(name: "limit", value: "1")]) } }
             },
@@ -121,6 +137,18 @@ enum PacingBench {
                 }
             },
         ]
+        if let dispatcher {
+            lanes.append {   // Dispatch sends
+                var n = 0
+                while running() {
+                    attempt(failures) {
+                        _ = try dispatcher.send(try DispatchNotification(title: "Pacing \(n)", body: "bench"),
+                                                idempotencyKey: "pacing-\(run)-dispatch-\(n)")
+                    }
+                    n += 1
+                }
+            }
+        }
         // A thread per lane (concurrentPerform would run only as many as there are cores).
         let done = DispatchGroup()
         for lane in lanes {
@@ -131,7 +159,8 @@ enum PacingBench {
             }
         }
         done.wait()
-        report(log.all, seconds: seconds, warmup: warmup, offersUserCreation: offersUserCreation.value, failures: failures.all)
+        report(log.all, seconds: seconds, warmup: warmup, offersUserCreation: offersUserCreation.value,
+               measuresDispatch: dispatch != nil, failures: failures.all)
     }
 
     /// Signs in as Ada (no MFA in the seed) and returns the refresh token.
@@ -149,7 +178,8 @@ enum PacingBench {
         }
     }
 
-    static func report(_ answers: [Answer], seconds: Double, warmup: Double, offersUserCreation: Bool, failures: [String]) {
+    static func report(_ answers: [Answer], seconds: Double, warmup: Double, offersUserCreation: Bool, measuresDispatch: Bool,
+                       failures: [String]) {
         struct Row { let name: String, lanes: [String], limit: Int, bottleneck: Bool }
         let rows = [
             Row(name: "key_ops: session or key (reads + grants + creations)", lanes: ["key_ops/"], limit: 100, bottleneck: true),
@@ -157,7 +187,7 @@ enum PacingBench {
             Row(name: "key_ops: user creation", lanes: ["key_ops/user_creation"], limit: 20, bottleneck: offersUserCreation),
             Row(name: "key_jobs: notification sends (the key's 100 binds)", lanes: ["key_jobs/"], limit: 100, bottleneck: true),
             Row(name: "session: token refresh", lanes: ["session/refresh"], limit: 30, bottleneck: true),
-        ]
+        ] + (measuresDispatch ? [Row(name: "dispatch: sends per machine token", lanes: ["dispatch/send"], limit: 600, bottleneck: true)] : [])
         let window = seconds - warmup
         print(String(format: "Pacing against hubscript sandbox serve (rate limits standard): %.0f s, steady state after %.0f s", seconds, warmup))
         print("  class                                                 limit/min  req/min (steady)  of limit  429s steady/total")
