@@ -54,6 +54,25 @@ final class FeatureOffTests: XCTestCase {
         XCTAssertEqual(output.lines, ["0"])
         XCTAssertEqual(outcome.failure?.message.contains("bad argument #1 to 'hub.webhooks.get'"), true, outcome.failure?.message ?? "")
     }
+
+    func testHubAvailableRefusesHostileArguments() throws {
+        let h = try GatingTests.Harness()
+        for (argument, message) in [
+            ("{}", "bad argument #1 to 'hub.available' (string expected, got table)"),
+            ("nil", "bad argument #1 to 'hub.available' (string expected, got nil)"),
+            ("string.rep('x', 1 << 20)", "bad argument #1 to 'hub.available' (feature is 1048576 bytes; the most is 64)"),
+        ] {
+            let prepared = try h.recipe("hostile.lua", WebhookBindingTests.recipe(needs: "users.list", "print(hub.available(\(argument)))"))
+            let outcome = try h.execute(prepared, try h.jobs)
+            XCTAssertEqual(outcome.failure?.message.contains(message), true, "\(argument): \(outcome.failure?.message ?? "no failure")")
+        }
+        // A name no feature has (NUL included) was never turned off.
+        let prepared = try h.recipe("odd.lua", WebhookBindingTests.recipe(needs: "users.list", #"print(hub.available("web\0hooks"), hub.available(""))"#))
+        let output = MemoryOutput()
+        let outcome = try h.execute(prepared, try h.jobs, output: output)
+        XCTAssertNil(outcome.failure, outcome.failure?.message ?? "")
+        XCTAssertEqual(output.lines, ["true\ttrue"])
+    }
 }
 
 private final class Warnings: @unchecked Sendable {
