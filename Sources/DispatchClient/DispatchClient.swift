@@ -31,7 +31,8 @@ public struct DispatchRetryPolicy: Sendable, Equatable {
 /// machine bearer token and an Idempotency-Key, and `GET /health`.
 ///
 /// The token goes into the `Authorization` header and nowhere else: no message, error or
-/// description of this type contains it. Thread-safe.
+/// description of this type contains it. Sends are paced under the token's limit
+/// (`DispatchSendPacer`, 600 a minute); `GET /health` is not. Thread-safe.
 public final class DispatchClient: Sendable {
     public let baseURL: URL
     public let retry: DispatchRetryPolicy
@@ -40,13 +41,16 @@ public final class DispatchClient: Sendable {
     private let tokenSource: String
     private let transport: any DispatchTransport
     private let sleep: @Sendable (TimeInterval) -> Void
+    /// Paces sends under the machine token's limit.
+    public let pacer: DispatchSendPacer
 
     /// - Throws: `DispatchError` `insecure_transport` unless `baseURL` is `https://`, or
     ///   `http://` to a loopback host; `configuration_error` for an empty token or one
     ///   with spaces or control characters.
     public init(baseURL: URL, token: String, tokenSource: String = "the configured token", transport: any DispatchTransport,
                 retry: DispatchRetryPolicy = DispatchRetryPolicy(),
-                sleep: @escaping @Sendable (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) }) throws {
+                sleep: @escaping @Sendable (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) },
+                pacer: DispatchSendPacer = DispatchSendPacer()) throws {
         try Self.checkURL(baseURL)
         guard !token.isEmpty, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw DispatchError(code: DispatchError.Code.configuration,
@@ -59,6 +63,7 @@ public final class DispatchClient: Sendable {
         self.transport = transport
         self.retry = retry
         self.sleep = sleep
+        self.pacer = pacer
     }
 
     /// `https://…`, or `http://` to 127.0.0.0/8, ::1 or localhost (seed 003 §3: plain
@@ -93,7 +98,7 @@ public final class DispatchClient: Sendable {
         headers.add("Idempotency-Key", key)
         headers.add("User-Agent", "hubscript-dispatch/1")
         let request = HTTPRequestMessage(method: "POST", target: "/v1/notifications", headers: headers, body: notification.json)
-        let response = try exchange(request)
+        let response = try exchange(request, paced: true)
         guard response.status == 202 else { throw failure(response, key: key) }
         guard let object = DispatchJSON.parse(response.body),
               let id = object["id"]?.string, !id.isEmpty,
@@ -122,14 +127,20 @@ public final class DispatchClient: Sendable {
 
     /// Sends `request` until a response that is not `5xx`/`429` arrives, or the attempts
     /// run out; returns the last response (`5xx` or `429` only if it is the last attempt's).
-    private func exchange(_ request: HTTPRequestMessage) throws -> HTTPResponseMessage {
+    /// A `paced` request first waits for a slot from `pacer`, and its answers feed it.
+    private func exchange(_ request: HTTPRequestMessage, paced: Bool = false) throws -> HTTPResponseMessage {
         var attempt = 0
         while true {
             attempt += 1
             let last = attempt >= retry.maxAttempts
             let response: HTTPResponseMessage
+            if paced {
+                let wait = pacer.reserve()
+                if wait > 0 { sleep(wait) }
+            }
             do {
                 response = try transport.perform(request, baseURL: baseURL)
+                if paced { pacer.observe(response.headers) }
             } catch {
                 let failure = error as? HTTPClientError ?? HTTPClientError(.connectionLost, "\(error)")
                 if failure.kind == .tooLarge || failure.kind == .notLoopback || last {

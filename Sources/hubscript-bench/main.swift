@@ -1,12 +1,19 @@
 // Drives hubscript's Hub client for scripts/bench-client: N paginated reads and M
 // keyed entitlement grants against a served sandbox, printing seconds per phase.
 //   hubscript-bench URL READS WRITES [CONCURRENCY]
+//   hubscript-bench pacing URL SECONDS [WARMUP [DISPATCH_URL]]   (scripts/bench-pacing; PacingBench.swift)
 // The Python peer (scripts/bench/client.py) does exactly the same requests.
 import Dispatch
 import Foundation
 import HubClient
 
 let args = CommandLine.arguments
+if args.count >= 4, args[1] == "pacing", let url = URL(string: args[2]), let seconds = Double(args[3]) {
+    // scripts/bench-pacing: hubscript-bench pacing URL SECONDS [WARMUP]
+    try PacingBench.run(url, seconds: seconds, warmup: args.count > 4 ? Double(args[4]) ?? 30 : 30,
+                        dispatch: args.count > 5 ? URL(string: args[5]) : nil)
+    exit(0)
+}
 guard args.count >= 4, let url = URL(string: args[1]), let reads = Int(args[2]), let writes = Int(args[3]) else {
     FileHandle.standardError.write(Data("usage: hubscript-bench URL READS WRITES [CONCURRENCY]\n".utf8))
     exit(2)

@@ -62,4 +62,27 @@ final class StoredDispatchTests: XCTestCase {
         XCTAssertEqual(again.headers["Idempotent-Replayed"], "true")
         XCTAssertEqual(try losing.sentNotifications().count, 1)
     }
+    func testEachMachineMaySend600AMinute() throws {
+        let clock = ManualClock()
+        let d = try StoredDispatchSandbox(storage: .memory, rateLimits: .standard, clock: clock)
+        for i in 0..<600 {
+            let r = send(d, title: "n\(i)", key: "k\(i)")
+            XCTAssertEqual(r.status, 202)
+            XCTAssertEqual(r.headers["RateLimit-Remaining"], String(599 - i))
+        }
+        let limited = send(d, title: "n600", key: "k600")
+        XCTAssertEqual(limited.status, 429)
+        XCTAssertEqual(String(decoding: limited.body, as: UTF8.self),
+                       #"{"error":{"code":"rate_limited","message":"Too many sends from this machine token (600 a minute); retry after 1 s."}}"#)
+        XCTAssertEqual(limited.headers["Retry-After"], "1")
+        XCTAssertEqual(limited.headers["RateLimit-Limit"], "600")
+        // A replay is not a new send: answered from the store, limit or not.
+        XCTAssertEqual(send(d, title: "n0", key: "k0").headers["Idempotent-Replayed"], "true")
+        XCTAssertEqual(try d.sentNotifications().count, 600)
+        clock.advance(by: 1)   // 10 tokens back
+        XCTAssertEqual(send(d, title: "n600", key: "k600").status, 202)
+
+        let unlimited = try StoredDispatchSandbox(storage: .memory, clock: clock)   // the default: off, as embedded
+        for i in 0..<700 { XCTAssertEqual(send(unlimited, title: "n\(i)", key: nil).status, 202) }
+    }
 }

@@ -30,14 +30,17 @@ public final class LoopbackHTTPClient: @unchecked Sendable {
     public static func isLoopback(_ host: String) -> Bool { Socket.loopback(host) != nil }
 
     /// Sends `request` to `host:port` and returns the response. `timeout` bounds each
-    /// wait for bytes. A response with `Connection: close` closes its connection.
-    public func perform(_ request: HTTPRequestMessage, host: String, port: UInt16, timeout: Double) throws -> HTTPResponseMessage {
+    /// wait for bytes, `connectTimeout` (default: `timeout`) a new connection's
+    /// handshake. A response with `Connection: close` closes its connection.
+    public func perform(_ request: HTTPRequestMessage, host: String, port: UInt16, timeout: Double,
+                        connectTimeout: Double? = nil) throws -> HTTPResponseMessage {
         guard let address = Socket.loopback(host) else {
             throw HTTPClientError(.notLoopback, "\(host) is not a loopback host; plain HTTP is only for loopback")
         }
         let poolKey = "\(host):\(port)"
         let wire = encode(request, host: host, port: port)
-        let (fd, reused) = try connection(poolKey, address: address, port: port, timeout: timeout)
+        let (fd, reused) = try connection(poolKey, address: address, port: port, timeout: timeout,
+                                          connectTimeout: connectTimeout ?? timeout)
         var reader = HTTPResponseReader(fd: fd, maxBodyBytes: maxResponseBytes)
         do {
             let sent = wire.withUnsafeBytes { Socket.sendAll(fd, $0) }
@@ -50,18 +53,19 @@ public final class LoopbackHTTPClient: @unchecked Sendable {
             // A pooled connection the server had already closed: nothing was processed
             // for a GET we can safely try once more on a fresh connection.
             if reused && !reader.receivedAny && error.kind == .connectionLost && request.method == "GET" {
-                return try perform(request, host: host, port: port, timeout: timeout)
+                return try perform(request, host: host, port: port, timeout: timeout, connectTimeout: connectTimeout)
             }
             throw error
         }
     }
 
-    private func connection(_ key: String, address: Socket.Loopback, port: UInt16, timeout: Double) throws -> (Int32, Bool) {
+    private func connection(_ key: String, address: Socket.Loopback, port: UInt16, timeout: Double,
+                            connectTimeout: Double) throws -> (Int32, Bool) {
         if let fd = lock.withLock({ idle[key]?.popLast() }) {
             Socket.setTimeout(fd, timeout)
             return (fd, true)
         }
-        return (try Socket.connect(to: address, port: port, timeout: timeout).get(), false)
+        return (try Socket.connect(to: address, port: port, timeout: timeout, connectTimeout: connectTimeout).get(), false)
     }
 
     private func checkIn(_ fd: Int32, _ key: String) {

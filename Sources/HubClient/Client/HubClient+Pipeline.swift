@@ -46,7 +46,9 @@ extension HubClient {
     private func sendOnce(_ call: inout CallProgress) throws -> Answer? {
         let observe = options.observe
         let rateClass = RateClass.of(method: call.request.method.rawValue, path: call.request.path)
-        pacer.acquire(rateClass) { wait, reason in observe?(.rateLimitWait(seconds: wait, reason: reason)) }
+        pacer.acquire(rateClass, authenticated: call.request.authenticated) { wait, reason in
+            observe?(.rateLimitWait(seconds: wait, reason: reason))
+        }
         let auth = try authorization(for: call.request)
         let requestID = UUID().uuidString.lowercased()
         let message = makeMessage(call.request, authorization: auth.header, requestID: requestID)
@@ -69,7 +71,7 @@ extension HubClient {
             return nil
         }
         observe?(.answered(method: method, path: path, status: raw.status, seconds: options.clock.now() - started))
-        pacer.session.observe(raw.headers)
+        pacer.observe(rateClass, raw.headers)
         warnIfDeprecated(raw.headers)
         return Answer(raw: raw, requestID: raw.headers["X-Request-Id"] ?? requestID, authGeneration: auth.generation)
     }
@@ -114,7 +116,7 @@ extension HubClient {
             try reapplyOnCurrentState(error, reapply: reapply, &call)
             return
         }
-        if let feature = call.request.feature, raw.status == 404 || raw.status == 501 {
+        if let feature = call.request.feature, raw.status == 501 || (raw.status == 404 && !call.request.namesResource) {
             throw disable(feature: feature, because: error)
         }
         let retryAfter = RetryPolicy.retryAfter(raw.headers)

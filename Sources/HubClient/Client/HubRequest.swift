@@ -27,10 +27,12 @@ public struct HubRequest: Sendable {
     /// Sent as `If-Match`; when nil on a PATCH/DELETE of a user, entitlement, role or
     /// settings resource, the client sends the ETag it cached for the path, if any.
     public var ifMatch: String?
-    /// The feature flag that gates this endpoint (e.g. `notifications`). A 404 or 501
-    /// turns the feature off for the client's lifetime (seed 000 §10), so mark only
-    /// requests whose 404 means "this Hub has no such endpoint", such as list and
-    /// create calls, not reads of one id that may simply not exist.
+    /// The feature flag that gates this endpoint (e.g. `notifications`). A `501` turns
+    /// the feature off for the client's lifetime (seed 000 §10), and so does a `404`
+    /// on a path that names no resource id (a list or create call: "this Hub has no
+    /// such endpoint"); a 404 on `/webhooks/whk_x` only means that webhook is gone.
+    /// Once off, the client fails the feature's requests with `feature_disabled`
+    /// without sending them.
     public var feature: String?
     /// Whether to send the credential. Login and refresh calls do not.
     public var authenticated: Bool
@@ -53,6 +55,14 @@ public struct HubRequest: Sendable {
         self.feature = feature
         self.authenticated = authenticated
         self.headers = headers
+    }
+
+    /// Whether a path segment is a resource id (`whk_…`, `usr_…`: letters, `_`, more).
+    var namesResource: Bool {
+        path.split(separator: "/").contains { segment in
+            guard let underscore = segment.firstIndex(of: "_"), underscore > segment.startIndex else { return false }
+            return segment[..<underscore].allSatisfy { $0.isLetter && $0.isLowercase } && segment.index(after: underscore) < segment.endIndex
+        }
     }
 
     /// Whether the client may resend this request after an unknown outcome.

@@ -9,8 +9,14 @@ import FoundationNetworking
 /// Rules (seed 002): HTTPS only, except plain HTTP to loopback hosts; redirects are
 /// never followed (the 3xx response is returned and the client rejects it); bodies over
 /// `HubTransportPolicy.maxResponseBytes` are cut off and fail; no cookies, no cache.
-/// `timeouts.read` is the idle timeout between bytes. URLSession has no separate
-/// connect timeout, so the connect phase is bounded by the same idle timer.
+/// `timeouts.read` is the idle timeout between bytes. URLSession has no connect timeout
+/// of its own (under libcurl only its idle timer bounds a connect), so before it sends to
+/// a host:port no connection reached in the last `reachableFor` seconds, the transport
+/// makes a TCP handshake itself (`TCPConnectProbe`) within `timeouts.connect` (10 s),
+/// sending nothing: an unreachable or blackholed Hub fails after 10 s with
+/// `cannotConnect`, known unprocessed. Skipped when a proxy is configured
+/// (`https_proxy`, `all_proxy`…): then URLSession connects to the proxy, not the host.
+/// The loopback client bounds each new connection's handshake by `timeouts.connect`.
 ///
 /// Connections: reads (GET, HEAD) share one session whose keep-alive connections are
 /// reused across calls and threads. Every other method goes out on a connection of its
@@ -31,11 +37,18 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
     private let loopback: LoopbackHTTPClient?
     /// Base URLs already validated, with their loopback route when they have one.
     private let routes = ClientLock([URL: LoopbackRoute?]())
+    /// When (monotonic seconds) a connection to each host:port last succeeded.
+    private let reached = ClientLock([String: TimeInterval]())
+    /// How long a successful connection vouches for its host:port (no probe before it).
+    static let reachableFor: TimeInterval = 30
+    /// Whether URLSession goes through a proxy (then probing the host proves nothing).
+    private let proxied: Bool
 
     public init(maxConnectionsPerHost: Int = 8, loopbackFastPath: Bool = true) {
         loopback = loopbackFastPath
             ? LoopbackHTTPClient(maxIdlePerHost: maxConnectionsPerHost, maxResponseBytes: HubTransportPolicy.maxResponseBytes) : nil
         delegate = LiveTransportDelegate()
+        proxied = Self.proxyConfigured(ProcessInfo.processInfo.environment)
         pooled = URLSession(configuration: Self.configuration(maxConnectionsPerHost), delegate: delegate, delegateQueue: nil)
         oneShot = URLSession(configuration: Self.configuration(maxConnectionsPerHost), delegate: delegate, delegateQueue: nil)
     }
@@ -77,11 +90,40 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
         if !reusesConnections { urlRequest.setValue("close", forHTTPHeaderField: "Connection") }
         if !request.body.isEmpty { urlRequest.httpBody = request.body }
 
+        try ensureReachable(url, timeout: timeouts.connect)
         let task = (reusesConnections ? pooled : oneShot).dataTask(with: urlRequest)
         let exchange = delegate.register(task)
         task.resume()
         exchange.done.wait()
-        return try exchange.result()
+        let response = try exchange.result()
+        if let key = Self.hostPort(url) { reached.withLock { $0[key] = ProcessInfo.processInfo.systemUptime } }
+        return response
+    }
+
+    /// Probes `url`'s host:port with a TCP handshake bounded by `timeout`, unless a
+    /// connection to it succeeded in the last `reachableFor` seconds or a proxy is set.
+    /// - Throws: `HubTransportError(.cannotConnect)` when no handshake completed.
+    func ensureReachable(_ url: URL, timeout: TimeInterval) throws {
+        guard !proxied, let key = Self.hostPort(url), let host = url.host else { return }
+        let now = ProcessInfo.processInfo.systemUptime
+        if let at = reached.withLock({ $0[key] }), now - at < Self.reachableFor { return }
+        do {
+            try TCPConnectProbe.check(host: host, port: UInt16(url.port ?? (url.scheme == "https" ? 443 : 80)), timeout: timeout)
+        } catch let error as HTTPClientError {
+            throw HubTransportError(.cannotConnect, error.message)
+        }
+        reached.withLock { $0[key] = ProcessInfo.processInfo.systemUptime }
+    }
+
+    static func hostPort(_ url: URL) -> String? {
+        guard let host = url.host else { return nil }
+        return "\(host):\(url.port ?? (url.scheme == "https" ? 443 : 80))"
+    }
+
+    /// Whether the environment routes URLSession (libcurl) through a proxy.
+    static func proxyConfigured(_ environment: [String: String]) -> Bool {
+        ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"]
+            .contains { !(environment[$0] ?? "").isEmpty }
     }
 }
 
@@ -114,7 +156,8 @@ extension LiveTransport {
         var prefixed = request
         prefixed.target = route.pathPrefix + request.target
         do {
-            return try client.perform(prefixed, host: route.host, port: route.port, timeout: timeouts.read)
+            return try client.perform(prefixed, host: route.host, port: route.port, timeout: timeouts.read,
+                                      connectTimeout: timeouts.connect)
         } catch let error as HTTPClientError {
             switch error.kind {
             case .cannotConnect: throw HubTransportError(.cannotConnect, error.message)

@@ -1,16 +1,20 @@
 import Foundation
+import HTTPKit
 
 /// The Hub's rate-limit classes beyond the per-caller bucket (docs/hub-api.md, "Rate
-/// limits"): entitlement grants and user creation at 20 a minute, token refresh at 30.
-/// Every request also counts against the caller's bucket (`rateLimitPerMinute`).
+/// limits"): entitlement grants and user creation at 20 a minute, token refresh at 30,
+/// notification sends at 600 a minute per key (seed 000 §4). Every authenticated
+/// request also counts against the caller's bucket (`rateLimitPerMinute`); a refresh
+/// is anonymous, so only its class paces it.
 public enum RateClass: String, Sendable, CaseIterable {
-    case grant, userCreation = "user_creation", refresh
+    case grant, userCreation = "user_creation", refresh, notificationSend = "notification_send"
 
     /// The class's documented limit per minute.
     public var limitPerMinute: Int {
         switch self {
         case .grant, .userCreation: 20
         case .refresh: 30
+        case .notificationSend: 600
         }
     }
 
@@ -23,15 +27,18 @@ public enum RateClass: String, Sendable, CaseIterable {
         case 1 where parts[0] == "users": return .userCreation
         case 3 where (parts[0] == "users" || parts[0] == "organizations") && parts[2] == "entitlements": return .grant
         case 3 where parts == ["auth", "token", "refresh"]: return .refresh
+        case 3 where parts[0] == "applications" && parts[2] == "notifications": return .notificationSend
         default: return nil
         }
     }
 }
 
 /// The governors of one client: the caller's bucket, and one per `RateClass`, each at
-/// its documented limit (the caller's limit caps them: pacing off turns them off too).
-/// A request acquires its class's slot, then the caller's; a 429 on a classed request
-/// pauses that class only, so reads go on at full speed while grants wait.
+/// its documented limit (pacing off turns them all off). A request acquires its
+/// class's slot, then the caller's (a refresh is anonymous: its class only); a 429 on
+/// a classed request pauses that class only, so reads go on at full speed while grants
+/// wait. Each governor learns from the `RateLimit-*` headers of its own requests: the
+/// Hub reports a classed request's class bucket (docs/hub-api.md, "Rate limits").
 final class RatePacer: Sendable {
     let session: RateGovernor
     private let classes: [RateClass: RateGovernor]
@@ -40,17 +47,25 @@ final class RatePacer: Sendable {
         session = RateGovernor(limitPerMinute: limitPerMinute, clock: clock)
         var classes: [RateClass: RateGovernor] = [:]
         for c in RateClass.allCases {
-            classes[c] = RateGovernor(limitPerMinute: limitPerMinute == 0 ? 0 : min(limitPerMinute, c.limitPerMinute), clock: clock)
+            classes[c] = RateGovernor(limitPerMinute: limitPerMinute == 0 ? 0 : c.limitPerMinute, clock: clock)
         }
         self.classes = classes
     }
 
     func governor(_ rateClass: RateClass?) -> RateGovernor? { rateClass.flatMap { classes[$0] } }
 
-    /// Waits for a slot in `rateClass` (if any), then in the caller's bucket.
-    func acquire(_ rateClass: RateClass?, beforeWaiting: (TimeInterval, HubClientEvent.WaitReason) -> Void) {
+    /// Waits for a slot in `rateClass` (if any), then in the caller's bucket when the
+    /// request counts against it (`authenticated`).
+    func acquire(_ rateClass: RateClass?, authenticated: Bool = true,
+                 beforeWaiting: (TimeInterval, HubClientEvent.WaitReason) -> Void) {
         governor(rateClass)?.acquire(beforeWaiting: beforeWaiting)
-        session.acquire(beforeWaiting: beforeWaiting)
+        if authenticated || rateClass == nil { session.acquire(beforeWaiting: beforeWaiting) }
+    }
+
+    /// The answer's `RateLimit-*` headers, to the governor of the bucket they describe:
+    /// the request's class, or the caller's.
+    func observe(_ rateClass: RateClass?, _ headers: HTTPHeaders) {
+        (governor(rateClass) ?? session).observe(headers)
     }
 
     /// A 429's `Retry-After`: the request's class pauses, or every request when it has none.

@@ -43,6 +43,9 @@ final class RequestContext {
     var caller: Caller?
     /// Path parameters in pattern order (`/users/:id/roles/:role` → [id, role]).
     var params: [String] = []
+    /// A bucket the handler took for its class (token refresh): the response's
+    /// `RateLimit-*` headers then describe it instead of the caller's bucket.
+    var classRate: RateLimiter.Outcome?
     let query: [(name: String, value: String)]
     private var parsedBody: JSON?
 

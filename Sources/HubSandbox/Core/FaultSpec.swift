@@ -13,6 +13,10 @@ import Foundation
 /// - `dup`: probability that a webhook event is delivered twice (two deliveries, one event id).
 /// - `reorder`: probability that a webhook delivery is held back (0.3 s), so later events overtake it.
 /// - `seed`: seed of the deterministic random source that draws the faults (default 0).
+/// - `unimplemented`: route patterns, joined by `+`, whose requests all get
+///   `501 not_implemented` (a Hub without that feature): a pattern matches every route
+///   it is a segment-wise prefix of, e.g. `webhooks` (every webhook route),
+///   `users/me/notifications`, `applications/:id/notifications`.
 /// An empty string or `none` means no faults.
 public struct FaultSpec: Sendable, Equatable {
     public var errorRate: Double
@@ -22,6 +26,8 @@ public struct FaultSpec: Sendable, Equatable {
     public var lostRate: Double
     public var duplicateRate: Double = 0
     public var reorderRate: Double = 0
+    /// Route patterns answered `501 not_implemented` (see `unimplemented` above).
+    public var unimplemented: [String] = []
     public var seed: UInt64
 
     public static let none = FaultSpec()
@@ -38,7 +44,15 @@ public struct FaultSpec: Sendable, Equatable {
 
     /// Whether any fault can happen.
     public var isNone: Bool {
-        errorRate == 0 && unavailableRate == 0 && lostRate == 0 && latency == .zero
+        errorRate == 0 && unavailableRate == 0 && lostRate == 0 && latency == .zero && unimplemented.isEmpty
+    }
+
+    /// Whether `route` (a pattern's segments, `[":id", …]` for parameters) is switched off.
+    func isUnimplemented(_ route: [String]) -> Bool {
+        unimplemented.contains { pattern in
+            let prefix = pattern.split(separator: "/").map(String.init)
+            return prefix.count <= route.count && Array(route.prefix(prefix.count)) == prefix
+        }
     }
 
     /// Parses the spec syntax above. Throws `FaultSpecError` naming the bad pair.
@@ -64,13 +78,18 @@ public struct FaultSpec: Sendable, Equatable {
                 }
                 retryAfterSeconds = n
             case "latency": latency = try Self.duration(value)
+            case "unimplemented":
+                unimplemented = value.split(separator: "+", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " /")) }
+                guard !unimplemented.contains(where: \.isEmpty) else {
+                    throw FaultSpecError(message: "bad fault spec: unimplemented=\(value) must list route patterns joined by +, such as webhooks+organizations")
+                }
             case "seed":
                 guard let n = UInt64(value) else {
                     throw FaultSpecError(message: "bad fault spec: seed=\(value) must be a non-negative integer")
                 }
                 seed = n
             default:
-                throw FaultSpecError(message: "unknown fault '\(key)'; known: error, unavailable, retry_after, latency, lost, dup, reorder, seed")
+                throw FaultSpecError(message: "unknown fault '\(key)'; known: error, unavailable, retry_after, latency, lost, dup, reorder, unimplemented, seed")
             }
         }
         if errorRate + unavailableRate > 1 {

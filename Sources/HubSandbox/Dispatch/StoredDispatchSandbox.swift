@@ -13,6 +13,8 @@ import SQLiteKit
 /// the store (`Idempotent-Replayed: true`, the same body; `409 idempotency_key_reused`
 /// for another body) without reaching the relay; a new one goes to the relay, and a `202`
 /// is recorded in the same transaction, which also serialises processes sharing the file.
+/// Each machine token may send 600 a minute (`429 rate_limited` with `Retry-After`,
+/// `RateLimit-*` headers on every send) when rate limits are standard.
 /// Faults as in `FaultSpec`: `error`/`unavailable` answer 500/503 before anything is
 /// recorded; `lost` records the send, then drops the response; `latency` delays it.
 /// Thread-safe.
@@ -23,9 +25,21 @@ public final class StoredDispatchSandbox: @unchecked Sendable {
     private let options: DispatchOptions
     private let faults: FaultSpec
     private var rng: SplitMix64
+    private let limiter: RateLimiter
+    private let clock: any SandboxClock
 
-    /// Opens (creating the tables if missing) the store in `storage`.
-    public init(storage: SandboxOptions.Storage, options: DispatchOptions = DispatchOptions(), faults: FaultSpec = .none) throws {
+    /// Sends per machine token per minute (seed 000 §4: 600 sends a minute per key).
+    public static let sendsPerMinute = 600
+
+    /// Opens (creating the tables if missing) the store in `storage`. With `rateLimits`
+    /// standard (`sandbox serve` passes its own; embedded runs go unlimited, like the
+    /// embedded Hub), each machine token may send `sendsPerMinute` notifications a minute
+    /// (a token bucket of this process; replays do not count); the next send gets
+    /// `429 rate_limited` with `Retry-After`.
+    public init(storage: SandboxOptions.Storage, options: DispatchOptions = DispatchOptions(), faults: FaultSpec = .none,
+                rateLimits: SandboxOptions.RateLimits = .off, clock: any SandboxClock = SystemClock()) throws {
+        limiter = RateLimiter(enforced: rateLimits == .standard)
+        self.clock = clock
         switch storage {
         case .memory: db = try .sandboxStore(path: ":memory:")
         case .file(let url): db = try .sandboxStore(path: url.path)
@@ -101,8 +115,21 @@ public final class StoredDispatchSandbox: @unchecked Sendable {
             return HTTPResponseMessage(status: 202, headers: HTTPHeaders([("Content-Type", "application/json"), ("Idempotent-Replayed", "true")]),
                                        body: Data(stored.1.utf8))
         }
+        var outcome: RateLimiter.Outcome?
+        if let machine {
+            let o = limiter.take("send:" + machine, capacity: Self.sendsPerMinute, window: 60,
+                                 now: clock.now().timeIntervalSince1970)
+            guard o.allowed else {
+                var r = Self.error(429, "rate_limited", "Too many sends from this machine token (\(Self.sendsPerMinute) a minute); retry after \(o.retryAfter) s.")
+                r.headers.add("Retry-After", String(o.retryAfter))
+                Self.addRateHeaders(o, to: &r)
+                return r
+            }
+            outcome = o
+        }
         let before = relay.sentNotifications.count
-        let response = relay.handle(request)
+        var response = relay.handle(request)
+        if let outcome { Self.addRateHeaders(outcome, to: &response) }
         guard response.status == 202, let sent = relay.sentNotifications.dropFirst(before).first else { return response }
         try db.run("""
             INSERT INTO dispatch_sent(id, machine, title, body, accepted_devices, idempotency_key, created_at)
@@ -114,6 +141,12 @@ public final class StoredDispatchSandbox: @unchecked Sendable {
                        [.text(sent.machine), .text(key), .text(fingerprint), .text(String(decoding: response.body, as: UTF8.self))])
         }
         return response
+    }
+
+    private static func addRateHeaders(_ o: RateLimiter.Outcome, to response: inout HTTPResponseMessage) {
+        response.headers["RateLimit-Limit"] = String(o.limit)
+        response.headers["RateLimit-Remaining"] = String(o.remaining)
+        response.headers["RateLimit-Reset"] = String(o.reset)
     }
 
     private static func error(_ status: Int, _ code: String, _ message: String) -> HTTPResponseMessage {

@@ -6,7 +6,8 @@ import HTTPKit
 ///
 /// Access tokens (`sat_…`) live 15 min by the injected clock; refresh tokens (`srt_…`)
 /// rotate on every refresh, and presenting a rotated one revokes the whole session
-/// (`401 refresh_token_reused`). Sessions live 30 days. Any password is accepted for an
+/// (`401 refresh_token_reused`) and puts a `security.session_reuse_detected` alert in
+/// the user's inbox. Sessions live 30 days. Any password is accepted for an
 /// active user; MFA users get an `mfa_token` (`mfa_…`, 300 s) redeemed with code
 /// `123456`. Login and refresh write no audit event; revocations do.
 extension HubEngine {
@@ -132,12 +133,14 @@ extension HubEngine {
             """, [.text(token)], { (sid: $0.text(0), used: $0.bool(1), user: $0.text(2), revoked: $0.intOrNil(3), exp: $0.int(4)) })
         else { throw HubErrorReply.unauthenticated("The refresh token is unknown; sign in again.") }
         let o = limiter.take("refresh:" + row.sid, capacity: 30, window: 60, now: options.clock.now().timeIntervalSince1970)
+        c.classRate = o
         if !o.allowed { throw HubErrorReply.rateLimited(retryAfter: o.retryAfter) }
         if row.used {
             if row.revoked == nil {
                 try db.run("UPDATE sessions SET revoked_at = ?, version = version + 1 WHERE id = ?", [.int(c.now), .text(row.sid)])
                 try audit(c, action: "session.revoked", target: ("session", row.sid), targetUser: row.user,
                           after: .object([("reason", .string("refresh_token_reused"))]), actor: ("system", nil))
+                try notifySessionReuse(user: row.user, session: row.sid, c)
             }
             // Returned, not thrown, so the revocation commits.
             return HubErrorReply(status: 401, code: "refresh_token_reused",
@@ -150,6 +153,18 @@ extension HubEngine {
         try db.run("UPDATE refresh_tokens SET used = 1 WHERE token = ?", [.text(token)])
         try db.run("UPDATE sessions SET last_seen_at = ? WHERE id = ?", [.int(c.now), .text(row.sid)])
         return try issueTokens(session: row.sid, userId: row.user, c)
+    }
+
+    /// The `security.session_reuse_detected` alert in the user's inbox (from `app_hub`,
+    /// sent by the system) when a rotated refresh token came back and the session was
+    /// revoked for it.
+    private func notifySessionReuse(user: String, session sid: String, _ c: RequestContext) throws {
+        try db.run("""
+            INSERT INTO notifications(id, application_id, user_id, title, body, category, action_url, sender_type, sender_id, created_at)
+            VALUES (?, 'app_hub', ?, 'Session ended for your security', ?, 'security.session_reuse_detected', NULL, 'system', NULL, ?)
+            """, [.text(newId("ntf_")), .text(user),
+                  .text("A sign-in token was used twice, so session \(sid) was signed out. If this was not you, change your password."),
+                  .int(c.now)])
     }
 
     /// `{all_sessions}`: revokes the caller's session, or all of the user's sessions;

@@ -4,9 +4,11 @@ import HTTPKit
 
 /// The request pipeline around the handlers:
 ///
-/// 1. (locked) route, `Substratal-Version`, authentication, the per-caller bucket, faults
-///    that fail before any change (500/503), idempotency lookup (replay, reused, in flight),
-///    the route's extra bucket, then the idempotency reservation;
+/// 1. (locked) route, `Substratal-Version`, authentication, the per-caller bucket (an
+///    anonymous request: its route's own, `/health`, login or refresh), faults that fail
+///    before any change (500/503), then in one write transaction (atomic across processes
+///    sharing the store file) the idempotency lookup (replay, reused, in flight), the
+///    route's extra bucket and the idempotency reservation;
 /// 2. (unlocked) injected latency and the test hook — a second request with the same key
 ///    arriving now gets `409 idempotency_key_in_flight`;
 /// 3. (locked) the handler, in one transaction for writes, and the stored idempotent
@@ -46,6 +48,7 @@ extension HubEngine {
             reply = execute(prep)
             lock.unlock()
             dropped = prep.lost
+            if let classRate = prep.ctx.classRate { rate = classRate }
         }
         return finish(reply, requestId: requestId, rate: rate, dropped: dropped)
     }
@@ -57,22 +60,41 @@ extension HubEngine {
             let route = try self.route(request, ctx)
             try checkVersionAndSize(request, route: route)
             if route.auth == .required { ctx.caller = try authenticate(request, now: ctx.now) }
+            if options.faults.isUnimplemented(route.segments) {
+                throw HubErrorReply(status: 501, code: "not_implemented",
+                                    message: "This Hub does not offer \(request.method) \(route.segments.joined(separator: "/")) (injected fault: unimplemented).")
+            }
             if request.method == "POST" || request.method == "PATCH" { _ = try ctx.body() }
             let now = options.clock.now().timeIntervalSince1970
-            rate = limiter.take("all:" + (ctx.caller?.bucketKey ?? "anonymous"), capacity: 100, window: 60, now: now)
+            let bucket = ctx.caller.map { "all:" + $0.bucketKey } ?? "anonymous:" + route.anonymousBucket
+            rate = limiter.take(bucket, capacity: 100, window: 60, now: now)
             if let r = rate, !r.allowed { throw HubErrorReply.rateLimited(retryAfter: r.retryAfter) }
             if route.isHealth { return .proceed(Prepared(route: route, ctx: ctx, idempotency: nil, lost: false)) }
 
             let lost = try drawFaults()
-            var reservation: (caller: String, key: String, fingerprint: String)?
-            switch try idempotencyDecision(request, route: route, ctx) {
-            case .replay(let reply): return .done(reply)
-            case .reserve(let r): reservation = r
-            case .none: break
+            // Lookup, the route's bucket and the reservation are one write transaction:
+            // another process sharing the store file waits for it, then finds the key
+            // reserved (`409 idempotency_key_in_flight`), never free.
+            let decision: IdempotencyDecision
+            if route.idempotency == .ignored {
+                try takeRouteBucket(route, ctx, &rate, now: now)
+                decision = .none
+            } else {
+                decision = try db.transaction { () throws -> IdempotencyDecision in
+                    let decision = try idempotencyDecision(request, route: route, ctx)
+                    if case .replay = decision { return decision }
+                    try takeRouteBucket(route, ctx, &rate, now: now)
+                    if case .reserve(let r) = decision {
+                        try idempotencyReserve(caller: r.caller, key: r.key, fingerprint: r.fingerprint, now: ctx.now)
+                    }
+                    return decision
+                }
             }
-            try takeRouteBucket(route, ctx, &rate, now: now)
-            if let r = reservation { try idempotencyReserve(caller: r.caller, key: r.key, fingerprint: r.fingerprint, now: ctx.now) }
-            return .proceed(Prepared(route: route, ctx: ctx, idempotency: reservation, lost: lost))
+            switch decision {
+            case .replay(let reply): return .done(reply)
+            case .reserve(let r): return .proceed(Prepared(route: route, ctx: ctx, idempotency: r, lost: lost))
+            case .none: return .proceed(Prepared(route: route, ctx: ctx, idempotency: nil, lost: lost))
+            }
         } catch let e as HubErrorReply {
             return .done(e.reply)
         } catch {
@@ -95,6 +117,7 @@ extension HubEngine {
         for r in routes {
             guard let params = r.match(parts) else { continue }
             if r.method == request.method {
+                try HubEngine.refuseControlCharacters(params: params, query: ctx.query)
                 ctx.params = params
                 return r
             }
@@ -104,6 +127,31 @@ extension HubEngine {
             throw HubErrorReply(status: 405, code: "method_not_allowed", message: "\(request.method) is not allowed on \(path).")
         }
         throw HubErrorReply(status: 404, code: "not_found", message: "No endpoint \(request.method) \(path).")
+    }
+
+    /// An id or a query value holding a NUL or another control character (`%00`) is
+    /// refused with `400 invalid_request`: stored text ends at a NUL, so
+    /// `usr_admin%00zzz` would otherwise read as `usr_admin`.
+    static func refuseControlCharacters(params: [String], query: [(name: String, value: String)]) throws {
+        func control(_ s: String) -> Bool { s.utf8.contains { $0 < 0x20 || $0 == 0x7F } }
+        if let bad = params.first(where: control) {
+            throw HubErrorReply(status: 400, code: "invalid_request",
+                                message: "The id '\(HubEngine.visible(bad))' in the path holds a control character (such as NUL); ids never do.",
+                                details: [("parameter", .string("path"))])
+        }
+        if let bad = query.first(where: { control($0.name) || control($0.value) }) {
+            throw HubErrorReply(status: 400, code: "invalid_request",
+                                message: "The query parameter '\(HubEngine.visible(bad.name))' holds a control character (such as NUL).",
+                                details: [("parameter", .string(HubEngine.visible(bad.name)))])
+        }
+    }
+
+    /// `text` (its first 100 characters) with control characters shown percent-encoded
+    /// (`%00`), as they came in the URL.
+    static func visible(_ text: String) -> String {
+        text.prefix(100).unicodeScalars.map { c in
+            c.value < 0x20 || c.value == 0x7F ? "%" + (c.value < 0x10 ? "0" : "") + String(c.value, radix: 16, uppercase: true) : String(c)
+        }.joined()
     }
 
     /// `Substratal-Version: 1` (except on /health) and the 1 MiB body cap.
@@ -163,14 +211,14 @@ extension HubEngine {
         return .reserve((caller.principal, key, fingerprint))
     }
 
-    /// The route's own bucket (e.g. logins), per caller; a refusal replaces `rate`.
+    /// The route's own bucket (grants, notification sends), per caller. Its outcome
+    /// replaces `rate`: a classed request's `RateLimit-*` headers describe its class's
+    /// bucket, so a client can pace each class (docs/hub-api.md, "Rate limits").
     private func takeRouteBucket(_ route: Route, _ ctx: RequestContext, _ rate: inout RateLimiter.Outcome?, now: Double) throws {
         guard let extra = route.extraBucket, let caller = ctx.caller else { return }
         let o = limiter.take(extra.name + ":" + caller.bucketKey, capacity: extra.capacity, window: extra.window, now: now)
-        if !o.allowed {
-            rate = o
-            throw HubErrorReply.rateLimited(retryAfter: o.retryAfter)
-        }
+        rate = o
+        if !o.allowed { throw HubErrorReply.rateLimited(retryAfter: o.retryAfter) }
     }
 
     private func execute(_ p: Prepared) -> Reply {
@@ -221,4 +269,12 @@ extension Duration {
 extension Route {
     /// `GET /health`: no version header, no authentication, no faults, no keys.
     var isHealth: Bool { segments == ["health"] }
+
+    /// The anonymous bucket of an unauthenticated route: health probes, sign-ins (login
+    /// and MFA) and token refreshes each have their own 100 a minute, so probing
+    /// `/health` never locks out a login.
+    var anonymousBucket: String {
+        if isHealth { return "health" }
+        return segments == ["auth", "token", "refresh"] ? "refresh" : "login"
+    }
 }

@@ -100,7 +100,8 @@ struct SandboxServeCommand: Command {
         }
         let dispatch: StoredDispatchSandbox
         do {
-            dispatch = try StoredDispatchSandbox(storage: memory ? .memory : .file(try state.sandboxFile), faults: faults)
+            dispatch = try StoredDispatchSandbox(storage: memory ? .memory : .file(try state.sandboxFile), faults: faults,
+                                                 rateLimits: rateLimits)
         } catch {
             Console.err("hubscript sandbox serve: cannot open the sandbox Dispatch: \(error)\n")
             return ExitCode.usage

@@ -17,8 +17,8 @@ final class GatingTests: XCTestCase {
         let state: StateDirectory
         private let counts = ClientLock([String: Int]())
 
-        init() throws {
-            sandbox = try HubSandbox(options: SandboxOptions(storage: .memory, rateLimits: .off))
+        init(faults: FaultSpec = .none) throws {
+            sandbox = try HubSandbox(options: SandboxOptions(storage: .memory, rateLimits: .off, faults: faults))
             journal = try Journal.inMemory()
             root = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-gating-tests-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -30,15 +30,22 @@ final class GatingTests: XCTestCase {
         /// Requests other than GET that reached the sandbox.
         var writesReceived: Int { counts.withLock { $0["writes"] ?? 0 } }
 
+        /// Requests whose path starts with `prefix` that reached the sandbox.
+        func received(under prefix: String) -> Int {
+            counts.withLock { $0.filter { $0.key.hasPrefix("path:" + prefix) }.values.reduce(0, +) }
+        }
+
         /// A connection with an API key, as a profile would make it.
-        func connection(key: String, profile: String, keyID: String? = nil, declared: [String]? = nil) throws -> HubConnection {
+        func connection(key: String, profile: String, keyID: String? = nil, declared: [String]? = nil,
+                        warn: @escaping @Sendable (String) -> Void = { _ in }) throws -> HubConnection {
             let sandbox = self.sandbox
             let counts = self.counts
-            let options = HubClientOptions(rateLimitPerMinute: 0, warn: { _ in }, profileName: profile,
+            let options = HubClientOptions(rateLimitPerMinute: 0, warn: warn, profileName: profile,
                                            apiKeyPermissions: declared, apiKeyID: keyID)
             let client = try HubClient(
                 baseURL: URL(string: "http://127.0.0.1")!, credential: .apiKey(key),
                 transport: InProcessTransport(handler: { request in
+                    counts.withLock { $0["path:" + request.path, default: 0] += 1 }
                     if request.method != "GET" { counts.withLock { $0["writes", default: 0] += 1 } }
                     return sandbox.handle(request)
                 }), options: options)

@@ -54,10 +54,10 @@ struct ClientEventTests {
         }
         _ = try h.client.get("/users")
         _ = try h.client.get("/users")
-        // One token a minute at 95 %: the second request waits 60/0.95 s (63.2).
+        // One token a minute at 97 %: the second request waits 60/0.97 s (61.9).
         let waits = events.all.filter(\.isNotableWait)
         #expect(waits.count == 1)
-        #expect(events.texts == ["hub: GET /users → 200 (0 ms)", "pacing requests under the rate limit, waiting 64 s",
+        #expect(events.texts == ["hub: GET /users → 200 (0 ms)", "pacing requests under the rate limit, waiting 62 s",
                                  "hub: GET /users → 200 (0 ms)"])
         #expect(HubClientEvent.rateLimitWait(seconds: 0.5, reason: .pacing).isNotableWait == false)
         #expect(HubClientEvent.rateLimitWait(seconds: 0.5, reason: .pacing).text == "pacing requests under the rate limit, waiting 0.5 s")

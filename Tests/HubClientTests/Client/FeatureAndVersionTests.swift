@@ -26,14 +26,30 @@ struct FeatureAndVersionTests {
         #expect(h.client.isFeatureEnabled("webhooks"))
     }
 
-    @Test("404 turns a gated feature off; an ungated 404 is just not_found", arguments: TransportKind.allCases)
+    @Test("404 on a gated list or create turns the feature off; on one id, or ungated, it is just not_found",
+          arguments: TransportKind.allCases)
     func notFound(kind: TransportKind) throws {
         let h = try Harness(kind) { _, _ in errorResponse(404, "not_found") }
+        // A missing webhook, or a missing application, is not a missing feature.
+        #expect(hubError { try h.client.get("/webhooks/whk_gone", feature: "webhooks") }?.code == "not_found")
         #expect(hubError { try h.client.post("/applications/app_x/notifications", body: [:], feature: "send_notifications") }?.code
-            == HubError.Code.featureDisabled)
-        #expect(!h.client.isFeatureEnabled("send_notifications"))
+            == "not_found")
+        #expect(h.client.isFeatureEnabled("webhooks") && h.client.isFeatureEnabled("send_notifications"))
+        #expect(hubError { try h.client.post("/webhooks", body: [:], feature: "webhooks") }?.code == HubError.Code.featureDisabled)
+        #expect(!h.client.isFeatureEnabled("webhooks"))
         #expect(hubError { try h.client.get("/users/usr_missing") }?.code == "not_found")
         #expect(h.warnings.warnings.count == 1)
+    }
+
+    @Test("501 on any request of a feature turns it off, one id or not", arguments: TransportKind.allCases)
+    func notImplementedOnOneID(kind: TransportKind) throws {
+        let h = try Harness(kind) { _, _ in errorResponse(501, "not_implemented") }
+        #expect(hubError { try h.client.get("/webhooks/whk_1", feature: "webhooks") }?.code == HubError.Code.featureDisabled)
+        #expect(hubError { try h.client.get("/webhooks", feature: "webhooks") }?.code == HubError.Code.featureDisabled)
+        #expect(h.requests.count == 1)
+        #expect(h.warnings.warnings == [
+            "the Hub does not offer 'webhooks' (HTTP 501 not_implemented); calls to it are off for this run."
+        ])
     }
 
     @Test("Deprecation / Sunset produce one warning per client", arguments: TransportKind.allCases)

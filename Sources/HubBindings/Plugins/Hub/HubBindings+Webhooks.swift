@@ -80,12 +80,12 @@ extension Bindings {
                                    body: HubJSON, summary: String, predicted: ScriptValue) throws -> ScriptValue {
         let intent = WriteIntent(method: method.rawValue, path: path, body: ScriptValue(body), explicitKey: try call.key(n),
                                  summary: summary, predicted: predicted)
-        let client = ctx.client
+        let client = ctx.client, feature = ctx.feature
         let result = try ctx.performWrite(intent) { key in
             do {
-                let response = try client.send(HubRequest(method, path, body: body, idempotencyKey: key))
+                let response = try client.send(HubRequest(method, path, body: body, idempotencyKey: key, feature: feature))
                 return Self.withoutSecret(ScriptValue(response.json))
-            } catch let error as HubError where (400..<500).contains(error.status ?? 0) {
+            } catch let error as HubError where RejectedWrite.isDefinite(error) {
                 throw RejectedWrite(error: error)
             }
         }

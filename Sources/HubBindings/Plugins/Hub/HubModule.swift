@@ -19,7 +19,12 @@ public enum HubModule {
             `details`, `hint` (`local ok, err = pcall(…)`; `err.code`). Every write takes a last options table; \
             `{ key = … }` sets the idempotency key (default: derived from the run, the request and its occurrence). \
             Also `hub.sessions.revoke_all(user_id)`: revokes every live session, returns how many. A binding whose \
-            permission the manifest's `needs` does not list fails with `permission_not_declared`.
+            permission the manifest's `needs` does not list fails with `permission_not_declared`. \
+            Gated features (`hub.webhooks.*`: webhooks, `hub.organizations.*`: organizations, `hub.inbox.*`: \
+            notifications, `hub.notifications.send`: send_notifications): when the Hub answers `501 not_implemented` \
+            (or 404 on a list or create), hubscript warns once and turns the feature off for the run; from then on \
+            (the call that found out included) its list bindings return an empty list and the others return nil, \
+            without calling the Hub. `hub.available(feature)` says whether a feature is still on.
             """,
             functions: b.users + b.userLifecycle + b.roles + b.roleManagement + b.entitlements + b.accessChanges + b.sessions + b.apiKeys
                 + b.apiKeyManagement + b.organizations + b.audit + b.webhooks + b.misc,
@@ -28,16 +33,28 @@ public enum HubModule {
 }
 
 /// The declarations, grouped by resource. `fn` wraps a body so a 403 refreshes the
-/// run's Capabilities and reads as a clear error.
+/// run's Capabilities and reads as a clear error, and so a binding whose feature the
+/// Hub does not offer (`HubFeatures`) returns its "unavailable" result.
 struct Bindings {
     let context: HubRunContext
 
     func fn(_ name: String, _ capability: String?, writes: Bool = false, _ summary: String,
             _ body: @escaping @Sendable (BindingCall, HubRunContext) throws -> ScriptValue) -> ScriptFunction {
         let context = self.context
-        return ScriptFunction(name, capability: capability, writes: writes, summary: summary) { call in
+        let feature = HubFeatures.feature(of: name)
+        let isList = HubModuleLua.listBindings.contains(name)
+        @Sendable func unavailable() -> ScriptValue { isList ? .integer(Int64(context.emptyList())) : .nilValue }
+        return ScriptFunction(name, capability: capability, writes: writes, summary: summary) { (call: BindingCall) throws -> ScriptResult in
+            context.feature = feature
+            defer { context.feature = nil }
+            // A write of a feature already off is not even planned.
+            if writes, let feature, !context.client.isFeatureEnabled(feature) { return .value(unavailable()) }
             do {
                 return .value(try body(call, context))
+            } catch let error as RejectedWrite where error.error.code == HubError.Code.featureDisabled {
+                return .value(unavailable())
+            } catch let error as HubError where error.code == HubError.Code.featureDisabled {
+                return .value(unavailable())
             } catch let error as RejectedWrite where error.error.code == HubError.Code.forbidden {
                 throw HubGate.forbidden(error.error, binding: "hub.\(name)", context: context)
             } catch let error as HubError where error.code == HubError.Code.forbidden {
@@ -69,6 +86,9 @@ struct Bindings {
             fn("_close_list", nil, "internal: frees a list handle the recipe let go of") { call, ctx in
                 ctx.closeList(Int(try call.integer(1)))
                 return .nilValue
+            },
+            fn("available", nil, "hub.available(feature) -> false once the Hub turned the feature off this run (501), else true") { call, ctx in
+                .bool(ctx.client.isFeatureEnabled(try call.text(1, "feature", max: 64)))
             },
             fn("capabilities", nil, "hub.capabilities() -> { permissions = {…}, source = …, user_id = … }") { _, ctx in
                 let caps = try ctx.client.capabilities()

@@ -27,6 +27,9 @@ public final class HubRunContext: @unchecked Sendable {
     public static let maxOpenLists = 32
     /// GET requests made by bindings (pages count once each).
     public private(set) var reads = 0
+    /// The Hub feature flag of the binding running now (`HubFeatures`), put on its
+    /// requests so a `501` turns the feature off for the run; nil for ungated bindings.
+    var feature: String?
     /// Called after every write (sent, replayed or planned), e.g. for `--json` events.
     public var onWrite: ((_ intent: WriteIntent, _ result: WriteResult) -> Void)?
     /// Called when a write failed (the Hub refused it, or no answer came); not for a
@@ -44,14 +47,24 @@ public final class HubRunContext: @unchecked Sendable {
     // MARK: Reads
 
     func get(_ path: String, _ query: [(name: String, value: String)] = []) throws -> ScriptValue {
+        try checkFeature()
         try writes.commitOutcomes()
         reads += 1
         onRead?()
-        return ScriptValue(try client.get(path, query: query).json)
+        return ScriptValue(try client.send(HubRequest(.get, path, query: query, feature: feature)).json)
     }
 
-    /// Opens a lazy list for the binding `name` (`hub.users.list`); returns its handle.
+    /// Throws `feature_disabled` (nothing sent, no read counted) when the running
+    /// binding's feature is off; the binding then returns its "unavailable" result.
+    private func checkFeature() throws {
+        guard let feature, !client.isFeatureEnabled(feature) else { return }
+        throw HubError(code: HubError.Code.featureDisabled, message: "The feature '\(feature)' is not available on this Hub")
+    }
+
+    /// Opens a lazy list for the binding `name` (`hub.users.list`); returns its handle
+    /// (an empty list's when the binding's feature is off).
     func openList(_ name: String, _ path: String, _ query: [(name: String, value: String)]) -> Int {
+        if let feature, !client.isFeatureEnabled(feature) { return emptyList() }
         if lists.count >= Self.maxOpenLists, let oldest = lists.keys.min() {
             closeList(oldest)
             evictedLists.insert(oldest)
@@ -59,7 +72,7 @@ public final class HubRunContext: @unchecked Sendable {
         let id = nextList
         nextList += 1
         listBindings[id] = name
-        lists[id] = PrefetchingPages(client.paginate(path: path, query: query, limit: 100).makeIterator())
+        lists[id] = PrefetchingPages(client.paginate(path: path, query: query, limit: 100, feature: feature).makeIterator())
         if let progress {
             // Ids far above the progress module's own (1, 2, …).
             let bar = ProgressState(id: TerminalProgressReporter.listBarIDs + id, label: "reading \(Self.resource(of: name))",
@@ -83,6 +96,13 @@ public final class HubRunContext: @unchecked Sendable {
             let singular = plural.hasSuffix("s") ? String(plural.dropLast()) : plural
             return "\(singular) \(action.replacingOccurrences(of: "_", with: " "))"
         }
+    }
+
+    /// A handle whose list is empty (a gated list binding whose feature is off).
+    func emptyList() -> Int {
+        let id = nextList
+        nextList += 1
+        return id
     }
 
     /// The next page of list `id` as an array, or nil at the end (the list is closed).
@@ -121,6 +141,8 @@ public final class HubRunContext: @unchecked Sendable {
         let page: HubListPage?
         do { page = try pages.next(canonical: canonical) } catch let error as HubError where error.code == HubError.Code.forbidden {
             throw HubGate.forbidden(error, binding: listBindings[id] ?? "a hub list", context: self)
+        } catch let error as HubError where error.code == HubError.Code.featureDisabled {
+            page = nil   // the Hub turned the list's feature off (warned once): the list ends
         }
         guard let page else {
             closeList(id)
@@ -140,20 +162,21 @@ public final class HubRunContext: @unchecked Sendable {
     func perform(_ write: HubWrite) throws -> ScriptValue {
         let intent = WriteIntent(method: write.method.rawValue, path: write.path, body: write.body.map(ScriptValue.init),
                                  explicitKey: write.explicitKey, summary: write.summary, predicted: write.predicted)
-        let client = self.client
+        let client = self.client, feature = self.feature
         let result = try performWrite(intent) { key in
             do {
                 let response: HubResponse
                 if write.method == .patch {
                     let body = write.body ?? [:]
-                    response = try client.patch(write.path, body: body, idempotencyKey: key) { fresh in
+                    response = try client.send(HubRequest(.patch, write.path, body: body, idempotencyKey: key, feature: feature)) { fresh in
                         write.stillApplies?(fresh.json) == true ? body : nil
                     }
                 } else {
-                    response = try client.send(HubRequest(write.method, write.path, body: write.body, idempotencyKey: key))
+                    response = try client.send(HubRequest(write.method, write.path, body: write.body, idempotencyKey: key,
+                                                          feature: feature))
                 }
                 return response.json == .null ? .bool(true) : ScriptValue(response.json)
-            } catch let error as HubError where (400..<500).contains(error.status ?? 0) {
+            } catch let error as HubError where RejectedWrite.isDefinite(error) {
                 throw RejectedWrite(error: error)
             }
         }

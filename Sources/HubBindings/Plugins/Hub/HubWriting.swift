@@ -24,4 +24,10 @@ struct RejectedWrite: DefiniteWriteFailure, ScriptStructuredErrorConvertible {
     let error: HubError
     var httpStatus: Int { error.status ?? 0 }
     var scriptError: ScriptStructuredError { error.scriptError }
+
+    /// Whether `error` says the Hub did not make the write: a 4xx, or the write's
+    /// feature is off (a `501`, or turned off earlier in the run), so nothing was done.
+    static func isDefinite(_ error: HubError) -> Bool {
+        (400..<500).contains(error.status ?? 0) || error.code == HubError.Code.featureDisabled
+    }
 }

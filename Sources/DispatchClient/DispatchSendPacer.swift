@@ -1,0 +1,69 @@
+import Foundation
+import HTTPKit
+
+/// Paces sends under Dispatch's limit per machine token (seed 000 §4: 600 sends a
+/// minute per key), so a bulk recipe waits for slots instead of collecting `429`s.
+///
+/// A token bucket of `limit` tokens refilled at 97 % of `limit / 60` per second (the
+/// margin keeps rounding and jitter from landing a send on the instant the server's
+/// token comes back); each send reserves a token and sleeps until it is due, so
+/// concurrent senders queue fairly. The answers' `RateLimit-Remaining` pulls the bucket
+/// down when the server has fewer tokens than the pacer thinks (another process uses
+/// the token), and a `RateLimit-Limit` below the pacer's lowers it (never raises it).
+/// A limit of 0 turns pacing off. Thread-safe.
+public final class DispatchSendPacer: @unchecked Sendable {
+    public static let defaultLimitPerMinute = 600
+    /// The share of the limit paced at.
+    public static let safety = 0.97
+
+    private let lock = NSLock()
+    private var tokens: Double
+    private var updatedAt: TimeInterval
+    private var limit: Double
+    private let now: @Sendable () -> TimeInterval
+
+    /// `now`: seconds on a clock that never jumps (the client's sleeps must advance it).
+    public init(limitPerMinute: Int = DispatchSendPacer.defaultLimitPerMinute,
+                now: @escaping @Sendable () -> TimeInterval = { ProcessInfo.processInfo.systemUptime }) {
+        limit = Double(max(0, limitPerMinute))
+        tokens = limit
+        self.now = now
+        updatedAt = now()
+    }
+
+    /// The limit per minute paced under now (0: off).
+    public var limitPerMinute: Int { lock.withLock { Int(limit) } }
+
+    /// Reserves one send and returns how long to wait before it (0: at once).
+    public func reserve() -> TimeInterval {
+        let t = now()
+        return lock.withLock {
+            guard limit > 0 else { return 0 }
+            refill(t)
+            tokens -= 1
+            return tokens < 0 ? -tokens / rate : 0
+        }
+    }
+
+    /// Reads `RateLimit-Limit` / `RateLimit-Remaining` from an answer.
+    public func observe(_ headers: HTTPHeaders) {
+        func number(_ name: String) -> Double? { headers[name].flatMap { Double(HTTPHeaders.trimmingWhitespace($0)) } }
+        let t = now()
+        lock.withLock {
+            guard limit > 0 else { return }
+            refill(t)
+            if let reported = number("RateLimit-Limit"), reported >= 1, reported < limit {
+                limit = reported
+                tokens = min(tokens, reported)
+            }
+            if let remaining = number("RateLimit-Remaining"), remaining < tokens { tokens = remaining }
+        }
+    }
+
+    private var rate: Double { Self.safety * limit / 60 }
+
+    private func refill(_ t: TimeInterval) {
+        tokens = min(limit, tokens + max(0, t - updatedAt) * rate)
+        updatedAt = t
+    }
+}
