@@ -35,7 +35,10 @@ struct GitCommand {
     func run(_ args: [String], in folder: URL? = nil, timeout: TimeInterval = 600) throws -> Result {
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["-c", "protocol.ext.allow=never", "-c", "core.hooksPath=/dev/null", "-c", "advice.detachedHead=false"] + args
+        // Nothing from a checkout's own .git/config may run a command: no hooks, no
+        // fsmonitor, no ext:: transport.
+        process.arguments = ["-c", "protocol.ext.allow=never", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
+                             "-c", "advice.detachedHead=false"] + args
         if let folder { process.currentDirectoryURL = folder }
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GIT_") }
         environment["GIT_TERMINAL_PROMPT"] = "0"

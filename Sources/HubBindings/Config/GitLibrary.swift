@@ -120,11 +120,20 @@ enum GitCheckout {
             throw GitLibraryError("the checkout \(folder.path) is not commit \(source.commit) (HEAD: \(head.status == 0 ? found : head.reason)); "
                 + "delete that folder and hubscript fetches the commit again")
         }
-        let status = try git.run(["status", "--porcelain", "--untracked-files=all", "--ignored=no"], in: folder)
-        guard status.status == 0 else {
-            throw GitLibraryError("cannot check the checkout \(folder.path) (git: \(status.reason)); delete that folder and hubscript fetches the commit again")
+        // Ignored files count too (a fresh checkout has none: nothing builds in it), and so
+        // does any file the index was told not to look at (skip-worktree or
+        // assume-unchanged hide an edit from `status`).
+        let status = try git.run(["status", "--porcelain", "--untracked-files=all", "--ignored=matching"], in: folder)
+        let flags = try git.run(["ls-files", "-v"], in: folder)
+        guard status.status == 0, flags.status == 0 else {
+            let reason = status.status != 0 ? status.reason : flags.reason
+            throw GitLibraryError("cannot check the checkout \(folder.path) (git: \(reason)); delete that folder and hubscript fetches the commit again")
         }
-        let differing = status.stdout.split(separator: "\n").map { String($0.dropFirst(3)) }
+        let hidden = flags.stdout.split(separator: "\n").filter { line in
+            guard let tag = line.first else { return false }
+            return tag == "S" || tag.isLowercase
+        }.map { String($0.dropFirst(2)) }
+        let differing = status.stdout.split(separator: "\n").map { String($0.dropFirst(3)) } + hidden
         guard differing.isEmpty else {
             let shown = differing.prefix(5).joined(separator: ", ") + (differing.count > 5 ? ", …" : "")
             throw GitLibraryError("the checkout \(folder.path) differs from commit \(source.commit) "

@@ -108,7 +108,9 @@ public enum LibrariesConfig {
             guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
                 throw fail("libraries.\(name): no such folder \(folder.standardizedFileURL.path)")
             }
-            return ModuleLibrary(name: name, folder: folder)
+            // A folder that is a link (ops = "ops-current" → a release folder) is used
+            // through its target: files are listed, pinned and loaded from there.
+            return ModuleLibrary(name: name, folder: folder.standardizedFileURL.resolvingSymlinksInPath())
         }
     }
 }

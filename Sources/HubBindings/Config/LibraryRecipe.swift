@@ -64,7 +64,9 @@ public enum LibraryRecipe {
         let relative = reference.recipe.replacingOccurrences(of: ".", with: "/") + ".lua"
         let url = library.folder.appendingPathComponent(relative)
         let known = recipes(in: library)
-        if known.contains(reference.recipe) { return url }
+        // A file that exists but is not listed (its manifest does not read as one) is
+        // still returned: running it reports what is wrong with it, not "no recipe".
+        if known.contains(reference.recipe) || FileManager.default.fileExists(atPath: url.path) { return url }
         throw HubConfigError("library \(library.name) has no recipe '\(reference.recipe)' "
             + "(recipes: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
     }

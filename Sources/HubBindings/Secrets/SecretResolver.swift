@@ -32,6 +32,12 @@ extension ScriptHandle {
     /// The kind of the handles `vault.secret` returns.
     public static let secretKind = "secret"
 
-    /// The vault entry this handle names, if it is a secret handle.
+    /// The kind of the handles a binding returns for a secret it stored (a new API key's:
+    /// `<stored secret hub/keys/ci>`). No binding takes these as a credential: a recipe
+    /// sends only secrets its manifest declares (`vault.secret` of a declared entry), so a
+    /// key it created cannot leave the run through `dispatch.connect` unseen.
+    public static let storedSecretKind = "stored secret"
+
+    /// The vault entry this handle names, if it is a secret handle (`vault.secret`'s).
     public var secretName: String? { kind == Self.secretKind ? name : nil }
 }

@@ -52,7 +52,13 @@ public struct ModuleResolver: Sendable {
                     throw ScriptMessageError("require: '\(name)' resolves outside the library folder \(folder.path)")
                 }
                 let data = try read(url, module: name)
-                try library?.check?(candidate, data)
+                // A module found through a plain folder that lies inside a library (a
+                // library recipe's own folder) is that library's file: its pin applies.
+                if let library {
+                    try library.check?(candidate, data)
+                } else if let owner = libraries.first(where: { url.path.hasPrefix($0.folder.path + "/") }) {
+                    try owner.check?(String(url.path.dropFirst(owner.folder.path.count + 1)), data)
+                }
                 if data.first == 0x1B {
                     throw ScriptMessageError("require: '\(name)' (\(displayPath(url))) is a binary chunk; only Lua source text can be loaded")
                 }

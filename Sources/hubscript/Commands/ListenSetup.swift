@@ -49,8 +49,18 @@ struct ListenSetup {
     }
 
     func run(hub: HubConfig, triggers: TriggersConfig) throws -> Int32 {
+        let groups = Self.groups(triggers)
+        // One URL at one Hub is one webhook with one signing secret: triggers of the same
+        // profile must name the same vault entry.
+        for (index, group) in groups.enumerated() {
+            if let other = groups[..<index].first(where: { ($0.profile ?? common.profile) == (group.profile ?? common.profile) }) {
+                throw HubConfigError("triggers \(other.triggers.joined(separator: ", ")) and \(group.triggers.joined(separator: ", ")) "
+                    + "deliver to \(url) at the same Hub but name different vault entries (\(other.secret), \(group.secret)); "
+                    + "one webhook has one signing secret: give them the same secret entry")
+            }
+        }
         let vault = try vaultLocation.open()
-        for group in Self.groups(triggers) {
+        for group in groups {
             let profile = group.profile ?? common.profile
             let connection = try VaultAccess.connect(config: hub, profile: profile, state: common.state, quiet: true)
             if let notice = connection.notice { Console.err(notice + "\n") }

@@ -28,11 +28,13 @@ private struct LibrarySelection {
         for name in names {
             if known.contains(name) {
                 whole.insert(name)
-            } else if let (library, relative) = Self.locate(name, in: found.libraries) {
+            } else if FileManager.default.fileExists(atPath: name), let (library, relative) = Self.locate(name, in: found.libraries) {
                 if let relative { files.insert(library + "/" + relative) } else { whole.insert(library) }
             } else if FileManager.default.fileExists(atPath: name) {
                 throw UsageError("\(name) is not a .lua file or folder inside a library of \(found.config.path) (libraries: "
                                  + found.libraries.map { "\($0.name) at \(DisplayPath.relative($0.folder))" }.joined(separator: ", ") + ")")
+            } else if name.contains("/") || name.hasSuffix(".lua") {
+                throw UsageError("no such file or folder: \(name) (to trust a file's removal, trust its library by name)")
             } else {
                 throw UsageError("no library '\(name)' in \(found.config.path) (libraries: \(known.joined(separator: ", ")))")
             }

@@ -78,9 +78,9 @@ final class AdminBindingTests: XCTestCase {
         let output = MemoryOutput()
         let outcome = try h.execute(prepared, try admin(h), output: output) { $0.secrets = vault }
         XCTAssertNil(outcome.failure, outcome.failure?.message ?? "")
-        XCTAssertEqual(output.lines.first, "created\tkey_\thub/keys/ci\t<secret hub/keys/ci>\tactive")
+        XCTAssertEqual(output.lines.first, "created\tkey_\thub/keys/ci\t<stored secret hub/keys/ci>\tactive")
         XCTAssertTrue(output.lines[1].hasPrefix("concat\tfalse\t"), output.lines[1])
-        XCTAssertEqual(Array(output.lines.dropFirst(2)), ["encode\tfalse", "rotated\ttrue\t<secret hub/keys/ci>", "updated\tci-2", "got\tci-2"])
+        XCTAssertEqual(Array(output.lines.dropFirst(2)), ["encode\tfalse", "rotated\ttrue\t<stored secret hub/keys/ci>", "updated\tci-2", "got\tci-2"])
         let secret = try vault.value(of: "hub/keys/ci")
         XCTAssertTrue(secret.hasPrefix("satk_test_"), secret)
         // The stored secret is the rotated one, and it works.
@@ -124,7 +124,7 @@ final class AdminBindingTests: XCTestCase {
             $0.maxWrites = 100
         }
         XCTAssertNil(resumed.failure, resumed.failure?.message ?? "")
-        XCTAssertEqual(output.lines, ["key_\t<secret hub/keys/once>"])
+        XCTAssertEqual(output.lines, ["key_\t<stored secret hub/keys/once>"])
         XCTAssertEqual(resumed.counts.replayed, 1)
         XCTAssertEqual(try vault.value(of: "hub/keys/once"), stored)
         XCTAssertEqual(try Self.events(h.sandbox, "api_key.created"), 1)
@@ -163,7 +163,7 @@ final class AdminBindingTests: XCTestCase {
             $0.runID = first.runID
         }
         XCTAssertNil(resumed.failure, resumed.failure?.message ?? "")
-        XCTAssertEqual(output.lines, ["key_\t<secret hub/keys/flaky>"])
+        XCTAssertEqual(output.lines, ["key_\t<stored secret hub/keys/flaky>"])
         // The Hub replayed its stored answer: one key, and the stored secret is its live one.
         XCTAssertEqual(try Self.events(h.sandbox, "api_key.created"), 1)
         let secret = try vault.inner.value(of: "hub/keys/flaky")
@@ -176,7 +176,7 @@ final class AdminBindingTests: XCTestCase {
     func testCreateWithoutAVaultIsRefusedBeforeSending() throws {
         let h = try GatingTests.Harness()
         let prepared = try h.recipe("keys.lua", Self.recipe(needs: ["api_keys.manage"], """
-            local ok, err = pcall(hub.api_keys.create, { name = "ci", permissions = {}, mode = "test" }, { store = "hub/ci" })
+            local ok, err = pcall(hub.api_keys.create, { name = "ci", permissions = {}, mode = "test" }, { store = "hub/keys/ci" })
             print(err.code)
             """))
         let output = MemoryOutput()
@@ -190,7 +190,7 @@ final class AdminBindingTests: XCTestCase {
         let h = try GatingTests.Harness()
         let vault = MemorySecrets()
         let prepared = try h.recipe("keys.lua", Self.recipe(needs: ["api_keys.manage"], """
-            local k = hub.api_keys.create({ name = "ci", permissions = {}, mode = "test" }, { store = "hub/ci" })
+            local k = hub.api_keys.create({ name = "ci", permissions = {}, mode = "test" }, { store = "hub/keys/ci" })
             print(k.id, k.secret_stored_in, tostring(k.secret))
             """))
         let output = MemoryOutput()
@@ -199,15 +199,15 @@ final class AdminBindingTests: XCTestCase {
             $0.mode = .plan
         }
         XCTAssertNil(outcome.failure, outcome.failure?.message ?? "")
-        XCTAssertEqual(output.lines, ["key_planned\thub/ci\tnil"])
+        XCTAssertEqual(output.lines, ["key_planned\thub/keys/ci\tnil"])
         XCTAssertEqual(vault.names, [String]())
-        XCTAssertEqual(outcome.plan?.writes.map(\.summary), ["create API key 'ci' (test), secret into the vault entry hub/ci"])
+        XCTAssertEqual(outcome.plan?.writes.map(\.summary), ["create API key 'ci' (test), secret into the vault entry hub/keys/ci"])
     }
 
     func testAnAPIKeyCannotManageKeys() throws {
         let h = try GatingTests.Harness()
         let prepared = try h.recipe("keys.lua", Self.recipe(needs: ["api_keys.manage"], """
-            local ok, err = pcall(hub.api_keys.create, { name = "ci", permissions = {}, mode = "test" }, { store = "hub/ci" })
+            local ok, err = pcall(hub.api_keys.create, { name = "ci", permissions = {}, mode = "test" }, { store = "hub/keys/ci" })
             print(err.code, err.status)
             """))
         let output = MemoryOutput()
@@ -219,14 +219,17 @@ final class AdminBindingTests: XCTestCase {
         let h = try GatingTests.Harness()
         let prepared = try h.recipe("keys.lua", Self.recipe(needs: ["api_keys.manage", "users.manage", "roles.manage", "entitlements.manage", "users.list"], """
             local function try(f, ...) local ok, err = pcall(f, ...); print(tostring(err)) end
-            try(hub.api_keys.create, { name = string.rep("n", 500), permissions = {}, mode = "test" }, { store = "a" })
-            try(hub.api_keys.create, { name = "x", permissions = "users.list", mode = "test" }, { store = "a" })
-            try(hub.api_keys.create, { name = "x", permissions = {}, mode = "prod" }, { store = "a" })
-            try(hub.api_keys.create, { name = "x", permissions = {}, mode = "test", secret = "mine" }, { store = "a" })
+            try(hub.api_keys.create, { name = string.rep("n", 500), permissions = {}, mode = "test" }, { store = "hub/keys/a" })
+            try(hub.api_keys.create, { name = "x", permissions = "users.list", mode = "test" }, { store = "hub/keys/a" })
+            try(hub.api_keys.create, { name = "x", permissions = {}, mode = "prod" }, { store = "hub/keys/a" })
+            try(hub.api_keys.create, { name = "x", permissions = {}, mode = "test", secret = "mine" }, { store = "hub/keys/a" })
             try(hub.api_keys.create, { name = "x", permissions = {}, mode = "test" })
             try(hub.api_keys.create, { name = "x", permissions = {}, mode = "test" }, { store = "bad\\0name" })
-            try(hub.api_keys.rotate, "key_\\0x", { store = "a" })
+            try(hub.api_keys.rotate, "key_\\0x", { store = "hub/keys/a" })
             try(hub.api_keys.rotate, "key_x", { store = "sessions/prod" })
+            try(hub.api_keys.rotate, "key_x", { store = "webhooks/hub" })
+            try(hub.api_keys.rotate, "key_x", { store = "hub/keys/../../dispatch/ci" })
+            try(hub.api_keys.rotate, "key_x", { store = "hub/keys//x" })
             try(hub.api_keys.update, "key_x", {})
             try(hub.users.create, { email = 42 })
             try(hub.users.create, { email = "a@b.co", role = "admin" })
@@ -250,7 +253,10 @@ final class AdminBindingTests: XCTestCase {
             "bad argument #2 to 'hub.api_keys.create' (option 'store' (the vault entry for the new secret, e.g. \"hub/keys/ci\") is required)",
             "bad argument #2 to 'hub.api_keys.create' (option 'store': invalid name 'bad\u{0}name': use 1–255 letters, digits and . _ - / @ : + = starting with a letter or digit)",
             "bad argument #1 to 'hub.api_keys.rotate' (an id cannot contain control characters (byte 5 is 0x00))",
-            "bad argument #2 to 'hub.api_keys.rotate' (option 'store': 'sessions/prod' is in sessions/, where hubscript login keeps sessions; choose another name, e.g. hub/keys/…)",
+            "bad argument #2 to 'hub.api_keys.rotate' (option 'store': 'sessions/prod' is not a name under hub/keys/: a recipe stores the secrets of the keys it makes only there, so it cannot replace another secret (a webhook's, Dispatch's, a session); e.g. hub/keys/ci-deploy)",
+            "bad argument #2 to 'hub.api_keys.rotate' (option 'store': 'webhooks/hub' is not a name under hub/keys/: a recipe stores the secrets of the keys it makes only there, so it cannot replace another secret (a webhook's, Dispatch's, a session); e.g. hub/keys/ci-deploy)",
+            "bad argument #2 to 'hub.api_keys.rotate' (option 'store': 'hub/keys/../../dispatch/ci' is not a name under hub/keys/: a recipe stores the secrets of the keys it makes only there, so it cannot replace another secret (a webhook's, Dispatch's, a session); e.g. hub/keys/ci-deploy)",
+            "bad argument #2 to 'hub.api_keys.rotate' (option 'store': 'hub/keys//x' is not a name under hub/keys/: a recipe stores the secrets of the keys it makes only there, so it cannot replace another secret (a webhook's, Dispatch's, a session); e.g. hub/keys/ci-deploy)",
             "bad argument #2 to 'hub.api_keys.update' (at least one field to change expected)",
             "bad argument #1 to 'hub.users.create' (field 'email' (a string) is required)",
             "bad argument #1 to 'hub.users.create' (unknown field 'role' (fields: email, display_name, status, send_invitation))",

@@ -19,8 +19,11 @@ import ScriptHost
 extension Bindings {
     static let apiKeyFields = ["name", "scope", "permissions", "mode", "intended_use", "restrict_destructive", "expires_at"]
     static let apiKeyUpdateFields = ["name", "permissions", "restrict_destructive"]
-    /// The handles `secret` holds in results (one per entry name, as `vault.secret`'s).
-    static let keySecretHandles = ScriptHandleCache(kind: ScriptHandle.secretKind)
+    /// The handles `secret` holds in results (one per entry name), of a kind no binding
+    /// takes as a credential (`ScriptHandle.storedSecretKind`).
+    static let keySecretHandles = ScriptHandleCache(kind: ScriptHandle.storedSecretKind)
+    /// Where a recipe may store a new key's secret: entries below this prefix only.
+    static let keySecretPrefix = "hub/keys/"
 
     var apiKeyManagement: [ScriptFunction] {
         [
@@ -105,8 +108,11 @@ extension Bindings {
         do { try MemorySecrets.checkName(store) } catch let error as ScriptStructuredError {
             throw call.argumentError(n, "option 'store': \(error.message)")
         }
-        if store.hasPrefix(VaultCredentialStore.entryPrefix) {
-            throw call.argumentError(n, "option 'store': '\(store)' is in \(VaultCredentialStore.entryPrefix), where hubscript login keeps sessions; choose another name, e.g. hub/keys/…")
+        let parts = store.dropFirst(Self.keySecretPrefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard store.hasPrefix(Self.keySecretPrefix), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+            throw call.argumentError(n, "option 'store': \(HubArgumentLimits.shown(store)) is not a name under \(Self.keySecretPrefix): "
+                                     + "a recipe stores the secrets of the keys it makes only there, so it cannot replace another "
+                                     + "secret (a webhook's, Dispatch's, a session); e.g. \(Self.keySecretPrefix)ci-deploy")
         }
         var planning = false
         if case .plan = ctx.writes.mode { planning = true }
@@ -127,7 +133,12 @@ extension Bindings {
             f["secret_stored_in"] = .string(store)
             planned = .object(f)
         }
-        let intent = WriteIntent(method: method.rawValue, path: path, body: ScriptValue(body), explicitKey: try call.key(n),
+        // The entry is part of the write as journalled, planned and keyed (never sent: the
+        // Hub gets `body`): an apply must store where its plan said, and a replay of the
+        // same key cannot be pointed at another entry.
+        var recorded = ScriptValue(body)
+        if case .object(var f) = recorded { f["secret_stored_in"] = .string(store); recorded = .object(f) }
+        let intent = WriteIntent(method: method.rawValue, path: path, body: recorded, explicitKey: try call.key(n),
                                  summary: summary, predicted: planned)
         let client = ctx.client, secrets = ctx.secretStore
         let result = try ctx.performWrite(intent) { key in
@@ -145,6 +156,12 @@ extension Bindings {
             return .object(fields)
         }
         guard case .object(var fields) = result.value else { return result.value }
+        // A replayed answer names the entry its first send stored into.
+        let stored = fields["secret_stored_in"]?.stringValue ?? store
+        guard stored == store else {
+            throw ScriptStructuredError(code: "store_mismatch", message:
+                "\(call.functionName): this write was made before with its secret stored in '\(stored)'; it cannot now be given as '\(store)'")
+        }
         if !result.planned { fields["secret"] = .handle(Self.keySecretHandles.handle(store)) }
         return .object(fields)
     }
