@@ -388,6 +388,7 @@ final class RecipeTestRunnerTests: CLITestCase {
         try folder.write("shared/ops/greeting.lua", "return { text = 'v1' }\n")
         try folder.write("shared/ops/suspend.lua", "recipe { name = \"suspend\", needs = { \"users.list\" } }\n")
         try folder.write("elsewhere/x.lua", "return 1\n")
+        try folder.write("shared/ops/dir.lua/notes.txt", "a folder named like a module is no module\n")
         XCTAssertEqual(try hubscript("trust", "--config", "hubscript.config.lua").exitCode, 0)
         try folder.write("shared/ops/greeting.lua", "return { text = 'v2' }\n")
         try folder.write("shared/ops/suspend.lua", "recipe { name = \"suspend\", needs = { \"users.list\", \"users.manage\" } }\n")

@@ -64,11 +64,22 @@ public enum LibraryRecipe {
         let relative = reference.recipe.replacingOccurrences(of: ".", with: "/") + ".lua"
         let url = library.folder.appendingPathComponent(relative)
         let known = recipes(in: library)
-        // A file that exists but is not listed (its manifest does not read as one) is
-        // still returned: running it reports what is wrong with it, not "no recipe".
-        if known.contains(reference.recipe) || FileManager.default.fileExists(atPath: url.path) { return url }
+        if known.contains(reference.recipe) || opensWithAManifest(url) { return url }
         throw HubConfigError("library \(library.name) has no recipe '\(reference.recipe)' "
             + "(recipes: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
+    }
+
+    /// Whether `url` is a recipe whose manifest does not load (its first statement is a
+    /// `recipe` call): returned anyway, so running it reports what is wrong with the
+    /// manifest instead of "no recipe". Modules and tests are not recipes.
+    static func opensWithAManifest(_ url: URL) -> Bool {
+        guard !url.lastPathComponent.hasSuffix("_test.lua"), url.lastPathComponent != "init.lua",
+              let file = try? RecipeFile(path: url.path) else { return false }
+        let code = file.source.split(separator: "\n").first { line in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            return !trimmed.isEmpty && !trimmed.hasPrefix("--")
+        }
+        return code.map { $0.trimmingCharacters(in: .whitespaces).hasPrefix("recipe") } ?? false
     }
 
     /// The recipes of `library` as `LIB:RECIPE` names them (`users.offboard`): its `.lua`

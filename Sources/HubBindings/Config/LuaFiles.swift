@@ -12,6 +12,10 @@ public enum LuaFiles {
         while let url = enumerator?.nextObject() as? URL {
             let path = url.standardizedFileURL.path
             guard path.hasSuffix(".lua"), path.hasPrefix(base + "/") else { continue }
+            // A folder named like a module (`dir.lua/`) is no module: skip it, not the library.
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue,
+               (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) == nil { continue }
             found.append(String(path.dropFirst(base.count + 1)))
         }
         return found.sorted()
