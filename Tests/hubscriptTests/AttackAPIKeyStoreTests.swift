@@ -23,14 +23,8 @@ final class AttackAPIKeyStoreTests: XCTestCase {
         config = try cli.file("me.config.lua", """
             return { profiles = { me = { hub_url = "\(served.url)", email = "admin@example.com", rate_limit_per_minute = 0 } } }
             """)
-        let (login, _, loginErr) = cli.process(["login", "--config", config, "--password-stdin", "--mfa-code", "123456"])
-        let input = Pipe()
-        login.standardInput = input
-        try login.run()
-        input.fileHandleForWriting.write(Data("any password\n".utf8))
-        try input.fileHandleForWriting.close()
-        login.waitUntilExit()
-        XCTAssertEqual(login.terminationStatus, 0, String(decoding: loginErr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        let login = try cli.run(["login", "--config", config, "--password-stdin", "--mfa-code", "123456"], input: "any password\n")
+        XCTAssertEqual(login.status, 0, login.stderr)
     }
 
     override func tearDown() {
@@ -43,7 +37,8 @@ final class AttackAPIKeyStoreTests: XCTestCase {
     /// manifest declares no secret at all. Expected: `dispatch.connect` refuses a handle
     /// whose entry the manifest does not declare in `secrets` (or any key handle), and
     /// nothing is sent.
-    func testANewKeysSecretCannotBeSentAnywhereThroughItsHandle() throws {
+    /// A loopback server that records each request's Authorization header and answers 401.
+    func capturingReceiver() throws -> (HTTPServer, CapturedHeaders) {
         let captured = CapturedHeaders()
         let receiver = try HTTPServer { request in
             captured.append(request.headers["Authorization"] ?? "")
@@ -51,6 +46,11 @@ final class AttackAPIKeyStoreTests: XCTestCase {
                                        body: Data(#"{"error":{"code":"unauthorized","message":"no"}}"#.utf8))
         }
         receiver.start()
+        return (receiver, captured)
+    }
+
+    func testANewKeysSecretCannotBeSentAnywhereThroughItsHandle() throws {
+        let (receiver, captured) = try capturingReceiver()
         defer { receiver.stop() }
         try cli.file("steal.lua", """
             recipe { name = "steal", needs = { "api_keys.manage", "dispatch.send" } }
@@ -78,13 +78,7 @@ final class AttackAPIKeyStoreTests: XCTestCase {
     func testAReplayedCreateGivesNoHandleToAnotherEntry() throws {
         let set = try vault.run(["set", "dispatch/ci", "--key-file", vault.keyFile], stdin: "dsp_ADMINS_OWN_TOKEN_canary")
         XCTAssertEqual(set.status, 0, set.stderr)
-        let captured = CapturedHeaders()
-        let receiver = try HTTPServer { request in
-            captured.append(request.headers["Authorization"] ?? "")
-            return HTTPResponseMessage(status: 401, headers: ["Content-Type": "application/json"],
-                                       body: Data(#"{"error":{"code":"unauthorized","message":"no"}}"#.utf8))
-        }
-        receiver.start()
+        let (receiver, captured) = try capturingReceiver()
         defer { receiver.stop() }
         try cli.file("replay.lua", """
             recipe { name = "replay", needs = { "api_keys.manage", "dispatch.send" } }

@@ -99,6 +99,22 @@ final class CLIHarness {
 
     /// Runs `hubscript args… --state-dir STATE` to its end (with `input` on stdin, if given).
     @discardableResult
+    /// Starts every `processes` at once (output drained and dropped) and waits for all;
+    /// their exit statuses, in order (two schedulers racing for the same fires).
+    func runTogether(_ processes: [(Process, Pipe, Pipe)]) throws -> [Int32] {
+        for (p, out, err) in processes {
+            out.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+            err.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+            try p.run()
+        }
+        return processes.map { p, out, err in
+            p.waitUntilExit()
+            out.fileHandleForReading.readabilityHandler = nil
+            err.fileHandleForReading.readabilityHandler = nil
+            return p.terminationStatus
+        }
+    }
+
     func run(_ args: [String], state: URL? = nil, cwd: URL? = nil, input: String? = nil) throws -> Result {
         let p = configured(args, state: state, cwd: cwd)
         if let input {

@@ -174,17 +174,7 @@ final class JobsCLITests: XCTestCase {
         for minute in 0..<4 {
             let now = "2026-01-01T10:0\(minute):05Z"
             let processes = (0..<2).map { _ in cli.process(["jobs", "run-due", "--now", now, "--config", config]) }
-            for (p, out, err) in processes {
-                out.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
-                err.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
-                try p.run()
-            }
-            for (p, out, err) in processes {
-                p.waitUntilExit()
-                out.fileHandleForReading.readabilityHandler = nil
-                err.fileHandleForReading.readabilityHandler = nil
-                XCTAssertEqual(p.terminationStatus, 0)
-            }
+            XCTAssertEqual(try cli.runTogether(processes), [0, 0])
         }
         // a at 10:00, 10:01, 10:02, 10:03; b at 10:00 and 10:02.
         XCTAssertEqual(try notifications() - before, 6)

@@ -69,16 +69,9 @@ final class SandboxServeAndLoginTests: XCTestCase {
         XCTAssertEqual(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
                        "hubscript login: admin@example.com uses MFA; pass --mfa-code\n")
 
-        let (login, out, _) = cli.process(["login", "--config", config, "--password-stdin", "--mfa-code", "123456"])
-        let input = Pipe()
-        login.standardInput = input
-        try login.run()
-        input.fileHandleForWriting.write(Data("any password\n".utf8))
-        try input.fileHandleForWriting.close()
-        login.waitUntilExit()
-        XCTAssertEqual(login.terminationStatus, 0)
-        XCTAssertEqual(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-                       "Signed in to 'me' as admin@example.com.\n")
+        let login = try cli.run(["login", "--config", config, "--password-stdin", "--mfa-code", "123456"], input: "any password\n")
+        XCTAssertEqual(login.status, 0)
+        XCTAssertEqual(login.stdout, "Signed in to 'me' as admin@example.com.\n")
         let stored = cli.stateDir.appendingPathComponent("credentials/me.json")
         let mode = try FileManager.default.attributesOfItem(atPath: stored.path)[.posixPermissions] as? NSNumber
         XCTAssertEqual(mode?.intValue, 0o600)

@@ -17,14 +17,8 @@ extension SecretLeakTests {
         let config = try cli.file("me.config.lua", """
             return { profiles = { me = { hub_url = "\(served.url)", email = "admin@example.com", rate_limit_per_minute = 0 } } }
             """)
-        let (login, _, loginErr) = cli.process(["login", "--config", config, "--password-stdin", "--mfa-code", "123456"])
-        let input = Pipe()
-        login.standardInput = input
-        try login.run()
-        input.fileHandleForWriting.write(Data("any password\n".utf8))
-        try input.fileHandleForWriting.close()
-        login.waitUntilExit()
-        XCTAssertEqual(login.terminationStatus, 0, String(decoding: loginErr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        let login = try cli.run(["login", "--config", config, "--password-stdin", "--mfa-code", "123456"], input: "any password\n")
+        XCTAssertEqual(login.status, 0, login.stderr)
 
         let recipe = HubscriptProcess.repositoryRoot.appendingPathComponent("recipes/rotate-api-key.lua").path
         let out = cli.root.appendingPathComponent("out")

@@ -63,17 +63,7 @@ final class SharedJournalCLITests: XCTestCase {
         for minute in 0..<4 {
             let now = "2026-01-01T10:0\(minute):05Z"
             let processes = [cli.stateDir, hostB].map { cli.process(["jobs", "run-due", "--now", now], state: $0) }
-            for (p, out, err) in processes {
-                out.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
-                err.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
-                try p.run()
-            }
-            for (p, out, err) in processes {
-                p.waitUntilExit()
-                out.fileHandleForReading.readabilityHandler = nil
-                err.fileHandleForReading.readabilityHandler = nil
-                XCTAssertEqual(p.terminationStatus, 0)
-            }
+            XCTAssertEqual(try cli.runTogether(processes), [0, 0])
         }
         // a at 10:00, 10:01, 10:02, 10:03; b at 10:00 and 10:02: six notifications at the Hub.
         XCTAssertEqual(try notified().count - before, 6)

@@ -14,11 +14,7 @@ struct EmbeddedSandbox: EmbeddedHubOpener {
     func transport(state: StateDirectory) -> any HubTransport {
         // Opened on the first request, so a recipe that never calls the Hub does not
         // pay for opening (or seeding) the sandbox.
-        let sandbox = LazySandbox {
-            let hub = try Self.open(state: state)
-            EmbeddedWebhooks.shared.opened(hub)
-            return hub
-        }
+        let sandbox = LazySandbox { try EmbeddedWebhooks.shared.sandbox(state: state) { try Self.open(state: state) } }
         return InProcessTransport(handler: { sandbox.handle($0) })
     }
 

@@ -1,12 +1,14 @@
 import Foundation
+import HubClient
 import HubSandbox
 
 /// Webhook deliveries from the built-in (embedded) sandbox Hub, so `hubscript listen`
 /// receives the changes a recipe makes without `sandbox serve` (docs/webhooks.md).
 ///
 /// Contracts:
-/// - A sandbox opened by this process that has webhooks posts their deliveries from a
-///   background thread while the process lives (a long `listen` or `jobs serve`).
+/// - A process opens each state folder's sandbox once (every connection shares it); if it
+///   has webhooks, it posts their deliveries from a background thread while the process
+///   lives (a long `listen` or `jobs serve`).
 /// - Before the process exits (`finish`, called once by `main`), the deliveries due then
 ///   are sent, one attempt each, for at most `finishBound` seconds in all — each receiver
 ///   gets only the time left, and the background thread is not waited for — so a
@@ -22,22 +24,31 @@ final class EmbeddedWebhooks: @unchecked Sendable {
     static let finishBound = 3.0
 
     private let lock = NSLock()
-    private var sandboxes: [HubSandbox] = []
+    /// The sandbox of each state folder this process opened, by its file's path: one per
+    /// folder, shared by every connection (a `jobs serve` or `listen` opens one per fire or
+    /// event; they share its store and its one delivery thread).
+    private var sandboxes: [String: HubSandbox] = [:]
 
-    /// Called when the embedded sandbox opens: starts its delivery thread if it has webhooks.
-    func opened(_ sandbox: HubSandbox) {
-        guard sandbox.hasWebhooks else { return }
-        lock.withLock { sandboxes.append(sandbox) }
-        sandbox.startWebhookDelivery()
+    /// The embedded sandbox of `state`, opened by `open` the first time; its delivery
+    /// thread started then if it has webhooks.
+    func sandbox(state: StateDirectory, open: () throws -> HubSandbox) throws -> HubSandbox {
+        let path = try state.sandboxFile.path
+        return try lock.withLock {
+            if let known = sandboxes[path] { return known }
+            let sandbox = try open()
+            sandboxes[path] = sandbox
+            if sandbox.hasWebhooks { sandbox.startWebhookDelivery() }
+            return sandbox
+        }
     }
 
     /// Stops the delivery threads and sends what is due (see the type's contract).
     func finish() {
         let opened = lock.withLock { () -> [HubSandbox] in
-            defer { sandboxes = [] }
-            return sandboxes
+            defer { sandboxes = [:] }
+            return Array(sandboxes.values)
         }
-        for sandbox in opened {
+        for sandbox in opened where sandbox.hasWebhooks {
             sandbox.stopWebhookDelivery(wait: false)
             let left = sandbox.deliverDueWebhooks(within: Self.finishBound)
             if left > 0 {

@@ -17,7 +17,7 @@ struct ListenAddress {
             host = "127.0.0.1"
             return
         }
-        guard ListenAddress.isLiteral(bind) else {
+        guard HTTPServer.isAddressLiteral(bind) else {
             throw UsageError("--bind takes an IP address (127.0.0.1, 0.0.0.0, :: or one of this host's), got '\(bind)'")
         }
         host = bind
@@ -35,9 +35,5 @@ struct ListenAddress {
     func url(port bound: UInt16) -> String {
         let shown = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return "http://\(shown):\(bound)"
-    }
-
-    private static func isLiteral(_ text: String) -> Bool {
-        HTTPServer.isAddressLiteral(text)
     }
 }

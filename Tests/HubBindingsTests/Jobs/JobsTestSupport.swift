@@ -118,6 +118,32 @@ final class JobsFixture: @unchecked Sendable {
 
     var journal: Journal { get throws { try Journal(location) } }
 
+    /// Minutes 10:00–10:03 of 2026-01-01: `first` and `second` run `runDue` at once each
+    /// minute, job a's fire held until both have looked at it. Returns the errors thrown.
+    func runDueTogether(_ first: JobScheduler, _ second: JobScheduler) -> [String] {
+        var all: [String] = []
+        for minute in 0..<4 {
+            clock.set("2026-01-01T10:0\(minute):05Z")
+            executor.hold("a@2026-01-01T10:0\(minute):00Z")
+            let errors = ErrorList()
+            let group = DispatchGroup()
+            for scheduler in [first, second] {
+                group.enter()
+                Thread.detachNewThread { [clock] in
+                    do { try scheduler.runDue(now: clock.now) } catch { errors.add(error) }
+                    group.leave()
+                }
+            }
+            // Hold a's fire until both schedulers have had their look at it.
+            if !executor.waitUntilRunning("a@2026-01-01T10:0\(minute):00Z") { all.append("a@10:0\(minute) never ran") }
+            Thread.sleep(forTimeInterval: 0.2)
+            executor.release("a@2026-01-01T10:0\(minute):00Z")
+            group.wait()
+            all += errors.all.map { "\($0)" }
+        }
+        return all
+    }
+
     /// Every fire row, oldest first, as `RUN_ID status[: reason]`.
     func history(_ job: String? = nil) throws -> [String] {
         try journal.fires(job: job, limit: 1000).reversed().map { r in

@@ -16,24 +16,7 @@ final class SharedJournalSchedulerTests: XCTestCase {
         let fixture = try fixture(now: "2026-01-01T10:00:05Z")
         let jobs = [try fixture.job("a", "* * * * *"), try fixture.job("b", "* * * * *", catchUp: .all(max: 3))]
         let first = try fixture.scheduler(jobs, host: "a"), second = try fixture.scheduler(jobs, host: "b")
-        for minute in 0..<4 {
-            fixture.clock.set("2026-01-01T10:0\(minute):05Z")
-            fixture.executor.hold("a@2026-01-01T10:0\(minute):00Z")
-            let errors = ErrorList()
-            let group = DispatchGroup()
-            for scheduler in [first, second] {
-                group.enter()
-                Thread.detachNewThread {
-                    do { try scheduler.runDue(now: fixture.clock.now) } catch { errors.add(error) }
-                    group.leave()
-                }
-            }
-            XCTAssertTrue(fixture.executor.waitUntilRunning("a@2026-01-01T10:0\(minute):00Z"))
-            Thread.sleep(forTimeInterval: 0.2)
-            fixture.executor.release("a@2026-01-01T10:0\(minute):00Z")
-            group.wait()
-            XCTAssertEqual(errors.all.map { "\($0)" }, [])
-        }
+        XCTAssertEqual(fixture.runDueTogether(first, second), [])
         XCTAssertEqual(fixture.executor.runs.sorted(),
                        (0..<4).flatMap { ["a@2026-01-01T10:0\($0):00Z", "b@2026-01-01T10:0\($0):00Z"] }.sorted())
         let history = try fixture.history()
