@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HubClient
 
 /// Runs the system's `git` (found on `PATH`) with an argument list — never through a
@@ -21,7 +22,7 @@ struct GitCommand {
     }
 
     /// The `git` on `PATH`; an error that says how to install it when there is none.
-    static func find(environment: [String: String] = ProcessInfo.processInfo.environment, forLibrary name: String) throws -> GitCommand {
+    static func find(environment: [String: String] = ProcessEnvironment.all, forLibrary name: String) throws -> GitCommand {
         let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         for folder in path.split(separator: ":") where !folder.isEmpty {
             let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent("git")
@@ -40,7 +41,7 @@ struct GitCommand {
         process.arguments = ["-c", "protocol.ext.allow=never", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
                              "-c", "advice.detachedHead=false"] + args
         if let folder { process.currentDirectoryURL = folder }
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GIT_") }
+        var environment = ProcessEnvironment.all.filter { !$0.key.hasPrefix("GIT_") }
         environment["GIT_TERMINAL_PROMPT"] = "0"
         environment["GIT_ASKPASS"] = "/bin/false"
         environment["LC_ALL"] = "C"

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HubClient
 import ScriptHost
 
@@ -7,7 +8,7 @@ import ScriptHost
 /// that part lives here).
 extension HubConfig {
     /// Finds and loads the configuration. Returns `.empty` when no file exists.
-    public static func load(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+    public static func load(explicit: String?, environment: [String: String] = ProcessEnvironment.all,
                             currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> HubConfig {
         guard let file = try locate(explicit: explicit, environment: environment, currentDirectory: currentDirectory) else {
             return .empty

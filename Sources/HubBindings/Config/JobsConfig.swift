@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HubClient
 import Scheduler
 
@@ -65,7 +66,7 @@ public struct LoadedConfig: Sendable {
 
     /// Finds, trusts and evaluates the configuration once (the search order of
     /// `HubConfig.load`) and reads both parts. With no file: no profiles and no jobs.
-    public static func load(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+    public static func load(explicit: String?, environment: [String: String] = ProcessEnvironment.all,
                             currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> LoadedConfig {
         guard let file = try HubConfig.locate(explicit: explicit, environment: environment,
                                               currentDirectory: currentDirectory) else {

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HubClient
 import PostgresKit
 import ScriptHost
@@ -19,7 +20,7 @@ public enum JournalConfig {
     /// The journal the configuration names (the search order of `HubConfig.load`):
     /// PostgreSQL when the file says so, else SQLite at `state`'s journal file.
     public static func location(explicit: String?, state: StateDirectory,
-                                environment: [String: String] = ProcessInfo.processInfo.environment,
+                                environment: [String: String] = ProcessEnvironment.all,
                                 currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> JournalLocation {
         if let file = try HubConfig.locate(explicit: explicit, environment: environment, currentDirectory: currentDirectory),
            let url = try parse(try HubConfig.evaluate(file: file), file: file) {

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HubClient
 import ScriptHost
 
@@ -12,7 +13,7 @@ public enum LibrariesConfig {
     /// pins checked; none without a configuration file. Every folder must exist; a git
     /// library's commit is fetched into `state` if it is not there yet.
     public static func load(explicit: String?, state: StateDirectory,
-                            environment: [String: String] = ProcessInfo.processInfo.environment,
+                            environment: [String: String] = ProcessEnvironment.all,
                             currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> [ModuleLibrary] {
         // A configuration that cannot be found or read is not this function's to report:
         // the run reads it again to connect, before anything runs, and reports it there.
@@ -58,7 +59,7 @@ public enum LibrariesConfig {
     }
 
     public static func unpinned(explicit: String?, state: StateDirectory) throws -> Unpinned? {
-        guard let file = try HubConfig.locate(explicit: explicit, environment: ProcessInfo.processInfo.environment,
+        guard let file = try HubConfig.locate(explicit: explicit, environment: ProcessEnvironment.all,
                                               currentDirectory: FileManager.default.currentDirectoryPath) else { return nil }
         var problems: [String] = []
         let libraries = try parse(try HubConfig.evaluate(file: file), file: file, state: state) { problems.append($0) }

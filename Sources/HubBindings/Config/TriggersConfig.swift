@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HubClient
 import ScriptHost
 
@@ -51,7 +52,7 @@ public struct TriggersConfig: Sendable {
     public func matching(_ type: String) -> [ConfiguredTrigger] { triggers.filter { $0.matches(type) } }
 
     /// The configuration's Hub profiles and triggers (the search order of `HubConfig.load`).
-    public static func load(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+    public static func load(explicit: String?, environment: [String: String] = ProcessEnvironment.all,
                             currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> (HubConfig, TriggersConfig) {
         guard let file = try HubConfig.locate(explicit: explicit, environment: environment, currentDirectory: currentDirectory) else {
             return (.empty, TriggersConfig(source: nil, triggers: []))

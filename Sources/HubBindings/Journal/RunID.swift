@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 
 /// Run ids. A run id names a run in the journal and seeds every idempotency key the
 /// run derives, so it must be unique for a new run and stable for a resumed one.
@@ -31,7 +32,8 @@ public enum RunID {
     /// `yyyyMMdd'T'HHmmss'Z'` in UTC.
     static func compactUTC(_ date: Date) -> String {
         let c = UTCTime.components(date)
-        return String(format: "%04d%02d%02dT%02d%02d%02dZ", c.year, c.month, c.day, c.hour, c.minute, c.second)
+        let p = DecimalText.padded
+        return p(c.year, 4) + p(c.month, 2) + p(c.day, 2) + "T" + p(c.hour, 2) + p(c.minute, 2) + p(c.second, 2) + "Z"
     }
 }
 
@@ -50,7 +52,8 @@ enum UTCTime {
     /// ISO 8601 to the second: `2026-11-30T14:22:33Z`.
     static func iso8601(_ date: Date) -> String {
         let c = components(date)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", c.year, c.month, c.day, c.hour, c.minute, c.second)
+        let p = DecimalText.padded
+        return p(c.year, 4) + "-" + p(c.month, 2) + "-" + p(c.day, 2) + "T" + p(c.hour, 2) + ":" + p(c.minute, 2) + ":" + p(c.second, 2) + "Z"
     }
 
     /// Parses what `iso8601` writes (and nothing looser).

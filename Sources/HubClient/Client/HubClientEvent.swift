@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 
 /// What the client did, for `--verbose` and for the rate-limit notices: every answer
 /// with its status and time, every retry, and every wait for the rate limit (a paced
@@ -53,6 +54,6 @@ public enum HubClientEvent: Sendable, Equatable {
     /// `3 s`, `0.6 s`: whole seconds from 10 s, one decimal below.
     static func seconds(_ seconds: Double) -> String {
         if seconds >= 10 || seconds == seconds.rounded() { return "\(Int(seconds.rounded(.up))) s" }
-        return String(format: "%.1f s", seconds)
+        return DecimalText.fixed(seconds, 1) + " s"
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 
 /// One named connection: which Hub, how to authenticate, how fast to go, and where
 /// Dispatch is. The configuration file holds a list of these (its loader lives
@@ -132,7 +133,7 @@ extension HubClient {
     /// unset or the profile names a vault entry and no `secrets` is given; what
     /// `secrets` throws passes through.
     public convenience init(profile: HubProfile, credentialStore: any CredentialStore, transport: any HubTransport,
-                            environment: [String: String] = ProcessInfo.processInfo.environment,
+                            environment: [String: String] = ProcessEnvironment.all,
                             secrets: (any HubSecretLookup)? = nil,
                             options: HubClientOptions = HubClientOptions()) throws {
         var options = options

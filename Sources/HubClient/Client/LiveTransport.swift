@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HTTPKit
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -48,7 +49,7 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
         loopback = loopbackFastPath
             ? LoopbackHTTPClient(maxIdlePerHost: maxConnectionsPerHost, maxResponseBytes: HubTransportPolicy.maxResponseBytes) : nil
         delegate = LiveTransportDelegate()
-        proxied = Self.proxyConfigured(ProcessInfo.processInfo.environment)
+        proxied = Self.proxyConfigured(ProcessEnvironment.all)
         pooled = URLSession(configuration: Self.configuration(maxConnectionsPerHost), delegate: delegate, delegateQueue: nil)
         oneShot = URLSession(configuration: Self.configuration(maxConnectionsPerHost), delegate: delegate, delegateQueue: nil)
     }

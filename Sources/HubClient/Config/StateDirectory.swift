@@ -7,7 +7,7 @@ import SystemText
 public struct StateDirectory: Sendable {
     public let url: URL
 
-    public init(explicit: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(explicit: String? = nil, environment: [String: String] = ProcessEnvironment.all) {
         if let explicit {
             url = URL(fileURLWithPath: explicit, isDirectory: true)
         } else if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty {
@@ -22,6 +22,10 @@ public struct StateDirectory: Sendable {
     /// The folder `name` inside the state directory, created (0700) if missing.
     public func folder(_ name: String) throws -> URL {
         let folder = url.appendingPathComponent(name, isDirectory: true)
+        // Already there (every run but the first): one stat, not FileManager's attribute
+        // dictionary, whose key type alone costs a conformance scan at start-up.
+        var status = stat()
+        if stat(folder.path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR { return folder }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 
 /// The `ts` field of `--json` events: UTC, ISO 8601 with milliseconds,
 /// `2026-11-30T14:22:33.123Z`. Locale-free and thread-safe (no formatter).
@@ -8,7 +9,9 @@ public enum EventTimestamp {
         var seconds = time_t(ms / 1000)
         var fields = tm()
         gmtime_r(&seconds, &fields)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(fields.tm_year) + 1900, Int(fields.tm_mon) + 1,
-                      Int(fields.tm_mday), Int(fields.tm_hour), Int(fields.tm_min), Int(fields.tm_sec), Int(ms % 1000))
+        let p = DecimalText.padded
+        return p(Int(fields.tm_year) + 1900, 4) + "-" + p(Int(fields.tm_mon) + 1, 2) + "-" + p(Int(fields.tm_mday), 2)
+            + "T" + p(Int(fields.tm_hour), 2) + ":" + p(Int(fields.tm_min), 2) + ":" + p(Int(fields.tm_sec), 2)
+            + "." + p(Int(ms % 1000), 3) + "Z"
     }
 }

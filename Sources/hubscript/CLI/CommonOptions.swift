@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HubBindings
 import HubClient
 import ScriptHost
@@ -13,7 +14,7 @@ enum CommonOptions {
 
     /// A flag's value, else the environment variable's (set and not empty): flags win.
     static func value(_ arguments: ParsedArguments, _ name: String, environment variable: String,
-                      _ environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+                      _ environment: [String: String] = ProcessEnvironment.all) -> String? {
         if let flag = arguments.value(name) { return flag }
         guard let fromEnvironment = environment[variable], !fromEnvironment.isEmpty else { return nil }
         return fromEnvironment

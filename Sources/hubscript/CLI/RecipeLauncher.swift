@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HubBindings
 import ScriptHost
 
@@ -50,7 +51,7 @@ struct RecipeLauncher {
             // always starts with its `start` event.
             let announce = json || !chatter.quiet
             request.onStart = { if announce { reporter.reportStart($0) } }
-            if ProcessInfo.processInfo.environment["HUBSCRIPT_BENCH_PLUGIN"] == "1" {
+            if ProcessEnvironment.value("HUBSCRIPT_BENCH_PLUGIN") == "1" {
                 let extra = request.extraPlugins
                 request.extraPlugins = { extra($0) + [BenchPlugin.make()] }
             }

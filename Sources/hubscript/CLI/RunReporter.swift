@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HubBindings
 import ScriptHost
 
@@ -107,7 +108,7 @@ struct RunReporter: Sendable {
             if c.replayed > 0 { parts.append("\(c.replayed) replayed") }
             if c.planned > 0 { parts.append("\(c.planned) planned") }
             if c.failed > 0 { parts.append("\(c.failed) failed") }
-            items.append(.stderr("\(status == "ok" ? "done" : "stopped"): run \(f(outcome.runID)) — \(parts.joined(separator: ", ")) in \(String(format: "%.2f", seconds)) s\n"))
+            items.append(.stderr("\(status == "ok" ? "done" : "stopped"): run \(f(outcome.runID)) — \(parts.joined(separator: ", ")) in \(DecimalText.fixed(seconds, 2)) s\n"))
         }
         return items
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HubBindings
 import HubClient
 import Vault
@@ -10,7 +11,7 @@ import Vault
 /// recipe first reads a secret (or a profile's `api_key_ref`, a session, a `vault:`
 /// export needs it), not before, and once per process.
 enum VaultAccess {
-    static func folder(state: StateDirectory, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    static func folder(state: StateDirectory, environment: [String: String] = ProcessEnvironment.all) -> URL {
         if let dir = environment["HUBSCRIPT_VAULT_DIR"], !dir.isEmpty { return URL(fileURLWithPath: dir, isDirectory: true) }
         return state.url.appendingPathComponent("vault", isDirectory: true)
     }
@@ -23,7 +24,7 @@ enum VaultAccess {
             if let known = resolvers[folder.path] { return known }
             let made = VaultSecretResolver(folder: folder, options: VaultCommands.options) {
                 if let key = try VaultKeyMaterial.environmentKey("HUBSCRIPT_VAULT_KEY") { return .key(key) }
-                if let file = ProcessInfo.processInfo.environment["HUBSCRIPT_VAULT_KEY_FILE"], !file.isEmpty { return .keyFile(file) }
+                if let file = ProcessEnvironment.value("HUBSCRIPT_VAULT_KEY_FILE"), !file.isEmpty { return .keyFile(file) }
                 if let phrase = try VaultKeyMaterial.environmentPassphrase("HUBSCRIPT_VAULT_PASSPHRASE") { return .passphrase(phrase) }
                 return nil
             }

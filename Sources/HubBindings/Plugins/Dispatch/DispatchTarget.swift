@@ -1,6 +1,7 @@
 import HubClient
 import DispatchClient
 import Foundation
+import SystemText
 import HTTPKit
 import ScriptHost
 
@@ -62,7 +63,7 @@ public struct DispatchTarget: Sendable {
     /// - Throws: `ScriptStructuredError` `dispatch_not_configured`, `vault_not_open`,
     ///   `configuration_error`, what `secrets` throws (`secret_not_found`, `vault_locked`),
     ///   or `DispatchError` `insecure_transport`.
-    public func client(secrets: (any SecretResolver)?, environment: [String: String] = ProcessInfo.processInfo.environment,
+    public func client(secrets: (any SecretResolver)?, environment: [String: String] = ProcessEnvironment.all,
                        retry: DispatchRetryPolicy = DispatchRetryPolicy()) throws -> DispatchClient {
         switch endpoint {
         case .sandbox(let open):

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import ScriptHost
 import Vault
 
@@ -45,7 +46,7 @@ enum VaultCommands {
             if let keyFile { return .keyFile(keyFile) }
             if passphrase { return .passphrase(try VaultCommands.passphrase(environment: "HUBSCRIPT_VAULT_PASSPHRASE", prompt: "Vault passphrase: ")) }
             if let key = try VaultKeyMaterial.environmentKey("HUBSCRIPT_VAULT_KEY") { return .key(key) }
-            if let file = ProcessInfo.processInfo.environment["HUBSCRIPT_VAULT_KEY_FILE"], !file.isEmpty { return .keyFile(file) }
+            if let file = ProcessEnvironment.value("HUBSCRIPT_VAULT_KEY_FILE"), !file.isEmpty { return .keyFile(file) }
             if let phrase = try VaultKeyMaterial.environmentPassphrase("HUBSCRIPT_VAULT_PASSPHRASE") { return .passphrase(phrase) }
             throw UsageError("no vault key: pass --key-file PATH or --passphrase, or set HUBSCRIPT_VAULT_KEY or HUBSCRIPT_VAULT_KEY_FILE")
         }
@@ -59,7 +60,7 @@ enum VaultCommands {
     /// the process SIGKILL itself at that checkpoint, as a crash would.
     static var options: VaultOptions {
         var options = VaultOptions()
-        if let point = ProcessInfo.processInfo.environment["HUBSCRIPT_VAULT_TEST_KILL_AT"], !point.isEmpty {
+        if let point = ProcessEnvironment.value("HUBSCRIPT_VAULT_TEST_KILL_AT"), !point.isEmpty {
             options.checkpoint = { if $0 == point { kill(getpid(), SIGKILL) } }
         }
         return options
