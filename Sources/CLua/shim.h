@@ -755,6 +755,29 @@ static inline int hs_open_sandbox(lua_State *L) {
     return lua_pcall(L, 0, 0, 0);
 }
 
+// A data-only state (manifests, configuration files) opens the base library alone:
+// its chunks see no globals, so they need no library, and only the prelude's own
+// setmetatable, error, tostring and load are used. Without the string library, strings
+// have no methods at all (nothing a count hook cannot interrupt).
+static inline int hs_open_data_sandbox_protected(lua_State *L) {
+    luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
+    lua_pop(L, 1);
+    static const char *const base_remove[] = {"dofile", "loadfile", "require", NULL};
+    for (const char *const *k = base_remove; *k; k++) {
+        lua_pushnil(L);
+        lua_setglobal(L, *k);
+    }
+    lua_pushcfunction(L, hs_lua_tostring);
+    lua_setglobal(L, "tostring");
+    return 0;
+}
+
+static inline int hs_open_data_sandbox(lua_State *L) {
+    if (!lua_checkstack(L, 4)) return LUA_ERRMEM;
+    lua_pushcfunction(L, hs_open_data_sandbox_protected);
+    return lua_pcall(L, 0, 0, 0);
+}
+
 // For data-only chunks (manifests, configuration): removes the string methods, so a
 // data chunk reaches no C function at all (nothing a count hook cannot interrupt).
 static inline int hs_strip_string_methods_protected(lua_State *L) {

@@ -52,6 +52,8 @@ final class LuaVM {
     @exclusivity(unchecked) private var entries = UnsafeMutablePointer<Entry>.allocate(capacity: 64)
     @exclusivity(unchecked) private var entryCapacity = 64
     private let qualifiedNames = FunctionNames()
+    /// Installed modules not yet built (see `install`).
+    private let moduleShelf = ModuleShelf()
     /// The opaque handles bindings gave this state (see `ScriptHandle`).
     private let handles = HandleRegistry()
     private var ids: [ObjectIdentifier: Int] = [:]
@@ -146,10 +148,18 @@ final class LuaVM {
     // MARK: Setup
 
     private func setUp(host: [ScriptFunction]) throws {
-        guard hs_open_sandbox(L) == LUA_OK else { throw SetupError.failed("opening the sandbox: \(popMessage())") }
+        guard (dataOnly ? hs_open_data_sandbox(L) : hs_open_sandbox(L)) == LUA_OK else { throw SetupError.failed("opening the sandbox: \(popMessage())") }
         guard hs_make_handle_meta(L) == LUA_OK else { throw SetupError.failed("making the handles' metatable: \(popMessage())") }
-        let hostTable = ScriptValue.object(Dictionary(uniqueKeysWithValues: host.map { ($0.name, .function($0)) }))
-        guard hs_load_text(L, Prelude.source, Prelude.source.utf8.count, Prelude.chunkName) == LUA_OK else {
+        var hostFunctions = Dictionary(uniqueKeysWithValues: host.map { ($0.name, ScriptValue.function($0)) })
+        let shelf = moduleShelf
+        hostFunctions["load_module"] = .function(ScriptFunction("load_module") { call in
+            let name = try call.string(1)
+            guard let module = shelf.build(name) else { throw ScriptMessageError("no module '\(name)' to load") }
+            return .values([module.raw, module.wrapper.map(ScriptValue.string) ?? .nilValue])
+        })
+        let hostTable = ScriptValue.object(hostFunctions)
+        let prelude = dataOnly ? Prelude.dataSource : Prelude.source
+        guard hs_load_text(L, prelude, prelude.utf8.count, Prelude.chunkName) == LUA_OK else {
             throw SetupError.failed("loading the prelude: \(popMessage())")
         }
         switch call(arguments: [hostTable]) {
@@ -195,35 +205,24 @@ final class LuaVM {
         return id
     }
 
-    /// Installs plugins as globals of every recipe environment.
+    /// Installs plugins as globals of every recipe environment. Their functions are
+    /// registered now (so errors name them `module.function`); each module's table is
+    /// built, and its wrapper run, on the recipe's first read of that global (see
+    /// `Prelude`), inside the run's limits like anything else the recipe causes.
     func install(_ plugins: [Plugin]) throws {
-        var list: [ScriptValue] = []
+        var names: [ScriptValue] = []
         for plugin in plugins {
-            var root: [String: ScriptValue] = plugin.values
             for function in plugin.functions {
                 _ = register(function, qualifiedName: "\(plugin.module).\(function.name)")
-                insert(.function(function), at: function.name.split(separator: ".").map(String.init), into: &root)
             }
-            var entry: [String: ScriptValue] = ["name": .string(plugin.module), "raw": .object(root)]
-            if let wrapper = plugin.luaWrapper {
-                entry["wrapper"] = .string(wrapper)
-                internalChunks.insert(plugin.module)
-            }
-            list.append(.object(entry))
+            if plugin.luaWrapper != nil { internalChunks.insert(plugin.module) }
+            moduleShelf.put(plugin)
+            names.append(.string(plugin.module))
         }
         pushRef(installRef)
-        if case .failed(let f) = call(arguments: [.array(list)]) {
+        if case .failed(let f) = call(arguments: [.array(names)]) {
             throw SetupError.failed("installing plugins: \(f.message)")
         }
-    }
-
-    private func insert(_ value: ScriptValue, at path: [String], into table: inout [String: ScriptValue]) {
-        guard let first = path.first else { return }
-        if path.count == 1 { table[first] = value; return }
-        var child: [String: ScriptValue] = [:]
-        if case .object(let existing)? = table[first] { child = existing }
-        insert(value, at: Array(path.dropFirst()), into: &child)
-        table[first] = .object(child)
     }
 
     // MARK: Loading and calling

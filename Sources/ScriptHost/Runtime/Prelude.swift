@@ -2,8 +2,14 @@
 ///
 /// It receives the internal `host` table (Swift functions the recipe never sees) and
 /// returns, in order: the `json.null` sentinel, the array marker metatable, the
-/// structured-error metatable, `install(plugins)`, `load_chunk(source, name)` and
+/// structured-error metatable, `install(names)`, `load_chunk(source, name)` and
 /// `load_data(source, name)` (no globals at all, for manifests and configuration).
+///
+/// Modules are published lazily: `install` only notes their names, and the first read
+/// of such a global asks the host for the module (`host.load_module(name)` returns its
+/// raw table and its Lua wrapper, if any), runs the wrapper and keeps the result. A
+/// recipe that never touches `hub` never pays for building it (scripts/bench-runtime,
+/// start-up); one that does sees the same module as before, built inside its own limits.
 /// Everything a recipe can reach is in `base`, reached through a per-chunk strict
 /// `_ENV` whose metatable is locked. The C shim has already removed io, package,
 /// debug, dofile, loadfile, string.dump and most of os, and replaced tostring,
@@ -37,8 +43,24 @@ for _, name in ipairs{ "assert", "error", "ipairs", "next", "pairs", "pcall", "r
     "xpcall", "_VERSION", "collectgarbage", "string", "table", "math", "utf8", "coroutine", "os" } do
   base[name] = _G[name]
 end
+local support = { null = null, array_mt = array_mt, error_mt = error_mt }
+-- Modules installed but not built yet: name -> true (see `install`).
+local lazy = {}
+local function build_module(name, raw, wrapper)
+  if not wrapper then return raw end
+  local fn, err = rawload(wrapper, "=" .. name, "t", setmetatable({}, { __index = base }))
+  if not fn then error(err, 0) end
+  return fn(raw, support)
+end
 setmetatable(base, {
   __index = function(_, key)
+    if lazy[key] then
+      -- Marked built only once it is: a build stopped by a limit is not half-published.
+      local module = build_module(key, host.load_module(key))
+      lazy[key] = nil
+      base[key] = module
+      return module
+    end
     error(format("recipe attempted to access nonexistent global '%s'", tostring(key)), 2)
   end,
   __metatable = "the recipe environment is locked",
@@ -106,16 +128,10 @@ base.recipe = function(manifest)
   return manifest
 end
 
-local support = { null = null, array_mt = array_mt, error_mt = error_mt }
-local function install(plugins)
-  for _, plugin in ipairs(plugins) do
-    local module = plugin.raw
-    if plugin.wrapper then
-      local fn, err = rawload(plugin.wrapper, "=" .. plugin.name, "t", setmetatable({}, { __index = base }))
-      if not fn then error(err, 0) end
-      module = fn(module, support)
-    end
-    base[plugin.name] = module
+local function install(names)
+  for _, name in ipairs(names) do
+    if rawget(base, name) ~= nil or lazy[name] then error(format("module '%s' is installed twice", name), 0) end
+    lazy[name] = true
   end
 end
 
@@ -139,5 +155,33 @@ local function load_data(source, chunkname)
 end
 
 return null, array_mt, error_mt, install, load_chunk, load_data
+"""#
+
+    /// The prelude of a data-only state (manifests, configuration files): only what
+    /// `load_data` and reading values need, so such a state starts without compiling the
+    /// recipe environment. Returns the same six values; `install` and `load_chunk` refuse.
+    /// It runs with the base library alone (`hs_open_data_sandbox`): no `string.format`.
+    static let dataSource = #"""
+local setmetatable, error, tostring, rawload = setmetatable, error, tostring, load
+local null = setmetatable({}, {
+  __name = "json.null", __tostring = function() return "null" end, __metatable = "json.null",
+  __newindex = function() error("json.null cannot be modified", 2) end,
+})
+local array_mt = { __name = "array" }
+local error_mt = { __name = "error" }
+local function refuse() error("a data-only state runs no recipe", 0) end
+local data_env_mt = {
+  __index = function(_, key)
+    error("only literal values are allowed here (data only), not the global '" .. tostring(key) .. "'", 2)
+  end,
+  __newindex = function(_, key)
+    error("only literal values are allowed here (data only): cannot assign the global '" .. tostring(key) .. "'", 2)
+  end,
+  __metatable = "locked",
+}
+local function load_data(source, chunkname)
+  return rawload(source, chunkname, "t", setmetatable({}, data_env_mt))
+end
+return null, array_mt, error_mt, refuse, refuse, load_data
 """#
 }

@@ -1,0 +1,35 @@
+/// The plugins a state has installed but whose globals no recipe has read yet.
+///
+/// Used only on the state's own thread (`LuaVM` is confined to it); `@unchecked
+/// Sendable` so the `load_module` host function, a `@Sendable` closure, can hold it.
+final class ModuleShelf: @unchecked Sendable {
+    struct Module {
+        /// The module's table: its values, and its functions at their dotted names.
+        let raw: ScriptValue
+        let wrapper: String?
+    }
+
+    private var plugins: [String: Plugin] = [:]
+
+    func put(_ plugin: Plugin) { plugins[plugin.module] = plugin }
+
+    /// The module named `name`, built now; nil if none. It stays on the shelf: a build
+    /// that a limit stopped may be asked for again.
+    func build(_ name: String) -> Module? {
+        guard let plugin = plugins[name] else { return nil }
+        var root = plugin.values
+        for function in plugin.functions {
+            Self.insert(.function(function), at: function.name.split(separator: ".").map(String.init), into: &root)
+        }
+        return Module(raw: .object(root), wrapper: plugin.luaWrapper)
+    }
+
+    private static func insert(_ value: ScriptValue, at path: [String], into table: inout [String: ScriptValue]) {
+        guard let first = path.first else { return }
+        if path.count == 1 { table[first] = value; return }
+        var child: [String: ScriptValue] = [:]
+        if case .object(let existing)? = table[first] { child = existing }
+        insert(value, at: Array(path.dropFirst()), into: &child)
+        table[first] = .object(child)
+    }
+}
