@@ -141,7 +141,9 @@ extension Journal {
         }
     }
 
+    /// The size of the file at `path` (following links), or nil if there is none.
     private static func size(_ path: String) -> Int? {
-        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+        var s = stat()
+        return stat(path, &s) == 0 ? Int(s.st_size) : nil
     }
 }

@@ -41,18 +41,26 @@ public enum RateClass: String, Sendable, CaseIterable {
 /// Hub reports a classed request's class bucket (docs/hub-api.md, "Rate limits").
 final class RatePacer: Sendable {
     let session: RateGovernor
-    private let classes: [RateClass: RateGovernor]
+    /// One per class, in `RateClass.allCases` order (an array, not a dictionary keyed by
+    /// the enum: instantiating that costs a protocol-conformance scan at start-up).
+    private let classes: [RateGovernor]
 
     init(limitPerMinute: Int, clock: any HubClock) {
         session = RateGovernor(limitPerMinute: limitPerMinute, clock: clock)
-        var classes: [RateClass: RateGovernor] = [:]
-        for c in RateClass.allCases {
-            classes[c] = RateGovernor(limitPerMinute: limitPerMinute == 0 ? 0 : c.limitPerMinute, clock: clock)
+        classes = RateClass.allCases.map {
+            RateGovernor(limitPerMinute: limitPerMinute == 0 ? 0 : $0.limitPerMinute, clock: clock)
         }
-        self.classes = classes
     }
 
-    func governor(_ rateClass: RateClass?) -> RateGovernor? { rateClass.flatMap { classes[$0] } }
+    func governor(_ rateClass: RateClass?) -> RateGovernor? {
+        guard let rateClass else { return nil }
+        switch rateClass {
+        case .grant: return classes[0]
+        case .userCreation: return classes[1]
+        case .refresh: return classes[2]
+        case .notificationSend: return classes[3]
+        }
+    }
 
     /// Waits for a slot in `rateClass` (if any), then in the caller's bucket when the
     /// request counts against it (`authenticated`).
