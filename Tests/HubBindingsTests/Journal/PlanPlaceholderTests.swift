@@ -349,3 +349,15 @@ final class PlanPlaceholderTests: XCTestCase {
                        "\(url.path) is not a valid hubscript plan: writes[3].creates.placeholder usr_planned_1 is created by an earlier write too")
     }
 }
+
+extension PlanPlaceholderTests {
+    func testThePlanTableShowsWhichWriteCreatesWhichPlaceholder() throws {
+        let lines = PlanTable.render(try Self.makePlan()).split(separator: "\n").map(String.init)
+        XCTAssertEqual(Array(lines.dropFirst().prefix(4)), [
+            "#  METHOD  TARGET                                   CHANGE",
+            "1  POST    /users                                   create user grace@example.com as usr_planned_1 {\"email\":\"grace@example.com\"}",
+            "2  POST    /users/usr_planned_1/roles/role_support  assign role_support to usr_planned_1 {\"note\":\"for usr_planned_1\"}",
+            "3  POST    /users/usr_planned_1/entitlements        grant app_wiki to usr_planned_1 as ent_planned_1 {\"application_id\":\"app_wiki\"}",
+        ])
+    }
+}
