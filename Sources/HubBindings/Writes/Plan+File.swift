@@ -5,7 +5,7 @@ import SystemText
 /// The plan file: indented JSON with sorted keys.
 ///
 /// ```json
-/// { "format": "hubscript-plan/1", "run_id": "run_…",
+/// { "format": "hubscript-plan/2", "run_id": "run_…",
 ///   "recipe": {"path": "recipes/offboard.lua", "sha256": "…"},
 ///   "profile": "default", "params": {…}, "created_at": "2026-11-30T14:22:33Z",
 ///   "writes": [ {"seq": 1, "key": "hs1-…", "method": "POST", "path": "/users/usr_ada/suspend",
