@@ -173,10 +173,11 @@ public final class WriteCoordinator {
         if let creates = r.intent.creates {
             let n = placeholderCounts[creates.prefix, default: 0] + 1
             placeholderCounts[creates.prefix] = n
-            creation = PlannedCreation(placeholder: PlanPlaceholder.make(prefix: creates.prefix, number: n), field: creates.field)
+            let placeholder = PlanPlaceholder.make(prefix: creates.prefix, number: n)
+            creation = PlannedCreation(placeholder: placeholder, field: creates.field)
             var fields: [String: ScriptValue] = [:]
             if case .object(let f) = predicted { fields = f }
-            fields[creates.field] = .string(creation!.placeholder)
+            fields[creates.field] = .string(placeholder)
             predicted = .object(fields)
         }
         planned.append(try PlannedWrite(sequence: r.number, key: r.key, method: r.intent.method, path: r.intent.path,
