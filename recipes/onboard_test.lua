@@ -59,20 +59,35 @@ end)
 
 test.case("plan mode writes nothing, and apply makes the planned writes", function()
   local s = test.sandbox {}
-  local plan = s:run("onboard.lua", { email = "plan@example.com", roles = { "role_support" }, apps = { "app_wiki" } },
-                     { mode = "plan" })
+  local params = { email = "plan@example.com", roles = { "role_support" }, apps = { "app_wiki" } }
+  local plan = s:run("onboard.lua", params, { mode = "plan" })
   expect(plan).to_succeed()
   expect(plan.plan.writes[1].summary).to_be("create user plan@example.com (invited)")
-  expect(plan.plan.writes[2].path).to_be("/users/usr_planned/roles/role_support")
+  -- The user the plan would create is usr_planned_1 in its later writes; apply puts
+  -- the id the Hub gives in its place.
+  expect(plan.plan.writes[2].path).to_be("/users/usr_planned_1/roles/role_support")
+  expect(plan.plan.writes[3].path).to_be("/users/usr_planned_1/entitlements")
   expect(#s:list("/users", { email = "plan@example.com", status = "invited" })).to_be(0)
-  -- A plan names a user it would create usr_planned, so it applies only to people who
-  -- exist already (a new person's writes are made by a plain run).
-  local params = { email = "ada@example.com", roles = { "role_support" }, apps = { "app_chat" } }
-  local existing = s:run("onboard.lua", params, { mode = "plan" })
-  expect(#existing.plan.writes).to_be(2)
-  local applied = s:run("onboard.lua", params, { mode = "apply", plan = existing })
+  local applied = s:run("onboard.lua", params, { mode = "apply", plan = plan })
   expect(applied).to_succeed()
-  expect(applied.writes).to_be(2)
+  expect(applied.writes).to_be(3)
+  local user = s:list("/users", { email = "plan@example.com", status = "invited" })[1]
+  expect(applied.output[1]).to_be("plan@example.com (" .. user.id .. "): created (invited), roles +1, apps +1")
+  expect(role_ids(s, user.id)).to_equal({ "role_member", "role_support" })
+  expect(live_apps(s, user.id)).to_equal({ "app_wiki" })
+end)
+
+test.case("an apply stopped after the create, then resumed: the user is created once", function()
+  local s = test.sandbox {}
+  local params = { email = "half@example.com", roles = { "role_support" }, apps = { "app_wiki", "app_crm" } }
+  local plan = s:run("onboard.lua", params, { mode = "plan" })
+  local first = s:run("onboard.lua", params, { mode = "apply", plan = plan, kill_after_writes = 2 })
+  expect(first.killed).to_be(true)
+  expect(s:resume(first.run_id)).to_succeed()
+  expect(#s:list("/audit-events", { action = "user.created" })).to_be(1)
+  local user = s:list("/users", { email = "half@example.com", status = "invited" })[1]
+  expect(role_ids(s, user.id)).to_equal({ "role_member", "role_support" })
+  expect(live_apps(s, user.id)).to_equal({ "app_crm", "app_wiki" })
 end)
 
 test.case("killed after the create, then resumed: the user is created once", function()

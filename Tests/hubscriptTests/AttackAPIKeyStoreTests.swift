@@ -147,7 +147,7 @@ extension AttackAPIKeyStoreTests {
     /// The plan says "create API key 'ps2' (live), secret into the vault entry
     /// hub/keys/ps2"; the apply's check compares key, method, path and body — not the
     /// entry — so a recipe that tells plan from apply (an earlier create's id is
-    /// `key_planned` only in a plan) stores the secret over `webhooks/hub` instead, and
+    /// `key_planned_1` only in a plan) stores the secret over `webhooks/hub` instead, and
     /// the apply succeeds. Expected: the apply is refused before any write, because the
     /// write now differs from the plan (its vault entry), and `webhooks/hub` is untouched.
     func testAnApplyStoresOnlyIntoTheEntriesItsPlanNamed() throws {
@@ -156,7 +156,7 @@ extension AttackAPIKeyStoreTests {
         try cli.file("planswap.lua", """
             recipe { name = "planswap", needs = { "api_keys.manage" } }
             local first = hub.api_keys.create({ name = "ps1", permissions = { "users.list" }, mode = "live" }, { store = "hub/keys/ps1" })
-            local planning = first.id == "key_planned"
+            local planning = first.id == "key_planned_1"
             hub.api_keys.create({ name = "ps2", permissions = { "users.list" }, mode = "live" },
                                 { store = planning and "hub/keys/ps2" or "webhooks/hub" })
             """)

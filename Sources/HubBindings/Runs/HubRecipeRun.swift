@@ -182,16 +182,20 @@ public enum HubRecipeRun {
 
     /// An apply of a plan whose every write the journal holds as done (a plan applied in
     /// full before) is answered with `PlanAlreadyApplied`, not re-checked against data
-    /// it has itself changed.
+    /// it has itself changed. The keys are those the apply sent (`Plan.isApplied`): a
+    /// write that used a created id was sent with the key of its real form.
     static func refuseIfAppliedInFull(_ plan: Plan, existing: RunRecord?, journal: Journal) throws {
         guard let existing, existing.mode == .apply, existing.status == .succeeded, !plan.writes.isEmpty else { return }
-        let done = Set(try journal.writes(runID: plan.runID).filter { $0.state == .done }.map(\.key))
-        guard plan.writes.allSatisfy({ done.contains($0.key) }) else { return }
+        var done: [String: ScriptValue] = [:]
+        for record in try journal.writes(runID: plan.runID) where record.state == .done {
+            done[record.key] = record.responseJSON.flatMap { try? JSONCodec.decode($0) } ?? .nilValue
+        }
+        guard plan.isApplied(done: done) else { return }
         throw PlanAlreadyApplied(runID: plan.runID, writes: plan.writes.count, finishedAt: existing.finishedAt)
     }
 
     static func sameWrite(_ a: PlannedWrite, _ b: PlannedWrite) -> Bool {
-        a.key == b.key && a.method == b.method && a.path == b.path && a.bodySHA256 == b.bodySHA256
+        a.key == b.key && a.method == b.method && a.path == b.path && a.bodySHA256 == b.bodySHA256 && a.creates == b.creates
     }
 
     /// Before an apply sends anything: runs the recipe once more in plan mode (quietly,

@@ -11,6 +11,10 @@ import Foundation
 /// second firing of the same scheduled job sends the same key for the same logical change,
 /// while two identical writes in one run get different keys. `hs1` names this scheme; a
 /// different derivation must use another prefix.
+///
+/// In a plan, a write that names a created id by its placeholder (`usr_planned_1`) gets
+/// the key of that placeholder form; `hubscript apply` sends it with the key of the form
+/// it sends, with the real id, as a live run would (see `WriteCoordinator`).
 public enum IdempotencyKey {
     public static let prefix = "hs1-"
 

@@ -5,22 +5,29 @@ import SystemText
 /// The plan file: indented JSON with sorted keys.
 ///
 /// ```json
-/// { "format": "hubscript-plan/1", "run_id": "run_…",
+/// { "format": "hubscript-plan/2", "run_id": "run_…",
 ///   "recipe": {"path": "recipes/offboard.lua", "sha256": "…"},
 ///   "profile": "default", "params": {…}, "created_at": "2026-11-30T14:22:33Z",
 ///   "writes": [ {"seq": 1, "key": "hs1-…", "method": "POST", "path": "/users/usr_ada/suspend",
-///                "body": {…} | null, "summary": "suspend usr_ada", "predicted": …} ],
+///                "body": {…} | null, "summary": "suspend usr_ada", "predicted": …,
+///                "creates": {"placeholder": "usr_planned_1", "field": "id"}} ],
 ///   "counts": {"reads": 3, "writes": 0, "replayed": 0, "planned": 1, "failed": 0} }
 /// ```
 /// Body digests are not stored: they are recomputed from `body` when the plan is loaded.
 /// `"body": null` means no body; a `"predicted": null` is read back as `.nilValue`.
+/// `creates` is present only on a write that creates something whose id the Hub chooses:
+/// later writes name that id by the placeholder (see `PlanBindings`); a plan whose
+/// placeholder is malformed, or made by two writes, is not a plan.
 extension Plan {
     /// The plan as its JSON document.
     public func jsonValue() -> ScriptValue {
         let writeValues: [ScriptValue] = writes.map { w in
-            ["seq": .integer(Int64(w.sequence)), "key": .string(w.key), "method": .string(w.method),
-             "path": .string(w.path), "body": w.body ?? .null, "summary": .string(w.summary),
-             "predicted": w.predicted]
+            var fields: [String: ScriptValue] = [
+                "seq": .integer(Int64(w.sequence)), "key": .string(w.key), "method": .string(w.method),
+                "path": .string(w.path), "body": w.body ?? .null, "summary": .string(w.summary),
+                "predicted": w.predicted]
+            if let c = w.creates { fields["creates"] = ["placeholder": .string(c.placeholder), "field": .string(c.field)] }
+            return .object(fields)
         }
         let c = counts
         return [
@@ -74,19 +81,30 @@ extension Plan {
             throw PlanError(.unsupportedFormat, "\(url.path) is a plan of format \(format); this hubscript reads \(Plan.format). Make a new plan with this hubscript (hubscript plan RECIPE --out \(url.lastPathComponent)).")
         }
         do { return try PlanDecoder(doc: doc).plan() } catch let missing as PlanDecoder.Missing {
-            throw PlanError(.notAPlan, "\(url.path) is not a valid hubscript plan: \(missing.field) is missing or has the wrong type")
+            throw PlanError(.notAPlan, "\(url.path) is not a valid hubscript plan: \(missing.field) \(missing.problem ?? "is missing or has the wrong type")")
         }
     }
 }
 
 /// Reads a plan document field by field, naming the first field that is wrong.
 private struct PlanDecoder {
-    struct Missing: Error { let field: String }
+    struct Missing: Error {
+        let field: String
+        /// What is wrong, when it is not "missing or of the wrong type".
+        var problem: String?
+    }
     let doc: ScriptValue
 
     func plan() throws -> Plan {
         guard case .array(let items) = doc["writes"] else { throw Missing(field: "writes") }
         let writes = try items.enumerated().map { n, w in try write(w, at: "writes[\(n)]") }
+        var placeholders: Set<String> = []
+        for (n, w) in writes.enumerated() {
+            if let c = w.creates, !placeholders.insert(c.placeholder).inserted {
+                throw Missing(field: "writes[\(n)].creates.placeholder",
+                              problem: "\(c.placeholder) is created by an earlier write too")
+            }
+        }
         guard let created = UTCTime.parseISO8601(try string(doc["created_at"], "created_at")) else {
             throw Missing(field: "created_at")
         }
@@ -107,11 +125,20 @@ private struct PlanDecoder {
         var predicted = w["predicted"]
         guard !predicted.isNil else { throw Missing(field: "\(where_).predicted") }
         if predicted == .null { predicted = .nilValue }
+        var creates: PlannedCreation?
+        if !w["creates"].isNil {
+            let placeholder = try string(w["creates"]["placeholder"], "\(where_).creates.placeholder")
+            let field = try string(w["creates"]["field"], "\(where_).creates.field")
+            guard PlanPlaceholder.isPlaceholder(placeholder) else { throw Missing(field: "\(where_).creates.placeholder") }
+            guard (1...64).contains(field.utf8.count) else { throw Missing(field: "\(where_).creates.field") }
+            creates = PlannedCreation(placeholder: placeholder, field: field)
+        }
         do {
             return try PlannedWrite(sequence: try int(w["seq"], "\(where_).seq"), key: try string(w["key"], "\(where_).key"),
                                     method: try string(w["method"], "\(where_).method"),
                                     path: try string(w["path"], "\(where_).path"), body: w["body"],
-                                    summary: try string(w["summary"], "\(where_).summary"), predicted: predicted)
+                                    summary: try string(w["summary"], "\(where_).summary"), predicted: predicted,
+                                    creates: creates)
         } catch is JSONCodec.Error { throw Missing(field: "\(where_).body") }
     }
 

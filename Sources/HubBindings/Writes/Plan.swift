@@ -4,8 +4,10 @@ import ScriptHost
 /// The writes a `hubscript plan` run would make, as `hubscript apply` replays them.
 /// Its file form is described in `Plan+File.swift`.
 public struct Plan: Sendable, Equatable {
-    /// The file format this code writes and reads.
-    public static let format = "hubscript-plan/1"
+    /// The file format this code writes and reads. `/2`: a create's id is a numbered
+    /// placeholder (`usr_planned_1`) and the write that creates it says so (`creates`);
+    /// a `/1` plan named every new user `usr_planned` and is refused (make a new plan).
+    public static let format = "hubscript-plan/2"
 
     /// The plan run's id; `apply` runs under it so derived keys are the same.
     public var runID: String

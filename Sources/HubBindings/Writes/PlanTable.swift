@@ -9,6 +9,8 @@ import ScriptHost
 /// 1  POST    /users/usr_ada/suspend  suspend usr_ada {"reason":"offboarded"}
 /// 1 write planned, 3 reads; nothing was sent.
 /// ```
+/// A create's change ends its summary with the placeholder later rows use for its id:
+/// `create user grace@example.com (invited) as usr_planned_1 {"email":…}`.
 /// Columns are as wide as their widest cell, two spaces apart, without trailing spaces;
 /// bodies are compact JSON cut to `bodyWidth` characters. Every cell and the header's
 /// fields go through `TerminalText.field`: a recipe's `\r` or escape sequence in a
@@ -24,8 +26,9 @@ public enum PlanTable {
             return (lines + ["No writes planned (\(reads)); nothing was sent."]).joined(separator: "\n") + "\n"
         }
         let rows = [["#", "METHOD", "TARGET", "CHANGE"]] + plan.writes.map { w in
-            [String(w.sequence), f(w.method), f(w.path),
-             w.body.map { "\(f(w.summary)) \(CompactJSON.text($0, max: bodyWidth))" } ?? f(w.summary)]
+            let summary = f(w.summary) + (w.creates.map { " as \(f($0.placeholder))" } ?? "")
+            return [String(w.sequence), f(w.method), f(w.path),
+                    w.body.map { "\(summary) \(CompactJSON.text($0, max: bodyWidth))" } ?? summary]
         }
         let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {

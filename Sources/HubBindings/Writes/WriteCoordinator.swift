@@ -7,6 +7,23 @@ import ScriptHost
 /// logical write, numbered from 1 in call order; sent, replayed and planned writes all
 /// count against `writeLimit`. A write refused by the limit or by the plan consumes no
 /// number.
+///
+/// Created ids across plan and apply: in plan mode a write whose intent `creates`
+/// something predicts a placeholder id (`usr_planned_1`, see `PlanPlaceholder`) and the
+/// plan records it with the write. In apply mode, once that write is sent (or replayed
+/// from the journal, which is how a second apply of a half-applied plan learns it), the
+/// placeholder is bound to the id in the response (`bindings`), and each later write is
+/// compared with its planned write after the bound placeholders in the plan's path, body
+/// and explicit key are replaced by the real ids — nothing else is loosened: method,
+/// path, body and key must still match exactly.
+///
+/// Keys: a write is always sent with the key derived from the request as sent (the real
+/// ids), exactly as a live run derives it, so `hubscript runs resume` of an interrupted
+/// apply (a live pass, without the plan) derives the same keys and replays what the
+/// apply did. The plan's key of a write that mentions a placeholder is the key of its
+/// placeholder form; the apply checks that key by deriving it from the planned write and
+/// the number of identical planned writes before it, which still catches an identical
+/// write added or removed before it, or an explicit key that changed.
 public final class WriteCoordinator {
     public let runID: String
     public let mode: WriteMode
@@ -19,6 +36,12 @@ public final class WriteCoordinator {
     /// Logical writes performed so far.
     public private(set) var performed = 0
     private var occurrences: [String: Int] = [:]
+    /// Apply mode: earlier writes per identity of their planned (placeholder) form.
+    private var planOccurrences: [String: Int] = [:]
+    /// Plan mode: the placeholders handed out so far, per prefix.
+    private var placeholderCounts: [String: Int] = [:]
+    /// Apply mode: the placeholders of the plan bound so far to the ids the Hub gave.
+    public private(set) var bindings = PlanBindings()
     /// The run's reads so far (every pass), journalled with each write sent.
     public var runReads: (() -> Int)?
 
@@ -50,7 +73,8 @@ public final class WriteCoordinator {
     /// - Throws: `ScriptStructuredError` `request_too_large` or `invalid_path` for a path
     ///   or body over `WriteIntentLimits` or a path with an empty, `.` or `..` segment
     ///   (before anything is derived or journalled); `ScriptLimitError` before the first write past `writeLimit`, and in apply
-    ///   mode before a write that is not the plan's next one (nothing is sent);
+    ///   mode before a write that is not the plan's next one once bound placeholders are
+    ///   replaced by their real ids (nothing is sent);
     ///   `ScriptStructuredError` (`invalid_idempotency_key`, `invalid_body`,
     ///   `idempotency_key_reused`) for a write that cannot be sent; journal errors (then
     ///   nothing was sent unless the error came from recording the outcome).
@@ -73,11 +97,15 @@ public final class WriteCoordinator {
         let key = try intent.explicitKey.map(Self.checkedExplicitKey) ?? IdempotencyKey.derive(
             runID: runID, method: intent.method, path: intent.path, canonicalBody: canonical, occurrence: occurrence)
         let request = Request(number: number, key: key, intent: intent, body: body, bodySHA256: digest)
-        if case .apply(let plan) = mode { try Self.check(request, against: plan) }
+        var matched: (write: PlannedWrite, identity: String)?
+        if case .apply(let plan) = mode { matched = try check(request, against: plan) }
         occurrences[identity] = occurrence + 1
+        if let matched { planOccurrences[matched.identity, default: 0] += 1 }
         performed = number
         if case .plan = mode { return try recordPlanned(request) }
-        return try performLive(request, send: send)
+        let result = try performLive(request, send: send)
+        if let creation = matched?.write.creates { bindings.bind(creation, response: result.value) }
+        return result
     }
 
     /// Ends the run's writes. In apply mode, returns a warning when the plan had writes
@@ -109,21 +137,53 @@ public final class WriteCoordinator {
         return key
     }
 
-    private static func check(_ request: Request, against plan: Plan) throws {
-        guard request.number <= plan.writes.count else {
-            throw ScriptLimitError(WriteMessages.beyondPlan(request, planCount: plan.writes.count))
+    /// Refuses `r` unless it is the plan's next write once the bound placeholders are
+    /// replaced (see the type's comment); returns the planned write and the identity of
+    /// its planned form (for counting identical planned writes).
+    private func check(_ r: Request, against plan: Plan) throws -> (write: PlannedWrite, identity: String) {
+        guard r.number <= plan.writes.count else {
+            throw ScriptLimitError(WriteMessages.beyondPlan(r, planCount: plan.writes.count))
         }
-        let expected = plan.writes[request.number - 1]
-        guard expected.key == request.key, expected.method == request.intent.method,
-              expected.path == request.intent.path, expected.bodySHA256 == request.bodySHA256
-        else { throw ScriptLimitError(WriteMessages.divergesFromPlan(request, expected: expected)) }
+        let planned = plan.writes[r.number - 1]
+        var expected = planned
+        expected.path = bindings.substitute(planned.path)
+        expected.key = bindings.substitute(planned.key)
+        expected.body = planned.body.map { bindings.substitute($0) }
+        expected.bodySHA256 = try? WriteBody.digest(expected.body)
+        let plannedCanonical = (try? WriteBody.canonical(planned.body)) ?? ""
+        let identity = [planned.method, planned.path, plannedCanonical].joined(separator: "\u{0}")
+        // The key the request has in the plan's (placeholder) form: a derived key counts
+        // the identical planned writes before it, as plan mode did.
+        let planFormKey = r.intent.explicitKey == nil
+            ? IdempotencyKey.derive(runID: runID, method: planned.method, path: planned.path, canonicalBody: plannedCanonical,
+                                    occurrence: planOccurrences[identity, default: 0])
+            : r.key
+        guard expected.key == planFormKey, expected.method == r.intent.method,
+              expected.path == r.intent.path, expected.bodySHA256 == r.bodySHA256
+        else {
+            throw ScriptLimitError(WriteMessages.divergesFromPlan(r, expected: expected, key: planFormKey,
+                                                                  ids: bindings.describe(planned)))
+        }
+        return (planned, identity)
     }
 
     private func recordPlanned(_ r: Request) throws -> WriteResult {
+        var predicted = r.intent.predicted
+        var creation: PlannedCreation?
+        if let creates = r.intent.creates {
+            let n = placeholderCounts[creates.prefix, default: 0] + 1
+            placeholderCounts[creates.prefix] = n
+            let placeholder = PlanPlaceholder.make(prefix: creates.prefix, number: n)
+            creation = PlannedCreation(placeholder: placeholder, field: creates.field)
+            var fields: [String: ScriptValue] = [:]
+            if case .object(let f) = predicted { fields = f }
+            fields[creates.field] = .string(placeholder)
+            predicted = .object(fields)
+        }
         planned.append(try PlannedWrite(sequence: r.number, key: r.key, method: r.intent.method, path: r.intent.path,
-                                        body: r.body, summary: r.intent.summary, predicted: r.intent.predicted))
+                                        body: r.body, summary: r.intent.summary, predicted: predicted, creates: creation))
         counts.planned += 1
-        var value = r.intent.predicted
+        var value = predicted
         if case .object(var fields) = value {
             fields["planned"] = .bool(true)
             value = .object(fields)

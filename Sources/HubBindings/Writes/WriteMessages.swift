@@ -21,19 +21,21 @@ enum WriteMessages {
         """
     }
 
-    static func divergesFromPlan(_ r: WriteCoordinator.Request, expected: PlannedWrite) -> String {
+    /// `expected`: the planned write with the bound placeholders replaced; `key`: the
+    /// request's key in the plan's form; `ids`: the placeholders the planned write uses.
+    static func divergesFromPlan(_ r: WriteCoordinator.Request, expected: PlannedWrite, key: String, ids: [String]) -> String {
         var changes: [String] = []
         if expected.method != r.intent.method { changes.append("method \(f(expected.method)) → \(f(r.intent.method))") }
         if expected.path != r.intent.path { changes.append("path \(f(expected.path)) → \(f(r.intent.path))") }
         if expected.bodySHA256 != r.bodySHA256 { changes.append("body " + BodyDiff.summary(expected.body, r.body)) }
         if changes.isEmpty {
-            changes.append("key \(f(expected.key)) → \(f(r.key)) (an explicit key changed, or an identical write was added or removed before it)")
+            changes.append("key \(f(expected.key)) → \(f(key)) (an explicit key changed, or an identical write was added or removed before it)")
         }
         return """
             apply: write \(r.number) differs from the plan; nothing was sent for it.
               plan:   \(line(expected.method, expected.path, expected.body))
               recipe: \(line(r.intent.method, r.intent.path, r.body))
-              changed: \(changes.joined(separator: "; "))
+              changed: \(changes.joined(separator: "; "))\(ids.isEmpty ? "" : "\n  ids: " + ids.joined(separator: "; "))
             \(newPlanAdvice)
             """
     }

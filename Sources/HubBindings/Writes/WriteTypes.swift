@@ -14,15 +14,20 @@ public struct WriteIntent: Sendable {
     public var summary: String
     /// The result to return in plan mode (what the Hub would probably answer).
     public var predicted: ScriptValue
+    /// Set when the write creates something whose id the Hub chooses: plan mode puts a
+    /// placeholder (`usr_planned_1`) into `predicted[creates.field]`, and apply binds it
+    /// to the real id (see `PlanBindings`).
+    public var creates: CreatedID?
 
     public init(method: String, path: String, body: ScriptValue? = nil, explicitKey: String? = nil,
-                summary: String, predicted: ScriptValue = .object([:])) {
+                summary: String, predicted: ScriptValue = .object([:]), creates: CreatedID? = nil) {
         self.method = method
         self.path = path
         self.body = body
         self.explicitKey = explicitKey
         self.summary = summary
         self.predicted = predicted
+        self.creates = creates
     }
 }
 
@@ -93,9 +98,11 @@ public struct PlannedWrite: Sendable, Equatable {
     public var bodySHA256: String?
     public var summary: String
     public var predicted: ScriptValue
+    /// What the write creates: the placeholder later writes of the plan use for its id.
+    public var creates: PlannedCreation?
 
     public init(sequence: Int, key: String, method: String, path: String, body: ScriptValue?,
-                summary: String, predicted: ScriptValue) throws {
+                summary: String, predicted: ScriptValue, creates: PlannedCreation? = nil) throws {
         self.sequence = sequence
         self.key = key
         self.method = method
@@ -104,6 +111,7 @@ public struct PlannedWrite: Sendable, Equatable {
         self.bodySHA256 = try WriteBody.digest(self.body)
         self.summary = summary
         self.predicted = predicted
+        self.creates = creates
     }
 }
 

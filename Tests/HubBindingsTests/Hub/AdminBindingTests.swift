@@ -199,7 +199,7 @@ final class AdminBindingTests: XCTestCase {
             $0.mode = .plan
         }
         XCTAssertNil(outcome.failure, outcome.failure?.message ?? "")
-        XCTAssertEqual(output.lines, ["key_planned\thub/keys/ci\tnil"])
+        XCTAssertEqual(output.lines, ["key_planned_1\thub/keys/ci\tnil"])
         XCTAssertEqual(vault.names, [String]())
         XCTAssertEqual(outcome.plan?.writes.map(\.summary), ["create API key 'ci' (test), secret into the vault entry hub/keys/ci"])
     }

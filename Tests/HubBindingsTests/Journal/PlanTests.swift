@@ -61,7 +61,7 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["offboard.plan.json"])
         let text = try String(contentsOf: url, encoding: .utf8)
         XCTAssertTrue(text.hasPrefix("{\n  \"counts\": {\n    \"failed\": 0,"), text)
-        XCTAssertTrue(text.contains(#""format": "hubscript-plan/1""#))
+        XCTAssertTrue(text.contains(#""format": "hubscript-plan/2""#))
         XCTAssertTrue(text.contains(#""created_at": "2026-11-30T14:22:33Z""#))
         XCTAssertTrue(text.contains(#""body": null"#))
     }
@@ -77,8 +77,11 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(load("recipe = 1")?.code, .notAPlan)
         XCTAssertEqual(load(#"{"writes": []}"#)?.message,
                        "\(url.path) is not a hubscript plan (it has no \"format\": \"hubscript-plan/…\"); make one with hubscript plan RECIPE --out p.json")
-        XCTAssertEqual(load(#"{"format": "hubscript-plan/2"}"#)?.message,
-                       "\(url.path) is a plan of format hubscript-plan/2; this hubscript reads hubscript-plan/1. Make a new plan with this hubscript (hubscript plan RECIPE --out p.json).")
+        XCTAssertEqual(load(#"{"format": "hubscript-plan/3"}"#)?.message,
+                       "\(url.path) is a plan of format hubscript-plan/3; this hubscript reads hubscript-plan/2. Make a new plan with this hubscript (hubscript plan RECIPE --out p.json).")
+        // A plan of the format before numbered placeholders (every new user usr_planned).
+        XCTAssertEqual(load(#"{"format": "hubscript-plan/1"}"#)?.message,
+                       "\(url.path) is a plan of format hubscript-plan/1; this hubscript reads hubscript-plan/2. Make a new plan with this hubscript (hubscript plan RECIPE --out p.json).")
         var doc = try Self.makePlan().jsonValue()
         if case .object(var fields) = doc, case .array(var writes) = fields["writes"], case .object(var w) = writes[1] {
             w["key"] = nil

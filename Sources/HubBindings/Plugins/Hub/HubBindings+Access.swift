@@ -40,7 +40,8 @@ extension Bindings {
                 if fields["source"] == nil { fields["source"] = "admin_grant" }
                 return try write(call, optionsAt: 3, .post, "/users/\(segment(user))/entitlements", body: HubJSON(.object(fields)),
                                  summary: "grant \(app) to \(user)",
-                                 predicted: ["id": "ent_planned", "user_id": .string(user), "application_id": .string(app), "status": "active"])
+                                 predicted: ["user_id": .string(user), "application_id": .string(app), "status": "active"],
+                                 creates: CreatedID(prefix: "ent"))
             },
             fn("entitlements.disable", "entitlements.manage", writes: true, "hub.entitlements.disable(id, reason, opts) -> entitlement") { call, _ in
                 let id = try call.id(1)

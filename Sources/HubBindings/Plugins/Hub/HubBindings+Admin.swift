@@ -26,8 +26,9 @@ extension Bindings {
                 }
                 return try write(call, optionsAt: 2, .post, "/users", body: HubJSON(.object(fields)),
                                  summary: "create user \(email) (\(fields["status"]?.stringValue ?? "invited"))",
-                                 predicted: ["id": "usr_planned", "email": .string(email.lowercased()),
-                                             "status": .string(fields["status"]?.stringValue ?? "invited")])
+                                 predicted: ["email": .string(email.lowercased()),
+                                             "status": .string(fields["status"]?.stringValue ?? "invited")],
+                                 creates: CreatedID(prefix: "usr"))
             },
             fn("users.resend_invitation", "users.manage", writes: true,
                "hub.users.resend_invitation(id, opts) -> true (only for an invited user: else invalid_status_transition)") { call, _ in
@@ -136,8 +137,9 @@ extension Bindings {
                 }
                 return try write(call, optionsAt: 3, .post, "/organizations/\(segment(org))/entitlements", body: HubJSON(.object(fields)),
                                  summary: "grant \(app) to the members of \(org) (\(fields["member_scope"]?.stringValue ?? "all_members"))",
-                                 predicted: ["id": "ent_planned", "organization_id": .string(org), "application_id": .string(app),
-                                             "status": "active", "source": "org_seat"])
+                                 predicted: ["organization_id": .string(org), "application_id": .string(app),
+                                             "status": "active", "source": "org_seat"],
+                                 creates: CreatedID(prefix: "ent"))
             },
             fn("inbox.mark_read", nil, writes: true,
                "hub.inbox.mark_read(notification_id, opts) -> notification (state read; the caller's own inbox, a user session only)") { call, _ in

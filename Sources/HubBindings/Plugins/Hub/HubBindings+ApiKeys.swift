@@ -52,7 +52,7 @@ extension Bindings {
                 let store = try storeOption(call, 2, ctx)
                 return try withSecretStored(ctx, call, optionsAt: 2, .post, "/api-keys", body: HubJSON(.object(fields)), store: store,
                                             summary: "create API key '\(name)' (\(mode)), secret into the vault entry \(store)",
-                                            predicted: ["id": "key_planned", "name": .string(name), "status": "active"])
+                                            predicted: ["name": .string(name), "status": "active"], creates: CreatedID(prefix: "key"))
             },
             fn("api_keys.rotate", "api_keys.manage", writes: true, """
                hub.api_keys.rotate(id, {store = VAULT_ENTRY, key?}) -> key with `secret_stored_in` and `secret` (a handle; \
@@ -127,7 +127,7 @@ extension Bindings {
     /// send, before the coordinator journals the answer (without it).
     private func withSecretStored(_ ctx: HubRunContext, _ call: BindingCall, optionsAt n: Int, _ method: HubMethod, _ path: String,
                                   body: HubJSON, rotatedID: String? = nil, store: String, summary: String,
-                                  predicted: ScriptValue) throws -> ScriptValue {
+                                  predicted: ScriptValue, creates: CreatedID? = nil) throws -> ScriptValue {
         var planned = predicted
         if case .object(var f) = predicted {
             f["secret_stored_in"] = .string(store)
@@ -139,7 +139,7 @@ extension Bindings {
         var recorded = ScriptValue(body)
         if case .object(var f) = recorded { f["secret_stored_in"] = .string(store); recorded = .object(f) }
         let intent = WriteIntent(method: method.rawValue, path: path, body: recorded, explicitKey: try call.key(n),
-                                 summary: summary, predicted: planned)
+                                 summary: summary, predicted: planned, creates: creates)
         let client = ctx.client, secrets = ctx.secretStore
         let result = try ctx.performWrite(intent) { key in
             let issued: HubIssuedKey

@@ -32,7 +32,7 @@ extension Bindings {
                 }
                 return try withholdingSecret(ctx, call, optionsAt: 2, .post, "/webhooks", body: HubJSON(.object(fields)),
                                              summary: "create webhook to \(url)",
-                                             predicted: ["id": "whk_planned", "url": .string(url), "status": "healthy"])
+                                             predicted: ["url": .string(url), "status": "healthy"], creates: CreatedID(prefix: "whk"))
             },
             fn("webhooks.update", "webhooks.manage", writes: true,
                "hub.webhooks.update(id, {url?, events?, description?, status = \"healthy\"?}, opts) -> webhook") { call, _ in
@@ -59,7 +59,7 @@ extension Bindings {
             fn("webhooks.test", "webhooks.manage", writes: true, "hub.webhooks.test(id, opts) -> {delivery_id} (sends a webhook.test event)") { call, _ in
                 let id = try call.id(1)
                 return try write(call, optionsAt: 2, .post, "/webhooks/\(segment(id))/test", body: [:],
-                                 summary: "send a test event to webhook \(id)", predicted: ["delivery_id": "dlv_planned"])
+                                 summary: "send a test event to webhook \(id)", predicted: [:], creates: CreatedID(prefix: "dlv", field: "delivery_id"))
             },
             list("webhooks.deliveries", "webhooks.manage",
                  "hub.webhooks.deliveries(id, {event_id, status, since}) -> iterator of deliveries") { call in
@@ -77,9 +77,10 @@ extension Bindings {
     /// A write whose response holds `signing_secret`: the secret is dropped inside the
     /// send, before the coordinator journals the result.
     private func withholdingSecret(_ ctx: HubRunContext, _ call: BindingCall, optionsAt n: Int, _ method: HubMethod, _ path: String,
-                                   body: HubJSON, summary: String, predicted: ScriptValue) throws -> ScriptValue {
+                                   body: HubJSON, summary: String, predicted: ScriptValue,
+                                   creates: CreatedID? = nil) throws -> ScriptValue {
         let intent = WriteIntent(method: method.rawValue, path: path, body: ScriptValue(body), explicitKey: try call.key(n),
-                                 summary: summary, predicted: predicted)
+                                 summary: summary, predicted: predicted, creates: creates)
         let client = ctx.client, feature = ctx.feature
         let result = try ctx.performWrite(intent) { key in
             do {

@@ -73,9 +73,10 @@ struct Bindings {
     }
 
     func write(_ call: BindingCall, optionsAt n: Int, _ method: HubMethod, _ path: String, body: HubJSON? = nil,
-               summary: String, predicted: ScriptValue, stillApplies: (@Sendable (HubJSON) -> Bool)? = nil) throws -> ScriptValue {
+               summary: String, predicted: ScriptValue, creates: CreatedID? = nil,
+               stillApplies: (@Sendable (HubJSON) -> Bool)? = nil) throws -> ScriptValue {
         try context.perform(HubWrite(method: method, path: path, body: body, explicitKey: try call.key(n),
-                                     summary: summary, predicted: predicted, stillApplies: stillApplies))
+                                     summary: summary, predicted: predicted, creates: creates, stillApplies: stillApplies))
     }
 
     var misc: [ScriptFunction] {
@@ -115,7 +116,7 @@ struct Bindings {
                 _ = try call.field(fields, "user_id", at: 2, max: HubArgumentLimits.id)
                 return try write(call, optionsAt: 3, .post, "/applications/\(segment(app))/notifications",
                                  body: HubJSON(.object(fields)), summary: "notify \(fields["user_id"]!.stringValue!) via \(app)",
-                                 predicted: ["id": "ntf_planned"])
+                                 predicted: [:], creates: CreatedID(prefix: "ntf"))
             },
         ]
     }

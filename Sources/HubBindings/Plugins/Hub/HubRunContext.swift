@@ -161,7 +161,8 @@ public final class HubRunContext: @unchecked Sendable {
     /// Sends `write` through the coordinator; a 204 answer becomes `true`.
     func perform(_ write: HubWrite) throws -> ScriptValue {
         let intent = WriteIntent(method: write.method.rawValue, path: write.path, body: write.body.map(ScriptValue.init),
-                                 explicitKey: write.explicitKey, summary: write.summary, predicted: write.predicted)
+                                 explicitKey: write.explicitKey, summary: write.summary, predicted: write.predicted,
+                                 creates: write.creates)
         let client = self.client, feature = self.feature
         let result = try performWrite(intent) { key in
             do {

@@ -14,6 +14,8 @@ struct HubWrite {
     var summary: String
     /// What plan mode returns instead of sending.
     var predicted: ScriptValue
+    /// Set for a create whose id the Hub chooses (plan mode predicts a placeholder).
+    var creates: CreatedID? = nil
     /// For PATCH: whether the change still applies to a refetched resource after a
     /// `version_conflict` (nil: give up on conflict).
     var stillApplies: (@Sendable (HubJSON) -> Bool)?
