@@ -72,6 +72,13 @@ final class LazyModuleTests: RecipeTestCase {
                     message: "recipes/t.lua:1: recipe attempted to assign to undeclared global 'lazy' (declare it with 'local')")
     }
 
+    func testAModuleInstalledTwiceIsTheLastOne() {
+        // A run's extra plugins may replace a default module of the same name.
+        harness.plugins.append(Plugin(module: "twice", values: ["which": "first"]))
+        harness.plugins.append(Plugin(module: "twice", values: ["which": "second"]))
+        XCTAssertEqual(lines("print(twice.which)"), ["second"])
+    }
+
     func testAnUnknownGlobalIsStillAnError() {
         harness.plugins.append(countingPlugin("lazy", wrapperRuns: Counter()))
         assertFails("local x = lazyy", kind: .runtime,

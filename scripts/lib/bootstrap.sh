@@ -97,5 +97,7 @@ drop_lazy_libraries() {
     echo "hubscript: the release binary still imports $(echo "$undefined" | head -3 | tr '\n' ' ')…; not dropping its libraries" >&2
     exit 2
   fi
-  patchelf --remove-needed libcurl.so.4 --remove-needed libpq.so.5 --remove-needed liblua5.4.so.0 "$1"
+  # No RUNPATH either: every library left is a system one, and $ORIGIN made the loader
+  # try a dozen folders beside the binary for each before the system's.
+  patchelf --remove-needed libcurl.so.4 --remove-needed libpq.so.5 --remove-needed liblua5.4.so.0 --remove-rpath "$1"
 }

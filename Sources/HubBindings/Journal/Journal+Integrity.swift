@@ -90,9 +90,14 @@ extension Journal {
         try? locked { _ in try sqlite.query("PRAGMA wal_checkpoint(TRUNCATE)") { result = ($0.int(0), $0.int(1)) } }
         guard let result, result.busy == 0, result.frames == 0, (Journal.size(path + "-wal") ?? 0) == 0,
               let stamp = Journal.stamp(path) else { return }
+        // Not synced: a marker lost to a power cut only costs the next run a check.
         let temporary = path + "-closed.\(getpid())"
-        guard (try? Data(stamp.utf8).write(to: URL(fileURLWithPath: temporary))) != nil else { return }
-        if rename(temporary, path + "-closed") != 0 { unlink(temporary) }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { return }
+        let bytes = Array(stamp.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count, rename(temporary, path + "-closed") == 0 else { unlink(temporary); return }
     }
 
     /// `dev ino size mtime ctime` of `path` (nanoseconds), or nil.

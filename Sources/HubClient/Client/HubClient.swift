@@ -1,5 +1,6 @@
 import Foundation
 import HTTPKit
+import SystemText
 
 /// The version hubscript reports in its User-Agent.
 public enum HubClientVersion {
@@ -62,7 +63,7 @@ public struct HubClientOptions: Sendable {
 
     /// Writes `warning: <text>` to standard error.
     public static let standardErrorWarn: @Sendable (String) -> Void = { text in
-        FileHandle.standardError.write(Data("warning: \(text)\n".utf8))
+        StandardError.write("warning: \(text)\n")
     }
 }
 

@@ -56,7 +56,9 @@ final class LuaVM {
     private let moduleShelf = ModuleShelf()
     /// The opaque handles bindings gave this state (see `ScriptHandle`).
     private let handles = HandleRegistry()
-    private var ids: [ObjectIdentifier: Int] = [:]
+    /// Function id by object address (`Int`, not `ObjectIdentifier`: a dictionary keyed by
+    /// that type costs a protocol-conformance scan when a process first makes one).
+    private var ids: [Int: Int] = [:]
     /// One result buffer per binding-call level: a call owns its results until C has
     /// pushed them (a finalizer calling a binding meanwhile gets the next level's).
     private var resultLevels: [ResultOps] = []
@@ -188,7 +190,7 @@ final class LuaVM {
 
     /// Registers a function for calls from Lua and returns its id (stable per instance).
     func register(_ function: ScriptFunction, qualifiedName: String) -> Int {
-        if let id = ids[ObjectIdentifier(function)] { return id }
+        if let id = ids[Int(bitPattern: ObjectIdentifier(function))] { return id }
         functions.append(function)
         qualifiedNames.names.append(qualifiedName)
         let id = functions.count - 1
@@ -201,7 +203,7 @@ final class LuaVM {
         }
         (entries + id).initialize(to: Entry(body: function.body, gated: function.isGated,
                                             function: Unmanaged.passUnretained(function)))
-        ids[ObjectIdentifier(function)] = id
+        ids[Int(bitPattern: ObjectIdentifier(function))] = id
         return id
     }
 

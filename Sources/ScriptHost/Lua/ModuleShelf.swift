@@ -11,6 +11,8 @@ final class ModuleShelf: @unchecked Sendable {
 
     private var plugins: [String: Plugin] = [:]
 
+    /// Shelves `plugin`; a later plugin of the same module name replaces an earlier one
+    /// (a run's extra plugins may override a default module).
     func put(_ plugin: Plugin) { plugins[plugin.module] = plugin }
 
     /// The module named `name`, built now; nil if none. It stays on the shelf: a build

@@ -128,11 +128,9 @@ base.recipe = function(manifest)
   return manifest
 end
 
+-- A name installed twice is one module: the host keeps the last plugin of that name.
 local function install(names)
-  for _, name in ipairs(names) do
-    if rawget(base, name) ~= nil or lazy[name] then error(format("module '%s' is installed twice", name), 0) end
-    lazy[name] = true
-  end
+  for _, name in ipairs(names) do lazy[name] = true end
 end
 
 local function load_chunk(source, chunkname)

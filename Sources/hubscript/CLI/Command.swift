@@ -1,5 +1,6 @@
 import Foundation
 import ScriptHost
+import SystemText
 
 /// One option of a command. `valueName == nil` makes it a flag.
 struct OptionSpec: Sendable {
@@ -179,5 +180,5 @@ enum ExitCode {
 /// The CLI's own messages; loaded secrets are masked (`SecretRedactor`) as in a run's output.
 enum Console {
     static func out(_ text: String) { FileHandle.standardOutput.write(Data(SecretRedactor.shared.redact(text).utf8)) }
-    static func err(_ text: String) { FileHandle.standardError.write(Data(SecretRedactor.shared.redact(text).utf8)) }
+    static func err(_ text: String) { StandardError.write(SecretRedactor.shared.redact(text)) }
 }

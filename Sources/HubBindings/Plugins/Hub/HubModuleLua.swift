@@ -6,7 +6,8 @@ enum HubModuleLua {
                                "sessions.list", "api_keys.list", "organizations.list", "organizations.members",
                                "audit.query", "inbox.list", "webhooks.list", "webhooks.deliveries"]
 
-    static var source: String {
+    /// Built once per process (a string built from `listBindings`).
+    static let source: String = {
         let lists = listBindings.map { "[\"\($0)\"] = true" }.joined(separator: ", ")
         return """
         local raw, support = ...
@@ -87,5 +88,5 @@ enum HubModuleLua {
         end
         return hub
         """
-    }
+    }()
 }
