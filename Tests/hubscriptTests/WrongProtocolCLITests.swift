@@ -31,7 +31,7 @@ final class WrongProtocolCLITests: XCTestCase {
             .replacingOccurrences(of: #"\([0-9]+ ms\)"#, with: "(N ms)", options: .regularExpression)
         let message = "https://127.0.0.1:\(port): the server answered in plain HTTP (HTTP/1.1 400 Bad Request), not TLS; "
             + "for a plain-HTTP loopback server such as `hubscript sandbox serve`, use http://127.0.0.1:\(port)"
-        // One attempt: no "retrying" line, since the same server would answer the same way.
+        // One attempt (one "failed" line), since the same server would answer the same way.
         XCTAssertEqual(stable, """
             run RUN started; if it stops, resume it with: hubscript runs resume RUN
             hub: GET /users/usr_ada failed: \(message) (N ms)

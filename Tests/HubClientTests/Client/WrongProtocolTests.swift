@@ -60,6 +60,20 @@ struct WrongProtocolTests {
         #expect(again.all.filter { if case .transportFailed = $0 { true } else { false } }.count == 3)
     }
 
+    @Test("the client never retries wrong_protocol, whatever the transport")
+    func pipelineGivesUpAtOnce() throws {
+        let transport = WrongProtocolTransport()
+        var options = HubClientOptions(warn: { _ in })
+        options.retry.baseDelay = 0.001
+        let client = try HubClient(baseURL: URL(string: "https://hub.example.com")!, credential: .none,
+                                   transport: transport, options: options)
+        var thrown: HubError?
+        do { _ = try client.get("/health") } catch let e as HubError { thrown = e }
+        #expect(thrown?.code == HubError.Code.transportError)
+        #expect(thrown?.message == "https://hub.example.com:443: the server answered in plain HTTP (HTTP/1.0 400), not TLS")
+        #expect(transport.calls == 1)
+    }
+
     @Test("http:// to a server answering in TLS fails with wrong_protocol, on the loopback path")
     func httpToTLS() throws {
         let tls = try TLSAlertListener()
@@ -87,6 +101,18 @@ struct WrongProtocolTests {
     private func transportError(_ body: () throws -> Void) -> HubTransportError? {
         do { try body() } catch let e as HubTransportError { return e } catch { return nil }
         return nil
+    }
+}
+
+/// A transport whose every exchange meets a plain-HTTP server on an https:// port.
+final class WrongProtocolTransport: HubTransport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var calls: Int { lock.withLock { count } }
+
+    func perform(_ request: HTTPRequestMessage, baseURL: URL, timeouts: HubTimeouts) throws -> HTTPResponseMessage {
+        lock.withLock { count += 1 }
+        throw HubTransportError(.wrongProtocol, "https://hub.example.com:443: the server answered in plain HTTP (HTTP/1.0 400), not TLS")
     }
 }
 
