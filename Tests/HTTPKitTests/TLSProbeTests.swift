@@ -37,6 +37,10 @@ final class TLSProbeTests: XCTestCase {
         XCTAssertEqual(e, hello.count)
         XCTAssertEqual(types, [0x0000, 0x000a, 0x000b, 0x000d, 0x002b, 0x0033])
         XCTAssertNotNil(String(decoding: hello, as: UTF8.self).range(of: "hub.example.com"))
+        XCTAssertEqual(TLSHello.clientHello(serverName: "hub.example.com.", random: random), hello)   // SNI has no trailing dot
+        // A name too long for a DNS name gets no SNI rather than a malformed one.
+        let long = TLSHello.clientHello(serverName: String(repeating: "a", count: 300), random: random)
+        XCTAssertEqual(long.count, hello.count - (4 + 5 + "hub.example.com".utf8.count))
         // No SNI for address literals (RFC 6066 allows only host names).
         for literal in ["127.0.0.1", "::1", "[::1]"] {
             let bare = TLSHello.clientHello(serverName: literal, random: random)

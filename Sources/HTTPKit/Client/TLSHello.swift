@@ -7,12 +7,14 @@
 public enum TLSHello {
     /// A well-formed TLS ClientHello record offering TLS 1.3 and 1.2 (AEAD suites only,
     /// no key share, so a TLS 1.3 server answers with a HelloRetryRequest and spends no
-    /// key exchange on it). `serverName` goes into SNI unless it is an IP literal.
+    /// key exchange on it). `serverName` goes into SNI (without a trailing dot) unless it
+    /// is an IP literal or longer than 255 bytes.
     /// `random` must be 32 bytes.
     public static func clientHello(serverName: String?, random: [UInt8]) -> [UInt8] {
         precondition(random.count == 32, "the ClientHello random is 32 bytes")
         var extensions: [UInt8] = []
-        if let name = serverName, !isIPLiteral(name), !name.isEmpty, name.utf8.count < 256 {
+        let name = serverName.map { $0.hasSuffix(".") ? String($0.dropLast()) : $0 } ?? ""   // SNI has no trailing dot
+        if !isIPLiteral(name), !name.isEmpty, name.utf8.count < 256 {
             let host = Array(name.utf8)
             extensions += ext(0x0000, u16(host.count + 3) + [0x00] + u16(host.count) + host)   // server_name
         }
