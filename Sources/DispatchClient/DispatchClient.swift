@@ -143,10 +143,12 @@ public final class DispatchClient: Sendable {
                 if paced { pacer.observe(response.headers) }
             } catch {
                 let failure = error as? HTTPClientError ?? HTTPClientError(.connectionLost, "\(error)")
-                if failure.kind == .tooLarge || failure.kind == .notLoopback || last {
+                if failure.kind == .tooLarge || failure.kind == .notLoopback || failure.kind == .wrongProtocol || last {
                     throw DispatchError(code: DispatchError.Code.transportError,
                                         message: "no answer from Dispatch at \(baseURL.absoluteString) after \(attempt) attempt\(attempt == 1 ? "" : "s"): \(failure.message)",
-                                        hint: failure.kind == .cannotConnect || failure.kind == .notLoopback
+                                        hint: failure.kind == .wrongProtocol
+                                            ? "Fix the Dispatch URL: http:// for a plain-HTTP loopback server, https:// for a TLS one."
+                                            : failure.kind == .cannotConnect || failure.kind == .notLoopback
                                             ? "Check the network and the Dispatch URL."
                                             : "The notification may have arrived; sending again with the same key is safe (resume the run).")
                 }

@@ -5,7 +5,8 @@ import HTTPKit
 /// status) or throws when none did — an `HTTPClientError` whose kind says whether the
 /// request may have been processed (any other error counts as `connectionLost`). The
 /// client retries `cannotConnect`, `connectionLost`, `timedOut` and `invalidResponse`
-/// with the same Idempotency-Key, and gives up at once on `tooLarge` and `notLoopback`.
+/// with the same Idempotency-Key, and gives up at once on `tooLarge`, `notLoopback` and
+/// `wrongProtocol`.
 /// The transport owns sockets, TLS, timeouts and the `Host` header.
 ///
 /// The composition layer passes the Hub client's live transport (HTTPS, or plain HTTP

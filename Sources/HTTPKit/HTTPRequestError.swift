@@ -25,6 +25,8 @@ struct HTTPRequestError: Error, Equatable, Sendable {
         "header field value contains a control character")
     static let invalidContentLength = invalid(
         "invalid Content-Length: expected one non-negative decimal integer")
+    static let tlsHandshake = invalid(
+        "a TLS handshake arrived, but this server speaks plain HTTP: use an http:// URL, not https://")
     static let transferEncoding = HTTPRequestError(
         status: 411, code: "length_required",
         message: "Transfer-Encoding is not supported: send the body with a Content-Length header")

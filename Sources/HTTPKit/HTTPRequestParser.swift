@@ -33,7 +33,8 @@ enum HTTPRequestParser {
         case failure(HTTPRequestError)
     }
 
-    /// Parses the head at the start of `bytes`.
+    /// Parses the head at the start of `bytes`. A TLS handshake (a client that took
+    /// this plain-HTTP server for HTTPS) fails at its first byte, without waiting for more.
     ///
     /// - Parameters:
     ///   - searchFrom: where to resume looking for the blank line that ends the head;
@@ -45,6 +46,9 @@ enum HTTPRequestParser {
     ) -> Outcome {
         var start = 0
         while start + 1 < bytes.count && bytes[start] == cr && bytes[start + 1] == lf { start += 2 }
+        // A TLS handshake record (0x16) cannot open a request line: refuse it at once
+        // rather than wait for a blank line a ClientHello never contains.
+        if start < bytes.count && bytes[start] == tlsHandshakeRecord { return .failure(.tlsHandshake) }
         guard let end = blankLine(in: bytes, from: max(start, searchFrom)) else {
             if bytes.count > maxHeaderBytes { return .failure(.headTooLarge(limit: maxHeaderBytes)) }
             return .incomplete(resumeAt: max(start, bytes.count - 3))
@@ -209,6 +213,7 @@ enum HTTPRequestParser {
         }
     }
 
+    private static let tlsHandshakeRecord: UInt8 = 0x16
     private static let cr = UInt8(ascii: "\r")
     private static let lf = UInt8(ascii: "\n")
     private static let space = UInt8(ascii: " ")

@@ -13,6 +13,10 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
         case invalidResponse
         /// The host is not a loopback address.
         case notLoopback
+        /// The server speaks another protocol than the URL's scheme says: plain HTTP
+        /// where TLS was expected, or TLS where plain HTTP was. Nothing was processed, and
+        /// trying again cannot help.
+        case wrongProtocol
     }
 
     public var kind: Kind

@@ -148,7 +148,8 @@ struct HTTPResponseReader {
     }
 
     /// Reads once into the free tail of `storage` (dropping consumed bytes or growing it
-    /// first when the tail is small); false at the end of the stream.
+    /// first when the tail is small); false at the end of the stream. A response that
+    /// opens with a TLS record (a TLS server's alert) fails with `wrongProtocol`.
     private mutating func receive() throws -> Bool {
         if storage.count - end < 8_192 {
             if start > 0 {
@@ -165,6 +166,9 @@ struct HTTPResponseReader {
         }
         switch outcome {
         case .bytes(let n):
+            if !receivedAny && TLSHello.looksLikeTLS(storage[end..<(end + n)]) {
+                throw HTTPClientError(.wrongProtocol, "the server answered in TLS, not plain HTTP")
+            }
             receivedAny = true
             end += n
             return true

@@ -15,6 +15,10 @@ extension HubClient {
             return HubError(code: HubError.Code.responseTooLarge, message: transportError.message, details: details, requestID: requestID)
         case .insecure:
             return HubError(code: HubError.Code.insecureTransport, message: transportError.message, details: details, requestID: requestID)
+        case .wrongProtocol:
+            return HubError(code: HubError.Code.transportError, message: transportError.message, details: details, requestID: requestID,
+                            hint: "Fix the profile's hub_url: http:// for a plain-HTTP loopback server such as `hubscript sandbox serve`, "
+                                + "https:// for a TLS one. Nothing reached the Hub.")
         default:
             return HubError(code: HubError.Code.transportError, message: "No response from the Hub: \(transportError.message)",
                             details: details, requestID: requestID)

@@ -39,6 +39,10 @@ public struct HubTransportError: Error, Sendable, Equatable, CustomStringConvert
         case tooLarge = "too_large"
         /// The URL is plain HTTP to a non-loopback host.
         case insecure = "insecure"
+        /// The server speaks another protocol than the URL's scheme (plain HTTP on an
+        /// `https://` URL's port, or TLS on an `http://` one). Nothing was processed and
+        /// a retry cannot help: the client does not retry it.
+        case wrongProtocol = "wrong_protocol"
         /// Anything else the HTTP stack reported.
         case other = "other"
     }

@@ -15,7 +15,11 @@ import FoundationNetworking
 /// a host:port no connection reached in the last `reachableFor` seconds, the transport
 /// makes a TCP handshake itself (`TCPConnectProbe`) within `timeouts.connect` (10 s),
 /// sending nothing: an unreachable or blackholed Hub fails after 10 s with
-/// `cannotConnect`, known unprocessed. Skipped when a proxy is configured
+/// `cannotConnect`, known unprocessed. The probe also sends a TLS ClientHello and
+/// reads the first bytes back: a server speaking plain HTTP on the `https://` port
+/// fails at once with `wrongProtocol` (not retried), a silent one after the connect
+/// timeout — libcurl would busy-poll a whole CPU waiting for its TLS answer until the
+/// idle timeout, on each retry. Skipped when a proxy is configured
 /// (`https_proxy`, `all_proxy`…): then URLSession connects to the proxy, not the host.
 /// The loopback client bounds each new connection's handshake by `timeouts.connect`.
 ///
@@ -101,19 +105,37 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
         return response
     }
 
-    /// Probes `url`'s host:port with a TCP handshake bounded by `timeout`, unless a
-    /// connection to it succeeded in the last `reachableFor` seconds or a proxy is set.
-    /// - Throws: `HubTransportError(.cannotConnect)` when no handshake completed.
+    /// Probes `url`'s host:port with a TCP handshake — and for `https`, a TLS
+    /// ClientHello answered in TLS — bounded by `timeout`, unless a connection to it
+    /// succeeded in the last `reachableFor` seconds or a proxy is set.
+    /// - Throws: `HubTransportError(.cannotConnect)` when no handshake (or no TLS answer)
+    ///   completed; `HubTransportError(.wrongProtocol)` when the server answered in plain
+    ///   HTTP or other bytes that are not TLS.
     func ensureReachable(_ url: URL, timeout: TimeInterval) throws {
         guard !proxied, let key = Self.hostPort(url), let host = url.host else { return }
         let now = ProcessInfo.processInfo.systemUptime
         if let at = reached.withLock({ $0[key] }), now - at < Self.reachableFor { return }
+        let tls = url.scheme?.lowercased() == "https"
         do {
-            try TCPConnectProbe.check(host: host, port: UInt16(url.port ?? (url.scheme == "https" ? 443 : 80)), timeout: timeout)
+            try TCPConnectProbe.check(host: host, port: UInt16(url.port ?? (tls ? 443 : 80)), timeout: timeout, tls: tls)
         } catch let error as HTTPClientError {
-            throw HubTransportError(.cannotConnect, error.message)
+            guard error.kind == .wrongProtocol else { throw HubTransportError(.cannotConnect, error.message) }
+            throw HubTransportError(.wrongProtocol, Self.notTLS(url, error.message))
         }
         reached.withLock { $0[key] = ProcessInfo.processInfo.systemUptime }
+    }
+
+    /// "https://HOST:PORT: <what the server answered>; <what to do>".
+    static func notTLS(_ url: URL, _ answered: String) -> String {
+        let host = url.host ?? "", port = url.port ?? 443
+        let origin = "https://\(host):\(port)"
+        if !answered.contains("plain HTTP") {
+            return "\(origin): \(answered); check the port in hub_url"
+        }
+        if HubTransportPolicy.isLoopback(host) {
+            return "\(origin): \(answered); for a plain-HTTP loopback server such as `hubscript sandbox serve`, use http://\(host):\(port)"
+        }
+        return "\(origin): \(answered); set hub_url to the server's HTTPS address (plain HTTP is allowed only to 127.0.0.1, ::1 and localhost)"
     }
 
     static func hostPort(_ url: URL) -> String? {
@@ -167,6 +189,8 @@ extension LiveTransport {
             case .tooLarge: throw HubTransportError(.tooLarge, error.message)
             case .notLoopback: throw HubTransportError(.insecure, error.message)
             case .invalidResponse: throw HubTransportError(.other, error.message)
+            case .wrongProtocol:
+                throw HubTransportError(.wrongProtocol, "http://\(route.host):\(route.port): \(error.message); use https://\(route.host):\(route.port)")
             }
         }
     }

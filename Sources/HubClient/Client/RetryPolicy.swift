@@ -2,7 +2,8 @@ import Foundation
 import HTTPKit
 
 /// How the client retries. Reads retry on transport errors and 5xx; writes only when
-/// they carry an Idempotency-Key. `429`, `503` with `Retry-After` and
+/// they carry an Idempotency-Key. A server that speaks the wrong protocol for the URL
+/// (`wrong_protocol`: plain HTTP on an `https://` port) is never retried. `429`, `503` with `Retry-After` and
 /// `idempotency_key_in_flight` wait the server's delay instead of the backoff.
 public struct RetryPolicy: Sendable, Equatable {
     /// Attempts per request, the first included (3 = two retries).

@@ -135,6 +135,7 @@ struct LiveDispatchTransport: DispatchTransport {
             case .timedOut: throw HTTPClientError(.timedOut, error.message)
             case .tooLarge: throw HTTPClientError(.tooLarge, error.message)
             case .insecure: throw HTTPClientError(.notLoopback, error.message)
+            case .wrongProtocol: throw HTTPClientError(.wrongProtocol, error.message)
             }
         }
     }
