@@ -56,8 +56,13 @@ ensure_swift() {
 # beside the toolchain's swift, the default linker builds the same program, unordered.
 ensure_packages
 ensure_swift
-lua_archive="/usr/lib/$(uname -m)-linux-gnu/liblua5.4.a"
+lib_dir="/usr/lib/$(uname -m)-linux-gnu"
+lua_archive="$lib_dir/liblua5.4.a"
 release_flags=(--static-swift-stdlib -Xlinker --whole-archive -Xlinker "$lua_archive" -Xlinker --no-whole-archive)
+# SQLite and libsodium too, from Debian's archives (each shared library the loader maps
+# costs its relocations and page faults at every start), linked whole like Lua, so the
+# module maps' -lsqlite3 and -lsodium find nothing left to resolve.
+release_flags+=(-Xlinker --whole-archive -Xlinker "$lib_dir/libsqlite3.a" -Xlinker "$lib_dir/libsodium.a" -Xlinker --no-whole-archive)
 release_lld="$(dirname "$(readlink -f "$(command -v swift)")")/ld.lld"
 if [ -x "$release_lld" ]; then
   mkdir -p "$repo_root/.build"
@@ -88,16 +93,18 @@ build_hubscript() {
   return 0
 }
 
-# drop_lazy_libraries BIN: removes libcurl.so.4, libpq.so.5 and liblua5.4.so.0 from BIN's
-# needed libraries, refusing if BIN still imports a symbol of any of them.
+# drop_lazy_libraries BIN: removes libcurl.so.4, libpq.so.5 (loaded on first use),
+# liblua5.4.so.0, libsqlite3.so.0 and libsodium.so.23 (linked in) from BIN's needed
+# libraries, refusing if BIN still imports a symbol of any of them.
 drop_lazy_libraries() {
   local undefined
-  undefined="$(nm -D --undefined-only "$1" | awk '{print $NF}' | grep -E '^(curl_|PQ|lua_|luaL_|luaopen_)' || true)"
+  undefined="$(nm -D --undefined-only "$1" | awk '{print $NF}' | grep -E '^(curl_|PQ|lua_|luaL_|luaopen_|sqlite3_|sodium_|crypto_|randombytes_)' || true)"
   if [ -n "$undefined" ]; then
     echo "hubscript: the release binary still imports $(echo "$undefined" | head -3 | tr '\n' ' ')…; not dropping its libraries" >&2
     exit 2
   fi
   # No RUNPATH either: every library left is a system one, and $ORIGIN made the loader
   # try a dozen folders beside the binary for each before the system's.
-  patchelf --remove-needed libcurl.so.4 --remove-needed libpq.so.5 --remove-needed liblua5.4.so.0 --remove-rpath "$1"
+  patchelf --remove-needed libcurl.so.4 --remove-needed libpq.so.5 --remove-needed liblua5.4.so.0 \
+    --remove-needed libsqlite3.so.0 --remove-needed libsodium.so.23 --remove-rpath "$1"
 }
