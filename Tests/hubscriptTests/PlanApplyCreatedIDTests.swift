@@ -11,6 +11,16 @@ final class PlanApplyCreatedIDTests: XCTestCase {
     static let params = ["--param", "email=grace@example.com", "--param", "roles=role_support", "--param", "apps=app_wiki,app_crm"]
 
     /// The plan file as JSON, its run id and its writes.
+    /// A fresh sandbox served with 150 ms of latency per request (time for a kill to land
+    /// on a write in flight), a reader of it, and the options that point a run at it.
+    func servedWithLatency() throws -> (CLIHarness, ServedSandbox, SandboxReader, [String]) {
+        let cli = try CLIHarness(testCase: self)
+        let hubState = cli.root.appendingPathComponent("hub-state")
+        try cli.resetSandbox(state: hubState)
+        let server = try ServedSandbox(cli, state: hubState, faults: "latency=150ms")
+        return (cli, server, try SandboxReader(served: server.url), ["--config", server.config, "--profile", "served"])
+    }
+
     func loadPlan(_ cli: CLIHarness, _ name: String) throws -> (runID: String, writes: [[String: Any]]) {
         let data = try Data(contentsOf: cli.root.appendingPathComponent(name))
         let plan = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -81,13 +91,8 @@ final class PlanApplyCreatedIDTests: XCTestCase {
     /// resumed pass finds her and reads what she holds, so it makes only the writes
     /// still missing; the write in flight at the kill, done by the Hub, stays pending.)
     func testAnApplyOfOnboardKilledAfterTheCreateIsResumedWithoutASecondUser() throws {
-        let cli = try CLIHarness(testCase: self)
-        let hubState = cli.root.appendingPathComponent("hub-state")
-        try cli.resetSandbox(state: hubState)
-        let server = try ServedSandbox(cli, state: hubState, faults: "latency=150ms")
+        let (cli, server, reader, extra) = try servedWithLatency()
         defer { server.stop() }
-        let reader = try SandboxReader(served: server.url)
-        let extra = ["--config", server.config, "--profile", "served"]
         try cli.run(["plan", Self.onboard] + Self.params + ["--out", "plan.json"] + extra, expect: 0)
         let (runID, writes) = try loadPlan(cli, "plan.json")
         XCTAssertEqual(writes.count, 4)
@@ -131,13 +136,8 @@ final class PlanApplyCreatedIDTests: XCTestCase {
         """
 
     func testAnApplyKilledOnAWriteUsingTheNewIDIsResumedWithEachWriteOnce() throws {
-        let cli = try CLIHarness(testCase: self)
-        let hubState = cli.root.appendingPathComponent("hub-state")
-        try cli.resetSandbox(state: hubState)
-        let server = try ServedSandbox(cli, state: hubState, faults: "latency=150ms")
+        let (cli, server, reader, extra) = try servedWithLatency()
         defer { server.stop() }
-        let reader = try SandboxReader(served: server.url)
-        let extra = ["--config", server.config, "--profile", "served"]
         let recipe = try cli.file("create-notify.lua", Self.createAndNotify)
         try cli.run(["plan", recipe, "--out", "plan.json"] + extra, expect: 0)
         let (runID, writes) = try loadPlan(cli, "plan.json")

@@ -3,7 +3,8 @@
 /// It receives the internal `host` table (Swift functions the recipe never sees) and
 /// returns, in order: the `json.null` sentinel, the array marker metatable, the
 /// structured-error metatable, `install(names)`, `load_chunk(source, name)` and
-/// `load_data(source, name)` (no globals at all, for manifests and configuration).
+/// `load_data` (in a data-only state, `dataSource`: no globals at all, for manifests and
+/// configuration; a recipe state's refuses).
 ///
 /// Modules are published lazily: `install` only notes their names, and the first read
 /// of such a global asks the host for the module (`host.load_module(name)` returns its
@@ -137,20 +138,9 @@ local function load_chunk(source, chunkname)
   return rawload(source, chunkname, "t", new_env())
 end
 
--- Data files (manifests, configuration) see no globals at all: only literal values,
--- operators and their own local functions.
-local data_env_mt = {
-  __index = function(_, key)
-    error(format("only literal values are allowed here (data only), not the global '%s'", tostring(key)), 2)
-  end,
-  __newindex = function(_, key)
-    error(format("only literal values are allowed here (data only): cannot assign the global '%s'", tostring(key)), 2)
-  end,
-  __metatable = "locked",
-}
-local function load_data(source, chunkname)
-  return rawload(source, chunkname, "t", setmetatable({}, data_env_mt))
-end
+-- Data files (manifests, configuration) are evaluated in data-only states, with
+-- `dataSource` below; a recipe state has no use for `load_data`.
+local function load_data() error("a recipe state evaluates no data file", 0) end
 
 return null, array_mt, error_mt, install, load_chunk, load_data
 """#
