@@ -755,12 +755,15 @@ static inline int hs_open_sandbox(lua_State *L) {
     return lua_pcall(L, 0, 0, 0);
 }
 
-// A data-only state (manifests, configuration files) opens the base library alone:
-// its chunks see no globals, so they need no library, and only the prelude's own
-// setmetatable, error, tostring and load are used. Without the string library, strings
-// have no methods at all (nothing a count hook cannot interrupt).
+// A data-only state (manifests, configuration files) opens the base and string libraries
+// alone: its chunks see no globals, and only the prelude's own setmetatable, error,
+// tostring and load are used. The string library is there for its metatable's
+// arithmetic ("10" + 1 is 11, as in Lua); hs_strip_string_methods then removes the
+// methods, so strings reach no C function (nothing a count hook cannot interrupt).
 static inline int hs_open_data_sandbox_protected(lua_State *L) {
     luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
+    lua_pop(L, 1);
+    luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 0);
     lua_pop(L, 1);
     static const char *const base_remove[] = {"dofile", "loadfile", "require", NULL};
     for (const char *const *k = base_remove; *k; k++) {

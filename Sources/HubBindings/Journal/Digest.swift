@@ -21,7 +21,13 @@ public enum Digest {
     }
 
     /// The SHA-256 of the UTF-8 bytes of `text`.
-    public static func sha256Hex(_ text: String) -> String { sha256Hex(Data(text.utf8)) }
+    public static func sha256Hex(_ text: String) -> String {
+        precondition(initialized, "libsodium failed to initialize")
+        var out = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
+        var text = text   // its bytes in place: no `Data` (a dynamic cast at its first use)
+        text.withUTF8 { bytes in _ = crypto_hash_sha256(&out, bytes.baseAddress, UInt64(bytes.count)) }
+        return hex(out)
+    }
 
     static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)

@@ -311,7 +311,7 @@ struct Pass {
         self.progress = progress
         context = HubRunContext(client: client, writes: coordinator)
         context.progress = progress
-        context.secretStore = request.secrets as? any SecretStore
+        context.secretStore = request.secrets?.asStore
         context.onWrite = { intent, result in
             output.event("write", [
                 "method": .string(intent.method), "path": .string(intent.path), "summary": .string(intent.summary),

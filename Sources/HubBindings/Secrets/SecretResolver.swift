@@ -9,6 +9,14 @@ import ScriptHost
 /// recipes hold `ScriptHandle`s of kind `secret` (see the `vault` plugin).
 public protocol SecretResolver: Sendable {
     func value(of name: String) throws -> String
+    /// This resolver as a store of new secrets, if it is one (nil by default; every
+    /// `SecretStore` is itself). A requirement rather than an `as? any SecretStore` cast,
+    /// which scans every protocol conformance of the binary at a run's start.
+    var asStore: (any SecretStore)? { get }
+}
+
+extension SecretResolver {
+    public var asStore: (any SecretStore)? { nil }
 }
 
 /// Secrets from a fixed table (tests, and `HUBSCRIPT_SECRET_<NAME>`-style set-ups).

@@ -15,6 +15,8 @@ public protocol SecretStore: SecretResolver {
 }
 
 extension SecretStore {
+    public var asStore: (any SecretStore)? { self }
+
     /// Checks `name` as the vault does; `invalid_secret_name` with its rule otherwise.
     public static func checkName(_ name: String) throws {
         do { try VaultName.validate(name) } catch let error as VaultError {

@@ -38,7 +38,10 @@ struct LuaValueReader {
     let budget: MemoryBudget?
     /// The state's handles (nil: a handle reads as an error, as for a data-only state).
     let handles: HandleRegistry?
-    private var visiting = Set<UnsafeRawPointer>()
+    /// The tables being read, outermost first: a cycle is a table already on this path.
+    /// (An array searched from the end, at most `JSONCodec.maxDepth` long: a `Set` of
+    /// pointers would cost a protocol-conformance scan the first time a process makes one.)
+    private var visiting: [UnsafeRawPointer] = []
 
     init(state: OpaquePointer, refs: LuaRefs, budget: MemoryBudget? = nil, handles: HandleRegistry? = nil) {
         self.state = state
@@ -82,8 +85,9 @@ struct LuaValueReader {
         }
         let absIndex = lua_absindex(L, index)
         let identity = lua_topointer(L, absIndex)!
-        guard visiting.insert(identity).inserted else { throw Failure(message: "table contains a cycle") }
-        defer { visiting.remove(identity) }
+        guard !visiting.contains(identity) else { throw Failure(message: "table contains a cycle") }
+        visiting.append(identity)
+        defer { visiting.removeLast() }
         guard lua_checkstack(L, 3) != 0 else { throw Failure(message: "out of stack space") }
         try budget?.charge(MemoryBudget.Cost.container)
         let top = lua_gettop(L)

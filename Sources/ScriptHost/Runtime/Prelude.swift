@@ -45,11 +45,29 @@ for _, name in ipairs{ "assert", "error", "ipairs", "next", "pairs", "pcall", "r
   base[name] = _G[name]
 end
 local support = { null = null, array_mt = array_mt, error_mt = error_mt }
+-- The standard libraries as they are now, before any recipe code: a recipe may change the
+-- shared `string`, `table`, … tables (string.sub = …), and a module built later, on the
+-- recipe's first read, must not run what it put there. Wrappers see these copies, and
+-- call string functions as functions, never as methods (a method goes through the shared
+-- table).
+local pristine = {}
+for _, name in ipairs{ "string", "table", "math", "utf8", "coroutine", "os" } do
+  local copy = {}
+  for k, v in pairs(base[name]) do copy[k] = v end
+  pristine[name] = copy
+end
+local wrapper_env_mt = {
+  __index = function(_, key)
+    local value = pristine[key]
+    if value ~= nil then return value end
+    return base[key]
+  end,
+}
 -- Modules installed but not built yet: name -> true (see `install`).
 local lazy = {}
 local function build_module(name, raw, wrapper)
   if not wrapper then return raw end
-  local fn, err = rawload(wrapper, "=" .. name, "t", setmetatable({}, { __index = base }))
+  local fn, err = rawload(wrapper, "=" .. name, "t", setmetatable({}, wrapper_env_mt))
   if not fn then error(err, 0) end
   return fn(raw, support)
 end
@@ -58,6 +76,10 @@ setmetatable(base, {
     if lazy[key] then
       -- Marked built only once it is: a build stopped by a limit is not half-published.
       local module = build_module(key, host.load_module(key))
+      -- A read of the same module during its build (a finalizer that ran meanwhile)
+      -- published one first: every read sees that one table.
+      local published = rawget(base, key)
+      if published ~= nil then return published end
       lazy[key] = nil
       base[key] = module
       return module
@@ -129,9 +151,14 @@ base.recipe = function(manifest)
   return manifest
 end
 
--- A name installed twice is one module: the host keeps the last plugin of that name.
+-- A name installed twice is one module: the host keeps the last plugin of that name. A
+-- plugin named like a built-in global (os, …) replaces it, as it did when modules were
+-- published at once.
 local function install(names)
-  for _, name in ipairs(names) do lazy[name] = true end
+  for _, name in ipairs(names) do
+    base[name] = nil
+    lazy[name] = true
+  end
 end
 
 local function load_chunk(source, chunkname)
@@ -148,7 +175,8 @@ return null, array_mt, error_mt, install, load_chunk, load_data
     /// The prelude of a data-only state (manifests, configuration files): only what
     /// `load_data` and reading values need, so such a state starts without compiling the
     /// recipe environment. Returns the same six values; `install` and `load_chunk` refuse.
-    /// It runs with the base library alone (`hs_open_data_sandbox`): no `string.format`.
+    /// It runs with the base and string libraries (`hs_open_data_sandbox`); `string` is no
+    /// global, and strings lose their methods once it has run.
     static let dataSource = #"""
 local setmetatable, error, tostring, rawload = setmetatable, error, tostring, load
 local null = setmetatable({}, {

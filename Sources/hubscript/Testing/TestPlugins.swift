@@ -129,6 +129,7 @@ enum TestPlugins {
     static let testLua = #"""
     local raw, support = ...
     local type, pcall, error, tostring, setmetatable, rawget = type, pcall, error, tostring, setmetatable, rawget
+    local gsub = string.gsub   -- a function, not a method (see Prelude)
 
     local function message_of(err)
       if type(err) == "table" then
@@ -144,7 +145,7 @@ enum TestPlugins {
     local function call(f, ...)
       local ok, result = pcall(f, ...)
       if not ok then
-        if type(result) == "string" then error((result:gsub("^test:%d+: ", "")), 3) end
+        if type(result) == "string" then error((gsub(result, "^test:%d+: ", "")), 3) end
         error(result, 3)
       end
       return result
@@ -182,6 +183,7 @@ enum TestPlugins {
     local type, error, tostring, pairs, ipairs, rawequal, select =
           type, error, tostring, pairs, ipairs, rawequal, select
     local format, find, match, concat, sort = string.format, string.find, string.match, table.concat, table.sort
+    local sub, gmatch = string.sub, string.gmatch   -- functions, not methods (see Prelude)
 
     local function show(v, depth)
       depth = depth or 0
@@ -202,7 +204,7 @@ enum TestPlugins {
         parts[#parts + 1] = key .. " = " .. show(v[k], depth + 1)
       end
       local text = "{" .. concat(parts, ", ") .. "}"
-      if #text > 300 then text = text:sub(1, 297) .. "…}" end
+      if #text > 300 then text = sub(text, 1, 297) .. "…}" end
       return text
     end
 
@@ -224,7 +226,7 @@ enum TestPlugins {
     end
 
     local function at(value, path)
-      for key in path:gmatch("[^.]+") do
+      for key in gmatch(path, "[^.]+") do
         if type(value) ~= "table" then return nil end
         local v = value[key]
         if v == nil then

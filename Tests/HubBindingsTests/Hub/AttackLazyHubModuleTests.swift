@@ -37,43 +37,42 @@ final class AttackLazyHubModuleTests: XCTestCase {
         XCTAssertEqual(r.lines, ["nil\tnil"])
     }
 
-    /// TODAY: prints "false\ttrue\tfalse" — a read of `hub` during hub's own build (from
-    /// a replaced `string.sub`) builds a second module, then the outer build replaces the
-    /// global: the recipe holds two different `hub` tables.
+    /// Was: "false\ttrue\tfalse" — a read of `hub` during hub's own build (from a replaced
+    /// `string.sub`) built a second module. Now no recipe code runs during a build (the
+    /// wrapper calls the library's own functions): the replacement is never called, and
+    /// `hub` is one table.
     func testAttackAReadOfHubDuringItsOwnBuildIsTheSameTable() throws {
         let r = try run("""
             local real = string.sub
-            local building, inner = false, nil
+            local calls, inner = 0, nil
             string.sub = function(s, ...)
-              if not building then building = true; inner = hub end
+              calls = calls + 1
+              if inner == nil then inner = hub end
               return real(s, ...)
             end
             local outer = hub
             string.sub = real
-            print(inner == outer, hub == outer, hub == inner)
+            print(calls, inner == nil, hub == outer)
             """)
         XCTAssertNil(r.failure)
-        XCTAssertEqual(r.lines, ["true\ttrue\ttrue"])
+        XCTAssertEqual(r.lines, ["0\ttrue\ttrue"])
     }
 
-    /// TODAY: prints "false\ttrue" — the build yields (a replaced `string.sub` yields the
-    /// coroutine that first read `hub`), the main thread reads `hub` meanwhile (a second
-    /// build), and resuming the coroutine finishes the first build and overwrites the
-    /// global: `hub` is not the table it was a moment ago.
+    /// Was: "false\ttrue" — the build yielded (a replaced `string.sub` yielded the coroutine
+    /// that first read `hub`), the main thread read `hub` meanwhile (a second build), and
+    /// resuming the coroutine overwrote the global. Now the build cannot yield: it ends in
+    /// the first resume, and every read is the same table.
     func testAttackAHubBuildResumedAfterAnotherReadDoesNotReplaceTheModule() throws {
         let r = try run("""
             local real = string.sub
             string.sub = function(s, ...) coroutine.yield() return real(s, ...) end
             local co = coroutine.create(function() return hub end)
-            coroutine.resume(co)
+            local resumed, from_co = coroutine.resume(co)
             string.sub = real
-            local first = hub
-            local resumed, from_co
-            while coroutine.status(co) ~= "dead" do resumed, from_co = coroutine.resume(co) end
-            print(first == hub, resumed and from_co == hub)
+            print(coroutine.status(co), resumed and from_co == hub, hub == hub)
             """)
         XCTAssertNil(r.failure)
-        XCTAssertEqual(r.lines, ["true\ttrue"])
+        XCTAssertEqual(r.lines, ["dead\ttrue\ttrue"])
     }
 
     /// TODAY: the run fails with "hub:63: attempt to call a nil value (method 'sub')" —

@@ -13,6 +13,7 @@ enum HubModuleLua {
         local raw, support = ...
         local next_page, close_list = raw._next_page, raw._close_list
         local setmetatable, pairs, type, pcall, error = setmetatable, pairs, type, pcall, error
+        local sub = string.sub   -- the library's (see Prelude: no method calls on strings here)
         local is_list = { \(lists) }
 
         -- A lazy list: call it (or use it in a generic for) for the next item; pages are
@@ -72,7 +73,7 @@ enum HubModuleLua {
               out[name] = is_list[group .. "." .. name] and lister(fn) or fn
             end
             hub[group] = out
-          elseif group:sub(1, 1) ~= "_" then
+          elseif sub(group, 1, 1) ~= "_" then
             hub[group] = entries
           end
         end
