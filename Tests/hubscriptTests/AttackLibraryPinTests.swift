@@ -155,4 +155,27 @@ final class AttackGitCheckoutTests: XCTestCase {
         _ = try hubscript("verify")
         XCTAssertFalse(FileManager.default.fileExists(atPath: marker.path), "hubscript verify ran the checkout's core.fsmonitor")
     }
+
+    /// A filter driver defined in the checkout's `.git/config` and applied to every file by
+    /// its `.git/info/attributes`: `git status` runs a file's clean filter to compare it.
+    /// Expected: no command runs, and the checkout is refused as changed after the fetch.
+    func testAFilterDriverAddedToTheCheckoutRunsNothingAndIsRefused() throws {
+        let marker = cli.root.appendingPathComponent("filter-ran")
+        try GitFixture.git(["config", "filter.evil.clean", "touch '\(marker.path)'; cat"], in: checkout)
+        let info = checkout.appendingPathComponent(".git/info")
+        try FileManager.default.createDirectory(at: info, withIntermediateDirectories: true)
+        try Data("* filter=evil\n".utf8).write(to: info.appendingPathComponent("attributes"))
+        // Make every file look changed, so status must read (and filter) it.
+        let hello = checkout.appendingPathComponent("hello.lua")
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: hello.path)
+        for (command, status) in [("verify", Int32(1)), ("trust", Int32(2))] {   // verify: 1 is "does not match"
+            let r = try hubscript(command)
+            XCTAssertEqual(r.status, status, "\(command): \(r.output)")
+            XCTAssertTrue(r.output.contains("has git settings a fetch never writes (filter.evil.clean); it was changed after the fetch. "
+                + "Delete that folder and hubscript fetches the commit again"), "\(command): \(r.output)")
+        }
+        // A run checks the pinned files' digests itself (no git): the pinned file runs.
+        XCTAssertEqual(try hubscript("sec:hello").stdout, "hello v1\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: marker.path), "a command from the checkout's .git/config ran")
+    }
 }

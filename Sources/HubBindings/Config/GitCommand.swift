@@ -33,7 +33,10 @@ struct GitCommand {
 
     /// Runs `git args…` in `folder` (nil: the current folder) to its end, or until
     /// `timeout` seconds passed (then it is terminated and the result says so).
-    func run(_ args: [String], in folder: URL? = nil, timeout: TimeInterval = 600) throws -> Result {
+    /// `hermetic`: without the user's and the system's git configuration (checks of a
+    /// checkout need no credentials, and a filter driver defined there — git-lfs, or
+    /// anything else — would run on the checkout's files).
+    func run(_ args: [String], in folder: URL? = nil, timeout: TimeInterval = 600, hermetic: Bool = false) throws -> Result {
         let process = Process()
         process.executableURL = executable
         // Nothing from a checkout's own .git/config may run a command: no hooks, no
@@ -45,6 +48,10 @@ struct GitCommand {
         environment["GIT_TERMINAL_PROMPT"] = "0"
         environment["GIT_ASKPASS"] = "/bin/false"
         environment["LC_ALL"] = "C"
+        if hermetic {
+            environment["GIT_CONFIG_NOSYSTEM"] = "1"
+            environment["GIT_CONFIG_GLOBAL"] = "/dev/null"
+        }
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
         let out = Pipe(), err = Pipe()

@@ -114,7 +114,20 @@ enum GitCheckout {
     /// Refuses `folder` unless its HEAD is `source.commit` and its files are that
     /// commit's: none changed, added or removed.
     static func check(_ folder: URL, is source: GitLibrarySource, name: String, git: GitCommand) throws {
-        let head = try git.run(["rev-parse", "--verify", "HEAD^{commit}"], in: folder)
+        // The checkout's own configuration first, read without running anything: a fetch
+        // writes only `core.*` basics there; anything else (a filter driver, which
+        // `status` would run on the files, an include, …) was put there afterwards.
+        let settings = try git.run(["config", "--local", "--list", "--name-only"], in: folder, hermetic: true)
+        guard settings.status == 0 else {
+            throw GitLibraryError("cannot check the checkout \(folder.path) (git: \(settings.reason)); delete that folder and hubscript fetches the commit again")
+        }
+        let foreign = settings.stdout.split(separator: "\n").map { $0.lowercased() }.filter { !fetchSettings.contains($0) }
+        guard foreign.isEmpty else {
+            let shown = foreign.prefix(5).joined(separator: ", ") + (foreign.count > 5 ? ", …" : "")
+            throw GitLibraryError("the checkout \(folder.path) has git settings a fetch never writes (\(shown)); it was changed after the fetch. "
+                + "Delete that folder and hubscript fetches the commit again")
+        }
+        let head = try git.run(["rev-parse", "--verify", "HEAD^{commit}"], in: folder, hermetic: true)
         let found = head.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         guard head.status == 0, found == source.commit else {
             throw GitLibraryError("the checkout \(folder.path) is not commit \(source.commit) (HEAD: \(head.status == 0 ? found : head.reason)); "
@@ -123,8 +136,8 @@ enum GitCheckout {
         // Ignored files count too (a fresh checkout has none: nothing builds in it), and so
         // does any file the index was told not to look at (skip-worktree or
         // assume-unchanged hide an edit from `status`).
-        let status = try git.run(["status", "--porcelain", "--untracked-files=all", "--ignored=matching"], in: folder)
-        let flags = try git.run(["ls-files", "-v"], in: folder)
+        let status = try git.run(["status", "--porcelain", "--untracked-files=all", "--ignored=matching"], in: folder, hermetic: true)
+        let flags = try git.run(["ls-files", "-v"], in: folder, hermetic: true)
         guard status.status == 0, flags.status == 0 else {
             let reason = status.status != 0 ? status.reason : flags.reason
             throw GitLibraryError("cannot check the checkout \(folder.path) (git: \(reason)); delete that folder and hubscript fetches the commit again")
@@ -141,6 +154,13 @@ enum GitCheckout {
                 + "Delete that folder and hubscript fetches the commit again")
         }
     }
+
+    /// What `git init` and the fetch write in a checkout's `.git/config` (lowercased, as
+    /// `git config --list --name-only` shows them).
+    static let fetchSettings: Set<String> = [
+        "core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates",
+        "core.symlinks", "core.ignorecase", "core.precomposeunicode", "extensions.objectformat",
+    ]
 
     /// Scratch folders of fetches that never finished (a process killed mid-fetch),
     /// older than an hour, are removed; younger ones may belong to a running fetch.
