@@ -90,7 +90,9 @@ enum GitCheckout {
         func fail(_ what: String, _ result: GitCommand.Result) -> GitLibraryError {
             GitLibraryError("\(what) (git: \(result.reason))")
         }
-        let initialized = try git.run(["init", "-q", "--", scratch.path])
+        // Only the fetch itself reads your git configuration (credentials, proxies): the
+        // checkout is made and checked without it (no init template, no filter driver).
+        let initialized = try git.run(["init", "-q", "--", scratch.path], hermetic: true)
         guard initialized.status == 0 else { throw fail("cannot make a checkout in \(scratch.path)", initialized) }
         let fetched = try git.run(["fetch", "-q", "--no-tags", "--depth", "1", "--", source.url, source.commit], in: scratch)
         if fetched.status != 0 {
@@ -106,7 +108,7 @@ enum GitCheckout {
                     + "pin the library to a commit that exists there (git log in the repository lists them)")
             }
         }
-        let checkedOut = try git.run(["checkout", "-q", "--detach", source.commit], in: scratch)
+        let checkedOut = try git.run(["checkout", "-q", "--detach", source.commit], in: scratch, hermetic: true)
         guard checkedOut.status == 0 else { throw fail("cannot check out \(source.commit) of \(source.url)", checkedOut) }
         try check(scratch, is: source, name: name, git: git)
     }
