@@ -271,7 +271,8 @@ static inline int hs_trampoline(lua_State *L) {
     int depth = ctx->call_depth;
     if (depth >= HS_MAX_CALL_DEPTH)
         return luaL_error(L, "bindings nested %d deep: a __gc finalizer called bindings while another binding's results were built", depth);
-    int id = (int)lua_tointeger(L, lua_upvalueindex(1));
+    // The id is a light userdata: reading it is a type check, not a number conversion.
+    int id = (int)(intptr_t)lua_touserdata(L, lua_upvalueindex(1));
     int status = ctx->entry(L, ctx->host, id, depth);
     const hs_op *ops = ctx->ops;
     int nops = ctx->nops;
@@ -319,7 +320,7 @@ static inline void hs_run_ops(lua_State *L, const hs_op *ops, int nops) {
         case HS_OP_SETFIELD: lua_rawset(L, -3); break;
         case HS_OP_SETINDEX: lua_rawseti(L, -2, op->i); break;
         case HS_OP_FUNC:
-            lua_pushinteger(L, op->i);
+            lua_pushlightuserdata(L, (void *)(intptr_t)op->i);
             lua_pushcclosure(L, hs_trampoline, 1);
             break;
         case HS_OP_REF: lua_rawgeti(L, LUA_REGISTRYINDEX, op->i); break;

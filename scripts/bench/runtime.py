@@ -64,17 +64,22 @@ def startup():
 def calls():
     env = dict(os.environ, HUBSCRIPT_BENCH_PLUGIN="1")
     samples = []
-    for _ in range(5):
+    runs = 9
+    for _ in range(runs):
         out = subprocess.run([BIN, "run", os.path.join(HERE, "calls.lua")], capture_output=True,
                              text=True, check=True, env=env).stdout.split()
         samples.append((float(out[0]), float(out[1])))
     abs_s = statistics.median(s[0] for s in samples)
     echo_s = statistics.median(s[1] for s in samples)
-    ratio = echo_s / abs_s
-    print("1M calls from the same Lua loop (median of 5 runs, CPU time)")
+    # Both loops run in the same process a moment apart; this machine's speed drifts
+    # between runs, so the median of each run's own ratio is the steadier figure.
+    ratios = sorted(s[1] / s[0] for s in samples)
+    ratio = statistics.median(ratios)
+    print(f"1M calls from the same Lua loop (median of {runs} runs, CPU time)")
     print(f"  math.abs (C function)        {abs_s * 1000:8.1f} ms  ({abs_s * 1000:.1f} ns/call)")
     print(f"  bench.echo (Swift binding)   {echo_s * 1000:8.1f} ms  ({echo_s * 1000:.1f} ns/call)")
-    print(f"  ratio {ratio:.2f}x; target <= 2x -> {'met' if ratio <= 2 else 'MISSED'}\n")
+    print(f"  ratio {ratio:.2f}x (median of the runs' own ratios; from {ratios[0]:.2f}x to {ratios[-1]:.2f}x); "
+          f"target <= 2x -> {'met' if ratio <= 2 else 'MISSED'}\n")
 
 
 def interpreter_offsets():

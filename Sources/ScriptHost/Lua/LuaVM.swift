@@ -444,7 +444,9 @@ final class LuaVM {
         var count: Int32 = 0
         do {
             if entry.pointee.gated, let gate { try gate(entry.pointee.function.takeUnretainedValue()) }
-            switch try entry.pointee.body(callArgs) {
+            // Through the function object borrowed +0: copying `body` out of the buffer
+            // retained and released its closure context on every call.
+            switch try entry.pointee.function._withUnsafeGuaranteedRef({ try $0.body(callArgs) }) {
             case .none: break
             case .value(.integer(let i)): try results.pushInteger(i); count = 1   // the common case
             case .value(let v): try results.push(v); count = 1
