@@ -107,6 +107,14 @@ enum Socket {
         return (fd, boundPort(fd))
     }
 
+    /// A blocking listener on 127.0.0.1 at an ephemeral port (test servers that answer
+    /// with scripted bytes from a thread of their own).
+    static func blockingLoopbackListener() throws -> (fd: Int32, port: UInt16) {
+        let (fd, port) = try listen(on: .v4(inet_addr("127.0.0.1")), host: "127.0.0.1", port: 0, backlog: 16)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return (fd, port)
+    }
+
     /// The local port `fd` is bound to.
     static func boundPort(_ fd: Int32) -> UInt16 {
         var storage = sockaddr_storage()
