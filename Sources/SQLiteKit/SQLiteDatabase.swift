@@ -77,6 +77,22 @@ public final class SQLiteDatabase {
         }
     }
 
+    /// Makes this connection leave the write-ahead log (and its index) in place when it
+    /// closes, frames and all, instead of copying them into the file (two fsyncs) and
+    /// deleting the log — which the next writer would then make again, with an fsync of
+    /// its header and of the folder. The next connection to open the file reads the log
+    /// back (SQLite rebuilds its index from it), so the caller keeps the log short
+    /// (`wal_checkpoint`). Nothing for `:memory:`.
+    public func keepWriteAheadLogAtClose() throws {
+        guard path != ":memory:" else { return }
+        var persist: Int32 = 1
+        var rc = sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+        if rc == SQLITE_OK { rc = csqlite_set_no_checkpoint_on_close(handle, 1) }
+        guard rc == SQLITE_OK else {
+            throw SQLiteError(code: rc, message: "cannot keep the write-ahead log at close: \(errorMessage)", path: path, sql: nil)
+        }
+    }
+
     /// Runs one or more statements without results.
     public func exec(_ sql: String) throws {
         var err: UnsafeMutablePointer<CChar>?

@@ -15,7 +15,7 @@ extension Journal {
     }
 
     /// Opens the journal at `path` for a run (new or resumed) after checking it:
-    /// - a 0-byte file (with no write-ahead log beside it holding its data) is refused,
+    /// - a 0-byte file is refused (whatever its write-ahead log holds),
     ///   not silently given a new schema: it was truncated or made by something else;
     /// - an existing file must pass SQLite's `PRAGMA quick_check`, as `check` says.
     ///
@@ -28,7 +28,9 @@ extension Journal {
         let manager = FileManager.default
         let existed = manager.fileExists(atPath: path)
         if !existed { try createInPlace(path) }
-        if existed, size(path) == 0, (size(path + "-wal") ?? 0) == 0 {
+        // Never legitimately 0 bytes: a new journal is made whole (schema in the file,
+        // not only in its log) before it is linked into place.
+        if existed, size(path) == 0 {
             throw JournalError(.corrupt, """
                 the journal \(path) is empty (0 bytes): it was truncated or replaced, and the runs it \
                 recorded are lost. Move it aside (mv \(path) \(path).empty) and run again to start a new journal.
@@ -66,38 +68,57 @@ extension Journal {
 
     // MARK: Closed cleanly
 
-    /// Whether the file at `path` is exactly as a process left it when it closed the
-    /// journal cleanly: no write-ahead log with frames beside it, and the marker that
-    /// process wrote (`<path>-closed`: device, inode, size, modification and change times)
-    /// matches the file. A process killed or crashed leaves a log, and anything that
-    /// writes the file afterwards (another hubscript, or something else) changes its
-    /// times: both mean "check it".
+    /// Whether the journal at `path` is exactly as a process left it when it closed it
+    /// cleanly: the marker that process wrote (`<path>-closed`: device, inode, size,
+    /// modification and change times of the file and of its write-ahead log) matches
+    /// both. A process killed or crashed writes no marker (or leaves one its later
+    /// writes made stale), and anything that writes the file or the log afterwards
+    /// (another hubscript, or something else) changes their times: both mean "check it".
     static func closedCleanly(_ path: String) -> Bool {
-        if (size(path + "-wal") ?? 0) > 0 { return false }
-        guard let stamp = stamp(path), let marker = try? String(contentsOfFile: path + "-closed", encoding: .utf8) else {
+        guard let stamp = closeStamp(path), let marker = try? String(contentsOfFile: path + "-closed", encoding: .utf8) else {
             return false
         }
         return marker == stamp
     }
 
-    /// When this connection closes: every frame checkpointed into the file and the log
-    /// emptied (`wal_checkpoint(TRUNCATE)`, which fails if another connection still
-    /// reads), then the marker of `closedCleanly` written beside it. Best effort: a
-    /// journal without a valid marker is just checked at its next open.
-    func markClosedCleanly() {
+    /// The most a clean close leaves in the write-ahead log (bytes, about 64 pages):
+    /// a longer log is checkpointed into the file and emptied first. The next open
+    /// reads the whole log back, so this bounds what that costs.
+    static let logKeptAtClose = 256 * 1024
+
+    /// When this connection closes: a log longer than `logKeptAtClose` is checkpointed
+    /// into the file and emptied (`wal_checkpoint(TRUNCATE)`, which fails if another
+    /// connection still reads); a shorter one is left in place (the connection keeps
+    /// it at close, `SQLiteDatabase.keepWriteAheadLogAtClose`: no fsync). Then the
+    /// marker of `closedCleanly` is written beside it. Best effort: a journal without a
+    /// valid marker is just checked at its next open.
+    func markClosedCleanly(keepingLogUpTo limit: Int = Journal.logKeptAtClose) {
         guard let sqlite, path != ":memory:" else { return }
-        var result: (busy: Int, frames: Int)?
-        try? locked { _ in try sqlite.query("PRAGMA wal_checkpoint(TRUNCATE)") { result = ($0.int(0), $0.int(1)) } }
-        guard let result, result.busy == 0, result.frames == 0, (Journal.size(path + "-wal") ?? 0) == 0,
-              let stamp = Journal.stamp(path) else { return }
-        // Not synced: a marker lost to a power cut only costs the next run a check.
-        let temporary = path + "-closed.\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if (Journal.size(path + "-wal") ?? 0) > limit {
+            var result: (busy: Int, frames: Int)?
+            try? locked { _ in try sqlite.query("PRAGMA wal_checkpoint(TRUNCATE)") { result = ($0.int(0), $0.int(1)) } }
+            guard let result, result.busy == 0, result.frames == 0, (Journal.size(path + "-wal") ?? 0) == 0 else { return }
+        }
+        guard let stamp = Journal.closeStamp(path) else { return }
+        // Rewritten in place, not synced, neither cut to 0 bytes nor replaced by a rename
+        // (on ext4 both make the file flush to disk first: a third of a millisecond of
+        // every run). A marker torn or lost by a crash or a power cut only fails to match,
+        // which costs the next run a check.
+        let fd = open(path + "-closed", O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return }
+        defer { close(fd) }
         let bytes = Array(stamp.utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        guard written == bytes.count, rename(temporary, path + "-closed") == 0 else { unlink(temporary); return }
+        let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        guard written == bytes.count, ftruncate(fd, off_t(bytes.count)) == 0 else {
+            _ = ftruncate(fd, 1)   // unmatchable; a later close writes it whole again
+            return
+        }
+    }
+
+    /// The marker's text: `stamp` of the file, then of its log (or `no log`).
+    static func closeStamp(_ path: String) -> String? {
+        guard let file = stamp(path) else { return nil }
+        return file + (stamp(path + "-wal") ?? "no log\n")
     }
 
     /// `dev ino size mtime ctime` of `path` (nanoseconds), or nil.
@@ -133,21 +154,21 @@ extension Journal {
     }
 
     /// Creates the journal at a temporary path beside `path` (schema and all, its WAL
-    /// checkpointed and removed when it closes), then links it to `path` unless a file is
-    /// already there.
+    /// checkpointed into the file before it closes), then links it to `path` unless a
+    /// file is already there.
     private static func createInPlace(_ path: String) throws {
         let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer {
             for suffix in ["", "-wal", "-shm", "-closed"] { unlink(temporary + suffix) }
         }
-        do { _ = try Journal(path: temporary) }   // closed (and checkpointed) at once
+        do { try Journal(path: temporary).markClosedCleanly(keepingLogUpTo: 0) }   // the schema in the file
         if link(temporary, path) != 0 && errno != EEXIST {
             throw JournalError(.sqlite, "cannot create the journal \(path): \(String(cString: strerror(errno)))")
         }
     }
 
     /// The size of the file at `path` (following links), or nil if there is none.
-    private static func size(_ path: String) -> Int? {
+    static func size(_ path: String) -> Int? {
         var s = stat()
         return stat(path, &s) == 0 ? Int(s.st_size) : nil
     }

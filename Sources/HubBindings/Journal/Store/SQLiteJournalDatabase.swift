@@ -10,6 +10,8 @@ final class SQLiteJournalDatabase: JournalDatabase {
     init(path: String, busyTimeoutMs: Int32) throws {
         let db = try SQLiteDatabase(path: path, busyTimeoutMs: busyTimeoutMs)
         try db.enableWAL()
+        // Closing leaves the log: see `Journal.markClosedCleanly`.
+        try db.keepWriteAheadLogAtClose()
         try db.exec("PRAGMA foreign_keys = ON")
         raw = db
     }

@@ -1,0 +1,88 @@
+import Foundation
+import SQLiteKit
+import XCTest
+@testable import HubBindings
+
+/// A clean close leaves a short write-ahead log in place (no checkpoint, no fsync) and
+/// a marker that covers the file and its log; the next open trusts exactly that state.
+final class JournalLogAtCloseTests: XCTestCase {
+    var dir: URL!
+    var path: String { dir.appendingPathComponent("journal.sqlite").path }
+
+    override func setUpWithError() throws { dir = try Fixture.tempDirectory() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    func size(_ file: String) -> Int {
+        var s = stat()
+        return stat(file, &s) == 0 ? Int(s.st_size) : -1
+    }
+
+    func testAShortLogIsLeftInPlaceAndItsRunsAreReadBack() throws {
+        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_kept")) }
+        XCTAssertGreaterThan(size(path + "-wal"), 0, "the run is in the log, not checkpointed into the file")
+        XCTAssertLessThanOrEqual(size(path + "-wal"), Journal.logKeptAtClose)
+        XCTAssertTrue(Journal.closedCleanly(path))
+        let marker = try String(contentsOfFile: path + "-closed", encoding: .utf8)
+        XCTAssertEqual(marker.split(separator: "\n").count, 2, "the file's stamp and the log's: \(marker)")
+
+        // Read back by the next open (which rebuilds the log's index), without a check.
+        let reopened = try Journal.openChecked(path: path)
+        XCTAssertEqual(try reopened.run(id: "run_kept")?.status, .running)
+        // And by a plain SQLite connection, as any other tool would read it.
+        let raw = try SQLiteDatabase(path: path)
+        XCTAssertEqual(try raw.first("SELECT count(*) FROM runs WHERE id = 'run_kept'", [], { $0.int(0) }), 1)
+    }
+
+    func testALongLogIsCheckpointedIntoTheFileAtClose() throws {
+        do {
+            let journal = try Journal.openChecked(path: path)
+            for n in 0..<200 { try journal.startRun(Fixture.runStart("run_\(n)")) }
+            XCTAssertGreaterThan(size(path + "-wal"), Journal.logKeptAtClose)
+        }
+        XCTAssertEqual(size(path + "-wal"), 0, "checkpointed and emptied")
+        XCTAssertTrue(Journal.closedCleanly(path))
+        XCTAssertEqual(try Journal.openChecked(path: path, check: .always).listRuns(limit: 1000).count, 200)
+    }
+
+    func testALogWrittenAfterACleanCloseMakesTheNextOpenCheck() throws {
+        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a")) }
+        XCTAssertTrue(Journal.closedCleanly(path))
+        // Another connection appends to the log (as a process killed mid-run would).
+        let other = try SQLiteDatabase(path: path)
+        try other.exec("PRAGMA journal_mode=WAL; UPDATE runs SET reads = reads + 1")
+        XCTAssertFalse(Journal.closedCleanly(path))
+    }
+
+    func testADamagedLogAfterACleanCloseIsCaughtByTheCheck() throws {
+        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a")) }
+        let log = path + "-wal"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: log))
+        XCTAssertGreaterThan(bytes.count, 4096)
+        for i in 32..<bytes.count { bytes[i] = UInt8(truncatingIfNeeded: i &* 131) }
+        try bytes.write(to: URL(fileURLWithPath: log))
+        XCTAssertFalse(Journal.closedCleanly(path), "the log's stamp no longer matches")
+        // SQLite drops log frames whose checksums fail: the journal opens (checked) as it
+        // was before the run, which is how it treats a log torn by a crash.
+        let journal = try Journal.openChecked(path: path)
+        XCTAssertNil(try journal.run(id: "run_a"))
+    }
+
+    func testAZeroByteFileIsRefusedEvenWithALogBesideIt() throws {
+        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a")) }
+        XCTAssertGreaterThan(size(path + "-wal"), 0)
+        try Data().write(to: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try Journal.openChecked(path: path)) { error in
+            XCTAssertTrue("\(error)".contains("is empty (0 bytes): it was truncated or replaced"), "\(error)")
+        }
+    }
+
+    func testATornMarkerOnlyCostsACheck() throws {
+        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a")) }
+        let marker = path + "-closed"
+        let text = try String(contentsOfFile: marker, encoding: .utf8)
+        try String(text.prefix(text.count / 2)).write(toFile: marker, atomically: false, encoding: .utf8)
+        XCTAssertFalse(Journal.closedCleanly(path))
+        XCTAssertEqual(try Journal.openChecked(path: path).run(id: "run_a")?.status, .running)
+        XCTAssertTrue(Journal.closedCleanly(path), "rewritten whole at the close")
+    }
+}
