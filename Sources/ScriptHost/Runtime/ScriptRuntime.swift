@@ -10,18 +10,18 @@ public struct RecipeFile: Sendable {
 
     /// Reads a recipe. Binary chunks are refused here, before Lua sees them.
     public init(path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
+        var bytes: [UInt8]
+        do { bytes = try FileBytes.read(path) } catch {
             throw ScriptFailure(kind: .host, message: "cannot read \(path): \(FileErrorText.reason(error, path: path))")
         }
-        if data.first == 0x1B {
+        if bytes.first == 0x1B {
             throw ScriptFailure(kind: .load, message: "\(path): is a binary (precompiled) chunk; hubscript runs Lua source text only")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }   // a UTF-8 byte order mark
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ScriptFailure(kind: .load, message: "\(path): is not UTF-8 text")
         }
-        self.init(displayPath: path, url: url, source: text)
+        self.init(displayPath: path, url: URL(fileURLWithPath: path), source: text)
     }
 
     public init(displayPath: String, url: URL, source: String) {
@@ -69,9 +69,15 @@ public enum ScriptRuntime {
         let limits = configuration.limits.capped(by: .hostCeiling)
         let timeoutFailure = limitFailure(.timeout, limits: limits, hostMessage: nil)
         let running = RunningVM()
-        let watchdog = Watchdog(seconds: limits.timeoutSeconds + watchdogGrace) {
-            configuration.onWatchdog?(RunReport(failure: timeoutFailure, durationSeconds: MonotonicClock.now() - start,
-                                                memoryPeakBytes: running.memoryPeak, instructions: 0))
+        let watchdog: Watchdog
+        do {
+            watchdog = try Watchdog(seconds: limits.timeoutSeconds + watchdogGrace) {
+                configuration.onWatchdog?(RunReport(failure: timeoutFailure, durationSeconds: MonotonicClock.now() - start,
+                                                    memoryPeakBytes: running.memoryPeak, instructions: 0))
+            }
+        } catch {
+            return RunReport(failure: ScriptFailure(kind: .host, message: "hubscript: \(error)"),
+                             durationSeconds: MonotonicClock.now() - start, memoryPeakBytes: 0, instructions: 0)
         }
         defer { watchdog.disarm() }
 
@@ -79,7 +85,7 @@ public enum ScriptRuntime {
         do {
             let vm = try makeVM(for: recipe, configuration: configuration, limits: limits, start: start)
             running.attach(vm)
-            running.interrupt(after: start + limits.timeoutSeconds - MonotonicClock.now())
+            watchdog.interrupt(running, after: start + limits.timeoutSeconds - MonotonicClock.now())
             report.failure = execute(recipe, in: vm, limits: limits)
             running.detach()
             report.memoryPeakBytes = vm.memoryPeak

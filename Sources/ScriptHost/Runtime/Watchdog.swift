@@ -1,29 +1,132 @@
 import Foundation
 
-/// Ends a run that the count hook cannot stop: a long single C call (a runaway
-/// pattern match) or a finalizer (Lua runs `__gc` with hooks off).
+/// The run's two deadlines, kept by one background thread of its own: at the timeout
+/// it interrupts the Lua thread (`RunningVM.interruptForDeadline`); at the timeout
+/// plus a grace it runs the watchdog action, which ends a run the count hook cannot
+/// stop: a long single C call (a runaway pattern match) or a finalizer (Lua runs `__gc`
+/// with hooks off).
 ///
-/// Armed for `deadline + grace`; if the run has not finished by then, `action` runs
-/// on a background thread. The CLI's action prints the limit message and exits with
-/// code 4: there is no safe way to stop a thread inside C code. The Lua thread may be
-/// stuck anywhere, including in a write to a pipe nobody reads while it holds the
-/// output's lock, so the action must never wait on the run (see
-/// `ConsoleOutput.writeBeforeExit`).
-/// The pending timer holds the watchdog weakly and `disarm()` drops the action, so a
-/// finished run (its output, plugins) is not kept alive until the deadline.
+/// The CLI's watchdog action prints the limit message and exits with code 4: there is
+/// no safe way to stop a thread inside C code. The Lua thread may be stuck anywhere,
+/// including in a write to a pipe nobody reads while it holds the output's lock, so
+/// the action must never wait on the run (see `ConsoleOutput.writeBeforeExit`).
+///
+/// A plain POSIX thread waiting on a condition over `CLOCK_MONOTONIC` (the clock of
+/// `MonotonicClock` and of the hook's deadline), not a Dispatch timer: the first use of
+/// Dispatch in a process starts its whole machinery (an epoll loop, a timer descriptor
+/// and a worker thread), a tenth of a millisecond of every start. `disarm()` drops
+/// both actions and ends the thread, so a finished run (its output, plugins, VM) is
+/// not kept alive until the deadline.
 final class Watchdog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var action: (@Sendable () -> Void)?
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Guarded by `mutex`.
+    private var interrupt: (at: Double, action: @Sendable () -> Void)?
+    private var action: (at: Double, action: @Sendable () -> Void)?
+    private var disarmed = false
 
-    init(seconds: Double, action: @escaping @Sendable () -> Void) {
-        self.action = action
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
-            guard let self, let action = self.lock.withLock({ self.action }) else { return }
-            action()
+    /// Arms the watchdog: `action` runs on the watchdog's thread `seconds` from now
+    /// unless `disarm()` came first. Throws if no thread can be started.
+    init(seconds: Double, action: @escaping @Sendable () -> Void) throws {
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+        self.action = (MonotonicClock.now() + seconds, action)
+        try startThread()
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// At the deadline (`seconds` from now), interrupts `running`'s Lua thread so the
+    /// hook raises the timeout at the next instruction (the hook is otherwise off: see
+    /// shim.h).
+    func interrupt(_ running: RunningVM, after seconds: Double) {
+        let at = MonotonicClock.now() + max(0, seconds)
+        let action: @Sendable () -> Void = { [weak running] in running?.interruptForDeadline() }
+        locked { interrupt = (at, action) }
+        pthread_cond_signal(condition)
+    }
+
+    /// Drops both actions (neither runs after this returns) and ends the thread.
+    func disarm() {
+        locked {
+            disarmed = true
+            interrupt = nil
+            action = nil
+        }
+        pthread_cond_signal(condition)
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
+    private func startThread() throws {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        // The action formats a report and writes it: plenty, but far from the default 8 MiB.
+        pthread_attr_setstacksize(&attributes, 512 * 1024)
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, &attributes, { context in
+            let watchdog = Unmanaged<Watchdog>.fromOpaque(context!).takeRetainedValue()
+            watchdog.wait()
+            return nil
+        }, context)
+        if rc != 0 {
+            Unmanaged<Watchdog>.fromOpaque(context).release()
+            throw WatchdogError(code: rc)
         }
     }
 
-    func disarm() { lock.withLock { action = nil } }
+    /// The thread's loop: sleeps until the earlier pending deadline, runs its action
+    /// (outside the lock), until disarmed or both actions ran.
+    private func wait() {
+        pthread_mutex_lock(mutex)
+        while !disarmed {
+            let next = [interrupt?.at, action?.at].compactMap { $0 }.min()
+            guard let next else { break }
+            let now = MonotonicClock.now()
+            if now < next {
+                var until = timespec(tv_sec: Int(next), tv_nsec: Int((next - next.rounded(.down)) * 1e9))
+                if until.tv_nsec >= 1_000_000_000 { until.tv_sec += 1; until.tv_nsec -= 1_000_000_000 }
+                pthread_cond_timedwait(condition, mutex, &until)
+                continue
+            }
+            let due: @Sendable () -> Void
+            if let pending = interrupt, pending.at <= now {
+                due = pending.action
+                interrupt = nil
+            } else {
+                due = action!.action
+                action = nil
+            }
+            pthread_mutex_unlock(mutex)
+            due()
+            pthread_mutex_lock(mutex)
+        }
+        pthread_mutex_unlock(mutex)
+    }
+}
+
+/// No thread could be started for the run's watchdog (`pthread_create`'s error).
+struct WatchdogError: Error, CustomStringConvertible {
+    let code: Int32
+    var description: String {
+        "cannot start the run's watchdog thread: \(String(cString: strerror(code))); too many processes or threads?"
+    }
 }
 
 /// The run's VM as other threads may see it while the run goes on: the deadline
@@ -36,14 +139,8 @@ final class RunningVM: @unchecked Sendable {
     func attach(_ vm: LuaVM) { lock.withLock { self.vm = vm } }
     func detach() { lock.withLock { vm = nil } }
 
-    /// At the deadline (`seconds` from now), interrupts the Lua thread so the hook raises
-    /// the timeout at the next instruction (the hook is otherwise off: see shim.h).
-    func interrupt(after seconds: Double) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + max(0, seconds)) { [weak self] in
-            guard let self else { return }
-            self.lock.withLock { self.vm?.interruptForDeadline() }
-        }
-    }
+    /// Interrupts the Lua thread so the hook raises the timeout at the next instruction.
+    func interruptForDeadline() { lock.withLock { vm?.interruptForDeadline() } }
 
     /// The Lua state's peak memory so far; 0 once detached. Read from the watchdog's
     /// thread while the Lua thread is stuck: a snapshot, not a synchronised figure.

@@ -1,0 +1,34 @@
+import Foundation
+import SystemText
+import XCTest
+
+final class FileBytesTests: XCTestCase {
+    func testReadsAFileWhole() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("filebytes-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let content = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        try Data(content).write(to: url)
+        XCTAssertEqual(try FileBytes.read(url.path), content)
+        try Data().write(to: url)
+        XCTAssertEqual(try FileBytes.read(url.path), [])
+    }
+
+    /// /proc files report a size of 0 and still have content: read to the end, not to the size.
+    func testReadsFilesWhoseSizeIsNotKnownInAdvance() throws {
+        let status = String(decoding: try FileBytes.read("/proc/self/status"), as: UTF8.self)
+        XCTAssertTrue(status.hasPrefix("Name:"), status)
+        XCTAssertTrue(status.contains("\nPid:"), status)
+    }
+
+    func testFailuresAreThePOSIXErrorsInWords() throws {
+        XCTAssertThrowsError(try FileBytes.read("/nonexistent/\(UUID().uuidString)")) { error in
+            XCTAssertEqual((error as? POSIXError)?.code, .ENOENT)
+            XCTAssertEqual(FileErrorText.reason(error), "No such file or directory")
+        }
+        let folder = FileManager.default.temporaryDirectory.path
+        XCTAssertThrowsError(try FileBytes.read(folder)) { error in
+            XCTAssertEqual((error as? POSIXError)?.code, .EISDIR)
+            XCTAssertEqual(FileErrorText.reason(error, path: folder), "it is a folder, not a file")
+        }
+    }
+}
