@@ -105,9 +105,13 @@ public final class RunLock: HeldRunLock, @unchecked Sendable {
                 close(fd)
                 continue
             }
+            // Written in place, and cut only if a dead holder's longer text is left: on
+            // ext4, cutting a file to 0 bytes makes its close (or here, removal) flush
+            // it to disk first, half a millisecond of every run.
             let text = "\(getpid())\n"
-            _ = ftruncate(fd, 0)
             _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
+            var written = stat()
+            if fstat(fd, &written) == 0, Int(written.st_size) > text.utf8.count { _ = ftruncate(fd, off_t(text.utf8.count)) }
             return RunLock(fd: fd, path: path, folder: url.deletingLastPathComponent(), runID: runID)
         }
         throw HubConfigError("cannot lock \(path): it was removed and made again 100 times in a row")
@@ -132,10 +136,19 @@ public final class RunLock: HeldRunLock, @unchecked Sendable {
     /// Removes the lock files in `folder` that no process holds (those of runs killed or
     /// crashed: the kernel dropped their locks, not their files). Each is removed only
     /// while this process holds its lock, and only if the path still names it.
+    /// (`opendir`/`readdir`, not FileManager: this runs at the end of every run, and
+    /// FileManager's listing cost a third of a millisecond of it.)
     static func sweep(_ folder: URL) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-        for name in names where name.hasSuffix(".lock") {
-            let path = folder.appendingPathComponent(name).path
+        let folderPath = folder.path
+        guard let directory = opendir(folderPath) else { return }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".lock") { names.append(name) }
+        }
+        closedir(directory)
+        for name in names {
+            let path = folderPath + "/" + name
             let fd = open(path, O_RDWR | O_CLOEXEC)
             guard fd >= 0 else { continue }
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {

@@ -48,6 +48,19 @@ final class RunLockTests: XCTestCase {
         XCTAssertEqual(try lockFiles(), [])
     }
 
+    /// The holder writes its pid over whatever a dead holder left (cut only when that
+    /// was longer): the refusal names the live process.
+    func testTheHoldersPIDReplacesALongerStaleOne() throws {
+        let file = try RunLock.file("run_pid", state: state)
+        try Data("1234567890123456\n".utf8).write(to: file)
+        let held = try RunLock.acquire("run_pid", state: state)
+        defer { held.release() }
+        XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), "\(getpid())\n")
+        XCTAssertThrowsError(try RunLock.acquire("run_pid", state: state)) { error in
+            XCTAssertEqual((error as? RunLock.Busy)?.pid, getpid())
+        }
+    }
+
     /// Threads take and drop one run id as fast as they can while others probe it: never
     /// two holders at once, and no file is left.
     func testNeverTwoHoldersWhileFilesComeAndGo() throws {
