@@ -10,25 +10,43 @@ import Synchronization
 /// `ProcessInfo.processInfo.environment` builds its dictionary through Foundation's
 /// string bridging, about 10 000 instructions per variable, on every call; start-up read
 /// it a dozen times (scripts/bench-runtime). `all` builds the dictionary once and hands
-/// it out again for as long as the raw `NAME=value` bytes are unchanged (compared on every
-/// call, so a `setenv` in a test is seen at once).
+/// it out again for as long as the raw `NAME=value` bytes are unchanged (compared in place
+/// on every call, so a `setenv` in a test is seen at once).
 public enum ProcessEnvironment {
     private static let cache = Mutex<(bytes: [UInt8], values: [String: String])?>(nil)
 
     /// Every `NAME=value` pair; for a name given twice, the first wins (as `getenv`).
     public static var all: [String: String] {
-        let entries = rawEntries()
-        let bytes = entries.reduce(into: [UInt8]()) { $0 += $1; $0.append(0) }
-        return cache.withLock { cached in
-            if let cached, cached.bytes == bytes { return cached.values }
+        cache.withLock { cached in
+            if let cached, environmentMatches(cached.bytes) { return cached.values }
+            let entries = rawEntries()
             var values: [String: String] = [:]
             for entry in entries {
                 guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
                 let name = String(decoding: entry[..<equals], as: UTF8.self)
                 if values[name] == nil { values[name] = String(decoding: entry[(equals + 1)...], as: UTF8.self) }
             }
-            cached = (bytes, values)
+            cached = (entries.reduce(into: [UInt8]()) { $0 += $1; $0.append(0) }, values)
             return values
+        }
+    }
+
+    /// Whether `environ` holds exactly `bytes` (each entry followed by a 0), compared in
+    /// place: no copy of the environment per call.
+    private static func environmentMatches(_ bytes: [UInt8]) -> Bool {
+        guard var entry = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>(bitPattern: Int(bitPattern: environ)) else {
+            return bytes.isEmpty
+        }
+        return bytes.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            while let pointer = entry.pointee {
+                let length = strlen(pointer)
+                guard offset + length < buffer.count, buffer[offset + length] == 0,
+                      memcmp(buffer.baseAddress! + offset, pointer, length) == 0 else { return false }
+                offset += length + 1
+                entry += 1
+            }
+            return offset == buffer.count
         }
     }
 

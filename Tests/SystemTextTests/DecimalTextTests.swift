@@ -51,4 +51,20 @@ final class ProcessEnvironmentTests: XCTestCase {
         setenv(name, "", 1)
         XCTAssertEqual(ProcessEnvironment.all[name], "")
     }
+
+    /// The cache is compared with `environ` in place: a same-length change, a removal
+    /// and an addition are each seen by the next call.
+    func testEveryKindOfChangeIsSeenByTheNextCall() {
+        let name = "HUBSCRIPT_TEST_ENV_\(UUID().uuidString.prefix(8))"
+        setenv(name, "one", 1)
+        defer { unsetenv(name) }
+        XCTAssertEqual(ProcessEnvironment.all[name], "one")
+        setenv(name, "two", 1)
+        XCTAssertEqual(ProcessEnvironment.all[name], "two")
+        unsetenv(name)
+        XCTAssertNil(ProcessEnvironment.all[name])
+        setenv(name, "three", 1)
+        XCTAssertEqual(ProcessEnvironment.all[name], "three")
+        XCTAssertEqual(ProcessEnvironment.all, ProcessEnvironment.all, "unchanged: the same values")
+    }
 }

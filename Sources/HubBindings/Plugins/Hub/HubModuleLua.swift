@@ -8,7 +8,10 @@ enum HubModuleLua {
 
     /// Built once per process (a string built from `listBindings`).
     static let source: String = {
-        let lists = listBindings.map { "[\"\($0)\"] = true" }.joined(separator: ", ")
+        // A loop, not `joined(separator:)`: the generic join's first call resolves its
+        // associated types at run time (a tenth of a millisecond of every start).
+        var lists = ""
+        for name in listBindings { lists += (lists.isEmpty ? "" : ", ") + "[\"" + name + "\"] = true" }
         return """
         local raw, support = ...
         local next_page, close_list = raw._next_page, raw._close_list
