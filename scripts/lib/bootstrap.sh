@@ -63,6 +63,18 @@ release_flags=(--static-swift-stdlib -Xlinker --whole-archive -Xlinker "$lua_arc
 # costs its relocations and page faults at every start), linked whole like Lua, so the
 # module maps' -lsqlite3 and -lsodium find nothing left to resolve.
 release_flags+=(-Xlinker --whole-archive -Xlinker "$lib_dir/libsqlite3.a" -Xlinker "$lib_dir/libsodium.a" -Xlinker --no-whole-archive)
+# And the C++ library the Swift runtime uses, from GCC's archive: the toolchain names
+# -lstdc++, which finds the linker script below (INPUT of libstdc++.a) before GCC's
+# shared library. Loaded as a shared library it made the loader bind 2 500 symbols at
+# every start (LD_DEBUG=bindings), a third of a hello run's instructions.
+libstdcxx_archive="$(gcc -print-file-name=libstdc++.a 2>/dev/null || true)"
+if [ -f "$libstdcxx_archive" ]; then
+  mkdir -p "$repo_root/.build/static-libstdcxx"
+  script_text="INPUT($libstdcxx_archive)"
+  [ "$(cat "$repo_root/.build/static-libstdcxx/libstdc++.so" 2>/dev/null)" = "$script_text" ] ||
+    echo "$script_text" >"$repo_root/.build/static-libstdcxx/libstdc++.so"
+  release_flags+=(-Xlinker -L"$repo_root/.build/static-libstdcxx")
+fi
 release_lld="$(dirname "$(readlink -f "$(command -v swift)")")/ld.lld"
 if [ -x "$release_lld" ]; then
   mkdir -p "$repo_root/.build"
@@ -72,6 +84,7 @@ if [ -x "$release_lld" ]; then
   [ "$(cat "$release_toolset" 2>/dev/null)" = "$toolset_text" ] || echo "$toolset_text" >"$release_toolset"
   release_flags+=(--toolset "$release_toolset"
     -Xswiftc -Xfrontend -Xswiftc -function-sections
+    -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
     -Xlinker -z -Xlinker pack-relative-relocs
     -Xlinker "--symbol-ordering-file=$repo_root/scripts/lib/startup-order.txt" -Xlinker --no-warn-symbol-ordering)
 fi
