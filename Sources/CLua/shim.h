@@ -874,4 +874,75 @@ static inline void hs_close(lua_State *L) {
     lua_close(L);
 }
 
+// MARK: - Precompiled preludes
+
+// The preludes' bytecode is in the CLuaChunks target (see ScriptHost's PreludeChunk).
+
+// The Lua release the binary is built with (50404 for 5.4.4): bytecode is only
+// trusted from the same release.
+static inline int hs_lua_release_num(void) { return LUA_VERSION_RELEASE_NUM; }
+
+// Loads a chunk of ours from its bytecode (mode "b"; recipes are only ever loaded as
+// text, mode "t", by hs_load_text and the prelude's load).
+static inline int hs_load_binary(lua_State *L, const unsigned char *buf, size_t len, const char *chunkname) {
+    if (!lua_checkstack(L, 2)) return LUA_ERRMEM;
+    return luaL_loadbufferx(L, (const char *)buf, len, chunkname, "b");
+}
+
+typedef struct hs_dump_buffer {
+    unsigned char *bytes;
+    size_t len, cap;
+    int failed;
+} hs_dump_buffer;
+
+static inline int hs_dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
+    (void)L;
+    hs_dump_buffer *b = (hs_dump_buffer *)ud;
+    if (b->len + sz > b->cap) {
+        size_t cap = (b->cap ? b->cap * 2 : 4096);
+        while (cap < b->len + sz) cap *= 2;
+        unsigned char *bigger = (unsigned char *)realloc(b->bytes, cap);
+        if (!bigger) { b->failed = 1; return 1; }
+        b->bytes = bigger;
+        b->cap = cap;
+    }
+    memcpy(b->bytes + b->len, p, sz);
+    b->len += sz;
+    return 0;
+}
+
+static inline int hs_dump_protected(lua_State *L) {
+    hs_dump_buffer *b = (hs_dump_buffer *)lua_touserdata(L, 2);
+    lua_settop(L, 1);
+    lua_dump(L, hs_dump_writer, b, 0);
+    return 0;
+}
+
+// Compiles Lua text to bytecode (with debug information) in a fresh state of its own:
+// how PreludeBytecodeTests makes prelude_bytecode.h. On success (LUA_OK) *out is a
+// malloc'd buffer the caller frees; otherwise *out is NULL.
+static inline int hs_compile_chunk(const char *src, size_t len, const char *chunkname,
+                                   unsigned char **out, size_t *outlen) {
+    *out = NULL;
+    *outlen = 0;
+    lua_State *L = luaL_newstate();
+    if (!L) return LUA_ERRMEM;
+    hs_dump_buffer b = {NULL, 0, 0, 0};
+    int status = luaL_loadbufferx(L, src, len, chunkname, "t");
+    if (status == LUA_OK) {
+        lua_pushcfunction(L, hs_dump_protected);
+        lua_insert(L, -2);
+        lua_pushlightuserdata(L, &b);
+        status = lua_pcall(L, 2, 0, 0);
+    }
+    lua_close(L);
+    if (status == LUA_OK && !b.failed) {
+        *out = b.bytes;
+        *outlen = b.len;
+        return LUA_OK;
+    }
+    free(b.bytes);
+    return status == LUA_OK ? LUA_ERRMEM : status;
+}
+
 #endif

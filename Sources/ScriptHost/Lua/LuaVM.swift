@@ -160,8 +160,7 @@ final class LuaVM {
             return .values([module.raw, module.wrapper.map(ScriptValue.string) ?? .nilValue])
         })
         let hostTable = ScriptValue.object(hostFunctions)
-        let prelude = dataOnly ? Prelude.dataSource : Prelude.source
-        guard hs_load_text(L, prelude, prelude.utf8.count, Prelude.chunkName) == LUA_OK else {
+        guard PreludeChunk.load(L, dataOnly: dataOnly) == LUA_OK else {
             throw SetupError.failed("loading the prelude: \(popMessage())")
         }
         switch call(arguments: [hostTable]) {
