@@ -85,7 +85,7 @@ if [ -x "$release_lld" ]; then
   release_flags+=(--toolset "$release_toolset"
     -Xswiftc -Xfrontend -Xswiftc -function-sections
     -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
-    -Xlinker -z -Xlinker pack-relative-relocs
+    -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
     -Xlinker "--symbol-ordering-file=$repo_root/scripts/lib/startup-order.txt" -Xlinker --no-warn-symbol-ordering)
 fi
 
