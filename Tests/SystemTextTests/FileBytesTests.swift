@@ -32,3 +32,21 @@ final class FileBytesTests: XCTestCase {
         }
     }
 }
+
+final class AbsolutePathTests: XCTestCase {
+    static let inputs = ["x", "./x", "x/", "a/./b", "/a//b/", "/a/b/.", "a/../b", "../x", "/", "/..", "/a/../../b",
+                         "a/b/../../c", ".", "..", "/tmp/./s/../t/", "with space/é.lua"]
+
+    func testTheSamePathAsURLsPath() {
+        for input in Self.inputs {
+            XCTAssertEqual(AbsolutePath.of(input), URL(fileURLWithPath: input).path, input)
+        }
+    }
+
+    func testResolvingParentsGivesTheSamePathAsStandardizedFileURL() {
+        for input in Self.inputs {
+            XCTAssertEqual(AbsolutePath.of(input, resolvingParents: true), URL(fileURLWithPath: input).standardizedFileURL.path,
+                           input)
+        }
+    }
+}

@@ -26,7 +26,7 @@ public enum JournalConfig {
            let url = try parse(try HubConfig.evaluate(file: file), file: file) {
             return .postgres(url)
         }
-        return .sqlite(path: try state.journalFile.path)
+        return .sqlite(path: try state.journalFilePath)
     }
 
     /// The PostgreSQL URL of the file's `journal` key; nil when it has none.

@@ -97,6 +97,7 @@ public enum LibraryRecipe {
     /// run, no longer match its pin (the libraries' `check`): a file replaced after the
     /// libraries were checked never runs. Files outside the libraries pass.
     public static func checkPin(_ file: RecipeFile, libraries: [ModuleLibrary]) throws {
+        guard !libraries.isEmpty else { return }   // (no URL work for a run without libraries)
         let path = file.url.standardizedFileURL.resolvingSymlinksInPath().path
         for library in libraries {
             let folder = library.folder.standardizedFileURL.resolvingSymlinksInPath().path

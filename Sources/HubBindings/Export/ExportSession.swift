@@ -40,8 +40,10 @@ public struct ExportedFile: Sendable, Equatable {
 /// leaves nothing behind once `finish()` runs. Names are reserved when an export
 /// starts, so a name can be used once per run. Thread-safe.
 public final class ExportSession: @unchecked Sendable {
-    /// Where this run's exports go.
-    public let folder: URL
+    /// Where this run's exports go (standardized when first read: a run that exports
+    /// nothing does no URL work for it).
+    public var folder: URL { standardizedFolder.value }
+    private let standardizedFolder: OnFirstUse<URL>
     /// Where `vault:NAME` exports go; nil when the run has no vault (they fail).
     public var vault: VaultExportTarget?
     private let lock = NSLock()
@@ -53,7 +55,7 @@ public final class ExportSession: @unchecked Sendable {
     private var openFolder: ExportFolder?
 
     public init(folder: URL) {
-        self.folder = folder.standardizedFileURL
+        standardizedFolder = OnFirstUse { folder.standardizedFileURL }
     }
 
     /// The next page of the `hub` list with this handle, each item as canonical JSON,

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import SQLiteKit
 
 extension Journal {
@@ -75,10 +76,8 @@ extension Journal {
     /// writes made stale), and anything that writes the file or the log afterwards
     /// (another hubscript, or something else) changes their times: both mean "check it".
     static func closedCleanly(_ path: String) -> Bool {
-        guard let stamp = closeStamp(path), let marker = try? String(contentsOfFile: path + "-closed", encoding: .utf8) else {
-            return false
-        }
-        return marker == stamp
+        guard let stamp = closeStamp(path), let marker = try? FileBytes.read(path + "-closed") else { return false }
+        return marker.elementsEqual(stamp.utf8)
     }
 
     /// The most a clean close leaves in the write-ahead log (bytes, about 64 pages):

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HubClient
 import ScriptHost
 
@@ -99,7 +100,7 @@ public enum HubRecipeRun {
         try SecretsGate.check(prepared.manifest.secrets, secrets: request.secrets)
         let sha = Digest.sha256Hex(prepared.file.source)
         // Absolute, so `runs resume` and `apply` find the recipe from any folder.
-        let recipePath = prepared.file.url.standardizedFileURL.path
+        let recipePath = AbsolutePath.of(prepared.file.path, resolvingParents: true)
         let params = ScriptValue.object(prepared.params.values)
         let (runID, mode) = try resolveRun(prepared, request: request, sha: sha, params: params,
                                            profile: connection.profileName, journal: journal)
@@ -126,10 +127,11 @@ public enum HubRecipeRun {
         }
         let limits = [prepared.manifest.limits.writes, request.maxWrites].compactMap { $0 }
         let coordinator = WriteCoordinator(runID: runID, mode: writeMode, journal: journal, writeLimit: limits.min())
-        let outputFolder = try request.outputFolder ?? state.runsFolder.appendingPathComponent(runID, isDirectory: true)
+        let outputFolderPath = try request.outputFolder?.path ?? (state.folderPath("runs") + "/" + runID)
+        let outputFolder = request.outputFolder ?? URL(fileURLWithPath: outputFolderPath, isDirectory: true)
         let started = try journal.startRun(RunStart(id: runID, recipePath: recipePath, recipeSHA256: sha,
                                                     params: params, profile: connection.profileName, mode: mode,
-                                                    outputFolder: outputFolder.path, maxWrites: request.maxWrites,
+                                                    outputFolder: outputFolderPath, maxWrites: request.maxWrites,
                                                     timeoutSeconds: request.timeout))
         // The counts of the run's earlier passes (kept by the journal on a resume). A pass
         // that died stored none, but the journal counts its sends and the reads its writes

@@ -44,10 +44,10 @@ public final class RunLock: HeldRunLock, @unchecked Sendable {
 
     private let fd: Int32
     private let path: String
-    private let folder: URL
+    private let folder: String
     public let runID: String
 
-    private init(fd: Int32, path: String, folder: URL, runID: String) {
+    private init(fd: Int32, path: String, folder: String, runID: String) {
         self.fd = fd
         self.path = path
         self.folder = folder
@@ -73,13 +73,19 @@ public final class RunLock: HeldRunLock, @unchecked Sendable {
 
     /// The lock file of `runID` in `state` (its folder created if missing).
     static func file(_ runID: String, state: StateDirectory) throws -> URL {
-        try state.folder("locks").appendingPathComponent(Digest.sha256Hex(runID).prefix(32) + ".lock")
+        URL(fileURLWithPath: try filePath(runID, state: state))
+    }
+
+    /// `file`'s path (built as a string: see `StateDirectory.path`).
+    static func filePath(_ runID: String, state: StateDirectory) throws -> String {
+        // String(prefix), not a Substring appended: that goes through the generic append,
+        // whose first call resolves associated types at run time (~0.1 ms).
+        try state.folderPath("locks") + "/" + String(Digest.sha256Hex(runID).prefix(32)) + ".lock"
     }
 
     /// Takes the lock of `runID`, or throws `Busy` if another process holds it.
     public static func acquire(_ runID: String, state: StateDirectory) throws -> RunLock {
-        let url = try file(runID, state: state)
-        let path = url.path
+        let path = try filePath(runID, state: state)
         let deadline = Date().addingTimeInterval(probeGrace)
         // Each round but the last lost a race with a release or a sweep that removed the
         // file it had opened; a handful is already unlikely.
@@ -112,14 +118,14 @@ public final class RunLock: HeldRunLock, @unchecked Sendable {
             _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
             var written = stat()
             if fstat(fd, &written) == 0, Int(written.st_size) > text.utf8.count { _ = ftruncate(fd, off_t(text.utf8.count)) }
-            return RunLock(fd: fd, path: path, folder: url.deletingLastPathComponent(), runID: runID)
+            return RunLock(fd: fd, path: path, folder: String(path[..<path.lastIndex(of: "/")!]), runID: runID)
         }
         throw HubConfigError("cannot lock \(path): it was removed and made again 100 times in a row")
     }
 
     /// Whether a live process holds the lock of `runID` (a shared probe, never kept).
     public static func isHeld(_ runID: String, state: StateDirectory) -> Bool {
-        guard let path = try? file(runID, state: state).path else { return false }
+        guard let path = try? filePath(runID, state: state) else { return false }
         for _ in 0..<100 {
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { return false }   // no lock file: no process holds the run
@@ -138,8 +144,7 @@ public final class RunLock: HeldRunLock, @unchecked Sendable {
     /// while this process holds its lock, and only if the path still names it.
     /// (`opendir`/`readdir`, not FileManager: this runs at the end of every run, and
     /// FileManager's listing cost a third of a millisecond of it.)
-    static func sweep(_ folder: URL) {
-        let folderPath = folder.path
+    static func sweep(_ folderPath: String) {
         guard let directory = opendir(folderPath) else { return }
         var names: [String] = []
         while let entry = readdir(directory) {

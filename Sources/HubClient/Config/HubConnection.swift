@@ -53,7 +53,7 @@ public final class HubConnection: Sendable {
                 baseURL: URL(string: "http://localhost")!, credential: .apiKey(embeddedHub.apiKeySecret),
                 transport: embeddedHub.transport(state: state), options: options)
             let notice = config.source == nil
-                ? "hubscript: no configuration found; using the built-in sandbox Hub (\(try state.sandboxFile.path)). See README, \"Profiles\"."
+                ? "hubscript: no configuration found; using the built-in sandbox Hub (\(try state.sandboxFilePath)). See README, \"Profiles\"."
                 : nil
             return HubConnection(profileName: profileName, client: client, notice: notice)
         case .hub(let profile):

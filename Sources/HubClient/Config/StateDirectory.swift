@@ -5,39 +5,54 @@ import SystemText
 /// run outputs. `--state-dir` wins, then `$XDG_STATE_HOME/hubscript`, then
 /// `~/.local/state/hubscript`. Created with 0700 permissions on first use.
 public struct StateDirectory: Sendable {
+    /// The directory's absolute path (no trailing slash), built as a string: `URL.path`
+    /// costs about 0.6 M instructions on its first call in a process (run-time lookups of
+    /// Foundation's generic code), which a run that only prints should not pay.
+    public let path: String
     public let url: URL
 
     public init(explicit: String? = nil, environment: [String: String] = ProcessEnvironment.all) {
         if let explicit {
-            url = URL(fileURLWithPath: explicit, isDirectory: true)
+            path = Self.absolute(explicit)
         } else if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty {
-            url = URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("hubscript", isDirectory: true)
+            path = Self.join(Self.absolute(xdg), "hubscript")
         } else {
-            let home = environment["HOME"] ?? NSHomeDirectory()
-            url = URL(fileURLWithPath: home, isDirectory: true)
-                .appendingPathComponent(".local/state/hubscript", isDirectory: true)
+            path = Self.join(Self.absolute(environment["HOME"] ?? NSHomeDirectory()), ".local/state/hubscript")
         }
+        url = URL(fileURLWithPath: path, isDirectory: true)
     }
 
-    /// The folder `name` inside the state directory, created (0700) if missing.
-    public func folder(_ name: String) throws -> URL {
-        let folder = url.appendingPathComponent(name, isDirectory: true)
+    /// `path` made absolute (`AbsolutePath.of`), as `URL(fileURLWithPath:).path` would.
+    public static func absolute(_ path: String) -> String { AbsolutePath.of(path) }
+
+    static func join(_ folder: String, _ name: String) -> String { folder == "/" ? "/" + name : folder + "/" + name }
+
+    /// The path of the folder `name` inside the state directory, created (0700) if missing.
+    public func folderPath(_ name: String) throws -> String {
+        let folder = Self.join(path, name)
         // Already there (every run but the first): one stat, not FileManager's attribute
         // dictionary, whose key type alone costs a conformance scan at start-up.
         var status = stat()
-        if stat(folder.path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR { return folder }
+        if stat(folder, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR { return folder }
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw HubConfigError("cannot create the state folder \(folder.path): \(FileErrorText.reason(error, path: folder.path)) (set --state-dir to a writable folder)")
+            throw HubConfigError("cannot create the state folder \(folder): \(FileErrorText.reason(error, path: folder)) (set --state-dir to a writable folder)")
         }
         return folder
     }
 
+    /// The folder `name` inside the state directory, created (0700) if missing.
+    public func folder(_ name: String) throws -> URL {
+        URL(fileURLWithPath: try folderPath(name), isDirectory: true)
+    }
+
     public var credentials: URL { get throws { try folder("credentials") } }
-    public var sandboxFile: URL { get throws { try folder("sandbox").appendingPathComponent("hub.sqlite") } }
-    public var journalFile: URL { get throws { try folder("journal").appendingPathComponent("journal.sqlite") } }
+    public var sandboxFile: URL { get throws { URL(fileURLWithPath: try sandboxFilePath) } }
+    public var sandboxFilePath: String { get throws { try folderPath("sandbox") + "/hub.sqlite" } }
+    public var journalFile: URL { get throws { URL(fileURLWithPath: try journalFilePath) } }
+    public var journalFilePath: String { get throws { try folderPath("journal") + "/journal.sqlite" } }
     public var runsFolder: URL { get throws { try folder("runs") } }
 }
 

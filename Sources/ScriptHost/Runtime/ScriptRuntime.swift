@@ -6,6 +6,8 @@ public struct RecipeFile: Sendable {
     /// The path as the user gave it; used in chunk names, so messages read `recipes/x.lua:12:`.
     public let displayPath: String
     public let url: URL
+    /// `url`'s path as it was given (relative paths stay relative).
+    public let path: String
     public let source: String
 
     /// Reads a recipe. Binary chunks are refused here, before Lua sees them.
@@ -21,12 +23,17 @@ public struct RecipeFile: Sendable {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ScriptFailure(kind: .load, message: "\(path): is not UTF-8 text")
         }
-        self.init(displayPath: path, url: URL(fileURLWithPath: path), source: text)
+        self.init(displayPath: path, url: URL(fileURLWithPath: path), path: path, source: text)
     }
 
     public init(displayPath: String, url: URL, source: String) {
+        self.init(displayPath: displayPath, url: url, path: url.path, source: source)
+    }
+
+    private init(displayPath: String, url: URL, path: String, source: String) {
         self.displayPath = displayPath
         self.url = url
+        self.path = path
         self.source = source
     }
 
@@ -103,9 +110,12 @@ public enum ScriptRuntime {
     private static func makeVM(for recipe: RecipeFile, configuration: RunConfiguration, limits: RunLimits,
                                start: Double) throws -> LuaVM {
         let output = configuration.output
-        let resolver = ModuleResolver(
-            folders: [recipe.url.deletingLastPathComponent()] + configuration.libraryFolders,
-            libraries: configuration.libraries)
+        // Made on the first `require`: its folders' real paths cost a few URL operations
+        // that a recipe which requires nothing should not pay.
+        let (recipeURL, folders, libraries) = (recipe.url, configuration.libraryFolders, configuration.libraries)
+        let resolver = OnFirstUse {
+            ModuleResolver(folders: [recipeURL.deletingLastPathComponent()] + folders, libraries: libraries)
+        }
         let host = [
             ScriptFunction("write_stdout") { call in
                 // print hands over the Lua string's bytes as they are, without a copy (a
@@ -115,7 +125,7 @@ public enum ScriptRuntime {
                 return .none
             },
             ScriptFunction("module_source") { call in
-                let module = try resolver.resolve(try call.string(1))
+                let module = try resolver.value.resolve(try call.string(1))
                 return .values([module.source, .string(module.chunkName)])
             },
         ]

@@ -12,23 +12,28 @@ import Vault
 /// export needs it), not before, and once per process.
 enum VaultAccess {
     static func folder(state: StateDirectory, environment: [String: String] = ProcessEnvironment.all) -> URL {
-        if let dir = environment["HUBSCRIPT_VAULT_DIR"], !dir.isEmpty { return URL(fileURLWithPath: dir, isDirectory: true) }
-        return state.url.appendingPathComponent("vault", isDirectory: true)
+        URL(fileURLWithPath: folderPath(state: state, environment: environment), isDirectory: true)
+    }
+
+    /// The vault folder's absolute path (a string: see `StateDirectory.path`).
+    static func folderPath(state: StateDirectory, environment: [String: String] = ProcessEnvironment.all) -> String {
+        if let dir = environment["HUBSCRIPT_VAULT_DIR"], !dir.isEmpty { return StateDirectory.absolute(dir) }
+        return state.path == "/" ? "/vault" : state.path + "/vault"
     }
 
     /// The process's resolver for the vault of `state` (one per folder, so the vault is
     /// unlocked once however many parts of the command read it).
     static func resolver(state: StateDirectory) -> VaultSecretResolver {
-        let folder = folder(state: state)
+        let folder = folderPath(state: state)
         return lock.withLock {
-            if let known = resolvers[folder.path] { return known }
-            let made = VaultSecretResolver(folder: folder, options: VaultCommands.options) {
+            if let known = resolvers[folder] { return known }
+            let made = VaultSecretResolver(folder: URL(fileURLWithPath: folder, isDirectory: true), options: VaultCommands.options) {
                 if let key = try VaultKeyMaterial.environmentKey("HUBSCRIPT_VAULT_KEY") { return .key(key) }
                 if let file = ProcessEnvironment.value("HUBSCRIPT_VAULT_KEY_FILE"), !file.isEmpty { return .keyFile(file) }
                 if let phrase = try VaultKeyMaterial.environmentPassphrase("HUBSCRIPT_VAULT_PASSPHRASE") { return .passphrase(phrase) }
                 return nil
             }
-            resolvers[folder.path] = made
+            resolvers[folder] = made
             return made
         }
     }
