@@ -10,4 +10,7 @@ static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TR
 static inline int csqlite_set_no_checkpoint_on_close(sqlite3 *db, int on) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, on, (int *)0);
 }
+static inline int csqlite_enable_foreign_keys(sqlite3 *db) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FKEY, 1, (int *)0);
+}
 #endif

@@ -93,6 +93,14 @@ public final class SQLiteDatabase {
         }
     }
 
+    /// Turns on foreign key enforcement (`PRAGMA foreign_keys = ON` without parsing one).
+    public func enableForeignKeys() throws {
+        let rc = csqlite_enable_foreign_keys(handle)
+        guard rc == SQLITE_OK else {
+            throw SQLiteError(code: rc, message: "cannot enable foreign keys: \(errorMessage)", path: path, sql: nil)
+        }
+    }
+
     /// Runs one or more statements without results.
     public func exec(_ sql: String) throws {
         var err: UnsafeMutablePointer<CChar>?

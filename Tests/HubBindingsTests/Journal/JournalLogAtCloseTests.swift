@@ -86,3 +86,23 @@ final class JournalLogAtCloseTests: XCTestCase {
         XCTAssertTrue(Journal.closedCleanly(path), "rewritten whole at the close")
     }
 }
+
+/// The SQLite connection's settings, set through the C API rather than parsed pragmas.
+final class JournalConnectionSettingsTests: XCTestCase {
+    func testForeignKeysAreEnforcedAndTheVersionIsReadWithoutAWriteLock() throws {
+        let dir = try Fixture.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("journal.sqlite").path
+        _ = try Journal.openChecked(path: path)
+        // Another connection holds the write lock: opening an up-to-date journal must not wait for it.
+        let writer = try SQLiteDatabase(path: path)
+        try writer.exec("BEGIN IMMEDIATE")
+        let started = Date()
+        let journal = try Journal(path: path, busyTimeout: 5_000)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1, "the open waited for the writer")
+        try writer.exec("ROLLBACK")
+        var enforced = 0
+        try journal.sqlite?.query("PRAGMA foreign_keys") { enforced = $0.int(0) }
+        XCTAssertEqual(enforced, 1)
+    }
+}

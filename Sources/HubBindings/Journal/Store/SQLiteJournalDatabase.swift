@@ -12,7 +12,7 @@ final class SQLiteJournalDatabase: JournalDatabase {
         try db.enableWAL()
         // Closing leaves the log: see `Journal.markClosedCleanly`.
         try db.keepWriteAheadLogAtClose()
-        try db.exec("PRAGMA foreign_keys = ON")
+        try db.enableForeignKeys()
         raw = db
     }
 
