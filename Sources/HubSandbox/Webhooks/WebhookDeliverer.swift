@@ -69,11 +69,24 @@ final class WebhookDeliverer: @unchecked Sendable {
     /// without, at once (a process about to exit: an attempt cut short is retried once
     /// its claim expires).
     func stop(wait: Bool = true) {
+        stop(waitingAtMost: wait ? .infinity : 0)
+    }
+
+    /// Stops the delivery thread, waiting at most `seconds` for its current batch (an
+    /// attempt in flight then ends, instead of being counted as still pending and cut
+    /// short by the process's exit). Returns whether the thread finished in time.
+    @discardableResult
+    func stop(waitingAtMost seconds: Double) -> Bool {
         let wasRunning = state.withLock { () -> Bool in
             defer { running = false }
             return running
         }
-        if wasRunning && wait { done.wait() }
+        guard wasRunning, seconds > 0 else { return !wasRunning }
+        if seconds == .infinity {
+            done.wait()
+            return true
+        }
+        return done.wait(timeout: .now() + seconds) == .success
     }
 
     /// Sends every due delivery once; false when none was due. With a `deadline`, each
@@ -205,6 +218,11 @@ extension HubSandbox {
     /// Stops the delivery thread after its current batch, or — `wait: false`, for a
     /// process about to exit — at once.
     public func stopWebhookDelivery(wait: Bool = true) { deliverer.stop(wait: wait) }
+
+    /// Stops the delivery thread, waiting at most `seconds` for the attempt it has in
+    /// flight. Returns whether it finished in time.
+    @discardableResult
+    public func stopWebhookDelivery(waitingAtMost seconds: Double) -> Bool { deliverer.stop(waitingAtMost: seconds) }
 
     /// Whether any webhook is registered and not disabled (so changes may be delivered).
     public var hasWebhooks: Bool { deliverer.hasWebhooks() }

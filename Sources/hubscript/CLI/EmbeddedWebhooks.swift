@@ -9,11 +9,11 @@ import HubSandbox
 /// - A process opens each state folder's sandbox once (every connection shares it); if it
 ///   has webhooks, it posts their deliveries from a background thread while the process
 ///   lives (a long `listen` or `jobs serve`).
-/// - Before the process exits (`finish`, called once by `main`), the deliveries due then
-///   are sent, one attempt each, for at most `finishBound` seconds in all — each receiver
-///   gets only the time left, and the background thread is not waited for — so a
-///   receiver that never answers (a recipe may register any loopback port) cannot hold
-///   the exit up. What is left stays in
+/// - Before the process exits (`finish`, called once by `main`), the background thread's
+///   attempt in flight is let finish and then the deliveries due are sent, one attempt
+///   each, for at most `finishBound` seconds in all — each receiver gets only the time
+///   left — so a receiver that never answers (a recipe may register any loopback port)
+///   cannot hold the exit up. What is left stays in
 ///   the sandbox's outbox and goes out with the next process on that state folder
 ///   (another run, or `sandbox serve`); a note on stderr says so.
 /// - Each attempt is claimed in the store first, so this process and a `sandbox serve`
@@ -49,8 +49,11 @@ final class EmbeddedWebhooks: @unchecked Sendable {
             return Array(sandboxes.values)
         }
         for sandbox in opened where sandbox.hasWebhooks {
-            sandbox.stopWebhookDelivery(wait: false)
-            let left = sandbox.deliverDueWebhooks(within: Self.finishBound)
+            // Not waiting for the thread left its attempt in flight counted as pending
+            // (and cut short by the exit) when a run ended while it was sending.
+            let deadline = Date().addingTimeInterval(Self.finishBound)
+            sandbox.stopWebhookDelivery(waitingAtMost: Self.finishBound)
+            let left = sandbox.deliverDueWebhooks(within: max(0, deadline.timeIntervalSinceNow))
             if left > 0 {
                 let what = left == 1 ? "1 webhook delivery is" : "\(left) webhook deliveries are"
                 Console.err("note: \(what) still pending in the built-in sandbox (its receiver did not answer yet); "
