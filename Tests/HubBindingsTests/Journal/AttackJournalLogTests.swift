@@ -1,0 +1,93 @@
+import Foundation
+import SQLiteKit
+import XCTest
+@testable import HubBindings
+
+/// Attacks on the log a clean close now keeps beside the journal (`markClosedCleanly`):
+/// what users (and hubscript's own messages) do with "the journal file" must not lose or
+/// resurrect runs now that the file alone no longer holds them.
+final class AttackJournalLogTests: XCTestCase {
+    var dir: URL!
+    var path: String { dir.appendingPathComponent("journal.sqlite").path }
+
+    override func setUpWithError() throws { dir = try Fixture.tempDirectory() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    func exists(_ file: String) -> Bool { FileManager.default.fileExists(atPath: file) }
+
+    /// The damaged-journal message says `mv journal.sqlite journal.sqlite.damaged` and run
+    /// again "to start a new journal". The old log (and index, marker) stay behind under
+    /// the journal's name: the new journal must not read the old journal's log.
+    func testMovingTheJournalAsideAsTheMessageSaysStartsAnEmptyJournal() throws {
+        do {
+            let journal = try Journal.openChecked(path: path)
+            for n in 0..<3 { try journal.startRun(Fixture.runStart("run_old_\(n)")) }
+        }
+        XCTAssertGreaterThan((try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0, 0)
+        XCTAssertEqual(rename(path, path + ".damaged"), 0)   // as Journal.malformed's message says
+        let fresh: Journal
+        do { fresh = try Journal.openChecked(path: path) } catch {
+            return XCTFail("a new journal after the move: \(error)")
+        }
+        XCTAssertEqual(try fresh.listRuns(limit: 100).map(\.id), [], "the new journal holds the old journal's runs")
+    }
+
+    /// A journal whose file holds more than its log (a long log was checkpointed at an
+    /// earlier close): after the move the message asks for, the left-behind log laid
+    /// over a new, smaller file must not make the new journal unusable ("damaged"
+    /// again, so following the message never gets the user a working journal).
+    func testFollowingTheDamagedMessageGivesAWorkingJournal() throws {
+        do {
+            let journal = try Journal.openChecked(path: path)
+            for n in 0..<200 { try journal.startRun(Fixture.runStart("run_big_\(n)")) }   // checkpointed at close
+        }
+        do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_in_log")) }   // kept in the log
+        XCTAssertEqual(rename(path, path + ".damaged"), 0)
+        do {
+            let fresh = try Journal.openChecked(path: path)
+            XCTAssertEqual(try fresh.listRuns(limit: 1000).map(\.id), [])
+            try fresh.startRun(Fixture.runStart("run_new"))
+        } catch {
+            XCTFail("the new journal made after the move: \(error)")
+        }
+        let reopened = try Journal.openChecked(path: path, check: .always)
+        XCTAssertEqual(try reopened.listRuns(limit: 1000).map(\.id), ["run_new"])
+    }
+
+    /// Same for the 0-byte message (`mv journal.sqlite journal.sqlite.empty`): the file was
+    /// emptied but its log survived; the journal made next must start empty, not with
+    /// the old log's pages laid over it.
+    func testMovingAnEmptiedJournalAsideStartsAnEmptyJournal() throws {
+        do {
+            let journal = try Journal.openChecked(path: path)
+            for n in 0..<3 { try journal.startRun(Fixture.runStart("run_old_\(n)")) }
+        }
+        XCTAssertEqual(truncate(path, 0), 0)
+        XCTAssertThrowsError(try Journal.openChecked(path: path))
+        XCTAssertEqual(rename(path, path + ".empty"), 0)
+        let fresh: Journal
+        do { fresh = try Journal.openChecked(path: path) } catch {
+            return XCTFail("a new journal after the move: \(error)")
+        }
+        XCTAssertEqual(try fresh.listRuns(limit: 100).map(\.id), [], "the new journal holds the old journal's runs")
+    }
+
+    /// A journal moved aside as the message says keeps the runs it recorded (its log
+    /// is not left behind under the old name).
+    func testAJournalMovedAsideKeepsItsRuns() throws {
+        do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_kept")) }
+        XCTAssertEqual(rename(path, path + ".damaged"), 0)
+        let moved = try Journal.openChecked(path: path + ".damaged", check: .always)
+        XCTAssertNotNil(try moved.run(id: "run_kept"), "the run was in the log left behind under the old name")
+    }
+
+    /// A cleanly closed journal copied as one file (a backup: `cp journal.sqlite …`)
+    /// holds every run recorded before the close.
+    func testACopyOfACleanlyClosedJournalHoldsItsRuns() throws {
+        do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_backed_up")) }
+        let copy = dir.appendingPathComponent("backup.sqlite").path
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        let restored = try Journal.openChecked(path: copy, check: .always)
+        XCTAssertNotNil(try restored.run(id: "run_backed_up"), "the copy lacks the run: it was only in the log")
+    }
+}
