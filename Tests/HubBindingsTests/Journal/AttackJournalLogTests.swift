@@ -30,6 +30,25 @@ final class AttackJournalLogTests: XCTestCase {
             return XCTFail("a new journal after the move: \(error)")
         }
         XCTAssertEqual(try fresh.listRuns(limit: 100).map(\.id), [], "the new journal holds the old journal's runs")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        XCTAssertEqual(names.filter { $0.hasPrefix("journal.sqlite-wal.orphaned-") }.count, 1, "the old log is kept aside: \(names)")
+    }
+
+    /// Many processes making the journal at once (first runs on a fresh state folder)
+    /// end up sharing one journal: none moves aside a log another's journal writes.
+    func testJournalsCreatedAtOnceAreOneJournal() throws {
+        let path = self.path
+        let errors = CreationErrors()
+        DispatchQueue.concurrentPerform(iterations: 8) { n in
+            do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_at_once_\(n)")) } catch {
+                errors.append("\(error)")
+            }
+        }
+        XCTAssertEqual(errors.all, [])
+        let journal = try Journal.openChecked(path: path, check: .always)
+        XCTAssertEqual(Set(try journal.listRuns(limit: 100).map(\.id)), Set((0..<8).map { "run_at_once_\($0)" }))
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        XCTAssertEqual(names.filter { $0.contains("orphaned") || $0.contains(".new-") }, [])
     }
 
     /// A journal whose file holds more than its log (a long log was checkpointed at an
@@ -90,4 +109,11 @@ final class AttackJournalLogTests: XCTestCase {
         let restored = try Journal.openChecked(path: copy, check: .always)
         XCTAssertNotNil(try restored.run(id: "run_backed_up"), "the copy lacks the run: it was only in the log")
     }
+}
+
+private final class CreationErrors: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+    func append(_ entry: String) { lock.withLock { list.append(entry) } }
+    var all: [String] { lock.withLock { list } }
 }
