@@ -18,9 +18,9 @@ final class AttackRecipeFileTests: XCTestCase {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("recipe-cap-\(UUID().uuidString).lua")
         defer { try? FileManager.default.removeItem(at: url) }
         var text = Data("print(1)\n".utf8)
-        text.append(Data(repeating: UInt8(ascii: "-"), count: (8 << 20) - text.count))
+        text.append(Data(repeating: UInt8(ascii: "-"), count: RecipeFile.maxBytes - text.count))
         try text.write(to: url)
-        XCTAssertEqual(try RecipeFile(path: url.path).source.utf8.count, (8 << 20))
+        XCTAssertEqual(try RecipeFile(path: url.path).source.utf8.count, RecipeFile.maxBytes)
         text.append(UInt8(ascii: "-"))
         try text.write(to: url)
         XCTAssertThrowsError(try RecipeFile(path: url.path)) { error in
