@@ -51,6 +51,19 @@ final class AttackJournalLogTests: XCTestCase {
         XCTAssertEqual(names.filter { $0.contains("orphaned") || $0.contains(".new-") }, [])
     }
 
+    /// The log's index (`-shm`) left at a clean close is only a cache: garbage in it,
+    /// or none at all, and the next open still reads every run from the log.
+    func testADamagedOrMissingIndexLosesNoRun() throws {
+        do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_indexed")) }
+        let index = path + "-shm"
+        XCTAssertTrue(exists(index))
+        try Data((0..<32768).map { UInt8(truncatingIfNeeded: $0 &* 37) }).write(to: URL(fileURLWithPath: index))
+        XCTAssertNotNil(try Journal.openChecked(path: path).run(id: "run_indexed"))
+        XCTAssertEqual(unlink(index), 0)
+        XCTAssertNotNil(try Journal.openChecked(path: path).run(id: "run_indexed"))
+        XCTAssertNotNil(try Journal.openChecked(path: path, check: .always).run(id: "run_indexed"))
+    }
+
     /// A journal whose file holds more than its log (a long log was checkpointed at an
     /// earlier close): after the move the message asks for, the left-behind log laid
     /// over a new, smaller file must not make the new journal unusable ("damaged"
