@@ -21,6 +21,23 @@ final class AttackWatchdogTests: RecipeTestCase {
         XCTAssertLessThanOrEqual(after, before, "threads before \(before), after 200 runs \(after)")
     }
 
+    /// `disarm()`'s contract: neither action runs after it returns. A watchdog due at
+    /// once and disarmed at once either ran its action before `disarm` returned, or
+    /// never.
+    func testNoActionRunsAfterDisarmReturns() throws {
+        var late = 0
+        for n in 0..<500 {
+            let log = StampLog()
+            let watchdog = try Watchdog(seconds: 0.001) { log.actionStarted() }
+            usleep(UInt32(900 + (n * 37) % 300))   // around the deadline
+            watchdog.disarm()
+            log.disarmReturned()
+            usleep(50)
+            if log.actionStartedAfterDisarm { late += 1 }
+        }
+        XCTAssertEqual(late, 0, "actions that started after disarm() returned")
+    }
+
     /// A tiny timeout still ends a busy loop with the timeout message, run after run.
     func testATinyTimeoutEndsABusyLoopEveryTime() {
         harness.limits.timeoutSeconds = 0.05
@@ -90,4 +107,13 @@ final class AttackWatchdogTests: RecipeTestCase {
             \t[C]: in ?
             """)
     }
+}
+
+private final class StampLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var disarmed = false
+    private var late = false
+    func actionStarted() { lock.withLock { if disarmed { late = true } } }
+    func disarmReturned() { lock.withLock { disarmed = true } }
+    var actionStartedAfterDisarm: Bool { lock.withLock { late } }
 }
