@@ -64,6 +64,25 @@ final class AttackJournalLogTests: XCTestCase {
         XCTAssertNotNil(try Journal.openChecked(path: path, check: .always).run(id: "run_indexed"))
     }
 
+    /// A damaged journal that a listing opened without a check (`runs list`) and closed
+    /// is still checked, and refused, by the next run: a close only vouches for a
+    /// journal its process checked (or made).
+    func testAListingDoesNotVouchForADamagedJournal() throws {
+        do {
+            let journal = try Journal.openChecked(path: path)
+            for n in 0..<200 { try journal.startRun(Fixture.runStart("run_\(n)")) }   // checkpointed at close
+        }
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        XCTAssertGreaterThan(data.count, 8192)
+        for i in 4096..<data.count { data[i] = UInt8(truncatingIfNeeded: i &* 31) }
+        try data.write(to: URL(fileURLWithPath: path))
+        XCTAssertFalse(Journal.closedCleanly(path))
+        _ = try? Journal.openChecked(path: path, check: .skip).listRuns(limit: 5)   // runs list
+        XCTAssertThrowsError(try Journal.openChecked(path: path)) { error in
+            XCTAssertTrue("\(error)".contains("is damaged (SQLite: "), "\(error)")
+        }
+    }
+
     /// A journal whose file holds more than its log (a long log was checkpointed at an
     /// earlier close): after the move the message asks for, the left-behind log laid
     /// over a new, smaller file must not make the new journal unusable ("damaged"
