@@ -83,6 +83,23 @@ final class AttackJournalLogTests: XCTestCase {
         }
     }
 
+    /// A journal refused as damaged is refused again by the next run: the refusal's
+    /// close leaves no marker that would let the next open skip the check.
+    func testADamagedJournalIsRefusedEveryTime() throws {
+        do {
+            let journal = try Journal.openChecked(path: path)
+            for n in 0..<200 { try journal.startRun(Fixture.runStart("run_\(n)")) }
+        }
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        for i in 4096..<data.count { data[i] = UInt8(truncatingIfNeeded: i &* 31) }
+        try data.write(to: URL(fileURLWithPath: path))
+        for attempt in 1...2 {
+            XCTAssertThrowsError(try Journal.openChecked(path: path), "attempt \(attempt)") { error in
+                XCTAssertTrue("\(error)".contains("is damaged (SQLite: "), "attempt \(attempt): \(error)")
+            }
+        }
+    }
+
     /// A journal whose file holds more than its log (a long log was checkpointed at an
     /// earlier close): after the move the message asks for, the left-behind log laid
     /// over a new, smaller file must not make the new journal unusable ("damaged"
