@@ -46,8 +46,10 @@ extension Journal {
         switch check {
         case .always where existed: try journal.quickCheck()
         case .unlessClosedCleanly where existed && !clean: try journal.quickCheck()
+        case .skip where existed && !clean: return journal   // not checked: leaves no marker
         default: break
         }
+        journal.vouchesAtClose = true
         return journal
     }
 
@@ -85,7 +87,7 @@ extension Journal {
     /// reads the whole log back, so this bounds what that costs.
     static let logKeptAtClose = 256 * 1024
 
-    /// When this connection closes: a log longer than `logKeptAtClose` is checkpointed
+    /// When this connection closes (if `vouchesAtClose`): a log longer than `logKeptAtClose` is checkpointed
     /// into the file and emptied (`wal_checkpoint(TRUNCATE)`, which fails if another
     /// connection still reads); a shorter one is left in place (the connection keeps
     /// it at close, `SQLiteDatabase.keepWriteAheadLogAtClose`: no fsync). Then the
