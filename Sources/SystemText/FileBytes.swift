@@ -10,12 +10,20 @@ public enum FileBytes {
     /// Throws the `POSIXError` of the call that failed (`EISDIR` for a folder);
     /// `FileErrorText.reason(_:path:)` turns it into words.
     public static func read(_ path: String) throws -> [UInt8] {
+        try read(path, atMost: nil)
+    }
+
+    /// `read(_:)` that stops once the file turns out longer than `limit` bytes and
+    /// throws `TooLong` (so a device or a pipe that never ends, `/dev/zero`, fails at
+    /// once instead of filling the memory). nil reads to the end whatever the length.
+    public static func read(_ path: String, atMost limit: Int?) throws -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw currentError() }
         defer { close(fd) }
         var status = stat()
         var capacity = 64 * 1024
         if fstat(fd, &status) == 0, status.st_size > 0 { capacity = Int(status.st_size) + 1 }
+        if let limit { capacity = min(capacity, limit + 1) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: capacity)
         while true {
@@ -25,8 +33,14 @@ public enum FileBytes {
                 if errno == EINTR { continue }
                 throw currentError()
             }
+            if let limit, bytes.count + count > limit { throw TooLong(limit: limit) }
             bytes.append(contentsOf: chunk[..<count])
         }
+    }
+
+    /// The file is longer than the `limit` it was read with.
+    public struct TooLong: Error, Sendable, Equatable {
+        public let limit: Int
     }
 
     private static func currentError() -> POSIXError {

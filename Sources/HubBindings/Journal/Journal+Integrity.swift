@@ -46,8 +46,10 @@ extension Journal {
         switch check {
         case .always where existed: try journal.quickCheck()
         case .unlessClosedCleanly where existed && !clean: try journal.quickCheck()
+        case .skip where existed && !clean: return journal   // not checked: leaves no marker
         default: break
         }
+        journal.vouchesAtClose = true
         return journal
     }
 
@@ -85,7 +87,7 @@ extension Journal {
     /// reads the whole log back, so this bounds what that costs.
     static let logKeptAtClose = 256 * 1024
 
-    /// When this connection closes: a log longer than `logKeptAtClose` is checkpointed
+    /// When this connection closes (if `vouchesAtClose`): a log longer than `logKeptAtClose` is checkpointed
     /// into the file and emptied (`wal_checkpoint(TRUNCATE)`, which fails if another
     /// connection still reads); a shorter one is left in place (the connection keeps
     /// it at close, `SQLiteDatabase.keepWriteAheadLogAtClose`: no fsync). Then the
@@ -155,12 +157,38 @@ extension Journal {
     /// Creates the journal at a temporary path beside `path` (schema and all, its WAL
     /// checkpointed into the file before it closes), then links it to `path` unless a
     /// file is already there.
+    ///
+    /// A log under the journal's name with no journal beside it belongs to a journal
+    /// that was moved aside or removed (a clean close leaves the log in place): SQLite
+    /// would lay its pages over the new file (the old runs back, or a damaged journal
+    /// from its first open). It is renamed `<path>-wal.orphaned-<seconds since 1970>`,
+    /// and the old index and marker are removed, before the new journal is linked into
+    /// place. Processes creating the journal at once take turns (`flock` on its folder),
+    /// so none of them moves a log another one's new journal already writes.
     private static func createInPlace(_ path: String) throws {
         let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer {
             for suffix in ["", "-wal", "-shm", "-closed"] { unlink(temporary + suffix) }
         }
         do { try Journal(path: temporary).markClosedCleanly(keepingLogUpTo: 0) }   // the schema in the file
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderFD >= 0 {
+            while flock(folderFD, LOCK_EX) != 0 && errno == EINTR {}
+        }
+        defer { if folderFD >= 0 { close(folderFD) } }   // (closing drops the lock)
+        guard !FileManager.default.fileExists(atPath: path) else { return }   // another process made it first
+        if size(path + "-wal") != nil {
+            let aside = path + "-wal.orphaned-\(time(nil))"
+            if rename(path + "-wal", aside) != 0 && errno != ENOENT {
+                throw JournalError(.sqlite, """
+                    cannot create the journal \(path): a log of an earlier journal (\(path)-wal) is still there \
+                    and cannot be moved aside (\(String(cString: strerror(errno)))); move it away and run again.
+                    """)
+            }
+        }
+        for suffix in ["-shm", "-closed"] { unlink(path + suffix) }
         if link(temporary, path) != 0 && errno != EEXIST {
             throw JournalError(.sqlite, "cannot create the journal \(path): \(String(cString: strerror(errno)))")
         }

@@ -27,7 +27,7 @@ extension Journal {
                 """,
                 [.text(start.id), .text(start.recipePath), .text(start.recipeSHA256), .text(params),
                  .text(start.profile), .text(start.mode.rawValue), .opt(now), .opt(start.outputFolder),
-                 .opt(start.maxWrites), .opt(start.timeoutSeconds.map { Int(($0 * 1000).rounded()) })])
+                 .opt(start.maxWrites), .opt(start.timeoutSeconds.map(Self.timeoutMilliseconds))])
             guard let run = try Journal.selectRuns(db, where: "id = ?1", [.text(start.id)]).first else {
                 throw JournalError(.corrupt, "the run \(start.id) vanished while it was being recorded")
             }
@@ -125,5 +125,13 @@ extension Journal {
                 exitCode: row.intOrNil(18)))
         }
         return runs
+    }
+
+    /// A run's timeout in milliseconds as journalled: capped at the most any run gets
+    /// (`RunLimits.hostCeiling`, which the run applies anyway), so a huge value a caller
+    /// accepted (`--timeout 1e20`, a job's `timeout`) cannot trap converting to Int.
+    static func timeoutMilliseconds(_ seconds: Double) -> Int {
+        let capped = seconds.isNaN ? 0 : min(max(seconds, 0), RunLimits.hostCeiling.timeoutSeconds)
+        return Int((capped * 1000).rounded())
     }
 }

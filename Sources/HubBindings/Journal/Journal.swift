@@ -161,9 +161,15 @@ public final class Journal: @unchecked Sendable {
         try transaction { _ in }
     }
 
+    /// Whether this process may vouch for the file at close (`markClosedCleanly`): set
+    /// by `openChecked` when it made the journal, found it as a clean close left it, or
+    /// checked it. A journal opened without a check (a listing) leaves no marker, so a
+    /// damaged file is never passed off as cleanly closed.
+    var vouchesAtClose = false
+
     deinit {
         try? flush()
-        markClosedCleanly()
+        if vouchesAtClose { markClosedCleanly() }
     }
 
     /// Milliseconds since 1970 (UTC) of the journal's clock.

@@ -90,7 +90,8 @@ public final class RunLock: HeldRunLock, @unchecked Sendable {
         // Each round but the last lost a race with a release or a sweep that removed the
         // file it had opened; a handful is already unlikely.
         for _ in 0..<100 {
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            // O_NOFOLLOW: a link planted at the lock's path is refused, never written through.
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard fd >= 0 else {
                 throw HubConfigError("cannot open the run lock \(path): \(String(cString: strerror(errno))) (set --state-dir to a writable folder)")
             }
@@ -154,7 +155,7 @@ public final class RunLock: HeldRunLock, @unchecked Sendable {
         closedir(directory)
         for name in names {
             let path = folderPath + "/" + name
-            let fd = open(path, O_RDWR | O_CLOEXEC)
+            let fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
             guard fd >= 0 else { continue }
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
                 if isCurrent(fd, path: path) { unlink(path) }

@@ -10,10 +10,16 @@ public struct RecipeFile: Sendable {
     public let path: String
     public let source: String
 
-    /// Reads a recipe. Binary chunks are refused here, before Lua sees them.
+    /// The longest recipe file read (as a module: `ModuleResolver.maxModuleBytes`).
+    public static let maxBytes = ModuleResolver.maxModuleBytes
+
+    /// Reads a recipe (a file, a pipe or a device, to its end, but never more than
+    /// `maxBytes`). Binary chunks are refused here, before Lua sees them.
     public init(path: String) throws {
         var bytes: [UInt8]
-        do { bytes = try FileBytes.read(path) } catch {
+        do { bytes = try FileBytes.read(path, atMost: Self.maxBytes) } catch let error as FileBytes.TooLong {
+            throw ScriptFailure(kind: .host, message: "cannot read \(path): it is longer than \(error.limit >> 20) MiB; a recipe may be at most \(error.limit >> 20) MiB")
+        } catch {
             throw ScriptFailure(kind: .host, message: "cannot read \(path): \(FileErrorText.reason(error, path: path))")
         }
         if bytes.first == 0x1B {
