@@ -38,17 +38,11 @@ struct RecipeLauncher {
         if let problem = NeedsCheck.problem(in: prepared.file, manifest: prepared.manifest) {
             return reporter.reportSetupFailure(ManifestError(problem))
         }
-        // The journal opens (SQLite reads its schema and log back, or PostgreSQL connects)
-        // on a thread of its own while this one loads the configuration and connects.
-        let (common, check) = (self.common, journalCheck ?? (runIDKnownBeforeStart == nil ? .unlessClosedCleanly : .always))
-        let opening = BackgroundWork { try common.openJournal(check: check) }
-        // Whatever fails first, the open is waited for: the process never exits while it
-        // is creating the journal file.
-        defer { _ = try? opening.value() }
         do {
             let connection = try common.connect(quiet: chatter.quiet,
                                                 observe: chatter.clientObserver(progress: progress, events: json ? output : nil))
-            let journal = try opening.value()
+            let journal = try common.openJournal(
+                                                  check: journalCheck ?? (runIDKnownBeforeStart == nil ? .unlessClosedCleanly : .always))
             var request = self.request
             request.dispatch = try common.dispatchTarget().target
             if request.secrets == nil { request.secrets = VaultAccess.resolver(state: common.state) }
