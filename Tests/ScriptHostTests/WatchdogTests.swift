@@ -35,6 +35,18 @@ final class WatchdogTests: XCTestCase {
         watchdog.disarm()
     }
 
+    /// An infinite or absurd deadline waits (a day at a time) instead of trapping when
+    /// it is turned into a `timespec`, and is disarmed like any other.
+    func testAnInfiniteDeadlineNeitherFiresNorTraps() throws {
+        let fired = expectation(description: "fired")
+        fired.isInverted = true
+        let watchdog = try Watchdog(seconds: .infinity) { fired.fulfill() }
+        let huge = try Watchdog(seconds: 1e300) { fired.fulfill() }
+        wait(for: [fired], timeout: 0.2)
+        watchdog.disarm()
+        huge.disarm()
+    }
+
     func testAFinishedRunsWatchdogKeepsNothingAlive() throws {
         final class Payload: @unchecked Sendable {}
         weak var weakPayload: Payload?

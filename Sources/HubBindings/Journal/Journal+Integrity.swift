@@ -78,7 +78,13 @@ extension Journal {
     /// writes made stale), and anything that writes the file or the log afterwards
     /// (another hubscript, or something else) changes their times: both mean "check it".
     static func closedCleanly(_ path: String) -> Bool {
-        guard let stamp = closeStamp(path), let marker = try? FileBytes.read(path + "-closed") else { return false }
+        // Only a small regular file can be a marker: a FIFO, a device or a link planted in
+        // its place must neither block the open nor be read without end.
+        var status = stat()
+        guard lstat(path + "-closed", &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+              let stamp = closeStamp(path), let marker = try? FileBytes.read(path + "-closed", atMost: 4096) else {
+            return false
+        }
         return marker.elementsEqual(stamp.utf8)
     }
 

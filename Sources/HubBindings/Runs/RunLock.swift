@@ -78,14 +78,20 @@ public final class RunLock: HeldRunLock, @unchecked Sendable {
 
     /// `file`'s path (built as a string: see `StateDirectory.path`).
     static func filePath(_ runID: String, state: StateDirectory) throws -> String {
+        filePath(runID, folder: try state.folderPath("locks"))
+    }
+
+    /// The lock file of `runID` in the locks folder `folder`.
+    private static func filePath(_ runID: String, folder: String) -> String {
         // String(prefix), not a Substring appended: that goes through the generic append,
         // whose first call resolves associated types at run time (~0.1 ms).
-        try state.folderPath("locks") + "/" + String(Digest.sha256Hex(runID).prefix(32)) + ".lock"
+        folder + "/" + String(Digest.sha256Hex(runID).prefix(32)) + ".lock"
     }
 
     /// Takes the lock of `runID`, or throws `Busy` if another process holds it.
     public static func acquire(_ runID: String, state: StateDirectory) throws -> RunLock {
-        let path = try filePath(runID, state: state)
+        let folder = try state.folderPath("locks")
+        let path = filePath(runID, folder: folder)
         let deadline = Date().addingTimeInterval(probeGrace)
         // Each round but the last lost a race with a release or a sweep that removed the
         // file it had opened; a handful is already unlikely.
@@ -119,7 +125,7 @@ public final class RunLock: HeldRunLock, @unchecked Sendable {
             _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
             var written = stat()
             if fstat(fd, &written) == 0, Int(written.st_size) > text.utf8.count { _ = ftruncate(fd, off_t(text.utf8.count)) }
-            return RunLock(fd: fd, path: path, folder: String(path[..<path.lastIndex(of: "/")!]), runID: runID)
+            return RunLock(fd: fd, path: path, folder: folder, runID: runID)
         }
         throw HubConfigError("cannot lock \(path): it was removed and made again 100 times in a row")
     }

@@ -13,19 +13,17 @@ public struct StateDirectory: Sendable {
 
     public init(explicit: String? = nil, environment: [String: String] = ProcessEnvironment.all) {
         if let explicit {
-            path = Self.absolute(explicit)
+            path = AbsolutePath.of(explicit)
         } else if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty {
-            path = Self.join(Self.absolute(xdg), "hubscript")
+            path = Self.join(AbsolutePath.of(xdg), "hubscript")
         } else {
-            path = Self.join(Self.absolute(environment["HOME"] ?? NSHomeDirectory()), ".local/state/hubscript")
+            path = Self.join(AbsolutePath.of(environment["HOME"] ?? NSHomeDirectory()), ".local/state/hubscript")
         }
         url = URL(fileURLWithPath: path, isDirectory: true)
     }
 
-    /// `path` made absolute (`AbsolutePath.of`), as `URL(fileURLWithPath:).path` would.
-    public static func absolute(_ path: String) -> String { AbsolutePath.of(path) }
-
-    static func join(_ folder: String, _ name: String) -> String { folder == "/" ? "/" + name : folder + "/" + name }
+    /// `name` inside `folder` (an absolute path without a trailing slash, `/` included).
+    public static func join(_ folder: String, _ name: String) -> String { folder == "/" ? "/" + name : folder + "/" + name }
 
     /// The path of the folder `name` inside the state directory, created (0700) if missing.
     public func folderPath(_ name: String) throws -> String {

@@ -12,10 +12,10 @@ import Glibc
 enum PreludeChunk {
     /// Leaves the prelude's main function on the stack (LUA_OK) or an error message.
     static func load(_ L: OpaquePointer, dataOnly: Bool) -> Int32 {
-        let source = dataOnly ? Prelude.dataSource : Prelude.source
         if let chunk = dataOnly ? dataBytecode : mainBytecode {
             return hs_load_binary(L, chunk.baseAddress, chunk.count, Prelude.chunkName)
         }
+        let source = dataOnly ? Prelude.dataSource : Prelude.source
         return hs_load_text(L, source, source.utf8.count, Prelude.chunkName)
     }
 

@@ -105,7 +105,10 @@ final class Watchdog: @unchecked Sendable {
             guard let next else { break }
             let now = MonotonicClock.now()
             if now < next {
-                var until = timespec(tv_sec: Int(next), tv_nsec: Int((next - next.rounded(.down)) * 1e9))
+                // At most a day at a time: an absurd or infinite deadline stays a number
+                // `timespec` can hold (the loop just waits again).
+                let wake = min(next, now + 86_400)
+                var until = timespec(tv_sec: Int(wake), tv_nsec: Int((wake - wake.rounded(.down)) * 1e9))
                 if until.tv_nsec >= 1_000_000_000 { until.tv_sec += 1; until.tv_nsec -= 1_000_000_000 }
                 pthread_cond_timedwait(condition, mutex, &until)
                 continue

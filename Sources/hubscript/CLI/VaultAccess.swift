@@ -17,8 +17,8 @@ enum VaultAccess {
 
     /// The vault folder's absolute path (a string: see `StateDirectory.path`).
     static func folderPath(state: StateDirectory, environment: [String: String] = ProcessEnvironment.all) -> String {
-        if let dir = environment["HUBSCRIPT_VAULT_DIR"], !dir.isEmpty { return StateDirectory.absolute(dir) }
-        return state.path == "/" ? "/vault" : state.path + "/vault"
+        if let dir = environment["HUBSCRIPT_VAULT_DIR"], !dir.isEmpty { return AbsolutePath.of(dir) }
+        return StateDirectory.join(state.path, "vault")
     }
 
     /// The process's resolver for the vault of `state` (one per folder, so the vault is

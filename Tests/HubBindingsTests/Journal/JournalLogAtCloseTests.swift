@@ -80,6 +80,20 @@ final class JournalLogAtCloseTests: XCTestCase {
         }
     }
 
+    /// A FIFO (or a link to a device) planted as the marker is not a marker: the open
+    /// neither blocks on it nor reads it without end, and the journal is checked.
+    func testAMarkerThatIsNotARegularFileIsNotTrusted() throws {
+        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a")) }
+        let marker = path + "-closed"
+        unlink(marker)
+        XCTAssertEqual(mkfifo(marker, 0o600), 0)
+        XCTAssertFalse(Journal.closedCleanly(path))
+        unlink(marker)
+        XCTAssertEqual(symlink("/dev/zero", marker), 0)
+        XCTAssertFalse(Journal.closedCleanly(path))
+        unlink(marker)
+    }
+
     func testATornMarkerOnlyCostsACheck() throws {
         do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a")) }
         let marker = path + "-closed"
