@@ -94,6 +94,16 @@ final class CLITests: CLITestCase {
         assertResult(try hubscript(), stdout: "", stderr: Self.mainHelp, exitCode: 2)
     }
 
+    /// `hubscript X.lua` goes straight to `run` before the subcommands are looked at: no
+    /// subcommand may have a name that a recipe's could be.
+    func testNoSubcommandIsNamedLikeARecipeFile() throws {
+        let names = Self.mainHelp.components(separatedBy: "SUBCOMMANDS:\n")[1].components(separatedBy: "\n\n")[0]
+            .split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+        XCTAssertTrue(names.contains("run"), "\(names)")
+        XCTAssertGreaterThan(names.count, 10)
+        XCTAssertEqual(names.filter { $0.hasSuffix(".lua") }, [])
+    }
+
     func testRunHelp() throws {
         assertResult(try hubscript("run", "--help"), stdout: Self.runHelp, stderr: "", exitCode: 0)
     }

@@ -35,15 +35,64 @@ extension Journal {
         }
     }
 
+    /// Records the start of a run under a new id — one `runExists` said the journal does
+    /// not hold — and returns the record as inserted, without reading it back (the read
+    /// and its statement were a tenth of a hello run's instructions). Never resumes: if
+    /// another process took the id in the meantime, it throws and records nothing.
+    @discardableResult
+    public func startNewRun(_ start: RunStart) throws -> RunRecord {
+        let params = SecretRedactor.shared.redact(try JSONCodec.encode(start.params))
+        let now = nowMs()
+        let timeoutMs = start.timeoutSeconds.map(Self.timeoutMilliseconds)
+        try transaction { db in
+            let inserted = try db.run("""
+                INSERT INTO runs (id, recipe_path, recipe_sha256, params, profile, mode, status,
+                                  started_at, output_folder, max_writes, timeout_ms)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8, ?9, ?10)
+                ON CONFLICT (id) DO NOTHING
+                """,
+                [.text(start.id), .text(start.recipePath), .text(start.recipeSHA256), .text(params),
+                 .text(start.profile), .text(start.mode.rawValue), .opt(now), .opt(start.outputFolder),
+                 .opt(start.maxWrites), .opt(timeoutMs)])
+            guard inserted == 1 else {
+                throw JournalError(.runIDTaken, "another run took the id \(start.id) as this one started; nothing was recorded: start the recipe again")
+            }
+        }
+        return RunRecord(
+            id: start.id, recipePath: start.recipePath, recipeSHA256: start.recipeSHA256, paramsJSON: params,
+            profile: start.profile, mode: start.mode, status: .running,
+            startedAt: Self.date(Int(now)) ?? Date(timeIntervalSince1970: 0), finishedAt: nil, counts: RunCounts(),
+            outputFolder: start.outputFolder, attempts: 1, maxWrites: start.maxWrites,
+            timeoutSeconds: timeoutMs.map { Double($0) / 1000 }, exitCode: nil)
+    }
+
+    /// Whether the journal holds a run with this id (cheaper than `run(id:)`).
+    public func runExists(id: String) throws -> Bool {
+        try reading { db in
+            var found = false
+            try db.query("SELECT 1 FROM runs WHERE id = ?1", [.text(id)]) { _ in found = true }
+            return found
+        }
+    }
+
     /// Records the end of a run with its final status and, if given, its counts and the
     /// exit code of the pass.
     public func finishRun(id: String, status: RunStatus, counts: RunCounts? = nil, exitCode: Int? = nil) throws {
         let now = nowMs()
         try transaction { db in
-            let changed = try db.run("UPDATE runs SET status = ?2, finished_at = ?3, exit_code = ?4 WHERE id = ?1",
+            let changed: Int
+            if let c = counts {
+                // One statement, not two: each costs its compilation on every run.
+                changed = try db.run("""
+                    UPDATE runs SET status = ?2, finished_at = ?3, exit_code = ?4,
+                                    reads = ?5, writes = ?6, replayed = ?7, planned = ?8, failed = ?9 WHERE id = ?1
+                    """, [.text(id), .text(status.rawValue), .opt(now), .opt(exitCode),
+                          .opt(c.reads), .opt(c.writes), .opt(c.replayed), .opt(c.planned), .opt(c.failed)])
+            } else {
+                changed = try db.run("UPDATE runs SET status = ?2, finished_at = ?3, exit_code = ?4 WHERE id = ?1",
                                      [.text(id), .text(status.rawValue), .opt(now), .opt(exitCode)])
+            }
             guard changed == 1 else { throw Journal.unknownRun(id) }
-            if let counts { _ = try Journal.setCounts(db, id: id, counts) }
         }
     }
 

@@ -12,6 +12,9 @@ extension CodedError.Code where Domain == JournalErrorDomain {
     public static var schemaTooNew: Self { Self(rawValue: "journal_schema_too_new") }
     /// A write was recorded for a run that the journal does not hold.
     public static var unknownRun: Self { Self(rawValue: "journal_unknown_run") }
+    /// A new run's id was taken by another run started at the same moment
+    /// (`Journal.startNewRun`); nothing was recorded.
+    public static var runIDTaken: Self { Self(rawValue: "journal_run_id_taken") }
     /// A stored value could not be read back (corrupt or foreign data).
     public static var corrupt: Self { Self(rawValue: "journal_corrupt") }
 }

@@ -39,22 +39,12 @@ public enum RunID {
 
 /// UTC calendar fields without a formatter (thread-safe, locale-free).
 enum UTCTime {
-    struct Fields { var year, month, day, hour, minute, second: Int }
-
-    static func components(_ date: Date) -> Fields {
-        var t = time_t(date.timeIntervalSince1970.rounded(.down))
-        var tm = tm()
-        gmtime_r(&t, &tm)
-        return Fields(year: Int(tm.tm_year) + 1900, month: Int(tm.tm_mon) + 1, day: Int(tm.tm_mday),
-                      hour: Int(tm.tm_hour), minute: Int(tm.tm_min), second: Int(tm.tm_sec))
+    static func components(_ date: Date) -> UTCFields {
+        UTCFields(secondsSince1970: Int64(date.timeIntervalSince1970.rounded(.down)))
     }
 
     /// ISO 8601 to the second: `2026-11-30T14:22:33Z`.
-    static func iso8601(_ date: Date) -> String {
-        let c = components(date)
-        let p = DecimalText.padded
-        return p(c.year, 4) + "-" + p(c.month, 2) + "-" + p(c.day, 2) + "T" + p(c.hour, 2) + ":" + p(c.minute, 2) + ":" + p(c.second, 2) + "Z"
-    }
+    static func iso8601(_ date: Date) -> String { components(date).description }
 
     /// Parses what `iso8601` writes (and nothing looser).
     static func parseISO8601(_ text: String) -> Date? {

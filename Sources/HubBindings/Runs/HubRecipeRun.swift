@@ -102,14 +102,14 @@ public enum HubRecipeRun {
         // Absolute, so `runs resume` and `apply` find the recipe from any folder.
         let recipePath = AbsolutePath.of(prepared.file.path, resolvingParents: true)
         let params = ScriptValue.object(prepared.params.values)
-        let (runID, mode) = try resolveRun(prepared, request: request, sha: sha, params: params,
-                                           profile: connection.profileName, journal: journal)
+        let (runID, mode, isNew) = try resolveRun(prepared, request: request, sha: sha, params: params,
+                                                  profile: connection.profileName, journal: journal)
         if let held = request.heldLock, held.runID != runID {
             throw HubConfigError("internal error: the lock held is \(held.runID)'s, not \(runID)'s")
         }
         let lock = try request.heldLock ?? journal.runLocks(state: state).acquire(runID)
         defer { if request.heldLock == nil { lock.release() } }
-        let existing = try journal.run(id: runID)
+        let existing = isNew ? nil : try journal.run(id: runID)
         var request = request
         request.maxWrites = request.maxWrites ?? existing?.maxWrites
         request.timeout = request.timeout ?? existing?.timeoutSeconds
@@ -129,10 +129,10 @@ public enum HubRecipeRun {
         let coordinator = WriteCoordinator(runID: runID, mode: writeMode, journal: journal, writeLimit: limits.min())
         let outputFolderPath = try request.outputFolder?.path ?? (state.folderPath("runs") + "/" + runID)
         let outputFolder = request.outputFolder ?? URL(fileURLWithPath: outputFolderPath, isDirectory: true)
-        let started = try journal.startRun(RunStart(id: runID, recipePath: recipePath, recipeSHA256: sha,
-                                                    params: params, profile: connection.profileName, mode: mode,
-                                                    outputFolder: outputFolderPath, maxWrites: request.maxWrites,
-                                                    timeoutSeconds: request.timeout))
+        let start = RunStart(id: runID, recipePath: recipePath, recipeSHA256: sha, params: params,
+                             profile: connection.profileName, mode: mode, outputFolder: outputFolderPath,
+                             maxWrites: request.maxWrites, timeoutSeconds: request.timeout)
+        let started = try isNew ? journal.startNewRun(start) : journal.startRun(start)
         // The counts of the run's earlier passes (kept by the journal on a resume). A pass
         // that died stored none, but the journal counts its sends and the reads its writes
         // noted (and the totals it noted at most a second apart, below).
@@ -242,17 +242,19 @@ public enum HubRecipeRun {
 
     /// The run id and journal mode: a new id, the plan's (apply), or an existing run to
     /// resume (refused if the recipe changed, unless forced, or if params or profile differ).
+    /// `isNew`: the id was made here and the journal holds no run under it.
     static func resolveRun(_ prepared: PreparedRecipe, request: HubRunRequest, sha: String, params: ScriptValue,
-                           profile: String, journal: Journal) throws -> (String, RunMode) {
+                           profile: String, journal: Journal) throws -> (id: String, mode: RunMode, isNew: Bool) {
         switch request.mode {
         case .plan:
-            return (request.runID ?? RunID.generate(), .plan)
+            if let id = request.runID { return (id, .plan, false) }
+            return (try newRunID(journal), .plan, true)
         case .apply(let plan):
             try plan.check(recipeSHA256: sha, profile: profile, params: params)
-            return (plan.runID, .apply)
+            return (plan.runID, .apply, false)
         case .run:
-            guard let id = request.runID else { return (RunID.generate(), .run) }
-            guard let existing = try journal.run(id: id) else { return (id, .run) }
+            guard let id = request.runID else { return (try newRunID(journal), .run, true) }
+            guard let existing = try journal.run(id: id) else { return (id, .run, false) }
             if existing.recipeSHA256 != sha && !request.force {
                 throw HubConfigError("""
                     run \(id) was started with another version of \(DisplayPath.relative(URL(fileURLWithPath: existing.recipePath))) \
@@ -267,8 +269,19 @@ public enum HubRecipeRun {
             if existing.profile != profile {
                 throw HubConfigError("run \(id) was started with profile '\(existing.profile)', not '\(profile)'; pass --profile \(existing.profile)")
             }
-            return (id, .run)
+            return (id, .run, false)
         }
+    }
+
+    /// A run id the journal does not hold yet. Ids have 16 random bits per second, so two
+    /// runs started in the same second share one once in 65 536 pairs: the second must
+    /// not resume the first (`Journal.startNewRun` refuses the rare race this check cannot see).
+    static func newRunID(_ journal: Journal, generate: () -> String = { RunID.generate() }) throws -> String {
+        for _ in 0..<16 {
+            let id = generate()
+            if try !journal.runExists(id: id) { return id }
+        }
+        throw HubConfigError("could not find a run id the journal does not hold in 16 tries; is the clock right? (date -u)")
     }
 }
 

@@ -6,12 +6,8 @@ import SystemText
 public enum EventTimestamp {
     public static func string(_ date: Date = Date()) -> String {
         let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var seconds = time_t(ms / 1000)
-        var fields = tm()
-        gmtime_r(&seconds, &fields)
-        let p = DecimalText.padded
-        return p(Int(fields.tm_year) + 1900, 4) + "-" + p(Int(fields.tm_mon) + 1, 2) + "-" + p(Int(fields.tm_mday), 2)
-            + "T" + p(Int(fields.tm_hour), 2) + ":" + p(Int(fields.tm_min), 2) + ":" + p(Int(fields.tm_sec), 2)
-            + "." + p(Int(ms % 1000), 3) + "Z"
+        let (seconds, millisecond) = ms % 1000 < 0 ? (ms / 1000 - 1, ms % 1000 + 1000) : (ms / 1000, ms % 1000)
+        let text = UTCFields(secondsSince1970: seconds).description
+        return text.dropLast() + "." + DecimalText.padded(Int(millisecond), 3) + "Z"
     }
 }
