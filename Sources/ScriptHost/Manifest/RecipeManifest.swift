@@ -90,12 +90,16 @@ extension RecipeManifest {
         do { located = try ManifestLocator.locate(in: recipe.source) } catch let f as ManifestLocator.Failure {
             throw ManifestError("\(recipe.displayPath):\(f.line): \(f.message)")
         }
-        // Evaluate the table alone, as data, in a small empty sandbox; the leading
-        // newlines keep line numbers right in messages.
-        let chunk = String(repeating: "\n", count: located.line - 1) + "return " + located.table
+        // Evaluate the table alone, as data: read directly when it is plain literals, else
+        // in a small empty sandbox (the leading newlines keep line numbers right in messages).
         let value: ScriptValue
         do {
-            value = try LuaDataFile.makeVM().evaluate(source: chunk, chunkName: "@" + recipe.displayPath)
+            if let literal = LiteralTable.parse(located.table) {
+                value = literal
+            } else {
+                let chunk = String(repeating: "\n", count: located.line - 1) + "return " + located.table
+                value = try LuaDataFile.makeVM().evaluate(source: chunk, chunkName: "@" + recipe.displayPath)
+            }
         } catch let e as ScriptMessageError {
             throw ManifestError(e.message.contains(":\(located.line)") || e.message.hasPrefix(recipe.displayPath)
                 ? "\(e.message)" : "\(recipe.displayPath):\(located.line): manifest: \(e.message)")
