@@ -84,6 +84,34 @@ final class LazyModuleTests: RecipeTestCase {
         assertFails("local x = lazyy", kind: .runtime,
                     message: "recipes/t.lua:1: recipe attempted to access nonexistent global 'lazyy'")
     }
+
+    /// A plugin made with `makingFunctions:` makes them on the module's first read,
+    /// once, and never for a run that does not read it.
+    func testAPluginsFunctionsAreMadeOnTheModulesFirstReadOnly() {
+        let made = Counter()
+        func plugin() -> Plugin {
+            Plugin(module: "late", makingFunctions: {
+                made.add()
+                return [ScriptFunction("twice") { call in .value(.integer(try call.integer(1) * 2)) }]
+            })
+        }
+        harness.plugins.append(plugin())
+        XCTAssertEqual(lines("print('no module read')"), ["no module read"])
+        XCTAssertEqual(made.value, 0)
+        harness.plugins = [plugin()]
+        XCTAssertEqual(lines("print(late.twice(21), late.twice(2))"), ["42\t4"])
+        XCTAssertEqual(made.value, 1)
+    }
+
+    /// A function registered on its module's first read still names itself
+    /// `module.function` in errors.
+    func testAFunctionOfALazyModuleIsNamedWithItsModuleInErrors() {
+        harness.plugins.append(Plugin(module: "late", makingFunctions: {
+            [ScriptFunction("nested.twice") { call in .value(.integer(try call.integer(1) * 2)) }]
+        }))
+        assertFails("late.nested.twice('x')", kind: .runtime,
+                    message: "recipes/t.lua:1: bad argument #1 to 'late.nested.twice' (number expected, got string)")
+    }
 }
 
 /// A thread-safe counter for Swift functions called from Lua.

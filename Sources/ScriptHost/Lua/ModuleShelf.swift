@@ -11,11 +11,15 @@ final class ModuleShelf: @unchecked Sendable {
 
     private var plugins: [String: Plugin] = [:]
 
+    /// Registers a function of a module being built under its qualified name
+    /// (`module.function`, which errors show) before Lua can call it. Set by the VM.
+    var register: ((ScriptFunction, String) -> Void)?
+
     /// Shelves `plugin`; a later plugin of the same module name replaces an earlier one
     /// (a run's extra plugins may override a default module).
     func put(_ plugin: Plugin) { plugins[plugin.module] = plugin }
 
-    /// The module named `name`, built now; nil if none. It stays on the shelf: a build
+    /// The module named `name`, built now (its functions registered); nil if none. It stays on the shelf: a build
     /// that a limit stopped may be asked for again.
     func build(_ name: String) -> Module? {
         guard let plugin = plugins[name] else { return nil }
@@ -23,6 +27,7 @@ final class ModuleShelf: @unchecked Sendable {
         for function in plugin.functions {
             Self.insert(.function(function), at: function.name.split(separator: ".").map(String.init), into: &root)
         }
+        for function in plugin.functions { register?(function, name + "." + function.name) }
         return Module(raw: .object(root), wrapper: plugin.luaWrapper)
     }
 

@@ -46,15 +46,39 @@ public enum ScriptResult: Sendable {
 public struct Plugin: Sendable {
     public let module: String
     public let summary: String
-    public let functions: [ScriptFunction]
+    /// The module's functions (made now, on first use, for a plugin made with `makingFunctions:`).
+    public var functions: [ScriptFunction] {
+        switch functionList {
+        case .made(let list): list
+        case .onFirstUse(let box): box.value
+        }
+    }
     public let values: [String: ScriptValue]
     public let luaWrapper: String?
+    private let functionList: FunctionList
+
+    private enum FunctionList: Sendable {
+        case made([ScriptFunction])
+        case onFirstUse(OnFirstUse<[ScriptFunction]>)
+    }
 
     public init(module: String, summary: String = "", functions: [ScriptFunction] = [],
                 values: [String: ScriptValue] = [:], luaWrapper: String? = nil) {
         self.module = module
         self.summary = summary
-        self.functions = functions
+        self.functionList = .made(functions)
+        self.values = values
+        self.luaWrapper = luaWrapper
+    }
+
+    /// A plugin whose functions are made when first needed — when a recipe first reads
+    /// the module (`ModuleShelf.build`), or a reference lists them — not when every run
+    /// starts: making the `hub` module's 80 was 3 % of a hello run's instructions.
+    public init(module: String, summary: String = "", makingFunctions: @escaping @Sendable () -> [ScriptFunction],
+                values: [String: ScriptValue] = [:], luaWrapper: String? = nil) {
+        self.module = module
+        self.summary = summary
+        self.functionList = .onFirstUse(OnFirstUse(makingFunctions))
         self.values = values
         self.luaWrapper = luaWrapper
     }

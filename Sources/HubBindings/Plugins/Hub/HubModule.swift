@@ -10,7 +10,6 @@ import ScriptHost
 /// declarations.
 public enum HubModule {
     public static func make(_ context: HubRunContext) -> Plugin {
-        let b = Bindings(context: context)
         return Plugin(
             module: "hub",
             summary: """
@@ -26,8 +25,11 @@ public enum HubModule {
             (the call that found out included) its list bindings return an empty list and the others return nil, \
             without calling the Hub. `hub.available(feature)` says whether a feature is still on.
             """,
-            functions: b.users + b.userLifecycle + b.roles + b.roleManagement + b.entitlements + b.accessChanges + b.sessions + b.apiKeys
-                + b.apiKeyManagement + b.organizations + b.audit + b.webhooks + b.misc,
+            makingFunctions: {
+                let b = Bindings(context: context)
+                return b.users + b.userLifecycle + b.roles + b.roleManagement + b.entitlements + b.accessChanges + b.sessions
+                    + b.apiKeys + b.apiKeyManagement + b.organizations + b.audit + b.webhooks + b.misc
+            },
             luaWrapper: HubModuleLua.source)
     }
 }
