@@ -42,6 +42,7 @@ public final class SQLiteDatabase {
     /// Opens (creating if missing) the database at `path` and sets `busy_timeout`.
     public init(path: String, busyTimeoutMs: Int32 = 5_000) throws {
         self.path = path
+        _ = Self.configureProcess
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -53,6 +54,9 @@ public final class SQLiteDatabase {
         handle = db
         sqlite3_busy_timeout(db, busyTimeoutMs)
     }
+
+    /// Process-wide settings, before the first connection initializes SQLite.
+    private static let configureProcess: Void = { _ = csqlite_no_bulk_page_cache() }()
 
     deinit {
         for s in cache.values { s.finalize() }
