@@ -53,6 +53,19 @@ final class AttackLiteralTableTests: XCTestCase {
         XCTAssertEqual(Self.exact(try XCTUnwrap(LiteralTable.parse("{ 1 --x\r, 2 }"))), "[i1,i2]")
     }
 
+    /// What that meant for a recipe with a lone `\r` after a comment: its manifest lost
+    /// the fields after it (here its version and secrets) without a word. (A recipe with
+    /// only `\r` line endings is refused earlier: `ManifestLocator` ends comments at `\n`
+    /// only, and finds no closing brace.)
+    func testAManifestWithCarriageReturnsKeepsItsFields() throws {
+        let source = "recipe { -- the manifest\r version = \"1.2\", secrets = { \"hub/key\" },\n  name = \"x\" }\nprint(1)\n"
+        let recipe = RecipeFile(displayPath: "recipes/x.lua", url: URL(fileURLWithPath: "/nonexistent/x.lua"), source: source)
+        let manifest = try RecipeManifest.load(from: recipe)
+        XCTAssertEqual(manifest.name, "x")
+        XCTAssertEqual(manifest.version, "1.2")
+        XCTAssertEqual(manifest.secrets, ["hub/key"])
+    }
+
     /// ... and so text after such a comment is text Lua reads: the fast path accepted
     /// trailing junk Lua refuses.
     func testTextAfterACarriageReturnCommentIsNotSkipped() {
