@@ -41,6 +41,14 @@ extension Journal {
     /// another process took the id in the meantime, it throws and records nothing.
     @discardableResult
     public func startNewRun(_ start: RunStart) throws -> RunRecord {
+        // Neither backend keeps text past a NUL byte (SQLite's rows are read as C strings,
+        // libpq sends parameters as C strings): the record returned would not be the one
+        // stored. (The params are JSON, where a NUL is escaped.)
+        for (field, text) in [("id", start.id), ("recipe path", start.recipePath), ("recipe digest", start.recipeSHA256),
+                              ("profile", start.profile), ("output folder", start.outputFolder ?? "")]
+        where text.utf8.contains(0) {
+            throw JournalError(.corrupt, "the run's \(field) \(text.debugDescription) holds a NUL byte, which the journal cannot store; nothing was recorded")
+        }
         let params = SecretRedactor.shared.redact(try JSONCodec.encode(start.params))
         let now = nowMs()
         let timeoutMs = start.timeoutSeconds.map(Self.timeoutMilliseconds)

@@ -16,19 +16,27 @@
 ///     string = '"' … '"' | "'" … "'"           (no backslash, no control character but tab)
 ///     number = [ "-" ] digits [ "." digits ]   (at most 18 digits before the point)
 ///
-/// with spaces and `--` line comments between tokens (not `--[` comments), names that
-/// are not Lua keywords, at most 16 levels of tables, and at most 64 KiB of text (far
+/// with spaces and `--` line comments between tokens (not `--[` comments; a comment ends
+/// at `\n` or `\r`, as in Lua), names that are not Lua keywords, keys that are distinct
+/// byte for byte when Swift calls them equal (or else nil), at most 16 levels of tables,
+/// fewer registers than Lua's limit (`maxRegisters`), and at most 64 KiB of text (far
 /// below what the data-only state's memory and instruction limits allow).
 enum LiteralTable {
     static let maxBytes = 64 << 10
     static let maxDepth = 16
+    /// Lua compiles a constructor into registers — one per open table, one per list
+    /// item not yet flushed (up to 50 per table), one for a key it cannot address as a
+    /// constant — and refuses a function that needs 255 ("function or expression needs
+    /// too many registers"). The fast path counts them conservatively and leaves
+    /// anything past this bound to Lua.
+    static let maxRegisters = 200
 
     static func parse(_ text: String) -> ScriptValue? {
         guard text.utf8.count <= maxBytes else { return nil }
         var text = text
         return text.withUTF8 { bytes in
             var reader = Reader(bytes: bytes)
-            guard let value = reader.table(depth: 0) else { return nil }
+            guard let value = reader.table(depth: 0, registers: 0) else { return nil }
             reader.skipSpace()
             return reader.failed || reader.pos != bytes.count ? nil : value
         }
@@ -55,14 +63,17 @@ enum LiteralTable {
                 case _ where Self.isSpace(c): pos += 1
                 case UInt8(ascii: "-") where peek(1) == UInt8(ascii: "-"):
                     if peek(2) == UInt8(ascii: "[") { failed = true; return }
-                    while let c = peek(), c != 0x0A { pos += 1 }
+                    // Lua ends a short comment at either newline byte, `\r` as well as `\n`.
+                    while let c = peek(), c != 0x0A, c != 0x0D { pos += 1 }
                 default: return
                 }
             }
         }
 
-        mutating func table(depth: Int) -> ScriptValue? {
-            guard depth < LiteralTable.maxDepth, peek() == UInt8(ascii: "{") else { return nil }
+        /// `registers`: those Lua holds when it reaches this table (see `maxRegisters`).
+        mutating func table(depth: Int, registers: Int) -> ScriptValue? {
+            guard depth < LiteralTable.maxDepth, registers + 1 <= LiteralTable.maxRegisters,
+                  peek() == UInt8(ascii: "{") else { return nil }
             pos += 1
             var fields: [String: ScriptValue] = [:]
             var items: [ScriptValue] = []
@@ -77,10 +88,18 @@ enum LiteralTable {
                     guard peek() == UInt8(ascii: "=") else { return nil }
                     pos += 1
                     skipSpace()
-                    guard !failed, let value = value(depth: depth) else { return nil }
+                    // The table, and the key when it is no constant Lua can address.
+                    guard !failed, let value = value(depth: depth, registers: registers + 2) else { return nil }
+                    // Swift's strings compare canonically ("é" precomposed equals "e" and
+                    // a combining accent) where Lua's compare bytes: two such keys are two
+                    // in Lua, and which one its reader keeps depends on its hash order.
+                    if let existing = fields.index(forKey: name), !fields[existing].key.utf8.elementsEqual(name.utf8) {
+                        return nil
+                    }
                     fields[name] = value
                 } else {
-                    guard let value = value(depth: depth) else { return nil }
+                    // The table, and the items not flushed yet (Lua flushes every 50).
+                    guard let value = value(depth: depth, registers: registers + 1 + items.count % 50) else { return nil }
                     items.append(value)
                 }
                 skipSpace()
@@ -126,10 +145,10 @@ enum LiteralTable {
             return name
         }
 
-        mutating func value(depth: Int) -> ScriptValue? {
-            guard let c = peek() else { return nil }
+        mutating func value(depth: Int, registers: Int) -> ScriptValue? {
+            guard let c = peek(), registers + 1 <= LiteralTable.maxRegisters else { return nil }
             switch c {
-            case UInt8(ascii: "{"): return table(depth: depth + 1)
+            case UInt8(ascii: "{"): return table(depth: depth + 1, registers: registers)
             case UInt8(ascii: "\""), UInt8(ascii: "'"): return string(quote: c)
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number()
             default:
