@@ -63,6 +63,14 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(m.params.map(\.defaultValue), [.string("}"), .string("a]]}{")])
     }
 
+    /// A short comment ends at a lone `\r` as in Lua: the manifest after it is found
+    /// (it was refused as "not closed" when only `\n` ended a comment).
+    func testACommentEndsAtALoneCarriageReturn() throws {
+        let m = try load("-- an old Mac file\rrecipe { name = \"cr\", -- note\r version = \"2.0\" }\rprint(1)\r")
+        XCTAssertEqual(m.name, "cr")
+        XCTAssertEqual(m.version, "2.0")
+    }
+
     func testBodyIsNotRun() throws {
         let m = try load("""
         recipe { name = "quiet" }

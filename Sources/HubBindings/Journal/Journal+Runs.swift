@@ -47,7 +47,7 @@ extension Journal {
         for (field, text) in [("id", start.id), ("recipe path", start.recipePath), ("recipe digest", start.recipeSHA256),
                               ("profile", start.profile), ("output folder", start.outputFolder ?? "")]
         where text.utf8.contains(0) {
-            throw JournalError(.corrupt, "the run's \(field) \(text.debugDescription) holds a NUL byte, which the journal cannot store; nothing was recorded")
+            throw JournalError(.unstorableText, "the run's \(field) \(text.debugDescription) holds a NUL byte, which the journal cannot store; nothing was recorded")
         }
         let params = SecretRedactor.shared.redact(try JSONCodec.encode(start.params))
         let now = nowMs()

@@ -15,6 +15,9 @@ extension CodedError.Code where Domain == JournalErrorDomain {
     /// A new run's id was taken by another run started at the same moment
     /// (`Journal.startNewRun`); nothing was recorded.
     public static var runIDTaken: Self { Self(rawValue: "journal_run_id_taken") }
+    /// A value the journal cannot store as given (text with a NUL byte, which both
+    /// backends would cut there); nothing was recorded.
+    public static var unstorableText: Self { Self(rawValue: "journal_unstorable_text") }
     /// A stored value could not be read back (corrupt or foreign data).
     public static var corrupt: Self { Self(rawValue: "journal_corrupt") }
 }

@@ -87,7 +87,8 @@ struct ManifestLocator {
         if peek() == UInt8(ascii: "["), let level = longBracketLevel() {
             try skipLongBracket(level: level)
         } else {
-            skipLine()
+            // Lua ends a short comment at either newline byte: a lone `\r` too.
+            while let c = peek(), c != UInt8(ascii: "\n"), c != UInt8(ascii: "\r") { pos += 1 }
         }
     }
 

@@ -159,6 +159,7 @@ final class AttackNewRunTests: XCTestCase {
             var start = Fixture.runStart("run_nul")
             start.profile = "a\u{0}b"
             XCTAssertThrowsError(try journal.startNewRun(start)) {
+                XCTAssertEqual(($0 as? JournalError)?.code, .unstorableText)
                 XCTAssertEqual("\($0)", #"the run's profile "a\0b" holds a NUL byte, which the journal cannot store; nothing was recorded"#)
             }
             start.profile = "default"
