@@ -44,7 +44,7 @@ let package = Package(
         // Cron schedules, time zones, fire planning and job definitions. No Lua.
         .target(name: "Scheduler"),
         // The Dispatch client (seed 003 §5). No Lua.
-        .target(name: "DispatchClient", dependencies: ["HTTPKit", "JSONKit"]),
+        .target(name: "DispatchClient", dependencies: ["HTTPKit", "JSONKit", "SystemText"]),
         // The emulated Hub and Dispatch services. Only the CLI and tests depend on it.
         .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit", "JSONKit"]),
         // The Hub client (transports, auth, retries, pagination), profiles, configuration

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HTTPKit
 
 /// Paces sends under Dispatch's limit per machine token (seed 000 §4: 600 sends a
@@ -24,7 +25,7 @@ public final class DispatchSendPacer: @unchecked Sendable {
 
     /// `now`: seconds on a clock that never jumps (the client's sleeps must advance it).
     public init(limitPerMinute: Int = DispatchSendPacer.defaultLimitPerMinute,
-                now: @escaping @Sendable () -> TimeInterval = { ProcessInfo.processInfo.systemUptime }) {
+                now: @escaping @Sendable () -> TimeInterval = { MonotonicTime.seconds() }) {
         limit = Double(max(0, limitPerMinute))
         tokens = limit
         self.now = now

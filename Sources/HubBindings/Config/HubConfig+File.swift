@@ -9,7 +9,7 @@ import ScriptHost
 extension HubConfig {
     /// Finds and loads the configuration. Returns `.empty` when no file exists.
     public static func load(explicit: String?, environment: [String: String] = ProcessEnvironment.all,
-                            currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> HubConfig {
+                            currentDirectory: String = AbsolutePath.currentDirectory()) throws -> HubConfig {
         guard let file = try locate(explicit: explicit, environment: environment, currentDirectory: currentDirectory) else {
             return .empty
         }

@@ -67,7 +67,7 @@ public struct LoadedConfig: Sendable {
     /// Finds, trusts and evaluates the configuration once (the search order of
     /// `HubConfig.load`) and reads both parts. With no file: no profiles and no jobs.
     public static func load(explicit: String?, environment: [String: String] = ProcessEnvironment.all,
-                            currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> LoadedConfig {
+                            currentDirectory: String = AbsolutePath.currentDirectory()) throws -> LoadedConfig {
         guard let file = try HubConfig.locate(explicit: explicit, environment: environment,
                                               currentDirectory: currentDirectory) else {
             return LoadedConfig(hub: .empty, jobs: JobsConfig(source: nil, jobs: []))

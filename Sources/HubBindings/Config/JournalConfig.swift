@@ -21,7 +21,7 @@ public enum JournalConfig {
     /// PostgreSQL when the file says so, else SQLite at `state`'s journal file.
     public static func location(explicit: String?, state: StateDirectory,
                                 environment: [String: String] = ProcessEnvironment.all,
-                                currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> JournalLocation {
+                                currentDirectory: String = AbsolutePath.currentDirectory()) throws -> JournalLocation {
         if let file = try HubConfig.locate(explicit: explicit, environment: environment, currentDirectory: currentDirectory),
            let url = try parse(try HubConfig.evaluate(file: file), file: file) {
             return .postgres(url)

@@ -14,7 +14,7 @@ public enum LibrariesConfig {
     /// library's commit is fetched into `state` if it is not there yet.
     public static func load(explicit: String?, state: StateDirectory,
                             environment: [String: String] = ProcessEnvironment.all,
-                            currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> [ModuleLibrary] {
+                            currentDirectory: String = AbsolutePath.currentDirectory()) throws -> [ModuleLibrary] {
         // A configuration that cannot be found or read is not this function's to report:
         // the run reads it again to connect, before anything runs, and reports it there.
         guard let file = try? HubConfig.locate(explicit: explicit, environment: environment,
@@ -60,7 +60,7 @@ public enum LibrariesConfig {
 
     public static func unpinned(explicit: String?, state: StateDirectory) throws -> Unpinned? {
         guard let file = try HubConfig.locate(explicit: explicit, environment: ProcessEnvironment.all,
-                                              currentDirectory: FileManager.default.currentDirectoryPath) else { return nil }
+                                              currentDirectory: AbsolutePath.currentDirectory()) else { return nil }
         var problems: [String] = []
         let libraries = try parse(try HubConfig.evaluate(file: file), file: file, state: state) { problems.append($0) }
         return Unpinned(config: file, libraries: libraries, checkoutProblems: problems)

@@ -53,7 +53,7 @@ public struct TriggersConfig: Sendable {
 
     /// The configuration's Hub profiles and triggers (the search order of `HubConfig.load`).
     public static func load(explicit: String?, environment: [String: String] = ProcessEnvironment.all,
-                            currentDirectory: String = FileManager.default.currentDirectoryPath) throws -> (HubConfig, TriggersConfig) {
+                            currentDirectory: String = AbsolutePath.currentDirectory()) throws -> (HubConfig, TriggersConfig) {
         guard let file = try HubConfig.locate(explicit: explicit, environment: environment, currentDirectory: currentDirectory) else {
             return (.empty, TriggersConfig(source: nil, triggers: []))
         }

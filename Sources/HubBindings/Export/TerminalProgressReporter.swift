@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import ScriptHost
 
 /// Draws one line for the recipe on stderr, redrawn in place with `\r`:
@@ -40,7 +41,7 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
     private var waitGeneration = 0
 
     public init(isEnabled: Bool = isatty(2) == 1, interval: Double = 0.1,
-                clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime },
+                clock: @escaping @Sendable () -> Double = { MonotonicTime.seconds() },
                 sink: @escaping @Sendable (String) -> Void = TerminalProgressReporter.writeStderr) {
         self.isEnabled = isEnabled
         self.interval = interval

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import SQLiteKit
 import ScriptHost
 
@@ -111,7 +112,7 @@ extension Journal {
     /// it died.)
     public func noteProgress(runID: String, counts: RunCounts) throws {
         let due: Bool = locked { _ in
-            let now = ProcessInfo.processInfo.systemUptime
+            let now = MonotonicTime.seconds()
             guard now - progressCommittedAt >= Journal.progressInterval else { return false }
             progressCommittedAt = now
             return true

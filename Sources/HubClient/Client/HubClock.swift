@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 
 /// The client's source of time. Injected so tests of backoff, pacing and token expiry
 /// run instantly and deterministically.
@@ -12,7 +13,7 @@ public protocol HubClock: Sendable {
 /// Real time: a monotonic clock and `Thread.sleep`.
 public struct SystemHubClock: HubClock {
     public init() {}
-    public func now() -> TimeInterval { ProcessInfo.processInfo.systemUptime }
+    public func now() -> TimeInterval { MonotonicTime.seconds() }
     public func sleep(_ seconds: TimeInterval) {
         if seconds > 0 { Thread.sleep(forTimeInterval: seconds) }
     }

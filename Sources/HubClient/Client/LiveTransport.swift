@@ -101,7 +101,7 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
         task.resume()
         exchange.done.wait()
         let response = try exchange.result()
-        if let key = Self.hostPort(url) { reached.withLock { $0[key] = ProcessInfo.processInfo.systemUptime } }
+        if let key = Self.hostPort(url) { reached.withLock { $0[key] = MonotonicTime.seconds() } }
         return response
     }
 
@@ -113,7 +113,7 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
     ///   HTTP or other bytes that are not TLS.
     func ensureReachable(_ url: URL, timeout: TimeInterval) throws {
         guard !proxied, let key = Self.hostPort(url), let host = url.host else { return }
-        let now = ProcessInfo.processInfo.systemUptime
+        let now = MonotonicTime.seconds()
         if let at = reached.withLock({ $0[key] }), now - at < Self.reachableFor { return }
         let tls = url.scheme?.lowercased() == "https"
         do {
@@ -122,7 +122,7 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
             guard error.kind == .wrongProtocol else { throw HubTransportError(.cannotConnect, error.message) }
             throw HubTransportError(.wrongProtocol, Self.notTLS(url, error.message))
         }
-        reached.withLock { $0[key] = ProcessInfo.processInfo.systemUptime }
+        reached.withLock { $0[key] = MonotonicTime.seconds() }
     }
 
     /// "https://HOST:PORT: <what the server answered>; <what to do>".

@@ -157,7 +157,10 @@ final class LuaVM {
         // A module's functions are registered when it is built, on its first read, not
         // at install: a run pays only for the modules it uses (registering every
         // plugin's functions was 4 % of a hello run's instructions).
-        shelf.register = { [unowned self] function, qualifiedName in _ = self.register(function, qualifiedName: qualifiedName) }
+        shelf.onBuild = { [unowned self] module, functions, hasWrapper in
+            for function in functions { _ = self.register(function, qualifiedName: module + "." + function.name) }
+            if hasWrapper { self.internalChunks.insert(module) }
+        }
         hostFunctions["load_module"] = .function(ScriptFunction("load_module") { call in
             let name = try call.string(1)
             guard let module = shelf.build(name) else { throw ScriptMessageError("no module '\(name)' to load") }
@@ -217,7 +220,6 @@ final class LuaVM {
     func install(_ plugins: [Plugin]) throws {
         var names: [ScriptValue] = []
         for plugin in plugins {
-            if plugin.luaWrapper != nil { internalChunks.insert(plugin.module) }
             moduleShelf.put(plugin)
             names.append(.string(plugin.module))
         }

@@ -11,24 +11,26 @@ final class ModuleShelf: @unchecked Sendable {
 
     private var plugins: [String: Plugin] = [:]
 
-    /// Registers a function of a module being built under its qualified name
-    /// (`module.function`, which errors show) before Lua can call it. Set by the VM.
-    var register: ((ScriptFunction, String) -> Void)?
+    /// Told of each module as it is built, before Lua can call its functions: the VM
+    /// registers them under their qualified names (`module.function`, which errors
+    /// show) and, if it has a wrapper, counts its chunk as internal (tracebacks skip it).
+    var onBuild: ((_ module: String, _ functions: [ScriptFunction], _ hasWrapper: Bool) -> Void)?
 
     /// Shelves `plugin`; a later plugin of the same module name replaces an earlier one
     /// (a run's extra plugins may override a default module).
     func put(_ plugin: Plugin) { plugins[plugin.module] = plugin }
 
-    /// The module named `name`, built now (its functions registered); nil if none. It stays on the shelf: a build
-    /// that a limit stopped may be asked for again.
+    /// The module named `name`, built now (see `onBuild`); nil if none. It stays on the
+    /// shelf: a build that a limit stopped may be asked for again.
     func build(_ name: String) -> Module? {
         guard let plugin = plugins[name] else { return nil }
         var root = plugin.values
         for function in plugin.functions {
             Self.insert(.function(function), at: function.name.split(separator: ".").map(String.init), into: &root)
         }
-        for function in plugin.functions { register?(function, name + "." + function.name) }
-        return Module(raw: .object(root), wrapper: plugin.luaWrapper)
+        let wrapper = plugin.luaWrapper
+        onBuild?(name, plugin.functions, wrapper != nil)
+        return Module(raw: .object(root), wrapper: wrapper)
     }
 
     private static func insert(_ value: ScriptValue, at path: [String], into table: inout [String: ScriptValue]) {

@@ -42,10 +42,14 @@ enum LiteralTable {
         }
     }
 
-    private static let keywords: Set<String> = [
-        "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
-        "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
-    ]
+    /// Lua's reserved words (a switch: building a `Set` of them cost 20 000 instructions).
+    static func isKeyword(_ name: String) -> Bool {
+        switch name {
+        case "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
+             "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while": true
+        default: false
+        }
+    }
 
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
@@ -140,7 +144,7 @@ enum LiteralTable {
             guard after < bytes.count, bytes[after] == UInt8(ascii: "="),
                   after + 1 >= bytes.count || bytes[after + 1] != UInt8(ascii: "=") else { return nil }
             let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-            guard !LiteralTable.keywords.contains(name) else { return nil }
+            guard !LiteralTable.isKeyword(name) else { return nil }
             pos = end
             return name
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HubBindings
 import HubClient
 import ScriptHost
@@ -92,7 +93,7 @@ enum RateLimitNotice {
         private var lastEnd = -Double.infinity
 
         func isNew(_ seconds: Double) -> Bool {
-            let end = ProcessInfo.processInfo.systemUptime + seconds
+            let end = MonotonicTime.seconds() + seconds
             return lock.withLock {
                 guard end > lastEnd + 0.25 else { return false }
                 lastEnd = end

@@ -1,0 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Seconds on the system's monotonic clock (`CLOCK_MONOTONIC`: never goes back; any
+/// epoch), for pacing, timeouts and progress intervals. What
+/// `ProcessInfo.processInfo.systemUptime` gave, without making `ProcessInfo`: its first
+/// use cost 63 000 instructions of every run's start (scripts/bench-runtime). Every
+/// source that compares such times uses this one clock.
+public enum MonotonicTime {
+    public static func seconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1_000_000_000
+    }
+}
