@@ -21,13 +21,13 @@ extension HubConfig {
     /// A file named explicitly must exist.
     static func locate(explicit: String?, environment: [String: String], currentDirectory: String) throws -> URL? {
         if let explicit {
-            guard FileManager.default.fileExists(atPath: explicit) else {
+            guard PathStatus.exists(explicit) else {
                 throw HubConfigError("config file \(explicit) does not exist (given with --config)")
             }
             return URL(fileURLWithPath: explicit)
         }
         if let fromEnv = environment["HUBSCRIPT_CONFIG"], !fromEnv.isEmpty {
-            guard FileManager.default.fileExists(atPath: fromEnv) else {
+            guard PathStatus.exists(fromEnv) else {
                 throw HubConfigError("config file \(fromEnv) does not exist (named by $HUBSCRIPT_CONFIG)")
             }
             return URL(fileURLWithPath: fromEnv)
@@ -35,7 +35,7 @@ extension HubConfig {
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
         return [currentDirectory + "/hubscript.config.lua", configHome + "/hubscript/config.lua"]
-            .first { FileManager.default.fileExists(atPath: $0) }.map { URL(fileURLWithPath: $0) }
+            .first { PathStatus.exists($0) }.map { URL(fileURLWithPath: $0) }
     }
 
     /// Reads `file` if it is trusted (`ConfigTrust`) and evaluates it as data.

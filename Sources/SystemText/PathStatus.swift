@@ -1,0 +1,16 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Whether something is at a path, with `stat` (symbolic links followed, as
+/// `FileManager.fileExists(atPath:)` does): without `FileManager.default`, whose first
+/// use cost 21 000 instructions of every run's start, spent looking for a file that is
+/// usually not there (the configuration file).
+public enum PathStatus {
+    public static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0
+    }
+}
