@@ -75,8 +75,15 @@ typedef struct hs_op {
     size_t len;
 } hs_op;
 
+// What the Swift entry point returns when its one result is a scalar it left in the
+// context (`direct_kind`: HS_OP_NIL, HS_OP_BOOL, HS_OP_INT or HS_OP_NUM, with
+// `direct_i` / `direct_d`) instead of in result ops: the commonest results skip the ops
+// (the binding call's cost in scripts/bench-runtime).
+enum { HS_DIRECT_RESULT = -2 };
+
 // The Swift entry point. Returns the number of results (>= 0) the result ops leave on
-// the stack, or -1 when the ops build an error value that must be raised. It must
+// the stack, HS_DIRECT_RESULT (above), or -1 when the ops build an error value that
+// must be raised. It must
 // leave the Lua stack as it found it and must not call any API that can raise.
 // `depth` is the call's nesting level (0 unless called from a finalizer while an
 // outer call's results are being pushed): the Swift side keeps one result buffer per
@@ -123,6 +130,10 @@ typedef struct hs_ctx {
     int handle_meta;
     // the message handler's call for a table error value (see hs_raise_fn); NULL: none
     hs_raise_fn on_table_error;
+    // a scalar result returned as HS_DIRECT_RESULT (see above)
+    int direct_kind;
+    lua_Integer direct_i;
+    double direct_d;
 } hs_ctx;
 
 static inline hs_ctx *hs_getctx(lua_State *L) {
@@ -274,6 +285,18 @@ static inline int hs_trampoline(lua_State *L) {
     // The id is a light userdata: reading it is a type check, not a number conversion.
     int id = (int)(intptr_t)lua_touserdata(L, lua_upvalueindex(1));
     int status = ctx->entry(L, ctx->host, id, depth);
+    if (status == HS_DIRECT_RESULT) {
+        // One scalar: pushing it needs one slot of the LUA_MINSTACK a C function has,
+        // and cannot raise.
+        if (ctx->limit_hit) hs_arm(ctx);
+        switch (ctx->direct_kind) {
+        case HS_OP_INT: lua_pushinteger(L, ctx->direct_i); break;
+        case HS_OP_NUM: lua_pushnumber(L, ctx->direct_d); break;
+        case HS_OP_BOOL: lua_pushboolean(L, ctx->direct_i != 0); break;
+        default: lua_pushnil(L); break;
+        }
+        return 1;
+    }
     const hs_op *ops = ctx->ops;
     int nops = ctx->nops;
     int need = ctx->stack_need;

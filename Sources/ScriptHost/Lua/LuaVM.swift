@@ -450,7 +450,11 @@ final class LuaVM {
             // retained and released its closure context on every call.
             switch try entry.pointee.function._withUnsafeGuaranteedRef({ try $0.body(callArgs) }) {
             case .none: break
-            case .value(.integer(let i)): try results.pushInteger(i); count = 1   // the common case
+            // One scalar goes back in the context, not through result ops (HS_DIRECT_RESULT).
+            case .value(.integer(let i)): return direct(Int32(HS_OP_INT), i: lua_Integer(i))
+            case .value(.number(let d)): return direct(Int32(HS_OP_NUM), d: d)
+            case .value(.bool(let b)): return direct(Int32(HS_OP_BOOL), i: b ? 1 : 0)
+            case .value(.nilValue): return direct(Int32(HS_OP_NIL))
             case .value(let v): try results.push(v); count = 1
             case .values(let vs): for v in vs { try results.push(v) }; count = Int32(vs.count)
             }
@@ -481,6 +485,14 @@ final class LuaVM {
         ctx.pointee.nops = Int32(results.opCount)
         ctx.pointee.stack_need = Int32(results.stackNeed)
         return count
+    }
+
+    @inline(__always)
+    private func direct(_ kind: Int32, i: lua_Integer = 0, d: Double = 0) -> Int32 {
+        ctx.pointee.direct_kind = kind
+        ctx.pointee.direct_i = i
+        ctx.pointee.direct_d = d
+        return Int32(HS_DIRECT_RESULT)
     }
 }
 
