@@ -123,10 +123,23 @@ final class LuaVM {
         hs_install_hook(L)
     }
 
+    /// When set, `deinit` leaves the Lua state (and its context, which the state's
+    /// allocator uses) to the process's exit instead of closing it: for a process that
+    /// exits right after its one run (`RunConfiguration.leavesLuaStateToExit`).
+    var leavesStateToProcessExit = false
+
+    /// States closed by `deinit` in this process (tests).
+    nonisolated(unsafe) static var statesClosed = 0
+
     deinit {
-        hs_close(L)
+        if !leavesStateToProcessExit {
+            hs_close(L)
+            Self.statesClosed += 1
+        } else {
+            ctx.pointee.closed = 1   // no binding runs from it again, whatever happens
+        }
         hs_bind_thread(nil)
-        ctx.deallocate()
+        if !leavesStateToProcessExit { ctx.deallocate() }
         entries.deinitialize(count: functions.count)
         entries.deallocate()
     }

@@ -64,6 +64,9 @@ struct RecipeLauncher {
                 backstop.start()
                 reporter.finishBeforeExit(outcome)
                 _exit(ExitCode.limit)
+            }, configure: { configuration in
+                // This process ends with this run: the Lua state is left to its exit.
+                configuration.leavesLuaStateToExit = true
             })
             if let plan = outcome.plan, outcome.failure == nil {
                 try onPlan(plan, output)

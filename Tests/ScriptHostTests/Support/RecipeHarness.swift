@@ -57,6 +57,9 @@ struct RecipeHarness {
     }
 
     /// Runs `source` as `recipes/t.lua` (the display path used in messages).
+    /// `RunConfiguration.leavesLuaStateToExit` for the next runs.
+    var leavesLuaStateToExit = false
+
     func run(_ source: String, displayPath: String = "recipes/t.lua") -> Outcome {
         let url = folder.appendingPathComponent("t.lua")
         try? Data(source.utf8).write(to: url)
@@ -66,6 +69,7 @@ struct RecipeHarness {
         configuration.plugins = plugins
         configuration.libraryFolders = libraryFolders
         configuration.gate = gate
+        configuration.leavesLuaStateToExit = leavesLuaStateToExit
         let report = ScriptRuntime.run(RecipeFile(displayPath: displayPath, url: url, source: source),
                                        configuration: configuration)
         return Outcome(report: report, output: output)
