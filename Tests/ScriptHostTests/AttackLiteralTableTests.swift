@@ -9,7 +9,7 @@ import XCTest
 /// text, the fast path must return nil.
 final class AttackLiteralTableTests: XCTestCase {
     private func lua(_ table: String) -> Result<ScriptValue, Error> {
-        Result { try LuaDataFile.evaluate(source: "return " + table, displayPath: "t.lua") }
+        Result { try LuaDataFile.evaluateInLua(source: "return " + table, displayPath: "t.lua") }
     }
 
     /// Exact: strings and keys by their bytes, numbers by kind and bits.

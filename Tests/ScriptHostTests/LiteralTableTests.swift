@@ -7,7 +7,7 @@ import XCTest
 /// state. These tests compare the two.
 final class LiteralTableTests: XCTestCase {
     private func lua(_ table: String) -> ScriptValue? {
-        try? LuaDataFile.evaluate(source: "return " + table, displayPath: "t.lua")
+        try? LuaDataFile.evaluateInLua(source: "return " + table, displayPath: "t.lua")
     }
 
     /// Same value, and for numbers the same kind (integer or float) and sign of zero.
@@ -72,6 +72,29 @@ final class LiteralTableTests: XCTestCase {
             let fast = try XCTUnwrap(LiteralTable.parse(table), name)
             assertSame(fast, lua(table), name)
         }
+    }
+
+    /// A whole data file that returns a table (`LuaDataFile.evaluate`'s fast path):
+    /// the chunk's value when it only returns a literal table, else nil.
+    func testAReturnedTableReadsAsLuaReadsIt() {
+        var generator = Generator(rng: SplitMix(seed: 0xc0f1_9))
+        let wrappers: [(String) -> String] = [
+            { "return " + $0 }, { "-- hubscript configuration\nreturn " + $0 + "\n" }, { "  return\n" + $0 + ";  -- done" },
+            { "return" + $0 }, { "return " + $0 + ";;" }, { "return (" + $0 + ")" }, { "#!/bin/x\nreturn " + $0 },
+            { "local x = 1\nreturn " + $0 }, { "return " + $0 + ", 2" }, { "returns " + $0 }, { "return " + $0 + " x" },
+        ]
+        var accepted = 0
+        for k in 0..<1500 {
+            let text = wrappers[k % wrappers.count](generator.table(depth: 0))
+            guard let fast = LiteralTable.parseReturnedTable(text) else { continue }
+            accepted += 1
+            assertSame(fast, try? LuaDataFile.evaluateInLua(source: text, displayPath: "c.lua"), text)
+        }
+        XCTAssertGreaterThan(accepted, 100)
+        XCTAssertEqual(LiteralTable.parseReturnedTable("return { a = 1 }"), .object(["a": .integer(1)]))
+        XCTAssertNil(LiteralTable.parseReturnedTable("return { a = 1 };;"))
+        XCTAssertNil(LiteralTable.parseReturnedTable("return ({ a = 1 })"))
+        XCTAssertNil(LiteralTable.parseReturnedTable("\u{FEFF}return { a = 1 }"))
     }
 
     /// Thousands of generated tables, in and out of the grammar: each one the fast path

@@ -22,8 +22,8 @@ public enum JournalConfig {
     public static func location(explicit: String?, state: StateDirectory,
                                 environment: [String: String] = ProcessEnvironment.all,
                                 currentDirectory: String = AbsolutePath.currentDirectory()) throws -> JournalLocation {
-        if let file = try HubConfig.locate(explicit: explicit, environment: environment, currentDirectory: currentDirectory),
-           let url = try parse(try HubConfig.evaluate(file: file), file: file) {
+        if let path = try HubConfig.locatePath(explicit: explicit, environment: environment, currentDirectory: currentDirectory),
+           let url = try parse(try HubConfig.evaluate(path: path), file: URL(fileURLWithPath: path)) {
             return .postgres(url)
         }
         return .sqlite(path: try state.journalFilePath)

@@ -17,9 +17,10 @@ public enum LibrariesConfig {
                             currentDirectory: String = AbsolutePath.currentDirectory()) throws -> [ModuleLibrary] {
         // A configuration that cannot be found or read is not this function's to report:
         // the run reads it again to connect, before anything runs, and reports it there.
-        guard let file = try? HubConfig.locate(explicit: explicit, environment: environment,
-                                               currentDirectory: currentDirectory),
-              let value = try? HubConfig.evaluate(file: file) else { return [] }
+        guard let path = try? HubConfig.locatePath(explicit: explicit, environment: environment,
+                                                   currentDirectory: currentDirectory),
+              let value = try? HubConfig.evaluate(path: path) else { return [] }
+        let file = URL(fileURLWithPath: path)
         return try pinned(try parse(value, file: file, state: state, checkoutProblem: nil), config: file)
     }
 

@@ -31,6 +31,30 @@ enum LiteralTable {
     /// anything past this bound to Lua.
     static let maxRegisters = 200
 
+    /// A whole chunk that only returns such a table — `return { … }`, with spaces and
+    /// line comments around and an optional `;` — or nil (then Lua evaluates it).
+    static func parseReturnedTable(_ source: String) -> ScriptValue? {
+        guard source.utf8.count <= maxBytes + 64 << 10 else { return nil }
+        var source = source
+        return source.withUTF8 { bytes in
+            var reader = Reader(bytes: bytes)
+            reader.skipSpace()
+            guard !reader.failed, reader.matches("return") else { return nil }
+            reader.pos += 6
+            reader.skipSpace()
+            let start = reader.pos
+            guard !reader.failed, let value = reader.table(depth: 0, registers: 0), reader.pos - start <= maxBytes else {
+                return nil
+            }
+            reader.skipSpace()
+            if reader.peek() == UInt8(ascii: ";") {
+                reader.pos += 1
+                reader.skipSpace()
+            }
+            return reader.failed || reader.pos != bytes.count ? nil : value
+        }
+    }
+
     static func parse(_ text: String) -> ScriptValue? {
         guard text.utf8.count <= maxBytes else { return nil }
         var text = text

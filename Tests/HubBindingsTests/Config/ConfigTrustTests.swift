@@ -27,6 +27,18 @@ final class ConfigTrustTests: XCTestCase {
 
     static let why = "hubscript reads only a configuration that nobody but you (or root) can change, since it decides where your credentials are sent"
 
+    /// A trusted file is read whole and exactly: empty, small, and larger than any
+    /// buffer the read starts with.
+    func testATrustedFileIsReadWhole() throws {
+        for size in [0, 1, 4095, 4096, 65_537, 300_001] {
+            let path = folder.appendingPathComponent("c\(size).lua").path
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            XCTAssertEqual(chmod(path, 0o600), 0)
+            XCTAssertEqual(try ConfigTrust.read(path), Data(bytes), "\(size) bytes")
+        }
+    }
+
     func testAConfigWritableByOthersIsRefusedHoweverItIsFound() throws {
         let path = try write("hubscript.config.lua", mode: 0o666)
         let expected = "config \(path): is writable by its group and others (mode 0666); \(Self.why). Fix: chmod go-w \(path)"
