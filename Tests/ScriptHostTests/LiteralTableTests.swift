@@ -10,22 +10,10 @@ final class LiteralTableTests: XCTestCase {
         try? LuaDataFile.evaluateInLua(source: "return " + table, displayPath: "t.lua")
     }
 
-    /// Same value, and for numbers the same kind (integer or float) and sign of zero.
+    /// Same value, exactly (`exactDescription`: bytes, number kinds, bits).
     private func assertSame(_ fast: ScriptValue, _ slow: ScriptValue?, _ text: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(fast, slow, "\(text)", file: file, line: line)
-        XCTAssertEqual(describe(fast), slow.map(describe), "\(text)", file: file, line: line)
-    }
-
-    private func describe(_ v: ScriptValue) -> String {
-        switch v {
-        case .integer(let i): "i\(i)"
-        case .number(let d): "f\(d.bitPattern)"
-        case .string(let s): "s\(s.debugDescription)"
-        case .bool(let b): "b\(b)"
-        case .array(let a): "[" + a.map(describe).joined(separator: ",") + "]"
-        case .object(let o): "{" + o.sorted { $0.key < $1.key }.map { "\($0.key)=\(describe($0.value))" }.joined(separator: ",") + "}"
-        default: "\(v)"
-        }
+        XCTAssertEqual(exactDescription(fast), slow.map(exactDescription), "\(text)", file: file, line: line)
     }
 
     func testPlainManifestsAreReadDirectly() throws {
@@ -114,20 +102,6 @@ final class LiteralTableTests: XCTestCase {
     }
 }
 
-/// A small deterministic generator (tests must be repeatable).
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-}
 
 /// Lua table constructors, mostly in the fast path's grammar, sometimes just outside it.
 private struct Generator {
