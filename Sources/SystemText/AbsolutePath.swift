@@ -25,12 +25,18 @@ public enum AbsolutePath {
         // Without `resolvingParents`, empty components stay, as in `URL`'s path (RFC
         // 3986's dot-segment removal: `a//b` stays `…/a//b`, `x/..//y` is `…//y`); a
         // component `.` or `..` that ends the path leaves a trailing slash, cut below.
+        // One difference: `..` goes up from the last named folder, as the file system
+        // does (`a//../c` is `…/c`), where `URL` only removes the empty component
+        // (`…/a/c`, another file than the one the path names).
         let keepsEmpty = !resolvingParents
         let parts = joined.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var components: [Substring] = []
         for (index, component) in zip(parts.indices, parts) {
             if component == "." || component == ".." {
-                if component == "..", !components.isEmpty { components.removeLast() }
+                if component == ".." {
+                    while components.last?.isEmpty == true { components.removeLast() }
+                    if !components.isEmpty { components.removeLast() }
+                }
                 if keepsEmpty, index == parts.index(before: parts.endIndex) { components.append("") }
             } else if keepsEmpty || !component.isEmpty {
                 components.append(component)

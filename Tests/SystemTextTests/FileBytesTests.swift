@@ -54,6 +54,11 @@ final class AbsolutePathTests: XCTestCase {
             XCTAssertEqual(URL(fileURLWithPath: input).path, path, "URL, \(input)")
             XCTAssertEqual(AbsolutePath.of(input), path, input)
         }
+        // `..` after an empty component: `URL` drops only the empty one and names another
+        // file (`…/conf/c.lua`); the path names `./c.lua`, as the file system reads it.
+        XCTAssertEqual(URL(fileURLWithPath: "conf//../c.lua").path, cwd + "/conf/c.lua")
+        XCTAssertEqual(AbsolutePath.of("conf//../c.lua"), cwd + "/c.lua")
+        XCTAssertEqual(AbsolutePath.of("a//b/../.."), cwd)
     }
 
     func testResolvingParentsGivesTheSamePathAsStandardizedFileURL() {
