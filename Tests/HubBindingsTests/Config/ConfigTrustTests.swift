@@ -39,6 +39,18 @@ final class ConfigTrustTests: XCTestCase {
         }
     }
 
+    /// A file whose size says 0 but that has bytes (as /proc's do, like a file that grew
+    /// after its size was read) is read whole through the buffer's growth.
+    func testAFileLongerThanItsSizeIsReadWhole() throws {
+        for path in ["/proc/self/cmdline", "/proc/self/mountinfo"] {
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_size == 0, info.st_uid == geteuid() else { continue }
+            let expected = try XCTUnwrap(FileManager.default.contents(atPath: path))
+            XCTAssertGreaterThan(expected.count, 10)
+            XCTAssertEqual(try ConfigTrust.read(path), expected, path)
+        }
+    }
+
     /// A file larger than any configuration (a sparse one of terabytes, made by
     /// mistake) is refused with its reason; a buffer of its size aborted the process.
     func testAHugeSparseFileIsRefusedNotAllocated() throws {
