@@ -20,16 +20,30 @@ public enum AbsolutePath {
             while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
             return String(trimmed)
         }
-        let joined = path.hasPrefix("/") ? path : currentDirectory() + "/" + path
+        let directory = path.hasPrefix("/") ? "" : currentDirectory()
+        let joined = path.hasPrefix("/") ? path : directory + (directory.hasSuffix("/") ? "" : "/") + path
+        // Without `resolvingParents`, empty components stay, as in `URL`'s path (RFC
+        // 3986's dot-segment removal: `a//b` stays `…/a//b`, `x/..//y` is `…//y`); a
+        // component `.` or `..` that ends the path leaves a trailing slash, cut below.
+        // One difference: `..` goes up from the last named folder, as the file system
+        // does (`a//../c` is `…/c`), where `URL` only removes the empty component
+        // (`…/a/c`, another file than the one the path names).
+        let keepsEmpty = !resolvingParents
+        let parts = joined.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var components: [Substring] = []
-        for component in joined.split(separator: "/", omittingEmptySubsequences: true) where component != "." {
-            if component == ".." {
-                if !components.isEmpty { components.removeLast() }
-            } else {
+        for (index, component) in zip(parts.indices, parts) {
+            if component == "." || component == ".." {
+                if component == ".." {
+                    while components.last?.isEmpty == true { components.removeLast() }
+                    if !components.isEmpty { components.removeLast() }
+                }
+                if keepsEmpty, index == parts.index(before: parts.endIndex) { components.append("") }
+            } else if keepsEmpty || !component.isEmpty {
                 components.append(component)
             }
         }
-        guard !components.isEmpty else { return "/" }
+        while keepsEmpty, components.count > 1, components.last?.isEmpty == true { components.removeLast() }
+        guard !components.isEmpty, components != [""] else { return "/" }
         // String(component), not `+= component`: appending a Substring goes through the
         // generic append, whose first call resolves associated types at run time.
         var result = ""

@@ -43,6 +43,24 @@ final class AbsolutePathTests: XCTestCase {
         }
     }
 
+    /// A relative path with an empty component (`--config conf//c.lua`, the
+    /// configuration's path in its messages) keeps it, as `URL`'s path does; before,
+    /// `AbsolutePath.of` dropped it (`…/conf/c.lua`, not `…/conf//c.lua`).
+    func testARelativePathKeepsItsEmptyComponentsAsURLsPathDoes() {
+        let cwd = AbsolutePath.currentDirectory()
+        let expected = ["conf//c.lua": cwd + "/conf//c.lua", "x/..//y": cwd + "//y", ".//a": cwd + "//a",
+                        "a/.//b": cwd + "/a//b", "a//": cwd + "/a", "a///b/.": cwd + "/a///b"]
+        for (input, path) in expected {
+            XCTAssertEqual(URL(fileURLWithPath: input).path, path, "URL, \(input)")
+            XCTAssertEqual(AbsolutePath.of(input), path, input)
+        }
+        // `..` after an empty component: `URL` drops only the empty one and names another
+        // file (`…/conf/c.lua`); the path names `./c.lua`, as the file system reads it.
+        XCTAssertEqual(URL(fileURLWithPath: "conf//../c.lua").path, cwd + "/conf/c.lua")
+        XCTAssertEqual(AbsolutePath.of("conf//../c.lua"), cwd + "/c.lua")
+        XCTAssertEqual(AbsolutePath.of("a//b/../.."), cwd)
+    }
+
     func testResolvingParentsGivesTheSamePathAsStandardizedFileURL() {
         for input in Self.inputs {
             XCTAssertEqual(AbsolutePath.of(input, resolvingParents: true), URL(fileURLWithPath: input).standardizedFileURL.path,

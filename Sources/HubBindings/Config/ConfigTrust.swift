@@ -26,10 +26,16 @@ enum ConfigTrust {
         // Into one buffer the file's size (plus a byte, to see the end in one more read),
         // grown only if the file grew: a zeroed 64 KiB chunk copied into `Data` cost
         // 70 000 instructions a read, and a run reads the file up to four times.
+        // A file larger than `maxBytes` (say a sparse one of terabytes) is refused before
+        // any buffer is made: a buffer of its size failed to allocate and aborted.
+        guard info.st_size <= Self.maxBytes else { throw Self.tooLarge(path) }
         var bytes = [UInt8]()
         var capacity = max(Int(info.st_size), 0) + 1
         while true {
-            if bytes.count == capacity { capacity *= 2 }
+            if bytes.count == capacity {
+                guard capacity <= Self.maxBytes else { throw Self.tooLarge(path) }   // it grew while read
+                capacity = min(capacity * 2, Self.maxBytes + 1)
+            }
             let before = bytes.count
             var failure: Int32 = 0
             bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
@@ -52,6 +58,14 @@ enum ConfigTrust {
             }
             if bytes.count < capacity { return Data(bytes) }
         }
+    }
+
+    /// The largest configuration file read (far more than a data file's evaluation,
+    /// `LuaDataFile.memoryBytes`, can take).
+    static let maxBytes = 64 << 20
+
+    private static func tooLarge(_ path: String) -> HubConfigError {
+        HubConfigError("config \(path): is larger than \(maxBytes >> 20) MiB; a configuration is a small Lua file that returns a table")
     }
 
     /// Throws unless `info` describes a regular file owned by the current user or root

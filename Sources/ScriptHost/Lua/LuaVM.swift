@@ -115,7 +115,7 @@ final class LuaVM {
         Self.installInterruptHandler
         hs_bind_thread(ctx)
         ctx.pointee.host = Unmanaged.passUnretained(self).toOpaque()
-        argumentOps.registerFunction = { [unowned self] in self.register($0, qualifiedName: $0.name) }
+        argumentOps.registerFunction = { [unowned self] in self.registerValue($0) }
         argumentOps.registerHandle = { [unowned self] in try self.handles.id(of: $0) }
         configure(topLevelResults)
         resultLevels = [topLevelResults]
@@ -207,11 +207,18 @@ final class LuaVM {
         return ref
     }
 
+    /// Registers a function met as a value (a binding's result, an argument): named as
+    /// its module's if a plugin lists it (`ModuleShelf.qualifiedName`), else by its name.
+    private func registerValue(_ function: ScriptFunction) -> Int {
+        register(function, qualifiedName: moduleShelf.qualifiedName(of: function) ?? function.name)
+    }
+
     /// Registers a function for calls from Lua and returns its id (stable per instance).
-    func register(_ function: ScriptFunction, qualifiedName: String) -> Int {
+    /// `qualifiedName` is made only for a function not registered yet.
+    func register(_ function: ScriptFunction, qualifiedName: @autoclosure () -> String) -> Int {
         if let id = ids[Int(bitPattern: ObjectIdentifier(function))] { return id }
         functions.append(function)
-        qualifiedNames.names.append(qualifiedName)
+        qualifiedNames.names.append(qualifiedName())
         let id = functions.count - 1
         if id == entryCapacity {
             let bigger = UnsafeMutablePointer<Entry>.allocate(capacity: entryCapacity * 2)
@@ -422,7 +429,7 @@ final class LuaVM {
     private func configure(_ ops: ResultOps) {
         ops.refs = refs
         ops.budget = budget
-        ops.registerFunction = { [unowned self] in self.register($0, qualifiedName: $0.name) }
+        ops.registerFunction = { [unowned self] in self.registerValue($0) }
         ops.registerHandle = { [unowned self] in try self.handles.id(of: $0) }
     }
 

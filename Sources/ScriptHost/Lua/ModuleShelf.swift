@@ -10,6 +10,8 @@ final class ModuleShelf: @unchecked Sendable {
     }
 
     private var plugins: [String: Plugin] = [:]
+    /// Module names in the order first shelved.
+    private var order: [String] = []
 
     /// Told of each module as it is built, before Lua can call its functions: the VM
     /// registers them under their qualified names (`module.function`, which errors
@@ -18,7 +20,23 @@ final class ModuleShelf: @unchecked Sendable {
 
     /// Shelves `plugin`; a later plugin of the same module name replaces an earlier one
     /// (a run's extra plugins may override a default module).
-    func put(_ plugin: Plugin) { plugins[plugin.module] = plugin }
+    func put(_ plugin: Plugin) {
+        if plugins.updateValue(plugin, forKey: plugin.module) == nil { order.append(plugin.module) }
+    }
+
+    /// `module.function` for a function a shelved plugin lists (the first such module),
+    /// built or not; nil if none does. For a function a binding hands out as a value
+    /// before its module is read: errors name it as they did when every module's
+    /// functions were registered at install. Functions not made yet cannot have been
+    /// handed out, so they are not made to be searched.
+    func qualifiedName(of function: ScriptFunction) -> String? {
+        for name in order {
+            if let list = plugins[name]?.functionsIfMade, list.contains(where: { $0 === function }) {
+                return name + "." + function.name
+            }
+        }
+        return nil
+    }
 
     /// The module named `name`, built now (see `onBuild`); nil if none. It stays on the
     /// shelf: a build that a limit stopped may be asked for again.

@@ -53,6 +53,13 @@ public struct Plugin: Sendable {
         case .onFirstUse(let box): box.value
         }
     }
+    /// The functions if they are made already (never makes them).
+    var functionsIfMade: [ScriptFunction]? {
+        switch functionList {
+        case .made(let list): list
+        case .onFirstUse(let box): box.madeValue
+        }
+    }
     public let values: [String: ScriptValue]
     /// Lua run over the module's raw table when it is built (see above), or nil.
     public var luaWrapper: String? { wrapper() }

@@ -9,6 +9,9 @@ public final class OnFirstUse<Value: Sendable>: @unchecked Sendable {
 
     public init(_ make: @escaping @Sendable () -> Value) { self.make = make }
 
+    /// The value if it was made already, without making it.
+    var madeValue: Value? { lock.withLock { made } }
+
     public var value: Value {
         lock.withLock {
             if let made { return made }

@@ -39,6 +39,33 @@ final class ConfigTrustTests: XCTestCase {
         }
     }
 
+    /// A file whose size says 0 but that has bytes (as /proc's do, like a file that grew
+    /// after its size was read) is read whole through the buffer's growth.
+    func testAFileLongerThanItsSizeIsReadWhole() throws {
+        for path in ["/proc/self/cmdline", "/proc/self/mountinfo"] {
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_size == 0, info.st_uid == geteuid() else { continue }
+            let expected = try XCTUnwrap(FileManager.default.contents(atPath: path))
+            XCTAssertGreaterThan(expected.count, 10)
+            XCTAssertEqual(try ConfigTrust.read(path), expected, path)
+        }
+    }
+
+    /// A file larger than any configuration (a sparse one of terabytes, made by
+    /// mistake) is refused with its reason; a buffer of its size aborted the process.
+    func testAHugeSparseFileIsRefusedNotAllocated() throws {
+        for size in [Int64(ConfigTrust.maxBytes) + 1, 8 << 40] {
+            let path = folder.appendingPathComponent("huge\(size).lua").path
+            let fd = open(path, O_WRONLY | O_CREAT, 0o600)
+            XCTAssertGreaterThanOrEqual(fd, 0)
+            guard ftruncate(fd, off_t(size)) == 0 else { close(fd); continue }   // too large for this file system
+            close(fd)
+            XCTAssertThrowsError(try ConfigTrust.read(path), "\(size) bytes") { error in
+                XCTAssertEqual("\(error)", "config \(path): is larger than 64 MiB; a configuration is a small Lua file that returns a table")
+            }
+        }
+    }
+
     func testAConfigWritableByOthersIsRefusedHoweverItIsFound() throws {
         let path = try write("hubscript.config.lua", mode: 0o666)
         let expected = "config \(path): is writable by its group and others (mode 0666); \(Self.why). Fix: chmod go-w \(path)"
