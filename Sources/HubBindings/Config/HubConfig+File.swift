@@ -1,5 +1,6 @@
 import Foundation
 import SystemText
+import Synchronization
 import HubClient
 import ScriptHost
 
@@ -49,8 +50,22 @@ extension HubConfig {
     /// Reads `file` if it is trusted (`ConfigTrust`) and evaluates it as data.
     static func evaluate(file: URL) throws -> ScriptValue { try evaluate(path: file.path) }
 
+    /// Reads `path` if it is trusted and evaluates it as data. A run reads its file up to
+    /// four times (profiles, libraries, journal, dispatch): each read checks the file's
+    /// trust and bytes again, but bytes already evaluated in this process are not
+    /// evaluated again (a file that is not plain literals costs a Lua state each time).
     static func evaluate(path: String) throws -> ScriptValue {
         let data = try ConfigTrust.read(path)
+        if let last = lastEvaluated.withLock({ $0 }), last.path == path, last.data == data { return last.value }
+        let value = try evaluate(data, path: path)
+        lastEvaluated.withLock { $0 = (path, data, value) }
+        return value
+    }
+
+    /// The last file `evaluate(path:)` evaluated, with its bytes.
+    private static let lastEvaluated = Mutex<(path: String, data: Data, value: ScriptValue)?>(nil)
+
+    private static func evaluate(_ data: Data, path: String) throws -> ScriptValue {
         if data.first == 0x1B {
             throw HubConfigError("config \(path): is a binary (precompiled) chunk; a configuration is Lua source text")
         }

@@ -1,4 +1,5 @@
 import CLua
+import Synchronization
 import Foundation
 
 /// Errors a binding can throw that become structured Lua error tables.
@@ -128,13 +129,15 @@ final class LuaVM {
     /// exits right after its one run (`RunConfiguration.leavesLuaStateToExit`).
     var leavesStateToProcessExit = false
 
-    /// States closed by `deinit` in this process (tests).
-    nonisolated(unsafe) static var statesClosed = 0
+    /// States closed by `deinit` in this process (tests). Atomic: states close on the
+    /// threads that ran them.
+    static var statesClosed: Int { closedCount.load(ordering: .relaxed) }
+    private static let closedCount = Atomic<Int>(0)
 
     deinit {
         if !leavesStateToProcessExit {
             hs_close(L)
-            Self.statesClosed += 1
+            Self.closedCount.add(1, ordering: .relaxed)
         } else {
             ctx.pointee.closed = 1   // no binding runs from it again, whatever happens
         }

@@ -66,6 +66,26 @@ final class ConfigTrustTests: XCTestCase {
         }
     }
 
+    /// A run evaluates its file once, however often it reads it: the same bytes give
+    /// the value already made, other bytes are evaluated anew, and every read checks
+    /// the file's trust again.
+    func testTheSameBytesAreEvaluatedOnceAndTrustIsCheckedOnEveryRead() throws {
+        let path = folder.appendingPathComponent("expr.lua").path
+        func put(_ text: String, mode: mode_t = 0o600) throws {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            XCTAssertEqual(chmod(path, mode), 0)
+        }
+        try put("return { seconds = 60 * 60 }")   // not plain literals: evaluated in Lua
+        XCTAssertEqual(try HubConfig.evaluate(path: path), .object(["seconds": .integer(3600)]))
+        XCTAssertEqual(try HubConfig.evaluate(path: path), .object(["seconds": .integer(3600)]))
+        try put("return { seconds = 60 * 61 }")   // same size, other bytes
+        XCTAssertEqual(try HubConfig.evaluate(path: path), .object(["seconds": .integer(3660)]))
+        try put("return { seconds = 60 * 61 }", mode: 0o622)
+        XCTAssertThrowsError(try HubConfig.evaluate(path: path)) {
+            XCTAssertTrue("\($0)".contains("is writable by its group and others"), "\($0)")
+        }
+    }
+
     func testAConfigWritableByOthersIsRefusedHoweverItIsFound() throws {
         let path = try write("hubscript.config.lua", mode: 0o666)
         let expected = "config \(path): is writable by its group and others (mode 0666); \(Self.why). Fix: chmod go-w \(path)"
