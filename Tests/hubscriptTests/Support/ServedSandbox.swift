@@ -13,6 +13,8 @@ final class ServedSandbox {
     let config: String
     private let out: Pipe
     private let err: Pipe
+    /// Signalled once by the termination handler (and re-signalled by whoever waits on it).
+    private let exited: DispatchSemaphore
 
     /// Starts the sandbox whose state is in `state` (reset it first) with `faults`
     /// (and the Hub's rate limits when `rateLimits` is "standard").
@@ -22,6 +24,11 @@ final class ServedSandbox {
         let banner = LockedText()
         out.fileHandleForReading.readabilityHandler = { banner.append($0.availableData) }
         err.fileHandleForReading.readabilityHandler = { banner.append($0.availableData) }
+        // `Process.isRunning` can read false for a moment right after `run()`; only the
+        // termination handler says for certain that the server has exited.
+        let exited = DispatchSemaphore(value: 0)
+        self.exited = exited
+        server.terminationHandler = { _ in exited.signal() }
         try server.run()
         process = server
         self.out = out
@@ -29,16 +36,23 @@ final class ServedSandbox {
         var url: String?
         var dispatchURL: String?
         let deadline = Date().addingTimeInterval(20)
-        while dispatchURL == nil && Date() < deadline && server.isRunning {
+        while dispatchURL == nil && Date() < deadline {
             url = banner.text.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression).map { String(banner.text[$0]) }
             dispatchURL = banner.text.range(of: #"Dispatch +http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression)
                 .map { String(banner.text[$0].split(separator: " ").last ?? "") }
-            usleep(20_000)
+            if dispatchURL != nil { break }
+            if exited.wait(timeout: .now() + .milliseconds(20)) == .success {
+                exited.signal()
+                break
+            }
         }
         guard let url, let dispatchURL else {
-            if server.isRunning { server.interrupt() }
+            let hasExited = exited.wait(timeout: .now()) == .success
+            if !hasExited { server.interrupt() }
             server.waitUntilExit()
-            throw ServedSandboxError(description: "sandbox serve did not start within 20 s: \(banner.text)")
+            throw ServedSandboxError(description: hasExited
+                ? "sandbox serve exited (status \(server.terminationStatus)) before it printed its addresses: \(banner.text)"
+                : "sandbox serve did not print its addresses within 20 s: \(banner.text)")
         }
         self.url = url
         self.dispatchURL = dispatchURL
@@ -49,7 +63,11 @@ final class ServedSandbox {
     }
 
     func stop() {
-        if process.isRunning { process.interrupt() }
+        if exited.wait(timeout: .now()) == .success {
+            exited.signal()
+        } else {
+            process.interrupt()
+        }
         process.waitUntilExit()
         out.fileHandleForReading.readabilityHandler = nil
         err.fileHandleForReading.readabilityHandler = nil
