@@ -25,9 +25,7 @@ final class CLIHarness {
 
     init(testCase: XCTestCase) throws {
         binary = HubscriptProcess.binary
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw XCTSkip("the hubscript binary is not built at \(binary.path) (swift build first)")
-        }
+        try HubscriptProcess.requireBinary()
         root = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-cli-tests-\(UUID().uuidString)")
         stateDir = root.appendingPathComponent("state")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("config"), withIntermediateDirectories: true)

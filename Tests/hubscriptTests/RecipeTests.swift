@@ -47,9 +47,7 @@ final class RecipeTests: XCTestCase {
     /// Runs `hubscript ARGS --state-dir <fresh>` from the repository root, with no
     /// configuration file in reach (so the built-in sandbox is used).
     func hubscript(_ args: [String], state: Bool = true) throws -> Run {
-        guard FileManager.default.isExecutableFile(atPath: HubscriptProcess.binary.path) else {
-            throw XCTSkip("the hubscript binary is not built at \(HubscriptProcess.binary.path)")
-        }
+        try HubscriptProcess.requireBinary()
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HUBSCRIPT_") }
         env["HOME"] = scratch.appendingPathComponent("home").path
         env["XDG_CONFIG_HOME"] = scratch.appendingPathComponent("home/.config").path
