@@ -30,7 +30,14 @@ struct HubscriptProcess {
         return candidates[0]
     }
 
-    static var binary: URL { productsDirectory.appendingPathComponent("hubscript") }
+    /// The binary under test: `HUBSCRIPT_TEST_BINARY` when set (CI sets it to the release
+    /// build, the binary users run), else the `hubscript` SwiftPM built beside the tests.
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["HUBSCRIPT_TEST_BINARY"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        return productsDirectory.appendingPathComponent("hubscript")
+    }
 
     /// Skips the calling test when the binary is not built, so `swift test --filter` on a
     /// library module works before `swift build`; under CI (`CI` set) a missing binary
