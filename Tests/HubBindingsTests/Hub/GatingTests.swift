@@ -52,7 +52,9 @@ final class GatingTests: XCTestCase {
             return HubConnection(profileName: profile, client: client, notice: nil)
         }
 
-        var jobs: HubConnection { get throws { try connection(key: SandboxFixtures.jobsKeySecret, profile: "jobs") } }
+        var jobs: HubConnection {
+            get throws { try connection(key: SandboxFixtures.jobsKeySecret, profile: "jobs", keyID: SandboxFixtures.jobsKeyId) }
+        }
 
         /// Writes `source` to `name` in the temporary folder and prepares it.
         func recipe(_ name: String, _ source: String, params: [(String, String)] = []) throws -> PreparedRecipe {
@@ -229,7 +231,7 @@ final class GatingTests: XCTestCase {
 
     func testRoleEscalationIsRefusedByTheHubAsAStructuredError() throws {
         let h = try Harness()
-        let ops = try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops")
+        let ops = try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops", keyID: SandboxFixtures.opsKeyId)
         let prepared = try h.recipe("escalate.lua", recipeText(needs: ["users.list", "roles.manage"], body: """
             local ok, err = pcall(hub.roles.assign, params.user, "role_superadmin")
             print(ok, err.code, err.status)
