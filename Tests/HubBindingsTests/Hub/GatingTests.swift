@@ -36,12 +36,13 @@ final class GatingTests: XCTestCase {
         }
 
         /// A connection with an API key, as a profile would make it.
-        func connection(key: String, profile: String, keyID: String? = nil, declared: [String]? = nil,
+        func connection(key: String, profile: String, keyID: String? = nil, declared: [String]? = nil, hubIsOnlyGate: Bool = false,
                         warn: @escaping @Sendable (String) -> Void = { _ in }) throws -> HubConnection {
             let sandbox = self.sandbox
             let counts = self.counts
-            let options = HubClientOptions(rateLimitPerMinute: 0, warn: warn, profileName: profile,
+            var options = HubClientOptions(rateLimitPerMinute: 0, warn: warn, profileName: profile,
                                            apiKeyPermissions: declared, apiKeyID: keyID)
+            options.hubIsOnlyGate = hubIsOnlyGate
             let client = try HubClient(
                 baseURL: URL(string: "http://127.0.0.1")!, credential: .apiKey(key),
                 transport: InProcessTransport(handler: { request in

@@ -146,7 +146,7 @@ public enum HubGate {
     /// and the command that finishes the run once the profile holds `required`.
     static func resumeHint(_ writes: WriteCoordinator, required: String?) -> String? {
         if case .plan = writes.mode { return nil }
-        let made = writes.counts.writes + writes.counts.replayed
+        let made = writes.counts.writes - writes.counts.failed + writes.counts.replayed
         guard made > 0 else { return nil }
         let sofar = "The \(made) write\(made == 1 ? "" : "s") made before it \(made == 1 ? "is" : "are") journalled and will not be repeated"
         let when = required.map { "once the profile holds \($0)" } ?? "once the profile may make this call"
