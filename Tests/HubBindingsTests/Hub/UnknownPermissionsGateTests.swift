@@ -72,7 +72,7 @@ final class UnknownPermissionsGateTests: XCTestCase {
         XCTAssertThrowsError(try h.execute(prepared, ops)) { error in
             XCTAssertEqual("\(error)", Self.expectedDenial(
                 profile: "ops", writes: "users.manage",
-                unreadable: "reading the record of key_jobs: forbidden (403): This action requires the permission api_keys.manage."))
+                unreadable: "reading the record of key_jobs: forbidden (403): This action requires the permission api_keys.manage"))
         }
         XCTAssertEqual(h.writesReceived, 0)
     }

@@ -59,7 +59,10 @@ public enum HubGate {
             capability denied: profile '\(profile)' uses an API key whose permissions hubscript does not know, \
             and this recipe writes (it needs \(writes.joined(separator: ", "))); nothing ran.
             """
-        if let recordUnreadable { text += "\nThe profile's api_key_id was not read: \(recordUnreadable)." }
+        if let recordUnreadable {
+            let reason = recordUnreadable.hasSuffix(".") ? String(recordUnreadable.dropLast()) : recordUnreadable
+            text += "\nThe profile's api_key_id was not read: \(reason)."
+        }
         text += """
 
             hubscript never assumes what a key may do. Say it in the profile '\(profile)', one of:

@@ -1,0 +1,272 @@
+import Foundation
+import XCTest
+
+/// The gate through the built binary, against a served sandbox: an API key whose
+/// permissions hubscript does not know never runs a recipe that writes (whichever way the
+/// profile holds the key, and in run, plan, resume and jobs alike); a recipe that only
+/// reads runs with a note; `gate = "hub"` runs and a 403 half-way leaves the run
+/// resumable; `keys show` prints the line that declares a key's permissions.
+final class GateCLITests: XCTestCase {
+    static let opsKey = "satk_test_ops_sandbox_000000000000000000"
+    static let offboard = CLIHarness.repoRoot.appendingPathComponent("recipes/offboard.lua").path
+    static let offboardWrites = "users.manage, entitlements.manage, roles.manage, api_keys.manage, organizations.manage"
+
+    /// The denial of a recipe that writes, for `profile` (the run's stderr is `error: ` and this).
+    static func denial(_ profile: String, writes: String = offboardWrites) -> String {
+        """
+        error: capability denied: profile '\(profile)' uses an API key whose permissions hubscript does not know, \
+        and this recipe writes (it needs \(writes)); nothing ran.
+        hubscript never assumes what a key may do. Say it in the profile '\(profile)', one of:
+          api_key_permissions = { … }   the key's permissions; print the line from its record with a user session:
+                                        hubscript keys show KEY_ID --profile SESSION_PROFILE
+          api_key_id = "key_…", api_key_record_profile = "SESSION_PROFILE"
+                                        read the key's record with that user session before each run
+          gate = "hub"                  run without knowing them: the Hub's 403s are the only gate, so a run
+                                        may stop half-way at a permission the key lacks (it can be resumed)
+
+        """
+    }
+
+    struct Lab {
+        let cli: CLIHarness
+        let server: ServedSandbox
+        let reader: SandboxReader
+
+        /// A configuration of `profiles` (the inside of `profiles = { … }`; `URL` stands
+        /// for the served Hub), plus `extra` top-level keys.
+        func config(_ profiles: String, extra: String = "") throws -> String {
+            try cli.file("gate-\(UUID().uuidString).config.lua",
+                         "return { profiles = { \(profiles.replacingOccurrences(of: "URL", with: server.url)) }, \(extra) }")
+        }
+
+        /// Ada's status, and how many audit events name her: what a write would change.
+        func adaState() throws -> (status: String, events: Int, entitlements: Int) {
+            let ada = try reader.get("/users/usr_ada")
+            return (ada.string("status") ?? "?", try reader.all("/audit-events", "target_user_id=usr_ada").count,
+                    try reader.all("/users/usr_ada/entitlements").filter { $0.string("status") != "revoked" }.count)
+        }
+
+        func login(_ config: String, profile: String) throws {
+            let r = try cli.run(["login", "--config", config, "--profile", profile, "--password-stdin", "--mfa-code", "123456"],
+                                input: "any password\n")
+            XCTAssertEqual(r.status, 0, r.output)
+        }
+    }
+
+    func lab() throws -> Lab {
+        let cli = try CLIHarness(testCase: self)
+        let hubState = cli.root.appendingPathComponent("hub-state")
+        try cli.resetSandbox(state: hubState)
+        let server = try ServedSandbox(cli, state: hubState, faults: "none")
+        return Lab(cli: cli, server: server, reader: try SandboxReader(served: server.url))
+    }
+
+    // MARK: Unknown permissions
+
+    func testOffboardWithAKeyOfUnknownPermissionsStopsBeforeAnythingWhereverTheKeyComesFrom() throws {
+        let vault = try VaultCLI(testCase: self)
+        try vault.initialise()
+        let cli = vault.harness
+        cli.extraEnvironment["HUBSCRIPT_VAULT_KEY_FILE"] = vault.keyFile
+        cli.extraEnvironment["OPS_KEY"] = Self.opsKey
+        XCTAssertEqual(try vault.run(["set", "hub/ops", "--key-file", vault.keyFile], stdin: Self.opsKey + "\n").status, 0)
+        let hubState = cli.root.appendingPathComponent("hub-state")
+        try cli.resetSandbox(state: hubState)
+        let server = try ServedSandbox(cli, state: hubState, faults: "none")
+        defer { server.stop() }
+        let lab = Lab(cli: cli, server: server, reader: try SandboxReader(served: server.url))
+        let config = try lab.config("""
+            literal = { hub_url = "URL", api_key = "\(Self.opsKey)", rate_limit_per_minute = 0 },
+            env = { hub_url = "URL", api_key_env = "OPS_KEY", rate_limit_per_minute = 0 },
+            vault = { hub_url = "URL", api_key_ref = "hub/ops", rate_limit_per_minute = 0 },
+            unreadable = { hub_url = "URL", api_key = "\(Self.opsKey)", api_key_id = "key_jobs", rate_limit_per_minute = 0 },
+            """)
+        let before = try lab.adaState()
+        XCTAssertEqual(before.status, "active")
+        for profile in ["literal", "env", "vault"] {
+            for command in [["run"], ["plan"]] {
+                let r = try cli.run(command + [Self.offboard, "--config", config, "--profile", profile, "--param", "user=ada@example.com"])
+                XCTAssertEqual(r.status, 3, "\(profile) \(command): \(r.output)")
+                XCTAssertEqual(r.stdout, "")
+                XCTAssertEqual(r.stderr, Self.denial(profile))
+            }
+        }
+        // A key id whose record the key may not read: still unknown, and the Hub's answer says why.
+        let unreadable = try cli.run([Self.offboard, "--config", config, "--profile", "unreadable", "--param", "user=ada@example.com"])
+        XCTAssertEqual(unreadable.status, 3, unreadable.output)
+        XCTAssertEqual(unreadable.stderr, Self.denial("unreadable").replacingOccurrences(
+            of: "nothing ran.\n",
+            with: "nothing ran.\nThe profile's api_key_id was not read: reading the record of key_jobs: forbidden (403): "
+                + "This action requires the permission api_keys.manage.\n"))
+        // Nothing was written, and nothing was journalled.
+        let after = try lab.adaState()
+        XCTAssertEqual(after.status, "active")
+        XCTAssertEqual(after.events, before.events)
+        XCTAssertEqual(after.entitlements, before.entitlements)
+        XCTAssertEqual(try cli.run(["runs", "list"], expect: 0).stdout, "no runs yet\n")
+    }
+
+    func testARecipeThatOnlyReadsRunsWithANoteAndWritesNothing() throws {
+        let lab = try lab()
+        defer { lab.server.stop() }
+        let config = try lab.config(#"ops = { hub_url = "URL", api_key = "\#(Self.opsKey)", rate_limit_per_minute = 0 }"#)
+        let recipe = try lab.cli.file("who.lua", """
+            recipe { name = "who", needs = { "users.list", "audit.view" } }
+            print(hub.users.get("ada@example.com").status)
+            """)
+        let r = try lab.cli.run([recipe, "--config", config, "--profile", "ops"], expect: 0)
+        XCTAssertEqual(r.stdout, "active\n")
+        let lines = r.stderr.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 3, r.stderr)
+        XCTAssertTrue(lines.first?.hasPrefix("run run_") == true, r.stderr)
+        XCTAssertEqual(lines.dropFirst().first,
+                       "warning: profile 'ops' does not say which permissions its API key holds; this recipe only reads "
+                        + "(users.list, audit.view), so it ran and the Hub decided what it could read. A recipe that writes "
+                        + "will not start until the profile declares them (api_key_permissions; hubscript keys show KEY_ID "
+                        + "--profile SESSION_PROFILE prints the line) or sets gate = \"hub\".")
+        XCTAssertTrue(lines.last?.hasPrefix("done: run run_") == true, r.stderr)
+    }
+
+    func testAJobWithAKeyOfUnknownPermissionsDoesNotRun() throws {
+        let lab = try lab()
+        defer { lab.server.stop() }
+        let config = try lab.config(#"ops = { hub_url = "URL", api_key = "\#(Self.opsKey)", rate_limit_per_minute = 0 }"#, extra: """
+            jobs = { leaver = { recipe = "\(Self.offboard)", schedule = "@daily", profile = "ops", params = { user = "ada@example.com" } } }
+            """)
+        let before = try lab.adaState()
+        let r = try lab.cli.run(["jobs", "run", "leaver", "--config", config])
+        XCTAssertEqual(r.status, 3, r.output)
+        XCTAssertTrue(r.output.contains(String(Self.denial("ops").dropFirst("error: ".count).dropLast())), r.output)
+        XCTAssertEqual(try lab.adaState().events, before.events)
+    }
+
+    // MARK: gate = "hub"
+
+    /// The issue's own case, opted in: the Hub's 403 at api_keys.manage stops the run
+    /// after 9 writes; the message names the resume command, and once an administrator
+    /// gives the key what it lacks, that command finishes the offboarding. Removing `gate = "hub"` puts the resume behind the gate again.
+    func testGateHubRunsUntilTheHubRefusesAndTheRunResumes() throws {
+        let lab = try lab()
+        defer { lab.server.stop() }
+        let profiles = """
+            ops = { hub_url = "URL", api_key = "\(Self.opsKey)", rate_limit_per_minute = 0, gate = "hub" },
+            admin = { hub_url = "URL", email = "admin@example.com", rate_limit_per_minute = 0 },
+            """
+        let config = try lab.config(profiles)
+        let r = try lab.cli.run([Self.offboard, "--config", config, "--profile", "ops", "--param", "user=ada@example.com", "--run-id", "run_leaver"])
+        XCTAssertEqual(r.status, 1, r.output)
+        XCTAssertEqual(r.stdout, "")
+        let lines = r.stderr.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.dropFirst().first, """
+            error: \(Self.offboard):44: forbidden: the Hub refused hub.api_keys.list: This action requires the permission \
+            api_keys.manage. (it needs api_keys.manage; this profile does not say which permissions its key holds, so the Hub \
+            is the gate). The 9 writes made before it are journalled and will not be repeated; the run can be resumed once the \
+            profile holds api_keys.manage: hubscript runs resume run_leaver
+            """)
+        XCTAssertEqual(try lab.cli.writeStates("run_leaver"), ["done": 9])
+        XCTAssertEqual(try lab.adaState().status, "suspended")
+
+        // Without gate = "hub", the resume is gated like any run.
+        let strict = try lab.config(profiles.replacingOccurrences(of: #", gate = "hub""#, with: ""))
+        let refused = try lab.cli.run(["runs", "resume", "run_leaver", "--config", strict])
+        XCTAssertEqual(refused.status, 3, refused.output)
+        XCTAssertEqual(refused.stderr, Self.denial("ops"))
+
+        // An administrator gives the key what it lacks; the resume finishes the work.
+        try lab.login(config, profile: "admin")
+        let grant = try lab.cli.file("grant.lua", """
+            recipe { name = "grant", needs = { "api_keys.manage" } }
+            hub.api_keys.update("key_ops", { permissions = { "users.list", "users.manage", "entitlements.manage", "roles.manage",
+              "audit.view", "api_keys.manage", "organizations.manage" } })
+            """)
+        try lab.cli.run([grant, "--config", config, "--profile", "admin"], expect: 0)
+        let resumed = try lab.cli.run(["runs", "resume", "run_leaver", "--config", config], expect: 0)
+        XCTAssertTrue(resumed.stderr.contains("done: run run_leaver — "), resumed.stderr)
+        XCTAssertEqual(try lab.cli.writeStates("run_leaver")["failed"], nil)
+        let keys = try lab.reader.all("/api-keys", "owner_user_id=usr_ada&include_inactive=true")
+        XCTAssertEqual(keys.map { $0.string("status") }, keys.map { _ in "revoked" })
+    }
+
+    // MARK: keys show
+
+    func testKeysShowPrintsTheLineThatMakesTheGateWork() throws {
+        let lab = try lab()
+        defer { lab.server.stop() }
+        let profiles = """
+            admin = { hub_url = "URL", email = "admin@example.com", rate_limit_per_minute = 0 },
+            support = { hub_url = "URL", api_key = "satk_test_support_sandbox_00000000000000", rate_limit_per_minute = 0 },
+            """
+        let config = try lab.config(profiles)
+        let notSignedIn = try lab.cli.run(["keys", "show", "key_ops", "--config", config, "--profile", "admin"])
+        XCTAssertEqual(notSignedIn.status, 1, notSignedIn.output)
+        XCTAssertTrue(notSignedIn.stderr.hasPrefix("hubscript keys show: "), notSignedIn.stderr)
+        XCTAssertTrue(notSignedIn.stderr.contains("hubscript login --profile admin"), notSignedIn.stderr)
+
+        try lab.login(config, profile: "admin")
+        let days = Self.utcDays()
+        let shown = try lab.cli.run(["keys", "show", "key_ops", "--config", config, "--profile", "admin"], expect: 0)
+        let line = #"api_key_permissions = { "audit.view", "entitlements.manage", "roles.manage", "users.list", "users.manage" },  -- key_ops (Operations), read "#
+        XCTAssertTrue(days.map { line + $0 + "\n" }.contains(shown.stdout), shown.stdout)
+        XCTAssertEqual(shown.stderr, "")
+
+        let json = try lab.cli.json(["keys", "show", "key_support_ro", "--config", config, "--profile", "admin", "--json"])
+        XCTAssertEqual(json["permissions"] as? [String], ["audit.view", "users.list"])
+        XCTAssertEqual(json["name"] as? String, "Support read-only")
+        XCTAssertEqual(json["status"] as? String, "active")
+
+        // Pasted into the profile that uses the key, the line gates the run before it starts.
+        let declared = try lab.config(#"ops = { hub_url = "URL", api_key = "\#(Self.opsKey)", rate_limit_per_minute = 0, "#
+                                      + shown.stdout.replacingOccurrences(of: "\n", with: "\n }"))
+        let before = try lab.adaState()
+        let denied = try lab.cli.run([Self.offboard, "--config", declared, "--profile", "ops", "--param", "user=ada@example.com"])
+        XCTAssertEqual(denied.status, 3, denied.output)
+        XCTAssertEqual(denied.stderr, """
+            error: capability denied: profile 'ops' lacks what the recipe needs:
+              api_keys.manage — granted by role_superadmin
+              organizations.manage — granted by role_superadmin
+            Ask an administrator for a role that grants it, or use a profile that has it.
+
+            """)
+        XCTAssertEqual(try lab.adaState().events, before.events)
+
+        // api_key_id read with the admin's session before each run: the same gate.
+        let recorded = try lab.config(profiles + """
+            ops = { hub_url = "URL", api_key = "\(Self.opsKey)", rate_limit_per_minute = 0, api_key_id = "key_ops", api_key_record_profile = "admin" },
+            """)
+        let alsoDenied = try lab.cli.run([Self.offboard, "--config", recorded, "--profile", "ops", "--param", "user=ada@example.com"])
+        XCTAssertEqual(alsoDenied.status, 3, alsoDenied.output)
+        XCTAssertEqual(alsoDenied.stderr, denied.stderr)
+
+        // Mistakes, each with what to do.
+        let unknown = try lab.cli.run(["keys", "show", "key_nope", "--config", config, "--profile", "admin"])
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertEqual(unknown.stdout, "")
+        XCTAssertEqual(unknown.stderr, "hubscript keys show: no API key 'key_nope' on the Hub of profile 'admin'; hubscript keys list --profile admin lists the keys it can see.\n")
+        let forbidden = try lab.cli.run(["keys", "show", "key_ops", "--config", config, "--profile", "support"])
+        XCTAssertEqual(forbidden.status, 3)
+        XCTAssertEqual(forbidden.stderr, "hubscript keys show: profile 'support' may not read API key records (the Hub answered 403: it needs api_keys.manage). Use the profile of an administrator who holds it.\n")
+        let badID = try lab.cli.run(["keys", "show", "ops\nkey", "--config", config, "--profile", "admin"])
+        XCTAssertEqual(badID.status, 2)
+        XCTAssertEqual(badID.stderr, "hubscript keys show: 'ops\\nkey' is not an API key id (key_ followed by letters, digits, _ or -)\nRun 'hubscript keys show --help' for usage.\n")
+        let revoke = try lab.cli.file("revoke.lua", """
+            recipe { name = "revoke", needs = { "api_keys.manage" } }
+            hub.api_keys.revoke("key_ada_cli")
+            """)
+        try lab.cli.run([revoke, "--config", config, "--profile", "admin"], expect: 0)
+        let revoked = try lab.cli.run(["keys", "show", "key_ada_cli", "--config", config, "--profile", "admin"])
+        XCTAssertEqual(revoked.status, 1)
+        XCTAssertTrue(revoked.stderr.hasPrefix("hubscript keys show: API key key_ada_cli (Ada's CLI) is revoked since 20"), revoked.stderr)
+        XCTAssertTrue(revoked.stderr.hasSuffix(": it can do nothing, so there is nothing to declare. Give the profile a live key.\n"), revoked.stderr)
+    }
+
+    /// Today and tomorrow in UTC (`2026-12-02`): the date `keys show` stamps, whichever
+    /// side of midnight it ran.
+    static func utcDays() -> [String] {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        let now = Date()
+        return [formatter.string(from: now), formatter.string(from: now.addingTimeInterval(60))]
+    }
+}
