@@ -165,7 +165,9 @@ public enum HubRecipeRun {
         }
         var warnings: [String] = []
         if report.succeeded { warnings = coordinator.finish() }
-        if let gateNote { warnings.append(gateNote) }
+        // A read-only run with a key of unknown permissions ran on the Hub's say-so: a
+        // finished run says so (a refused read says it in its own error).
+        if let gateNote, report.succeeded { warnings.append(gateNote) }
         let counts = RunCounts(reads: pass.context.reads, writes: coordinator.counts)
         let status: RunStatus
         switch report.failure?.kind {
