@@ -221,10 +221,11 @@ final class GateCLITests: XCTestCase {
         let denied = try lab.cli.run([Self.offboard, "--config", declared, "--profile", "ops", "--param", "user=ada@example.com"])
         XCTAssertEqual(denied.status, 3, denied.output)
         XCTAssertEqual(denied.stderr, """
-            error: capability denied: profile 'ops' lacks what the recipe needs:
-              api_keys.manage — granted by role_superadmin
-              organizations.manage — granted by role_superadmin
-            Ask an administrator for a role that grants it, or use a profile that has it.
+            error: capability denied: profile 'ops' uses an API key that lacks what the recipe needs: \
+            api_keys.manage, organizations.manage; nothing ran.
+            Its permissions are the profile's api_key_permissions: if the key was given them since, print the line again \
+            (hubscript keys show KEY_ID --profile SESSION_PROFILE). Otherwise ask an administrator to give the key them, \
+            or use a profile whose key holds them.
 
             """)
         XCTAssertEqual(try lab.adaState().events, before.events)
@@ -235,7 +236,13 @@ final class GateCLITests: XCTestCase {
             """)
         let alsoDenied = try lab.cli.run([Self.offboard, "--config", recorded, "--profile", "ops", "--param", "user=ada@example.com"])
         XCTAssertEqual(alsoDenied.status, 3, alsoDenied.output)
-        XCTAssertEqual(alsoDenied.stderr, denied.stderr)
+        XCTAssertEqual(alsoDenied.stderr, """
+            error: capability denied: profile 'ops' uses an API key that lacks what the recipe needs: \
+            api_keys.manage, organizations.manage; nothing ran.
+            Its permissions are those of its record (api_key_id): ask an administrator to give the key them, \
+            or use a profile whose key holds them.
+
+            """)
 
         // Mistakes, each with what to do.
         let unknown = try lab.cli.run(["keys", "show", "key_nope", "--config", config, "--profile", "admin"])

@@ -132,12 +132,12 @@ final class GatingTests: XCTestCase {
             guard let denied = error as? HubGate.Denied else { return XCTFail("expected HubGate.Denied, got \(error)") }
             XCTAssertEqual(denied.missing, ["users.manage", "entitlements.manage", "billing.manage"])
             XCTAssertEqual(denied.description, """
-                capability denied: profile 'support' lacks what the recipe needs:
-                  users.manage — granted by role_superadmin
-                  entitlements.manage — granted by role_superadmin
-                  billing.manage — granted by role_billing_admin or role_superadmin
-                Ask an administrator for a role that grants it, or use a profile that has it.
+                capability denied: profile 'support' uses an API key that lacks what the recipe needs: \
+                users.manage, entitlements.manage, billing.manage; nothing ran.
+                Its permissions are those of its record (api_key_id): ask an administrator to give the key them, \
+                or use a profile whose key holds them.
                 """)
+            XCTAssertEqual(denied.code, "capability_denied")
         }
         XCTAssertEqual(output.lines, [], "the body must not run")
         XCTAssertEqual(h.writesReceived, 0)
@@ -151,9 +151,10 @@ final class GatingTests: XCTestCase {
         let prepared = try h.recipe("r.lua", recipeText(needs: ["users.list", "roles.manage"], body: "print('body ran')\n"))
         XCTAssertThrowsError(try h.execute(prepared, declared)) { error in
             XCTAssertEqual((error as? HubGate.Denied)?.description, """
-                capability denied: profile 'declared' lacks what the recipe needs:
-                  roles.manage — granted by role_superadmin
-                Ask an administrator for a role that grants it, or use a profile that has it.
+                capability denied: profile 'declared' uses an API key that lacks what the recipe needs: roles.manage; nothing ran.
+                Its permissions are the profile's api_key_permissions: if the key was given it since, print the line again \
+                (hubscript keys show KEY_ID --profile SESSION_PROFILE). Otherwise ask an administrator to give the key it, \
+                or use a profile whose key holds it.
                 """)
         }
     }

@@ -64,6 +64,23 @@ final class UnknownPermissionsGateTests: XCTestCase {
         }
     }
 
+    /// A plan made while the profile declared the key's permissions is not applied once
+    /// they are unknown (the declaration removed): apply goes through the same gate.
+    func testApplyIsGatedToo() throws {
+        let h = try Harness()
+        let declared = try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops", declared: ["users.list", "users.manage"])
+        let prepared = try recipe(h, needs: ["users.list", "users.manage"], body: "hub.users.suspend(params.user, { reason = 'x' })\n")
+        let planned = try h.execute(prepared, declared) { $0.mode = .plan }
+        let plan = try XCTUnwrap(planned.plan)
+        XCTAssertEqual(plan.writes.count, 1)
+        let unknown = try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops")
+        XCTAssertThrowsError(try h.execute(prepared, unknown) { $0.mode = .apply(plan) }) { error in
+            XCTAssertEqual((error as? HubGate.Denied)?.code, "capabilities_unknown")
+        }
+        XCTAssertEqual(h.writesReceived, 0)
+        XCTAssertEqual(try h.journal.writes(runID: plan.runID).count, 0)
+    }
+
     func testAnUnreadableRecordLeavesThePermissionsUnknownAndSaysWhy() throws {
         let h = try Harness()
         // key_ops may not read another key's record (it lacks api_keys.manage).

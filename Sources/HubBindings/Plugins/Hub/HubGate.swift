@@ -10,8 +10,11 @@ public enum HubGate {
     /// whose permissions are not known, the write permissions the recipe needs. Exit code 3.
     public struct Denied: Error, Sendable, CustomStringConvertible {
         public enum Reason: Sendable, Equatable {
-            /// The caller's Capabilities lack `missing`.
+            /// The caller's Capabilities (a user session's) lack `missing`.
             case missing
+            /// The profile's API key lacks `missing`, by the permissions the profile
+            /// declares (`declared`) or the key's record.
+            case keyLacks(declared: Bool)
             /// The profile's API key has no known permissions (neither declared nor read
             /// from its record: `recordUnreadable` says why the record was not read) and
             /// the recipe writes: `missing` are its write permissions, none confirmed.
@@ -32,6 +35,16 @@ public enum HubGate {
         public var description: String {
             if case .unknownPermissions(let unreadable) = reason {
                 return HubGate.unknownPermissionsMessage(profile: profile, writes: missing, recordUnreadable: unreadable)
+            }
+            if case .keyLacks(let declared) = reason {
+                let them = missing.count == 1 ? "it" : "them"
+                return "capability denied: profile '\(profile)' uses an API key that lacks what the recipe needs: "
+                    + "\(missing.joined(separator: ", ")); nothing ran.\n"
+                    + (declared
+                        ? "Its permissions are the profile's api_key_permissions: if the key was given \(them) since, print the line "
+                            + "again (hubscript keys show KEY_ID --profile SESSION_PROFILE). Otherwise ask"
+                        : "Its permissions are those of its record (api_key_id): ask")
+                    + " an administrator to give the key \(them), or use a profile whose key holds \(them)."
             }
             var text = "capability denied: profile '\(profile)' lacks what the recipe needs:"
             for permission in missing {
@@ -105,7 +118,13 @@ public enum HubGate {
                 + "(\(needs.joined(separator: ", "))), so it ran and the Hub decided what it could read. A recipe that writes "
                 + "will not start until the profile declares them (api_key_permissions; hubscript keys show KEY_ID "
                 + "--profile SESSION_PROFILE prints the line) or sets gate = \"hub\"."
-        default:
+        case .apiKeyDeclared, .apiKeyRecord:
+            let missing = capabilities.missing(needs)
+            if !missing.isEmpty {
+                throw Denied(missing: missing, profile: profile, reason: .keyLacks(declared: capabilities.source == .apiKeyDeclared))
+            }
+            return nil
+        case .userSession:
             let missing = capabilities.missing(needs)
             if !missing.isEmpty { throw Denied(missing: missing, profile: profile) }
             return nil
