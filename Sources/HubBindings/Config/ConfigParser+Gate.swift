@@ -26,6 +26,17 @@ extension ConfigParser {
         return permissions
     }
 
+    /// `api_key_id = "key_…"`: a key id (`key_` and letters, digits, `_` or `-`), since it
+    /// becomes a path segment of the request that reads the key's record.
+    func apiKeyID(_ f: [String: ScriptValue], _ name: String) throws -> String? {
+        guard let value = f["api_key_id"] else { return nil }
+        guard let id = value.stringValue, id.hasPrefix("key_"), id.count > 4, id.utf8.count <= 100,
+              id.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }) else {
+            throw fail("profiles.\(name).api_key_id must be an API key id such as \"key_ops\" (key_ and letters, digits, _ or -)")
+        }
+        return id
+    }
+
     /// `gate = "hub"`: the explicit choice to run with a key whose permissions are not
     /// known, letting the Hub's 403s be the only gate. `gate = "capabilities"` is the
     /// default (a recipe that writes needs the key's permissions known).

@@ -92,7 +92,7 @@ struct ConfigParser {
         }
         var hub = HubProfile(
             name: name, hubURL: url, apiPrefix: try string(f, "api_prefix", name) ?? "", auth: auth,
-            rateLimitPerMinute: rate, apiKeyPermissions: permissions, apiKeyID: try string(f, "api_key_id", name),
+            rateLimitPerMinute: rate, apiKeyPermissions: permissions, apiKeyID: try apiKeyID(f, name),
             dispatchURL: dispatch, dispatchTokenRef: try string(f, "dispatch_token_ref", name))
         hub.apiKeyRecordProfile = recordProfile
         hub.hubIsOnlyGate = gate
