@@ -127,6 +127,23 @@ final class GateCLITests: XCTestCase {
         XCTAssertTrue(lines.last?.hasPrefix("done: run run_") == true, r.stderr)
     }
 
+    func testTheJSONErrorCarriesItsOwnCode() throws {
+        let lab = try lab()
+        defer { lab.server.stop() }
+        let config = try lab.config(#"ops = { hub_url = "URL", api_key = "\#(Self.opsKey)", rate_limit_per_minute = 0 }"#)
+        let r = try lab.cli.run([Self.offboard, "--config", config, "--profile", "ops", "--param", "user=ada@example.com", "--json"])
+        XCTAssertEqual(r.status, 3, r.output)
+        let events = r.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        XCTAssertEqual(events.map { $0["type"] as? String }, ["error", "summary"])
+        let error = try XCTUnwrap(events.first?["error"] as? [String: Any])
+        XCTAssertEqual(error["code"] as? String, "capabilities_unknown")
+        XCTAssertEqual(error["profile"] as? String, "ops")
+        XCTAssertEqual(error["missing"] as? [String], ["users.manage", "entitlements.manage", "roles.manage", "api_keys.manage", "organizations.manage"])
+        XCTAssertEqual(events.last?["exit_code"] as? Int, 3)
+    }
+
     func testAJobWithAKeyOfUnknownPermissionsDoesNotRun() throws {
         let lab = try lab()
         defer { lab.server.stop() }
@@ -243,6 +260,12 @@ final class GateCLITests: XCTestCase {
             or use a profile whose key holds them.
 
             """)
+
+        let list = try lab.cli.run(["keys", "list", "--config", config, "--profile", "admin"], expect: 0)
+        let rows = list.stdout.split(separator: "\n").map(String.init)
+        XCTAssertTrue(rows.first?.hasPrefix("ID ") == true && rows.first?.hasSuffix("  STATUS  PERMISSIONS") == true, list.stdout)
+        XCTAssertEqual(rows.first { $0.hasPrefix("key_ops ") }?.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " "),
+                       "key_ops Operations active audit.view entitlements.manage roles.manage users.list users.manage")
 
         // Mistakes, each with what to do.
         let unknown = try lab.cli.run(["keys", "show", "key_nope", "--config", config, "--profile", "admin"])
