@@ -5,7 +5,7 @@ import XCTest
 /// permissions hubscript does not know never runs a recipe that writes (whichever way the
 /// profile holds the key, and in run, plan, resume and jobs alike); a recipe that only
 /// reads runs with a note; `gate = "hub"` runs and a 403 half-way leaves the run
-/// resumable; `keys show` prints the line that declares a key's permissions.
+/// resumable (`keys show`: KeysCLITests; triggers: ListenCLITests).
 final class GateCLITests: XCTestCase {
     static let opsKey = "satk_test_ops_sandbox_000000000000000000"
     static let offboard = CLIHarness.repoRoot.appendingPathComponent("recipes/offboard.lua").path
@@ -27,40 +27,6 @@ final class GateCLITests: XCTestCase {
         """
     }
 
-    struct Lab {
-        let cli: CLIHarness
-        let server: ServedSandbox
-        let reader: SandboxReader
-
-        /// A configuration of `profiles` (the inside of `profiles = { … }`; `URL` stands
-        /// for the served Hub), plus `extra` top-level keys.
-        func config(_ profiles: String, extra: String = "") throws -> String {
-            try cli.file("gate-\(UUID().uuidString).config.lua",
-                         "return { profiles = { \(profiles.replacingOccurrences(of: "URL", with: server.url)) }, \(extra) }")
-        }
-
-        /// Ada's status, and how many audit events name her: what a write would change.
-        func adaState() throws -> (status: String, events: Int, entitlements: Int) {
-            let ada = try reader.get("/users/usr_ada")
-            return (ada.string("status") ?? "?", try reader.all("/audit-events", "target_user_id=usr_ada").count,
-                    try reader.all("/users/usr_ada/entitlements").filter { $0.string("status") != "revoked" }.count)
-        }
-
-        func login(_ config: String, profile: String) throws {
-            let r = try cli.run(["login", "--config", config, "--profile", profile, "--password-stdin", "--mfa-code", "123456"],
-                                input: "any password\n")
-            XCTAssertEqual(r.status, 0, r.output)
-        }
-    }
-
-    func lab() throws -> Lab {
-        let cli = try CLIHarness(testCase: self)
-        let hubState = cli.root.appendingPathComponent("hub-state")
-        try cli.resetSandbox(state: hubState)
-        let server = try ServedSandbox(cli, state: hubState, faults: "none")
-        return Lab(cli: cli, server: server, reader: try SandboxReader(served: server.url))
-    }
-
     // MARK: Unknown permissions
 
     func testOffboardWithAKeyOfUnknownPermissionsStopsBeforeAnythingWhereverTheKeyComesFrom() throws {
@@ -74,7 +40,7 @@ final class GateCLITests: XCTestCase {
         try cli.resetSandbox(state: hubState)
         let server = try ServedSandbox(cli, state: hubState, faults: "none")
         defer { server.stop() }
-        let lab = Lab(cli: cli, server: server, reader: try SandboxReader(served: server.url))
+        let lab = GateLab(cli: cli, server: server, reader: try SandboxReader(served: server.url))
         let config = try lab.config("""
             literal = { hub_url = "URL", api_key = "\(Self.opsKey)", rate_limit_per_minute = 0 },
             env = { hub_url = "URL", api_key_env = "OPS_KEY", rate_limit_per_minute = 0 },
@@ -107,7 +73,7 @@ final class GateCLITests: XCTestCase {
     }
 
     func testARecipeThatOnlyReadsRunsWithANoteAndWritesNothing() throws {
-        let lab = try lab()
+        let lab = try GateLab(testCase: self)
         defer { lab.server.stop() }
         let config = try lab.config(#"ops = { hub_url = "URL", api_key = "\#(Self.opsKey)", rate_limit_per_minute = 0 }"#)
         let recipe = try lab.cli.file("who.lua", """
@@ -128,7 +94,7 @@ final class GateCLITests: XCTestCase {
     }
 
     func testTheJSONErrorCarriesItsOwnCode() throws {
-        let lab = try lab()
+        let lab = try GateLab(testCase: self)
         defer { lab.server.stop() }
         let config = try lab.config(#"ops = { hub_url = "URL", api_key = "\#(Self.opsKey)", rate_limit_per_minute = 0 }"#)
         let r = try lab.cli.run([Self.offboard, "--config", config, "--profile", "ops", "--param", "user=ada@example.com", "--json"])
@@ -145,7 +111,7 @@ final class GateCLITests: XCTestCase {
     }
 
     func testAJobWithAKeyOfUnknownPermissionsDoesNotRun() throws {
-        let lab = try lab()
+        let lab = try GateLab(testCase: self)
         defer { lab.server.stop() }
         let config = try lab.config(#"ops = { hub_url = "URL", api_key = "\#(Self.opsKey)", rate_limit_per_minute = 0 }"#, extra: """
             jobs = { leaver = { recipe = "\(Self.offboard)", schedule = "@daily", profile = "ops", params = { user = "ada@example.com" } } }
@@ -163,7 +129,7 @@ final class GateCLITests: XCTestCase {
     /// after 9 writes; the message names the resume command, and once an administrator
     /// gives the key what it lacks, that command finishes the offboarding. Removing `gate = "hub"` puts the resume behind the gate again.
     func testGateHubRunsUntilTheHubRefusesAndTheRunResumes() throws {
-        let lab = try lab()
+        let lab = try GateLab(testCase: self)
         defer { lab.server.stop() }
         let profiles = """
             ops = { hub_url = "URL", api_key = "\(Self.opsKey)", rate_limit_per_minute = 0, gate = "hub" },
@@ -204,99 +170,4 @@ final class GateCLITests: XCTestCase {
         XCTAssertEqual(keys.map { $0.string("status") }, keys.map { _ in "revoked" })
     }
 
-    // MARK: keys show
-
-    func testKeysShowPrintsTheLineThatMakesTheGateWork() throws {
-        let lab = try lab()
-        defer { lab.server.stop() }
-        let profiles = """
-            admin = { hub_url = "URL", email = "admin@example.com", rate_limit_per_minute = 0 },
-            support = { hub_url = "URL", api_key = "satk_test_support_sandbox_00000000000000", rate_limit_per_minute = 0 },
-            """
-        let config = try lab.config(profiles)
-        let notSignedIn = try lab.cli.run(["keys", "show", "key_ops", "--config", config, "--profile", "admin"])
-        XCTAssertEqual(notSignedIn.status, 1, notSignedIn.output)
-        XCTAssertTrue(notSignedIn.stderr.hasPrefix("hubscript keys show: "), notSignedIn.stderr)
-        XCTAssertTrue(notSignedIn.stderr.contains("hubscript login --profile admin"), notSignedIn.stderr)
-
-        try lab.login(config, profile: "admin")
-        let days = Self.utcDays()
-        let shown = try lab.cli.run(["keys", "show", "key_ops", "--config", config, "--profile", "admin"], expect: 0)
-        let line = #"api_key_permissions = { "audit.view", "entitlements.manage", "roles.manage", "users.list", "users.manage" },  -- key_ops (Operations), read "#
-        XCTAssertTrue(days.map { line + $0 + "\n" }.contains(shown.stdout), shown.stdout)
-        XCTAssertEqual(shown.stderr, "")
-
-        let json = try lab.cli.json(["keys", "show", "key_support_ro", "--config", config, "--profile", "admin", "--json"])
-        XCTAssertEqual(json["permissions"] as? [String], ["audit.view", "users.list"])
-        XCTAssertEqual(json["name"] as? String, "Support read-only")
-        XCTAssertEqual(json["status"] as? String, "active")
-
-        // Pasted into the profile that uses the key, the line gates the run before it starts.
-        let declared = try lab.config(#"ops = { hub_url = "URL", api_key = "\#(Self.opsKey)", rate_limit_per_minute = 0, "#
-                                      + shown.stdout.replacingOccurrences(of: "\n", with: "\n }"))
-        let before = try lab.adaState()
-        let denied = try lab.cli.run([Self.offboard, "--config", declared, "--profile", "ops", "--param", "user=ada@example.com"])
-        XCTAssertEqual(denied.status, 3, denied.output)
-        XCTAssertEqual(denied.stderr, """
-            error: capability denied: profile 'ops' uses an API key that lacks what the recipe needs: \
-            api_keys.manage, organizations.manage; nothing ran.
-            Its permissions are the profile's api_key_permissions: if the key was given them since, print the line again \
-            (hubscript keys show KEY_ID --profile SESSION_PROFILE). Otherwise ask an administrator to give the key them, \
-            or use a profile whose key holds them.
-
-            """)
-        XCTAssertEqual(try lab.adaState().events, before.events)
-
-        // api_key_id read with the admin's session before each run: the same gate.
-        let recorded = try lab.config(profiles + """
-            ops = { hub_url = "URL", api_key = "\(Self.opsKey)", rate_limit_per_minute = 0, api_key_id = "key_ops", api_key_record_profile = "admin" },
-            """)
-        let alsoDenied = try lab.cli.run([Self.offboard, "--config", recorded, "--profile", "ops", "--param", "user=ada@example.com"])
-        XCTAssertEqual(alsoDenied.status, 3, alsoDenied.output)
-        XCTAssertEqual(alsoDenied.stderr, """
-            error: capability denied: profile 'ops' uses an API key that lacks what the recipe needs: \
-            api_keys.manage, organizations.manage; nothing ran.
-            Its permissions are those of its record (api_key_id): ask an administrator to give the key them, \
-            or use a profile whose key holds them.
-
-            """)
-
-        let list = try lab.cli.run(["keys", "list", "--config", config, "--profile", "admin"], expect: 0)
-        let rows = list.stdout.split(separator: "\n").map(String.init)
-        XCTAssertTrue(rows.first?.hasPrefix("ID ") == true && rows.first?.hasSuffix("  STATUS  PERMISSIONS") == true, list.stdout)
-        XCTAssertEqual(rows.first { $0.hasPrefix("key_ops ") }?.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " "),
-                       "key_ops Operations active audit.view entitlements.manage roles.manage users.list users.manage")
-
-        // Mistakes, each with what to do.
-        let unknown = try lab.cli.run(["keys", "show", "key_nope", "--config", config, "--profile", "admin"])
-        XCTAssertEqual(unknown.status, 1)
-        XCTAssertEqual(unknown.stdout, "")
-        XCTAssertEqual(unknown.stderr, "hubscript keys show: no API key 'key_nope' on the Hub of profile 'admin'; hubscript keys list --profile admin lists the keys it can see.\n")
-        let forbidden = try lab.cli.run(["keys", "show", "key_ops", "--config", config, "--profile", "support"])
-        XCTAssertEqual(forbidden.status, 3)
-        XCTAssertEqual(forbidden.stderr, "hubscript keys show: profile 'support' may not read API key records (the Hub answered 403: it needs api_keys.manage). Use the profile of an administrator who holds it.\n")
-        let badID = try lab.cli.run(["keys", "show", "ops\nkey", "--config", config, "--profile", "admin"])
-        XCTAssertEqual(badID.status, 2)
-        XCTAssertEqual(badID.stderr, "hubscript keys show: 'ops\\nkey' is not an API key id (key_ followed by letters, digits, _ or -)\nRun 'hubscript keys show --help' for usage.\n")
-        let revoke = try lab.cli.file("revoke.lua", """
-            recipe { name = "revoke", needs = { "api_keys.manage" } }
-            hub.api_keys.revoke("key_ada_cli")
-            """)
-        try lab.cli.run([revoke, "--config", config, "--profile", "admin"], expect: 0)
-        let revoked = try lab.cli.run(["keys", "show", "key_ada_cli", "--config", config, "--profile", "admin"])
-        XCTAssertEqual(revoked.status, 1)
-        XCTAssertTrue(revoked.stderr.hasPrefix("hubscript keys show: API key key_ada_cli (Ada's CLI) is revoked since 20"), revoked.stderr)
-        XCTAssertTrue(revoked.stderr.hasSuffix(": it can do nothing, so there is nothing to declare. Give the profile a live key.\n"), revoked.stderr)
-    }
-
-    /// Today and tomorrow in UTC (`2026-12-02`): the date `keys show` stamps, whichever
-    /// side of midnight it ran.
-    static func utcDays() -> [String] {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        let now = Date()
-        return [formatter.string(from: now), formatter.string(from: now.addingTimeInterval(60))]
-    }
 }
