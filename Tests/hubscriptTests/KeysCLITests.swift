@@ -16,6 +16,16 @@ final class KeysCLITests: XCTestCase {
         XCTAssertEqual(notSignedIn.status, 1, notSignedIn.output)
         XCTAssertTrue(notSignedIn.stderr.hasPrefix("hubscript keys show: "), notSignedIn.stderr)
         XCTAssertTrue(notSignedIn.stderr.contains("hubscript login --profile admin"), notSignedIn.stderr)
+        // A profile whose key's record is read with that session: unknown until it signs in, and says so.
+        let recorded = try lab.config(profiles + """
+            ops = { hub_url = "URL", api_key = "\(GateCLITests.opsKey)", rate_limit_per_minute = 0, api_key_id = "key_ops", api_key_record_profile = "admin" },
+            """)
+        let unread = try lab.cli.run([GateCLITests.offboard, "--config", recorded, "--profile", "ops", "--param", "user=ada@example.com"])
+        XCTAssertEqual(unread.status, 3, unread.output)
+        XCTAssertEqual(unread.stderr, GateCLITests.denial("ops").replacingOccurrences(
+            of: "nothing ran.\n",
+            with: "nothing ran.\nThe profile's api_key_id was not read: reading the record of key_ops: session_ended (401): "
+                + "The session of profile admin ended: no stored session. Run `hubscript login --profile admin` to sign in again.\n"))
 
         try lab.login(config, profile: "admin")
         let days = Self.utcDays()
@@ -46,9 +56,6 @@ final class KeysCLITests: XCTestCase {
         XCTAssertEqual(try lab.adaState().events, before.events)
 
         // api_key_id read with the admin's session before each run: the same gate.
-        let recorded = try lab.config(profiles + """
-            ops = { hub_url = "URL", api_key = "\(GateCLITests.opsKey)", rate_limit_per_minute = 0, api_key_id = "key_ops", api_key_record_profile = "admin" },
-            """)
         let alsoDenied = try lab.cli.run([GateCLITests.offboard, "--config", recorded, "--profile", "ops", "--param", "user=ada@example.com"])
         XCTAssertEqual(alsoDenied.status, 3, alsoDenied.output)
         XCTAssertEqual(alsoDenied.stderr, """

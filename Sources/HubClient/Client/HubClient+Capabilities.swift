@@ -88,6 +88,12 @@ extension HubClient {
                 recordUnreadable = "the record of \(id) lists no permissions"
             } catch let error as HubError {
                 recordUnreadable = "reading the record of \(id): \(error.code)\(error.status.map { " (\($0))" } ?? ""): \(error.message)"
+                // A reader's session that ended says how to start a new one.
+                let signIn = [HubError.Code.sessionEnded, HubError.Code.unauthenticated, HubError.Code.sessionRevoked,
+                              HubError.Code.refreshTokenReused]
+                if signIn.contains(error.code) {
+                    recordUnreadable! += (error.message.hasSuffix(".") ? " " : ". ") + error.hint
+                }
             } catch {
                 recordUnreadable = "reading the record of \(id): \(error)"
             }
