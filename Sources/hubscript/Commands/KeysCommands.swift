@@ -65,7 +65,7 @@ struct KeysShowCommand: Command {
         session holding api_keys.manage (the Hub shows key records only to users), and prints
         one line to paste into the profile that uses the key:
 
-          api_key_permissions = { "audit.view", "users.list" },  -- key_ops (Operations), read 2026-12-02
+          api_key_permissions = { "audit.view", "users.list" },  -- key_support_ro (Support read-only), read 2026-12-02
 
         A recipe that writes runs with an API key only when the key's permissions are known
         (this line, or api_key_id with api_key_record_profile), or with gate = "hub". Print
