@@ -24,6 +24,7 @@ final class CLITests: CLITestCase {
       runs        List, show and resume journalled runs.
       login       Sign in to a profile that uses a user session.
       logout      Sign out of a session profile and delete its stored credentials.
+      keys        Show API keys' permissions as a ready line of profile config.
       sandbox     Serve or reset the built-in sandbox Hub.
       dispatch    Check the profile's Dispatch (phone notifications).
       vault       Keep secrets and private files encrypted at rest.

@@ -33,7 +33,7 @@ final class DispatchCLITests: XCTestCase {
     /// `wrong` (a token the served Dispatch does not know), `vaulted` (token in the vault),
     /// `nodispatch`, and `down` (a Dispatch nobody listens on).
     func config(_ cli: CLIHarness, _ served: ServedSandbox, down: String = "http://127.0.0.1:9") throws -> String {
-        let hub = "hub_url = \"\(served.url)\", api_key = \"satk_test_jobs_sandbox_0000000000000000\", rate_limit_per_minute = 0"
+        let hub = "hub_url = \"\(served.url)\", api_key = \"satk_test_jobs_sandbox_0000000000000000\", api_key_id = \"key_jobs\", rate_limit_per_minute = 0"
         return try cli.file("dispatch.config.lua", """
             return { profiles = {
               served = { \(hub), dispatch_url = "\(served.dispatchURL)", dispatch_token_ref = "env:\(Self.tokenVariable)" },

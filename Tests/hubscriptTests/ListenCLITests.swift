@@ -113,7 +113,7 @@ final class ListenCLITests: XCTestCase {
         try cli.file("suspend-some.lua", Self.suspendRecipe)
         let config = try cli.file("hubscript.config.lua", """
             return {
-              profiles = { lab = { hub_url = "\(hubURL)", api_key = "\(SandboxFixtures.jobsKeySecret)" } },
+              profiles = { lab = { hub_url = "\(hubURL)", api_key = "\(SandboxFixtures.jobsKeySecret)", api_key_id = "key_jobs" } },
               triggers = {
                 offboard = { on = { "user.suspended" }, recipe = "on-suspend.lua", profile = "lab", secret = "webhooks/hub" },
               },
@@ -255,7 +255,7 @@ final class ListenCLITests: XCTestCase {
             """)
         try s.cli.file("hubscript.config.lua", """
             return {
-              profiles = { lab = { hub_url = "\(s.hubURL)", api_key = "\(SandboxFixtures.jobsKeySecret)" } },
+              profiles = { lab = { hub_url = "\(s.hubURL)", api_key = "\(SandboxFixtures.jobsKeySecret)", api_key_id = "key_jobs" } },
               libraries = { ops = "shared/ops" },
               triggers = {
                 told = { on = { "user.suspended" }, recipe = "ops:on_lib", profile = "lab", secret = "webhooks/hub",

@@ -34,7 +34,7 @@ final class SharedJournalCLITests: XCTestCase {
             return {
               default_profile = "served",
               profiles = { served = { hub_url = "\(served.url)", api_key = "satk_test_jobs_sandbox_0000000000000000",
-                                      rate_limit_per_minute = 0 } },
+                                      api_key_id = "key_jobs", rate_limit_per_minute = 0 } },
               jobs = {
                 a = { recipe = "recipes/notify.lua", schedule = "* * * * *" },
                 b = { recipe = "recipes/notify.lua", schedule = "*/2 * * * *" },

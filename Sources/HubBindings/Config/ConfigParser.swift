@@ -11,7 +11,8 @@ struct ConfigParser {
     /// `journal` by `JournalConfig`, not here.
     static let topKeys = ["default_profile", "profiles", "jobs", "triggers", "libraries", "journal"]
     static let profileKeys = ["sandbox", "hub_url", "api_prefix", "email", "api_key", "api_key_env", "api_key_ref", "api_key_id",
-                              "api_key_permissions", "rate_limit_per_minute", "dispatch_url", "dispatch_token_ref"]
+                              "api_key_permissions", "rate_limit_per_minute", "dispatch_url", "dispatch_token_ref",
+                              "api_key_record_profile", "gate"]
 
     func fail(_ message: String) -> HubConfigError { HubConfigError("config \(file): \(message)") }
 
@@ -28,6 +29,7 @@ struct ConfigParser {
             for (name, spec) in profiles {
                 config.profiles[name] = try profile(name, spec)
             }
+            try checkRecordProfiles(config.profiles)
         }
         return config
     }
@@ -69,21 +71,31 @@ struct ConfigParser {
             guard let i = r.intValue, i >= 0 else { throw fail("profiles.\(name).rate_limit_per_minute must be a whole number ≥ 0 (0 = no pacing)") }
             rate = Int(i)
         }
-        var permissions: [String]?
-        if let p = f["api_key_permissions"] {
-            guard case .array(let items) = p, items.allSatisfy({ $0.stringValue != nil }) else {
-                throw fail("profiles.\(name).api_key_permissions must be a list of permission keys")
-            }
-            permissions = items.compactMap(\.stringValue)
+        let permissions = try apiKeyPermissions(f, name)
+        let gate = try hubIsOnlyGate(f, name)
+        let recordProfile = try string(f, "api_key_record_profile", name)
+        let isKey: Bool
+        if case .apiKey = auth { isKey = true } else { isKey = false }
+        for key in ["api_key_permissions", "api_key_id", "api_key_record_profile", "gate"] where !isKey && f[key] != nil {
+            throw fail("profiles.\(name).\(key) applies to an API key profile; this profile signs in as a user (email), whose permissions the Hub tells")
+        }
+        if recordProfile != nil && f["api_key_id"] == nil {
+            throw fail("profiles.\(name).api_key_record_profile reads the record of the key api_key_id names; set api_key_id = \"key_…\" too")
+        }
+        if gate && permissions != nil {
+            throw fail("profiles.\(name) declares api_key_permissions and gate = \"hub\": the declared permissions gate the run; remove one")
         }
         var dispatch: URL?
         if let d = try string(f, "dispatch_url", name) {
             guard let u = URL(string: d), u.scheme != nil else { throw fail("profiles.\(name).dispatch_url is not a URL") }
             dispatch = u
         }
-        return .hub(HubProfile(
+        var hub = HubProfile(
             name: name, hubURL: url, apiPrefix: try string(f, "api_prefix", name) ?? "", auth: auth,
-            rateLimitPerMinute: rate, apiKeyPermissions: permissions, apiKeyID: try string(f, "api_key_id", name),
-            dispatchURL: dispatch, dispatchTokenRef: try string(f, "dispatch_token_ref", name)))
+            rateLimitPerMinute: rate, apiKeyPermissions: permissions, apiKeyID: try apiKeyID(f, name),
+            dispatchURL: dispatch, dispatchTokenRef: try string(f, "dispatch_token_ref", name))
+        hub.apiKeyRecordProfile = recordProfile
+        hub.hubIsOnlyGate = gate
+        return .hub(hub)
     }
 }

@@ -113,7 +113,8 @@ public enum HubRecipeRun {
         var request = request
         request.maxWrites = request.maxWrites ?? existing?.maxWrites
         request.timeout = request.timeout ?? existing?.timeoutSeconds
-        try HubGate.checkNeeds(prepared.manifest.needs, client: connection.client, profile: connection.profileName)
+        // The one gate of every run, plan, apply, resume, job fire and trigger event.
+        let gateNote = try HubGate.checkNeeds(prepared.manifest.needs, client: connection.client, profile: connection.profileName)
 
         if case .apply(let plan) = request.mode {
             try refuseIfAppliedInFull(plan, existing: existing, journal: journal)
@@ -164,6 +165,9 @@ public enum HubRecipeRun {
         }
         var warnings: [String] = []
         if report.succeeded { warnings = coordinator.finish() }
+        // A read-only run with a key of unknown permissions ran on the Hub's say-so: a
+        // finished run says so (a refused read says it in its own error).
+        if let gateNote, report.succeeded { warnings.append(gateNote) }
         let counts = RunCounts(reads: pass.context.reads, writes: coordinator.counts)
         let status: RunStatus
         switch report.failure?.kind {

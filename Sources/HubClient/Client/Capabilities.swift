@@ -11,13 +11,21 @@ public struct Capabilities: Sendable, Equatable {
         case apiKeyRecord = "api_key_record"
         /// An API key whose permissions the profile declares (`api_key_permissions`).
         case apiKeyDeclared = "api_key_declared"
-        /// An API key with no declared permissions: assumed to hold every platform
-        /// permission (the sandbox's job key does); the Hub's 403s stay the authority.
-        case apiKeyAssumed = "api_key_assumed"
+        /// An API key whose permissions are not known: its record could not be read and
+        /// the profile declares none. `permissions` is empty; hubscript never assumes a
+        /// key's permissions, so a recipe that writes does not start (`HubGate`).
+        case apiKeyUnknown = "api_key_unknown"
+        /// An API key whose permissions are not known, in a profile that chose the Hub as
+        /// the only gate (`gate = "hub"`): every platform permission is assumed, and the
+        /// Hub's 403s alone decide.
+        case apiKeyHubGate = "api_key_hub_gate"
     }
 
     public var source: Source
     public var permissions: Set<String>
+    /// For `.apiKeyUnknown` and `.apiKeyHubGate` with an `api_key_id`: why the key's
+    /// record could not be read (the Hub's answer), for the message that says what to do.
+    public var recordUnreadable: String?
     /// Platform role ids the user holds (including the implicit `role_member`).
     public var roleIDs: [String]
     /// Whether `/roles?scope=platform` answered; when it is 403, the permissions of the
@@ -51,6 +59,10 @@ public struct Capabilities: Sendable, Equatable {
     }
 
     public func has(_ permission: String) -> Bool { permissions.contains(permission) }
+
+    /// Whether the permissions were not learnt (from a session, a key's record or a
+    /// declaration): unknown, or assumed because the profile lets the Hub gate.
+    public var permissionsUnknown: Bool { source == .apiKeyUnknown || source == .apiKeyHubGate }
 
     /// The members of `needs` the caller lacks, in the order given.
     public func missing(_ needs: [String]) -> [String] { needs.filter { !permissions.contains($0) } }

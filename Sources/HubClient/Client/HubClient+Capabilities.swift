@@ -9,10 +9,13 @@ extension HubClient {
     /// API key (`satk_…`, not asked `/users/me`, which only answers `user_token_required`
     /// to a key; a bearer that gets that answer is treated the same): the permissions come
     /// from, in order: the key's record `GET /api-keys/{apiKeyID}` when the profile names
-    /// the key and the Hub lets it read its record (with `api_keys.manage`; the sandbox
-    /// lets a key read its own); the profile's declared `apiKeyPermissions`; else every
-    /// platform permission (source `.apiKeyAssumed`: a key cannot be mapped to its record
-    /// from the secret alone). The server still refuses what the key lacks.
+    /// the key and the record can be read (with the user session of
+    /// `apiKeyRecordReader`, else by the key itself, which the sandbox allows and the Hub
+    /// does not); the profile's declared `apiKeyPermissions`; else they are unknown
+    /// (source `.apiKeyUnknown`, no permissions: a key cannot be mapped to its record
+    /// from the secret alone, and hubscript never assumes), or, when the profile chose
+    /// the Hub as the only gate (`hubIsOnlyGate`), every permission is assumed (source
+    /// `.apiKeyHubGate`). The server still refuses what the key lacks.
     public func capabilities(refresh: Bool = false) throws -> Capabilities {
         if !refresh, let cached = state.withLock({ $0.capabilitiesStale ? nil : $0.capabilities }) {
             return cached
@@ -72,16 +75,36 @@ extension HubClient {
             adminOfOrgs: orgs.filter { $0["my_role"]?.stringValue == "org_admin" }.compactMap { $0["id"]?.stringValue })
     }
 
-    /// An API key's permissions: its record, else the profile's declaration, else all
-    /// (see `capabilities`).
+    /// An API key's permissions: its record, else the profile's declaration, else
+    /// unknown (or assumed, when the Hub is the only gate); see `capabilities`.
     private func apiKeyCapabilities() throws -> Capabilities {
-        if let id = options.apiKeyID, let record = try? get("/api-keys/\(id)"),
-           let granted = record.json["permissions"]?.arrayValue {
-            return Capabilities(source: .apiKeyRecord, permissions: Set(granted.compactMap(\.stringValue)))
+        var recordUnreadable: String?
+        if let id = options.apiKeyID {
+            do {
+                let record = try options.apiKeyRecordReader?(id) ?? get("/api-keys/\(id)")
+                if let granted = record.json["permissions"]?.arrayValue {
+                    return Capabilities(source: .apiKeyRecord, permissions: Set(granted.compactMap(\.stringValue)))
+                }
+                recordUnreadable = "the record of \(id) lists no permissions"
+            } catch let error as HubError {
+                recordUnreadable = "reading the record of \(id): \(error.code)\(error.status.map { " (\($0))" } ?? ""): \(error.message)"
+                // A reader's session that ended says how to start a new one.
+                let signIn = [HubError.Code.sessionEnded, HubError.Code.unauthenticated, HubError.Code.sessionRevoked,
+                              HubError.Code.refreshTokenReused]
+                if signIn.contains(error.code) {
+                    recordUnreadable! += (error.message.hasSuffix(".") ? " " : ". ") + error.hint
+                }
+            } catch {
+                recordUnreadable = "reading the record of \(id): \(error)"
+            }
         }
         if let declared = options.apiKeyPermissions {
             return Capabilities(source: .apiKeyDeclared, permissions: Set(declared))
         }
-        return Capabilities(source: .apiKeyAssumed, permissions: Set(Capabilities.allPermissions))
+        var unknown = options.hubIsOnlyGate
+            ? Capabilities(source: .apiKeyHubGate, permissions: Set(Capabilities.allPermissions))
+            : Capabilities(source: .apiKeyUnknown, permissions: [])
+        unknown.recordUnreadable = recordUnreadable
+        return unknown
     }
 }

@@ -43,6 +43,14 @@ public struct HubClientOptions: Sendable {
     /// For an API key credential: the key's id (`key_…`), so `capabilities()` can read
     /// the key's permissions from `GET /api-keys/{id}` when the key may.
     public var apiKeyID: String?
+    /// For an API key whose permissions are known neither from its record nor from a
+    /// declaration: true assumes every permission and leaves the Hub's 403s as the only
+    /// gate (the profile's `gate = "hub"`, an explicit choice); false (the default) keeps
+    /// them unknown, and a recipe that writes does not start (`HubGate`).
+    public var hubIsOnlyGate = false
+    /// Reads an API key's record (`GET /api-keys/{id}`) with another credential, a user
+    /// session (the profile's `api_key_record_profile`); nil: the key asks for its own.
+    public var apiKeyRecordReader: (@Sendable (_ keyID: String) throws -> HubResponse)? = nil
 
     public init(apiPrefix: String = "", rateLimitPerMinute: Int = 100, retry: RetryPolicy = RetryPolicy(),
                 timeouts: HubTimeouts = HubTimeouts(), clock: any HubClock = SystemHubClock(),

@@ -38,12 +38,19 @@ public struct HubProfile: Sendable, Codable, Equatable {
     /// The pace the client keeps (requests per minute); 0 turns pacing off. Default 100.
     public var rateLimitPerMinute: Int
     /// For API keys: the permissions the key holds, as declared by whoever set up the
-    /// profile (the Hub offers no self-introspection). nil = assume all; see
-    /// `HubClient.capabilities()`.
+    /// profile (the Hub offers no self-introspection; `hubscript keys show` prints the
+    /// line). nil = not declared: unknown, never assumed; see `HubClient.capabilities()`.
     public var apiKeyPermissions: [String]?
     /// For API keys: the key's id (`key_…`); when set, capabilities are read from
-    /// `GET /api-keys/{id}` if the key holds `api_keys.manage`.
+    /// `GET /api-keys/{id}`, with the session of `apiKeyRecordProfile` if set.
     public var apiKeyID: String?
+    /// For API keys with an `apiKeyID`: the profile (a user session) whose credential
+    /// reads the key's record; nil: the key asks for its own (the sandbox answers, the
+    /// Hub does not).
+    public var apiKeyRecordProfile: String?
+    /// For API keys whose permissions are not known: `gate = "hub"` in the config, the
+    /// explicit choice to run anyway and let the Hub's 403s be the only gate.
+    public var hubIsOnlyGate: Bool = false
     /// The Dispatch relay's base URL, if the profile sends notifications through it.
     public var dispatchURL: URL?
     /// The vault secret name holding Dispatch's machine token (e.g. `dispatch/ci`).
@@ -66,6 +73,7 @@ public struct HubProfile: Sendable, Codable, Equatable {
         case name, auth
         case hubURL = "hub_url", apiPrefix = "api_prefix", rateLimitPerMinute = "rate_limit_per_minute"
         case apiKeyPermissions = "api_key_permissions", apiKeyID = "api_key_id", dispatchURL = "dispatch_url", dispatchTokenRef = "dispatch_token_ref"
+        case apiKeyRecordProfile = "api_key_record_profile", hubIsOnlyGate = "hub_is_only_gate"
     }
 
     public init(from decoder: Decoder) throws {
@@ -79,6 +87,8 @@ public struct HubProfile: Sendable, Codable, Equatable {
         apiKeyID = try c.decodeIfPresent(String.self, forKey: .apiKeyID)
         dispatchURL = try c.decodeIfPresent(URL.self, forKey: .dispatchURL)
         dispatchTokenRef = try c.decodeIfPresent(String.self, forKey: .dispatchTokenRef)
+        apiKeyRecordProfile = try c.decodeIfPresent(String.self, forKey: .apiKeyRecordProfile)
+        hubIsOnlyGate = try c.decodeIfPresent(Bool.self, forKey: .hubIsOnlyGate) ?? false
     }
 }
 
@@ -142,6 +152,7 @@ extension HubClient {
         options.profileName = profile.name
         options.apiKeyPermissions = profile.apiKeyPermissions
         options.apiKeyID = profile.apiKeyID
+        options.hubIsOnlyGate = profile.hubIsOnlyGate
         let credential: HubCredential
         switch profile.auth {
         case .session:

@@ -58,6 +58,10 @@ public final class HubConnection: Sendable {
             return HubConnection(profileName: profileName, client: client, notice: notice)
         case .hub(let profile):
             let store = try credentialStore ?? FileCredentialStore(directory: try state.credentials)
+            if let readerName = profile.apiKeyRecordProfile {
+                options.apiKeyRecordReader = try keyRecordReader(config: config, profile: profile.name, reader: readerName,
+                                                                 store: store, options: options)
+            }
             let client = try HubClient(profile: profile, credentialStore: store, transport: LiveTransport(),
                                        secrets: secrets, options: options)
             var hint: String?
@@ -66,6 +70,25 @@ public final class HubConnection: Sendable {
             if case .apiKey(let source) = profile.auth, source.isPlain, !local { hint = plainKeyHint(profile: profileName) }
             return HubConnection(profileName: profileName, client: client, notice: nil, hint: hint)
         }
+    }
+}
+
+extension HubConnection {
+    /// Reads API key records (`GET /api-keys/{id}`) with the user session of the profile
+    /// `reader` (a profile's `api_key_record_profile`). Throws `configuration_error` when
+    /// `reader` is not a profile that signs in as a user.
+    static func keyRecordReader(config: HubConfig, profile: String, reader: String, store: any CredentialStore,
+                                options: HubClientOptions) throws -> @Sendable (String) throws -> HubResponse {
+        let setting = try? config.profile(named: reader).1
+        guard case .hub(let readerProfile)? = setting, case .session = readerProfile.auth else {
+            throw HubError(code: HubError.Code.configuration,
+                           message: "profile \(profile): api_key_record_profile = \"\(reader)\" must name a profile that signs in as a user (email = …)",
+                           hint: "Add a profile with hub_url and email, sign in with hubscript login --profile NAME, and name it here.")
+        }
+        var readerOptions = options
+        readerOptions.apiKeyRecordReader = nil
+        let client = try HubClient(profile: readerProfile, credentialStore: store, transport: LiveTransport(), options: readerOptions)
+        return { id in try client.get("/api-keys/\(id)") }
     }
 }
 

@@ -19,7 +19,7 @@ enum HubscriptCLI {
         entry(RunCommand.self), entry(CheckCommand.self), entry(TestCommand.self), entry(NewCommand.self),
         entry(TrustCommand.self), entry(VerifyCommand.self), entry(DescribeCommand.self),
         entry(PlanCommand.self), entry(ApplyCommand.self), RunsCommands.group.entry,
-        entry(LoginCommand.self), entry(LogoutCommand.self), SandboxCommands.group.entry, DispatchCommands.group.entry, VaultCommands.group.entry, JobsCommands.group.entry, entry(ListenCommand.self), entry(DocsCommand.self),
+        entry(LoginCommand.self), entry(LogoutCommand.self), KeysCommands.group.entry, SandboxCommands.group.entry, DispatchCommands.group.entry, VaultCommands.group.entry, JobsCommands.group.entry, entry(ListenCommand.self), entry(DocsCommand.self),
         entry(CompletionCommand.self),
     ]
 

@@ -79,7 +79,7 @@ struct RecipeLauncher {
             return reporter.reportSetupFailure(ScriptFailure(kind: .limit(.host), message: refusal.message), runID: runIDKnownBeforeStart)
         } catch let denied as HubGate.Denied {
             let structured = ScriptValue.object([
-                "code": "capability_denied", "profile": .string(denied.profile),
+                "code": .string(denied.code), "profile": .string(denied.profile),
                 "missing": .array(denied.missing.map(ScriptValue.string)),
             ])
             return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: denied.description, structured: structured),

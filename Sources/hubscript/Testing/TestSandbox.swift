@@ -149,7 +149,7 @@ final class TestSandbox: @unchecked Sendable {
                 configuration.gate = kill.gate(before: configuration.gate)
             })
         } catch let denied as HubGate.Denied {
-            return Self.setupFailure(denied.description, exitCode: 3, code: "capability_denied")
+            return Self.setupFailure(denied.description, exitCode: 3, code: denied.code)
         } catch let refusal as PlanRefusal {
             return Self.setupFailure(refusal.message, exitCode: 4)
         } catch {

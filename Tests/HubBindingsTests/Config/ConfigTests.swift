@@ -77,7 +77,7 @@ final class ConfigTests: XCTestCase {
     func testMistakesNameTheKey() throws {
         let cases: [(String, String)] = [
             (#"return { profiles = { p = { hub_url = "https://h", emial = "x" } } }"#,
-             "unknown key 'emial' in profiles.p (allowed: sandbox, hub_url, api_prefix, email, api_key, api_key_env, api_key_ref, api_key_id, api_key_permissions, rate_limit_per_minute, dispatch_url, dispatch_token_ref)"),
+             "unknown key 'emial' in profiles.p (allowed: sandbox, hub_url, api_prefix, email, api_key, api_key_env, api_key_ref, api_key_id, api_key_permissions, rate_limit_per_minute, dispatch_url, dispatch_token_ref, api_key_record_profile, gate)"),
             (#"return { profiles = { p = { email = "x@y" } } }"#,
              "profiles.p.hub_url is required (e.g. \"https://api.substratalapps.com\"), or set sandbox = true"),
             (#"return { profiles = { p = { hub_url = "https://h" } } }"#,

@@ -37,7 +37,7 @@ final class ArgumentCapTests: XCTestCase {
                         $0.longestTarget = max($0.longestTarget, request.target.utf8.count)
                     }
                     return sandbox.handle(request)
-                }), options: HubClientOptions(rateLimitPerMinute: 0, warn: { _ in }, profileName: "jobs"))
+                }), options: HubClientOptions(rateLimitPerMinute: 0, warn: { _ in }, profileName: "jobs", apiKeyID: SandboxFixtures.jobsKeyId))
             let connection = HubConnection(profileName: "jobs", client: client, notice: nil)
             let url = root.appendingPathComponent("caps.lua")
             try Data(("""

@@ -11,7 +11,8 @@ final class FeatureOffTests: XCTestCase {
     func testA501TurnsTheFeatureOffWithOneWarningAndNoMoreCalls() throws {
         let h = try GatingTests.Harness(faults: try FaultSpec(parsing: "unimplemented=webhooks+users/me/notifications"))
         let warnings = Warnings()
-        let connection = try h.connection(key: SandboxFixtures.jobsKeySecret, profile: "jobs", warn: warnings.add)
+        let connection = try h.connection(key: SandboxFixtures.jobsKeySecret, profile: "jobs", keyID: SandboxFixtures.jobsKeyId,
+                                          warn: warnings.add)
         let prepared = try h.recipe("off.lua", WebhookBindingTests.recipe(needs: "webhooks.manage", """
             print("available", hub.available("webhooks"))
             local w = hub.webhooks.create { url = "http://127.0.0.1:9/hooks", events = { "*" } }

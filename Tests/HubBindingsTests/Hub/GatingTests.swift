@@ -36,12 +36,13 @@ final class GatingTests: XCTestCase {
         }
 
         /// A connection with an API key, as a profile would make it.
-        func connection(key: String, profile: String, keyID: String? = nil, declared: [String]? = nil,
+        func connection(key: String, profile: String, keyID: String? = nil, declared: [String]? = nil, hubIsOnlyGate: Bool = false,
                         warn: @escaping @Sendable (String) -> Void = { _ in }) throws -> HubConnection {
             let sandbox = self.sandbox
             let counts = self.counts
-            let options = HubClientOptions(rateLimitPerMinute: 0, warn: warn, profileName: profile,
+            var options = HubClientOptions(rateLimitPerMinute: 0, warn: warn, profileName: profile,
                                            apiKeyPermissions: declared, apiKeyID: keyID)
+            options.hubIsOnlyGate = hubIsOnlyGate
             let client = try HubClient(
                 baseURL: URL(string: "http://127.0.0.1")!, credential: .apiKey(key),
                 transport: InProcessTransport(handler: { request in
@@ -52,7 +53,9 @@ final class GatingTests: XCTestCase {
             return HubConnection(profileName: profile, client: client, notice: nil)
         }
 
-        var jobs: HubConnection { get throws { try connection(key: SandboxFixtures.jobsKeySecret, profile: "jobs") } }
+        var jobs: HubConnection {
+            get throws { try connection(key: SandboxFixtures.jobsKeySecret, profile: "jobs", keyID: SandboxFixtures.jobsKeyId) }
+        }
 
         /// Writes `source` to `name` in the temporary folder and prepares it.
         func recipe(_ name: String, _ source: String, params: [(String, String)] = []) throws -> PreparedRecipe {
@@ -129,12 +132,12 @@ final class GatingTests: XCTestCase {
             guard let denied = error as? HubGate.Denied else { return XCTFail("expected HubGate.Denied, got \(error)") }
             XCTAssertEqual(denied.missing, ["users.manage", "entitlements.manage", "billing.manage"])
             XCTAssertEqual(denied.description, """
-                capability denied: profile 'support' lacks what the recipe needs:
-                  users.manage — granted by role_superadmin
-                  entitlements.manage — granted by role_superadmin
-                  billing.manage — granted by role_billing_admin or role_superadmin
-                Ask an administrator for a role that grants it, or use a profile that has it.
+                capability denied: profile 'support' uses an API key that lacks what the recipe needs: \
+                users.manage, entitlements.manage, billing.manage; nothing ran.
+                Its permissions are those of its record (api_key_id): ask an administrator to give the key them, \
+                or use a profile whose key holds them.
                 """)
+            XCTAssertEqual(denied.code, "capability_denied")
         }
         XCTAssertEqual(output.lines, [], "the body must not run")
         XCTAssertEqual(h.writesReceived, 0)
@@ -148,9 +151,10 @@ final class GatingTests: XCTestCase {
         let prepared = try h.recipe("r.lua", recipeText(needs: ["users.list", "roles.manage"], body: "print('body ran')\n"))
         XCTAssertThrowsError(try h.execute(prepared, declared)) { error in
             XCTAssertEqual((error as? HubGate.Denied)?.description, """
-                capability denied: profile 'declared' lacks what the recipe needs:
-                  roles.manage — granted by role_superadmin
-                Ask an administrator for a role that grants it, or use a profile that has it.
+                capability denied: profile 'declared' uses an API key that lacks what the recipe needs: roles.manage; nothing ran.
+                Its permissions are the profile's api_key_permissions: if the key was given it since, print the line again \
+                (hubscript keys show KEY_ID --profile SESSION_PROFILE). Otherwise ask an administrator to give the key it, \
+                or use a profile whose key holds it.
                 """)
         }
     }
@@ -229,7 +233,7 @@ final class GatingTests: XCTestCase {
 
     func testRoleEscalationIsRefusedByTheHubAsAStructuredError() throws {
         let h = try Harness()
-        let ops = try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops")
+        let ops = try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops", keyID: SandboxFixtures.opsKeyId)
         let prepared = try h.recipe("escalate.lua", recipeText(needs: ["users.list", "roles.manage"], body: """
             local ok, err = pcall(hub.roles.assign, params.user, "role_superadmin")
             print(ok, err.code, err.status)

@@ -89,7 +89,7 @@ struct CapabilitiesTests {
         #expect(h.requests.count == before + 4)
     }
 
-    @Test("an API key: user_token_required → the declared permissions, else all", arguments: TransportKind.allCases)
+    @Test("an API key: user_token_required → the declared permissions, else unknown (never all)", arguments: TransportKind.allCases)
     func apiKey(kind: TransportKind) throws {
         let script: ScriptedHub.Script = { _, _ in errorResponse(400, "user_token_required") }
         let declared = try Harness(kind, configure: { $0.apiKeyPermissions = ["users.list", "audit.view"] }, script)
@@ -99,9 +99,53 @@ struct CapabilitiesTests {
         #expect(declared.requests.map(\.path) == ["/users/me"])
 
         let undeclared = try Harness(kind, script)
-        let all = try undeclared.client.capabilities()
-        #expect(all.source == .apiKeyAssumed)
-        #expect(all.permissions == Set(Capabilities.allPermissions))
+        let unknown = try undeclared.client.capabilities()
+        #expect(unknown.source == .apiKeyUnknown)
+        #expect(unknown.permissions.isEmpty)
+        #expect(unknown.permissionsUnknown)
+        #expect(unknown.recordUnreadable == nil)
+    }
+
+    @Test("an API key whose record is unreadable and permissions undeclared: unknown, with the Hub's answer",
+          arguments: TransportKind.allCases)
+    func unreadableRecordIsUnknown(kind: TransportKind) throws {
+        let script: ScriptedHub.Script = { _, _ in errorResponse(400, "user_token_required") }
+        let h = try Harness(kind, credential: .apiKey("satk_test_ops"), configure: { $0.apiKeyID = "key_ops" }, script)
+        let caps = try h.client.capabilities()
+        #expect(caps.source == .apiKeyUnknown)
+        #expect(caps.permissions.isEmpty)
+        #expect(caps.recordUnreadable?.hasPrefix("reading the record of key_ops: user_token_required (400): ") == true)
+        #expect(h.requests.map(\.path) == ["/api-keys/key_ops"])
+    }
+
+    @Test("gate = hub: unknown permissions are all assumed, and say so in their source", arguments: TransportKind.allCases)
+    func hubIsOnlyGate(kind: TransportKind) throws {
+        let script: ScriptedHub.Script = { _, _ in errorResponse(400, "user_token_required") }
+        let h = try Harness(kind, credential: .apiKey("satk_test_ops"), configure: { $0.hubIsOnlyGate = true }, script)
+        let caps = try h.client.capabilities()
+        #expect(caps.source == .apiKeyHubGate)
+        #expect(caps.permissions == Set(Capabilities.allPermissions))
+        #expect(caps.permissionsUnknown)
+        #expect(h.requests.isEmpty)
+    }
+
+    @Test("api_key_record_profile: the key's record is read with the reader (a user session), not by the key",
+          arguments: TransportKind.allCases)
+    func recordReadByAnotherCredential(kind: TransportKind) throws {
+        let script: ScriptedHub.Script = { _, _ in errorResponse(400, "user_token_required") }
+        let asked = LockedList()
+        let h = try Harness(kind, credential: .apiKey("satk_test_ops"), configure: {
+            $0.apiKeyID = "key_ops"
+            $0.apiKeyRecordReader = { id in
+                asked.append(id)
+                return HubResponse(status: 200, headers: HTTPHeaders(), body: Data(), json: ["id": "key_ops", "permissions": ["users.list", "users.manage"]], requestID: "req_1")
+            }
+        }, script)
+        let caps = try h.client.capabilities()
+        #expect(caps.source == .apiKeyRecord)
+        #expect(caps.permissions == ["users.list", "users.manage"])
+        #expect(asked.items == ["key_ops"])
+        #expect(h.requests.isEmpty)
     }
 
     @Test("a satk_ API key is not asked /users/me: its record, else the declared permissions", arguments: TransportKind.allCases)
@@ -121,4 +165,12 @@ struct CapabilitiesTests {
         #expect(try declared.client.capabilities().source == .apiKeyDeclared)
         #expect(declared.requests.isEmpty)
     }
+}
+
+/// Strings appended from any thread.
+final class LockedList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [String] = []
+    func append(_ value: String) { lock.withLock { values.append(value) } }
+    var items: [String] { lock.withLock { values } }
 }

@@ -58,7 +58,7 @@ final class ServedSandbox {
         self.dispatchURL = dispatchURL
         config = try cli.file("served.config.lua", """
             return { profiles = { served = { hub_url = "\(url)", api_key = "satk_test_jobs_sandbox_0000000000000000",
-                                             rate_limit_per_minute = 0 } } }
+                                             api_key_id = "key_jobs", rate_limit_per_minute = 0 } } }
             """)
     }
 
