@@ -65,6 +65,8 @@ final class ProcessEnvironmentTests: XCTestCase {
         XCTAssertNil(ProcessEnvironment.all[name])
         setenv(name, "three", 1)
         XCTAssertEqual(ProcessEnvironment.all[name], "three")
-        XCTAssertEqual(ProcessEnvironment.all, ProcessEnvironment.all, "unchanged: the same values")
+        unsetenv(name)
+        XCTAssertNil(ProcessEnvironment.all[name])
+        XCTAssertEqual(ProcessEnvironment.all, ProcessInfo.processInfo.environment, "after every change, the same values as Foundation reads")
     }
 }
