@@ -9,9 +9,9 @@ struct ConfigParser {
     /// `jobs` is read by `JobsConfigParser` (for `hubscript jobs`), `triggers` by
     /// `TriggersConfigParser` (for `hubscript listen`), `libraries` by `LibrariesConfig`,
     /// `journal` by `JournalConfig`, not here.
-    static let topKeys = ["default_profile", "profiles", "jobs", "triggers", "libraries", "journal"]
+    static let topKeys = ["default_profile", "profiles", "dispatch_targets", "jobs", "triggers", "libraries", "journal"]
     static let profileKeys = ["sandbox", "hub_url", "api_prefix", "email", "api_key", "api_key_env", "api_key_ref", "api_key_id",
-                              "api_key_permissions", "rate_limit_per_minute", "dispatch_url", "dispatch_token_ref"]
+                              "api_key_permissions", "rate_limit_per_minute", "dispatch_url", "dispatch_token_ref", "dispatch_targets"]
 
     func fail(_ message: String) -> HubConfigError { HubConfigError("config \(file): \(message)") }
 
@@ -29,6 +29,8 @@ struct ConfigParser {
                 config.profiles[name] = try profile(name, spec)
             }
         }
+        config.dispatchTargets = try dispatchTargets(top["dispatch_targets"], at: "dispatch_targets")
+        try checkDispatchCredentials(config, triggers: top["triggers"])
         return config
     }
 
@@ -81,9 +83,11 @@ struct ConfigParser {
             guard let u = URL(string: d), u.scheme != nil else { throw fail("profiles.\(name).dispatch_url is not a URL") }
             dispatch = u
         }
-        return .hub(HubProfile(
+        var hub = HubProfile(
             name: name, hubURL: url, apiPrefix: try string(f, "api_prefix", name) ?? "", auth: auth,
             rateLimitPerMinute: rate, apiKeyPermissions: permissions, apiKeyID: try string(f, "api_key_id", name),
-            dispatchURL: dispatch, dispatchTokenRef: try string(f, "dispatch_token_ref", name)))
+            dispatchURL: dispatch, dispatchTokenRef: try string(f, "dispatch_token_ref", name))
+        hub.dispatchTargets = try dispatchTargets(f["dispatch_targets"], at: "profiles.\(name).dispatch_targets")
+        return .hub(hub)
     }
 }

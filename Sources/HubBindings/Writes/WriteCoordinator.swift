@@ -218,6 +218,14 @@ public final class WriteCoordinator {
             counts.failed += 1
             throw error
         }
+        // An answer holding a loaded secret's text would be journalled masked, and a
+        // resumed pass would be handed the masked copy instead: the difference would tell
+        // the recipe that text it sent (and the server echoed) was the secret. The run
+        // stops instead, the write left pending (a resume resends it under the same key,
+        // the server replays the same answer, and the run stops again, saying why).
+        if let secret = SecretRedactor.shared.firstSecret(in: value) {
+            throw ScriptLimitError(WriteMessages.answerHoldsSecret(r, secret: secret))
+        }
         // Staged: it commits with the next write's `beginWrite` (or at the next read or
         // the run's end); if the process dies first, the write is resent and replayed.
         try journal.recordDone(runID: runID, key: r.key, response: value, deferred: true)

@@ -48,6 +48,9 @@ public struct HubProfile: Sendable, Codable, Equatable {
     public var dispatchURL: URL?
     /// The vault secret name holding Dispatch's machine token (e.g. `dispatch/ci`).
     public var dispatchTokenRef: String?
+    /// This profile's own named Dispatch targets (`dispatch_targets`), beside the
+    /// configuration's top-level ones (see `HubConfig.dispatchTargets(profile:)`).
+    public var dispatchTargets: [String: DispatchTargetSetting] = [:]
 
     public init(name: String, hubURL: URL, apiPrefix: String = "", auth: Auth, rateLimitPerMinute: Int = 100,
                 apiKeyPermissions: [String]? = nil, apiKeyID: String? = nil, dispatchURL: URL? = nil, dispatchTokenRef: String? = nil) {
@@ -66,6 +69,7 @@ public struct HubProfile: Sendable, Codable, Equatable {
         case name, auth
         case hubURL = "hub_url", apiPrefix = "api_prefix", rateLimitPerMinute = "rate_limit_per_minute"
         case apiKeyPermissions = "api_key_permissions", apiKeyID = "api_key_id", dispatchURL = "dispatch_url", dispatchTokenRef = "dispatch_token_ref"
+        case dispatchTargets = "dispatch_targets"
     }
 
     public init(from decoder: Decoder) throws {
@@ -79,6 +83,7 @@ public struct HubProfile: Sendable, Codable, Equatable {
         apiKeyID = try c.decodeIfPresent(String.self, forKey: .apiKeyID)
         dispatchURL = try c.decodeIfPresent(URL.self, forKey: .dispatchURL)
         dispatchTokenRef = try c.decodeIfPresent(String.self, forKey: .dispatchTokenRef)
+        dispatchTargets = try c.decodeIfPresent([String: DispatchTargetSetting].self, forKey: .dispatchTargets) ?? [:]
     }
 }
 
