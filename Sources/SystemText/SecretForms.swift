@@ -1,7 +1,8 @@
 /// The ways a secret commonly appears in text a server sends back: as itself,
 /// JSON-escaped (with and without `\/`), base64 and base64url at each of the three
-/// offsets it can start at, hex (lower and upper case) and percent-encoded (reserved
-/// bytes only, or every byte; upper and lower case hex).
+/// offsets it can start at, hex (lower and upper case) and percent-encoded (as RFC 3986,
+/// Foundation's `.alphanumerics`, `encodeURIComponent` or every byte; upper and lower
+/// case hex).
 ///
 /// Each form becomes a `SecretMatcher.Pattern` masked by `mask`. Forms shorter than
 /// `minimumLength` bytes are left out (they would mask ordinary text).
@@ -17,17 +18,20 @@ public enum SecretForms {
     public static func all(_ secret: [UInt8], mask: [UInt8]) -> [SecretMatcher.Pattern] {
         guard secret.count >= minimumLength else { return [] }
         var forms = plain(secret, mask: mask)
-        for text in [hex(secret, upper: false), hex(secret, upper: true),
-                     percent(secret, everyByte: false, upper: true), percent(secret, everyByte: false, upper: false),
-                     percent(secret, everyByte: true, upper: true), percent(secret, everyByte: true, upper: false)]
-        where text.count >= minimumLength {
+        var texts = [hex(secret, upper: false), hex(secret, upper: true)]
+        for keep in PercentKeeps.allCases {
+            texts += [percent(secret, keeping: keep, upper: true), percent(secret, keeping: keep, upper: false)]
+        }
+        for text in texts where text.count >= minimumLength && !forms.contains(where: { $0.bytes == text }) {
             forms.append(SecretMatcher.Pattern(text, mask: mask))
         }
         for alphabet in [base64Standard, base64URL] {
             for offset in 0..<3 {
                 let (core, before, after) = base64Core(secret, offset: offset, alphabet: alphabet)
-                guard core.count >= minimumLength else { continue }
-                forms.append(SecretMatcher.Pattern(core, mask: mask, extendBefore: before, extendAfter: after, extendAlphabet: alphabet))
+                guard core.count >= minimumLength, !forms.contains(where: { $0.bytes == core }) else { continue }
+                // Either alphabet beside it: a core without `+/-_` is the same in both.
+                forms.append(SecretMatcher.Pattern(core, mask: mask, extendBefore: before, extendAfter: after,
+                                                   extendAlphabet: base64Standard + Array("-_".utf8)))
             }
         }
         return forms
@@ -61,13 +65,30 @@ public enum SecretForms {
         return secret.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }
     }
 
-    static func percent(_ secret: [UInt8], everyByte: Bool, upper: Bool) -> [UInt8] {
+    /// Which bytes a percent-encoder leaves as they are.
+    enum PercentKeeps: CaseIterable {
+        /// RFC 3986's unreserved: letters, digits, `-._~`.
+        case unreserved
+        /// Letters and digits only (Foundation's `.alphanumerics`).
+        case alphanumerics
+        /// JavaScript's `encodeURIComponent`: also `!'()*`.
+        case component
+        /// None: every byte as `%XX`.
+        case none
+    }
+
+    static func percent(_ secret: [UInt8], keeping keep: PercentKeeps, upper: Bool) -> [UInt8] {
         let digits = Array((upper ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
         var out: [UInt8] = []
         for b in secret {
-            let unreserved = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
-                || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E
-            if unreserved && !everyByte { out.append(b) } else { out += [0x25, digits[Int(b >> 4)], digits[Int(b & 15)]] }
+            let alphanumeric = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+            let kept: Bool = switch keep {
+            case .none: false
+            case .alphanumerics: alphanumeric
+            case .unreserved: alphanumeric || Array("-._~".utf8).contains(b)
+            case .component: alphanumeric || Array("-._~!'()*".utf8).contains(b)
+            }
+            if kept { out.append(b) } else { out += [0x25, digits[Int(b >> 4)], digits[Int(b & 15)]] }
         }
         return out
     }
