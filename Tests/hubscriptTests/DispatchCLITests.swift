@@ -162,7 +162,8 @@ final class DispatchCLITests: XCTestCase {
         let none = try cli.run(["dispatch", "test", "--config", config, "--profile", "nodispatch"], expect: 2)
         XCTAssertEqual(none.stderr, """
             hubscript dispatch test: dispatch_not_configured: profile 'nodispatch' has no Dispatch: set dispatch_url and \
-            dispatch_token_ref in its configuration, or use dispatch.connect{url = …, token = vault.secret(…)}
+            dispatch_token_ref in its configuration, or send through a configured target: dispatch.connect("NAME") with \
+            dispatch_targets in the configuration
 
             """)
         let down = try cli.run(["dispatch", "test", "--config", config, "--profile", "down"], expect: 1)

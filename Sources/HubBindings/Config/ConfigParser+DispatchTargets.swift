@@ -52,14 +52,14 @@ extension ConfigParser {
         for (name, setting) in config.profiles.sorted(by: { $0.key < $1.key }) {
             guard case .hub(let p) = setting, case .apiKey(let source) = p.auth else { continue }
             switch source {
-            case .reference(let ref): reserved[ref] = reserved[ref] ?? "profile '\(name)''s API key (api_key_ref)"
-            case .environment(let env): reserved["env:\(env)"] = reserved["env:\(env)"] ?? "profile '\(name)''s API key (api_key_env)"
+            case .reference(let ref): reserved[ref] = reserved[ref] ?? "the API key of profile '\(name)' (api_key_ref)"
+            case .environment(let env): reserved["env:\(env)"] = reserved["env:\(env)"] ?? "the API key of profile '\(name)' (api_key_env)"
             case .literal: break
             }
         }
         if case .object(let all) = triggers {
             for (name, spec) in all.sorted(by: { $0.key < $1.key }) {
-                if let secret = spec["secret"].stringValue { reserved[secret] = reserved[secret] ?? "trigger '\(name)''s webhook signing secret" }
+                if let secret = spec["secret"].stringValue { reserved[secret] = reserved[secret] ?? "the webhook signing secret of trigger '\(name)'" }
             }
         }
         for variable in Self.reservedVariables { reserved["env:\(variable.name)"] = variable.why }

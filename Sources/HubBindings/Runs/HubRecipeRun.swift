@@ -269,7 +269,9 @@ public enum HubRecipeRun {
                     changes. Pass --force to resume anyway, or start a new run.
                     """)
             }
-            let paramsJSON = (try? JSONCodec.encode(params)) ?? ""
+            // The journal keeps params masked (a param may hold a loaded secret's value):
+            // compare them masked, and show them masked.
+            let paramsJSON = SecretRedactor.shared.redact((try? JSONCodec.encode(params)) ?? "")
             if existing.paramsJSON != paramsJSON {
                 throw HubConfigError("run \(id) was started with params \(existing.paramsJSON), not \(paramsJSON); resume it with the same params (hubscript runs resume \(id) does)")
             }
