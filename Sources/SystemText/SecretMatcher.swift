@@ -1,3 +1,5 @@
+import CSecretScan
+
 /// Finds and masks secret byte patterns in text, in time that does not depend on the
 /// secrets' bytes.
 ///
@@ -38,21 +40,18 @@ public final class SecretMatcher: Sendable {
         }
     }
 
-    /// Patterns of one length, with their hashes' table.
-    private struct Group: Sendable {
-        let length: Int
-        /// `base^(length-1)`, to take the leaving byte out of the rolling hash.
-        let outFactor: UInt64
-        /// 65 536 bits: whether some pattern of this length hashes to the index.
-        let table: [UInt64]
-        /// Indices into `patterns` of this length, by full hash.
-        let byHash: [UInt64: [Int]]
-    }
-
     public let patterns: [Pattern]
-    private let groups: [Group]
-    private static let base: UInt64 = 0x100000001B3 | 1
+    /// Per pattern length, longest first: the length, `base^(length-1)` (to take the
+    /// leaving byte out of the rolling hash), and the patterns of that length by hash.
+    private let lengths: [Int]
+    private let outFactors: [UInt64]
+    private let byHash: [[UInt64: [Int]]]
+    /// Per length, 65 536 bits (1 024 words, one block per length): whether some
+    /// pattern of that length hashes to the index.
+    private let tables: [UInt64]
+    private static let base: UInt64 = HS_SCAN_BASE
     private static let tableBits = 16
+    private static let tableWords = (1 << tableBits) / 64
 
     /// `patterns` with empty ones and duplicates (same bytes) left out.
     public init(_ patterns: [Pattern]) {
@@ -62,19 +61,26 @@ public final class SecretMatcher: Sendable {
         self.patterns = kept
         var byLength: [Int: [Int]] = [:]
         for (i, p) in kept.enumerated() { byLength[p.bytes.count, default: []].append(i) }
-        groups = byLength.keys.sorted(by: >).map { length in
-            var table = [UInt64](repeating: 0, count: (1 << Self.tableBits) / 64)
-            var byHash: [UInt64: [Int]] = [:]
+        lengths = byLength.keys.sorted(by: >)
+        var tables = [UInt64](repeating: 0, count: lengths.count * Self.tableWords)
+        var byHash: [[UInt64: [Int]]] = []
+        var outFactors: [UInt64] = []
+        for (g, length) in lengths.enumerated() {
+            var group: [UInt64: [Int]] = [:]
             for i in byLength[length]! {
                 let h = kept[i].bytes.withUnsafeBufferPointer { Self.hash($0, 0, length) }
                 let slot = Self.slot(h)
-                table[slot >> 6] |= 1 << UInt64(slot & 63)
-                byHash[h, default: []].append(i)
+                tables[g * Self.tableWords + slot >> 6] |= 1 << UInt64(slot & 63)
+                group[h, default: []].append(i)
             }
+            byHash.append(group)
             var out: UInt64 = 1
             for _ in 1..<length { out = out &* Self.base }
-            return Group(length: length, outFactor: out, table: table, byHash: byHash)
+            outFactors.append(out)
         }
+        self.tables = tables
+        self.byHash = byHash
+        self.outFactors = outFactors
     }
 
     public var isEmpty: Bool { patterns.isEmpty }
@@ -88,53 +94,68 @@ public final class SecretMatcher: Sendable {
 
     /// The table index of hash `h` (its high bits, mixed).
     @inline(__always)
-    private static func slot(_ h: UInt64) -> Int { Int(truncatingIfNeeded: (h &* 0x9E3779B97F4A7C15) >> UInt64(64 - tableBits)) }
+    private static func slot(_ h: UInt64) -> Int { Int(truncatingIfNeeded: (h &* HS_SCAN_MIX) >> UInt64(64 - tableBits)) }
 
-    /// A match found at a position: the pattern's index.
-    private func match(at i: Int, in b: UnsafeBufferPointer<UInt8>, hashes: inout [UInt64]) -> Int? {
-        for (g, group) in groups.enumerated() where i + group.length <= b.count {
-            let h = hashes[g]
-            let slot = Self.slot(h)
-            guard group.table[slot >> 6] & (1 << UInt64(slot & 63)) != 0, let candidates = group.byHash[h] else { continue }
-            for index in candidates where patterns[index].bytes.withUnsafeBufferPointer({ p in
-                memcmpEqual(p.baseAddress!, b.baseAddress! + i, group.length)
-            }) {
-                return index
-            }
+    /// The pattern of length group `g` whose bytes are at `i`, if its hash `h` is one of theirs.
+    private func confirm(_ g: Int, _ h: UInt64, at i: Int, in b: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let candidates = byHash[g][h] else { return nil }
+        for index in candidates where patterns[index].bytes.withUnsafeBufferPointer({ p in
+            memcmpEqual(p.baseAddress!, b.baseAddress! + i, lengths[g])
+        }) {
+            return index
         }
         return nil
     }
 
     /// Scans `b`, calling `found(start, end, pattern)` for each match (after extension),
-    /// left to right. Returns whether any was found.
+    /// left to right, until it returns false. Every position costs, per pattern length,
+    /// one table probe and one hash update, whatever the bytes (`hs_scan_next`, in C so
+    /// that a debug build masks as evenly, and fast enough, as a release one).
     private func scan(_ b: UnsafeBufferPointer<UInt8>, _ found: (Int, Int, Int) -> Bool) {
-        guard !groups.isEmpty, b.count > 0 else { return }
-        var hashes = groups.map { $0.length <= b.count ? Self.hash(b, 0, $0.length) : 0 }
-        var i = 0
-        var lastEnd = 0
-        while i < b.count {
-            if let index = match(at: i, in: b, hashes: &hashes) {
+        let groups = lengths.count
+        guard groups > 0, let text = b.baseAddress else { return }
+        let n = b.count
+        var hashes = [UInt64](repeating: 0, count: groups)
+        lengths.withUnsafeBufferPointer { lengthsBuffer in
+        outFactors.withUnsafeBufferPointer { factors in
+        tables.withUnsafeBufferPointer { tablesBuffer in
+        hashes.withUnsafeMutableBufferPointer { hashes in
+            var spec = hs_scan_spec(groups: groups, lengths: lengthsBuffer.baseAddress, out_factors: factors.baseAddress,
+                                    tables: tablesBuffer.baseAddress)
+            hs_scan_start(&spec, text, n, 0, hashes.baseAddress)
+            var i = 0
+            var lastEnd = 0
+            while i < n {
+                i = hs_scan_next(&spec, text, n, i, hashes.baseAddress)
+                guard i < n else { return }
+                // A table hit: the longest length whose window is a pattern, if any.
+                var matched: Int?
+                for g in 0..<groups where i + lengthsBuffer[g] <= n && hs_scan_probe(&spec, g, hashes[g]) != 0 {
+                    if let index = confirm(g, hashes[g], at: i, in: b) { matched = index; break }
+                }
+                guard let index = matched else {
+                    hs_scan_roll(&spec, text, n, i, hashes.baseAddress)
+                    i += 1
+                    continue
+                }
                 let p = patterns[index]
-                var start = i, end = i + p.bytes.count
-                if p.extendBefore, start > lastEnd, p.extendAlphabet[Int(b[start - 1])] { start -= 1 }
-                if p.extendAfter, end < b.count, p.extendAlphabet[Int(b[end])] { end += 1 }
-                guard found(start, end, index) else { return }
+                var first = i, end = i + p.bytes.count
+                if p.extendBefore, first > lastEnd, p.extendAlphabet[Int(b[first - 1])] { first -= 1 }
+                if p.extendAfter, end < n, p.extendAlphabet[Int(b[end])] { end += 1 }
+                guard found(first, end, index) else { return }
                 lastEnd = end
                 i = end
-                for (g, group) in groups.enumerated() where i + group.length <= b.count { hashes[g] = Self.hash(b, i, group.length) }
-                continue
+                hs_scan_start(&spec, text, n, i, hashes.baseAddress)
             }
-            // Roll every window one byte on.
-            for (g, group) in groups.enumerated() where i + group.length < b.count {
-                hashes[g] = (hashes[g] &- UInt64(b[i]) &* group.outFactor) &* Self.base &+ UInt64(b[i + group.length])
-            }
-            i += 1
+        }
+        }
+        }
         }
     }
 
     /// `bytes` with every match replaced by its pattern's mask; nil when there is none.
     public func masked(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard !groups.isEmpty, bytes.count > 0 else { return nil }
+        guard !lengths.isEmpty, bytes.count > 0 else { return nil }
         let b = bytes.bindMemory(to: UInt8.self)
         var out: [UInt8]?
         var copied = 0
@@ -152,7 +173,7 @@ public final class SecretMatcher: Sendable {
 
     /// The index of the first pattern found in `bytes`, or nil.
     public func firstMatch(_ bytes: UnsafeRawBufferPointer) -> Pattern? {
-        guard !groups.isEmpty, bytes.count > 0 else { return nil }
+        guard !lengths.isEmpty, bytes.count > 0 else { return nil }
         var first: Int?
         scan(bytes.bindMemory(to: UInt8.self)) { _, _, index in first = index; return false }
         return first.map { patterns[$0] }
@@ -160,7 +181,7 @@ public final class SecretMatcher: Sendable {
 
     /// `text` with every match masked.
     public func masked(_ text: String) -> String {
-        guard !groups.isEmpty else { return text }
+        guard !lengths.isEmpty else { return text }
         var text = text
         let replaced = text.withUTF8 { masked(UnsafeRawBufferPointer($0)) }
         return replaced.map { String(decoding: $0, as: UTF8.self) } ?? text

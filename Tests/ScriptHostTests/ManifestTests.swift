@@ -211,7 +211,7 @@ final class ManifestTests: XCTestCase {
 
     func testUnknownKey() {
         assertManifestError(#"recipe { name = "x", colour = "red" }"#,
-            "recipes/x.lua:1: manifest: unknown key 'colour' in the manifest (allowed: name, version, description, params, needs, secrets, limits)")
+            "recipes/x.lua:1: manifest: unknown key 'colour' in the manifest (allowed: name, version, description, params, needs, secrets, targets, limits)")
     }
 
     func testMissingName() {
@@ -321,7 +321,7 @@ final class ManifestTests: XCTestCase {
     func testDescriptionJSON() throws {
         let m = try load(#"recipe { name = "x", params = { n = { type = "integer", required = true } } }"#)
         XCTAssertEqual(try JSONCodec.encode(ManifestDescription.json(m)),
-                       #"{"limits":{},"name":"x","needs":[],"params":{"n":{"required":true,"type":"integer"}},"secrets":[]}"#)
+                       #"{"limits":{},"name":"x","needs":[],"params":{"n":{"required":true,"type":"integer"}},"secrets":[],"targets":[]}"#)
     }
 
     // MARK: Parameters
