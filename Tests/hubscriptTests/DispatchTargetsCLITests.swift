@@ -1,7 +1,8 @@
 import Foundation
 import XCTest
 
-/// Dispatch targets end to end: `describe` shows where a recipe can send, a run names a
+/// Dispatch targets end to end: `describe` shows where a recipe can send (each target's
+/// URL and token under the profile), a run names a
 /// configured target and gets its URL and token from the configuration, and a target or
 /// credential the configuration cannot give stops the run before it starts (exit 2).
 final class DispatchTargetsCLITests: CLITestCase {
@@ -16,9 +17,23 @@ final class DispatchTargetsCLITests: CLITestCase {
         try folder.write("page.lua", Self.recipe)
         let text = try hubscript("describe", "page.lua")
         XCTAssertEqual(text.exitCode, 0, text.stderr)
-        XCTAssertTrue(text.stdout.contains("\nNeeds: dispatch.send\nTargets: ops\n"), text.stdout)
-        let json = try hubscript("describe", "page.lua", "--json")
-        XCTAssertTrue(json.stdout.contains(#""targets":["ops"]"#), json.stdout)
+        XCTAssertTrue(text.stdout.contains("\nNeeds: dispatch.send\nTargets:\n  ops → the sandbox Dispatch (profile 'sandbox')\n"), text.stdout)
+        try folder.write("hubscript.config.lua", """
+            return {
+              dispatch_targets = { ops = { url = "https://dispatch.example.com", token_ref = "dispatch/ops" } },
+              profiles = { prod = { hub_url = "https://hub.example.com", api_key_env = "HUB_KEY" },
+                           ci = { hub_url = "https://hub.example.com", api_key_env = "HUB_KEY", dispatch_targets = {
+                             pager = { url = "https://pager.example.com", token_ref = "env:PAGER" } } } },
+              default_profile = "prod",
+            }
+            """)
+        let configured = try hubscript("describe", "page.lua", "--config", "hubscript.config.lua")
+        XCTAssertTrue(configured.stdout.contains("Targets:\n  ops → https://dispatch.example.com, token from the vault entry dispatch/ops (profile 'prod')\n"), configured.stdout)
+        try folder.write("two.lua", #"recipe { name = "two", needs = { "dispatch.send" }, targets = { "ops", "pager" } }"#)
+        let ci = try hubscript("describe", "two.lua", "--config", "hubscript.config.lua", "--profile", "ci", "--json")
+        XCTAssertTrue(ci.stdout.contains(#""target_destinations":{"ops":"https://dispatch.example.com, token from the vault entry dispatch/ops (profile 'ci')","pager":"https://pager.example.com, token from $PAGER (profile 'ci')"},"targets":["ops","pager"]"#), ci.stdout)
+        let prod = try hubscript("describe", "two.lua", "--config", "hubscript.config.lua")
+        XCTAssertTrue(prod.stdout.contains("  pager → not defined for profile 'prod': the recipe cannot run there\n"), prod.stdout)
         try folder.write("bad.lua", #"recipe { name = "bad", targets = { "https://evil.example.com" } }"#)
         let bad = try hubscript("describe", "bad.lua")
         XCTAssertEqual(bad.exitCode, 2)
