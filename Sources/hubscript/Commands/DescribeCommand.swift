@@ -8,7 +8,7 @@ import ScriptHost
 struct DescribeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "describe",
-        abstract: "Show a recipe's manifest: parameters, permissions, secrets, Dispatch targets, limits.",
+        abstract: "Show a recipe's manifest: parameters, permissions, limits.",
         usage: "FILE [--json] [--profile P] [--config F]",
         options: [OptionSpec(name: "json", valueName: nil, help: "Print the manifest as JSON.")]
             + CommonOptions.specs.filter { $0.name != "state-dir" },
