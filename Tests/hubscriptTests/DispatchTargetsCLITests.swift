@@ -50,6 +50,28 @@ final class DispatchTargetsCLITests: CLITestCase {
         XCTAssertTrue(log.stdout.contains("Disk full"), log.stdout + log.stderr)
     }
 
+    /// `hubscript test`: a recipe's targets are the test sandbox's Dispatch, whatever the
+    /// configuration says, so a test never sends anything out of the process.
+    func testUnderHubscriptTestATargetIsTheTestSandboxsDispatch() throws {
+        try folder.write("page.lua", Self.recipe)
+        try folder.write("page_test.lua", """
+            test.case("pages ops", function()
+              local s = test.sandbox {}
+              local r = s:run("page.lua", {})
+              expect(r).to_succeed()
+              expect(r.output[1]).to_be("<dispatch connection ops>\t1")
+              expect(#s:dispatch_sent()).to_be(1)
+              expect(s:dispatch_sent()[1].title).to_be("Disk full")
+            end)
+            """)
+        try folder.write("hubscript.config.lua", """
+            return { dispatch_targets = { ops = { url = "https://dispatch.example.com", token_ref = "dispatch/ops" } } }
+            """)
+        let result = try hubscript("test", "page_test.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(result.exitCode, 0, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("ok   page_test.lua: pages ops"), result.stdout)
+    }
+
     func testATargetTheConfigurationLacksStopsTheRunBeforeItStarts() throws {
         try folder.write("page.lua", Self.recipe)
         try folder.write("hubscript.config.lua", """
