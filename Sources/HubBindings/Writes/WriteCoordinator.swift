@@ -168,6 +168,12 @@ public final class WriteCoordinator {
     }
 
     private func recordPlanned(_ r: Request) throws -> WriteResult {
+        // A plan file keeps bodies masked: a body holding a loaded secret's text could
+        // never be applied (apply compares the body it sends with the plan's), and
+        // whether it diverged would tell the recipe that its text was the secret.
+        if let body = r.body, let secret = SecretRedactor.shared.firstSecret(in: body) {
+            throw ScriptLimitError(WriteMessages.plannedBodyHoldsSecret(r, secret: secret))
+        }
         var predicted = r.intent.predicted
         var creation: PlannedCreation?
         if let creates = r.intent.creates {

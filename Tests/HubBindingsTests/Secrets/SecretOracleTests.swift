@@ -97,4 +97,19 @@ final class SecretOracleTests: XCTestCase {
         XCTAssertEqual(try run(h, body, params: [("v", "Ada L.")], output: plain).exitCode, 0)
         XCTAssertEqual(plain.lines, ["Ada L."])
     }
+
+    /// A plan keeps bodies masked, so a write whose body holds a secret's text cannot
+    /// be planned (its apply would always diverge, telling the recipe what it sent):
+    /// planning stops there, with nothing in the plan.
+    func testAWriteWhoseBodyHoldsASecretIsNotPlanned() throws {
+        let h = try Harness()
+        let body = #"hub.users.update("usr_ada", { display_name = params.v }) print("planned")"#
+        let outcome = try run(h, body, params: [("v", "Ada " + Self.secret)]) { $0.mode = .plan }
+        XCTAssertEqual(outcome.exitCode, 4, "\(String(describing: outcome.failure))")
+        XCTAssertEqual(outcome.failure?.message, "limit exceeded: plan: write 1 (PATCH /users/usr_ada) would send the text of the secret 'oracle/pin'; a plan file never keeps a secret, and a plan that masked it could not be applied, so planning stops here. Run the recipe without plan and apply")
+        XCTAssertEqual(outcome.plan?.writes.count ?? 0, 0)
+        let plain = try run(h, body, params: [("v", "Ada L.")]) { $0.mode = .plan }
+        XCTAssertEqual(plain.exitCode, 0)
+        XCTAssertEqual(plain.plan?.writes.count, 1)
+    }
 }
