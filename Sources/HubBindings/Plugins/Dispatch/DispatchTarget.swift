@@ -47,7 +47,9 @@ public struct DispatchTarget: Sendable {
     /// target's URL and token (`.unconfigured` when the configuration has no such target).
     public static func named(_ target: String, profile name: String, in config: HubConfig,
                              sandbox: @escaping SandboxDispatchOpener) -> DispatchTarget {
-        let setting = (try? config.profile(named: name))?.setting ?? .sandbox
+        guard let setting = (try? config.profile(named: name))?.setting else {
+            return DispatchTarget(profile: name, endpoint: .unconfigured(reason: "no profile '\(name)' in the configuration"), name: target)
+        }
         if case .sandbox = setting { return DispatchTarget(profile: name, endpoint: .sandbox(open: sandbox), name: target) }
         guard let spec = config.dispatchTargets(profile: name)[target] else {
             let known = config.dispatchTargets(profile: name).keys.sorted()
