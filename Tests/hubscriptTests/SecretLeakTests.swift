@@ -66,6 +66,12 @@ final class SecretLeakTests: XCTestCase {
         // A checkpoint never keeps a secret: the run stops there (exit 4), nothing stored.
         XCTAssertEqual(echo.status, 4, echo.output)
         XCTAssertTrue(echo.stderr.contains(#"state.set("echo", …): the value holds the text of the secret 'dispatch/ci'"#), echo.stderr)
+        // Its params were journalled masked: a resume would hand the recipe the mask, so it is refused.
+        let runID = try XCTUnwrap(echo.stderr.range(of: #"run_[0-9TZ]+_[0-9a-f]+"#, options: .regularExpression).map { String(echo.stderr[$0]) })
+        let resume = try cli.run(["runs", "resume", runID])
+        XCTAssertEqual(resume.status, 2, resume.stdout + resume.stderr)
+        XCTAssertTrue(resume.stderr.contains("run \(runID) was started with a param holding a secret's value, which the journal keeps masked; resume it by running the recipe again with the same params and --run-id \(runID)"), resume.stderr)
+        seen += [resume.stdout, resume.stderr]
         XCTAssertTrue(echo.stdout.contains("echo: <secret dispatch/ci>\n"), echo.stdout)
         XCTAssertTrue(echo.stderr.contains("[info] echo <secret dispatch/ci>"), echo.stderr)
         seen += [echo.stdout, echo.stderr]
