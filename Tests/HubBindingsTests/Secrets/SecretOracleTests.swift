@@ -112,4 +112,14 @@ final class SecretOracleTests: XCTestCase {
         XCTAssertEqual(plain.exitCode, 0)
         XCTAssertEqual(plain.plan?.writes.count, 1)
     }
+
+    /// A session is never a recipe's: declaring one stops the run before it starts.
+    func testARecipeCannotDeclareASession() throws {
+        let h = try Harness()
+        let connection = try h.connection(key: SandboxFixtures.jobsKeySecret, profile: "jobs")
+        let prepared = try h.recipe("session.lua", #"recipe { name = "session", secrets = { "sessions/me" } } print("ran")"#)
+        XCTAssertThrowsError(try h.execute(prepared, connection) { $0.secrets = FixedSecrets(["sessions/me": "{\"refresh_token\":\"rt_x\"}"]) }) { error in
+            XCTAssertEqual("\(error)", "the recipe declares the secret 'sessions/me', where `hubscript login` keeps a profile's session: no recipe may hold a session")
+        }
+    }
 }
