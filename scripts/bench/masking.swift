@@ -51,17 +51,29 @@ let plain = SecretForms.plain(secret, mask: mask)
 let all = SecretForms.all(secret, mask: mask)
 let current = SecretMatcher(plain)
 let withEncodings = SecretMatcher(all)
-print("masking 1 MiB texts, best of \(rounds) rounds, ns per byte; \(plain.count) patterns (output), \(all.count) with encodings (answers)")
+print("masking 1 MiB texts, best of \(rounds) rounds (the texts in turn each round, so the machine's load falls on all alike), ns per byte; \(plain.count) pattern(s) (output), \(all.count) with encodings (answers)")
 print(pad("text", 42) + "  before   now      now, with encodings")
-for (name, text) in texts {
-    func best(_ body: () -> Void) -> Double {
-        var t = Double.infinity
-        for _ in 0..<rounds { let s = now(); body(); t = min(t, now() - s) }
-        return t / Double(size) * 1e9
+let maskers: [([UInt8]) -> Void] = [
+    { _ = previous(plain.map(\.bytes), $0) },
+    { text in _ = text.withUnsafeBytes { current.masked($0) } },
+    { text in _ = text.withUnsafeBytes { withEncodings.masked($0) } },
+]
+var best = [[Double]](repeating: [Double](repeating: .infinity, count: maskers.count), count: texts.count)
+for _ in 0..<rounds {
+    for (t, (_, text)) in texts.enumerated() {
+        for (m, mask) in maskers.enumerated() {
+            let s = now()
+            mask(text)
+            best[t][m] = min(best[t][m], now() - s)
+        }
     }
-    let before = best { _ = previous(plain.map(\.bytes), text) }
-    let after = best { _ = text.withUnsafeBytes { current.masked($0) } }
-    let encoded = best { _ = text.withUnsafeBytes { withEncodings.masked($0) } }
-    func f(_ x: Double) -> String { let s = String(Int((x * 100).rounded())); return (s.count < 3 ? String(repeating: "0", count: 3 - s.count) + s : s).dropLast(2) + "." + s.suffix(2) }
-    print(pad(name, 42) + "  " + pad(f(before), 7) + "  " + pad(f(after), 7) + "  " + f(encoded))
+}
+func f(_ seconds: Double) -> String {
+    let x = seconds / Double(size) * 1e9
+    let s = String(Int((x * 100).rounded()))
+    let padded = s.count < 3 ? String(repeating: "0", count: 3 - s.count) + s : s
+    return padded.dropLast(2) + "." + padded.suffix(2)
+}
+for (t, (name, _)) in texts.enumerated() {
+    print(pad(name, 42) + "  " + pad(f(best[t][0]), 7) + "  " + pad(f(best[t][1]), 7) + "  " + f(best[t][2]))
 }
