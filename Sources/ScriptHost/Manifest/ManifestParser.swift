@@ -105,6 +105,9 @@ struct ManifestParser {
         guard case .array(let items) = value else {
             throw fail("'targets' must be a list of Dispatch target names the configuration defines, such as { \"ops\" }")
         }
+        guard items.count <= RecipeManifest.maxTargets else {
+            throw fail("'targets' lists \(items.count) targets; a recipe may reach at most \(RecipeManifest.maxTargets)")
+        }
         var names: [String] = []
         for (n, item) in items.enumerated() {
             guard let name = item.stringValue, RecipeManifest.isTargetName(name) else {

@@ -19,6 +19,9 @@ public struct RecipeManifest: Sendable, Equatable {
 
     public static let allowedKeys = ["name", "version", "description", "params", "needs", "secrets", "targets", "limits"]
 
+    /// The most targets a manifest may list.
+    public static let maxTargets = 32
+
     /// A target name: 1–64 of `A–Z a–z 0–9 _ -`, starting with a letter or digit (`ops`, `on-call`).
     public static func isTargetName(_ name: String) -> Bool {
         guard (1...64).contains(name.utf8.count), let first = name.utf8.first, first.isASCIIAlphanumeric else { return false }
