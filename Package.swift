@@ -25,7 +25,9 @@ let package = Package(
             providers: [.apt(["libsodium-dev"])]),
 
         // Plain words for file-system errors, shared by the runtime and the client (Foundation only).
-        .target(name: "SystemText"),
+        // The scanning core of SystemText's secret masking (a rolling hash per length).
+        .target(name: "CSecretScan"),
+        .target(name: "SystemText", dependencies: ["CSecretScan"]),
         // The one JSON parser (JSONReader, into any JSONBuilder) and writer (JSONWriter,
         // canonical objects with sorted keys). Foundation only.
         .target(name: "JSONKit"),

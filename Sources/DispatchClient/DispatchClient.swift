@@ -1,5 +1,6 @@
 import Foundation
 import HTTPKit
+import SystemText
 
 /// How the client retries a send: transport failures, `5xx` and `429`, each time with the
 /// same Idempotency-Key (the server replays a key it already accepted), at most
@@ -31,7 +32,10 @@ public struct DispatchRetryPolicy: Sendable, Equatable {
 /// machine bearer token and an Idempotency-Key, and `GET /health`.
 ///
 /// The token goes into the `Authorization` header and nowhere else: no message, error or
-/// description of this type contains it. Sends are paced under the token's limit
+/// description of this type contains it. Whatever a server answers is masked before this
+/// type returns it (an error's code, message, hint and field, a receipt's id): the token
+/// and its common encodings (`SecretForms.all`) become `<secret NAME>`, whatever the
+/// status, so a server that echoes the `Authorization` header hands nobody the token. Sends are paced under the token's limit
 /// (`DispatchSendPacer`, 600 a minute); `GET /health` is not. Thread-safe.
 public final class DispatchClient: Sendable {
     public let baseURL: URL
@@ -43,11 +47,15 @@ public final class DispatchClient: Sendable {
     private let sleep: @Sendable (TimeInterval) -> Void
     /// Paces sends under the machine token's limit.
     public let pacer: DispatchSendPacer
+    /// Masks the token, in its encodings, in what the server answers.
+    private let answerMask: SecretMatcher
 
     /// - Throws: `DispatchError` `insecure_transport` unless `baseURL` is `https://`, or
     ///   `http://` to a loopback host; `configuration_error` for an empty token or one
     ///   with spaces or control characters.
-    public init(baseURL: URL, token: String, tokenSource: String = "the configured token", transport: any DispatchTransport,
+    /// `tokenName` names the token in masks (`<secret dispatch/ci>`).
+    public init(baseURL: URL, token: String, tokenSource: String = "the configured token", tokenName: String = "dispatch token",
+                transport: any DispatchTransport,
                 retry: DispatchRetryPolicy = DispatchRetryPolicy(),
                 sleep: @escaping @Sendable (TimeInterval) -> Void = { Thread.sleep(forTimeInterval: $0) },
                 pacer: DispatchSendPacer = DispatchSendPacer()) throws {
@@ -64,6 +72,18 @@ public final class DispatchClient: Sendable {
         self.retry = retry
         self.sleep = sleep
         self.pacer = pacer
+        answerMask = SecretMatcher(SecretForms.all(Array(token.utf8), mask: Array("<secret \(tokenName)>".utf8)))
+    }
+
+    /// `error` with the token masked in everything the server may have put in it.
+    func masked(_ error: DispatchError) -> DispatchError {
+        DispatchError(code: answerMask.masked(error.code), message: answerMask.masked(error.message), status: error.status,
+                      field: error.field.map(answerMask.masked), hint: answerMask.masked(error.hint))
+    }
+
+    /// Runs `body`, masking the token in any `DispatchError` it throws.
+    private func maskingErrors<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as DispatchError { throw masked(error) }
     }
 
     /// `https://…`, or `http://` to 127.0.0.0/8, ::1 or localhost (seed 003 §3: plain
@@ -87,6 +107,11 @@ public final class DispatchClient: Sendable {
     ///   every attempt), `invalid_response`, `redirect_refused`, `not_found`, or another
     ///   code the server sent.
     public func send(_ notification: DispatchNotification, idempotencyKey key: String) throws -> DispatchReceipt {
+        let receipt = try maskingErrors { try sendUnmasked(notification, idempotencyKey: key) }
+        return DispatchReceipt(id: answerMask.masked(receipt.id), acceptedDevices: receipt.acceptedDevices, replayed: receipt.replayed)
+    }
+
+    private func sendUnmasked(_ notification: DispatchNotification, idempotencyKey key: String) throws -> DispatchReceipt {
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw DispatchError(code: DispatchError.Code.configuration,
                                 message: "an Idempotency-Key must be 1–255 visible ASCII characters (got \(key.utf8.count) bytes)")
@@ -115,6 +140,10 @@ public final class DispatchClient: Sendable {
     /// `GET /health` (unauthenticated; the token is not sent).
     /// - Throws: `DispatchError` unless the server answers 200 `{"status":"ok"}`.
     public func health() throws {
+        try maskingErrors { try healthUnmasked() }
+    }
+
+    private func healthUnmasked() throws {
         let request = HTTPRequestMessage(method: "GET", target: "/health", headers: ["Accept": "application/json"])
         let response = try exchange(request)
         guard response.status == 200 else { throw failure(response, key: nil) }

@@ -101,6 +101,28 @@ final class ManifestTests: XCTestCase {
         XCTAssertTrue(ManifestDescription.text(m).contains("\nSecrets: dispatch/ci, hub/prod-key\n"))
     }
 
+    func testTargetsAreNamesListedOnceAndDescribed() throws {
+        let m = try load(#"recipe { name = "x", targets = { "ops", "on-call_2", "ops" } }"#)
+        XCTAssertEqual(m.targets, ["ops", "on-call_2"])
+        XCTAssertEqual(try load(#"recipe { name = "x", targets = {} }"#).targets, [])
+        XCTAssertTrue(ManifestDescription.text(m).contains("\nTargets: ops, on-call_2\n"))
+        XCTAssertEqual(ManifestDescription.json(m)["targets"], .array(["ops", "on-call_2"]))
+    }
+
+    /// A target is a name the configuration defines: never a URL, a path or an empty string.
+    func testATargetMustBeAName() {
+        for bad in [#""""#, #""https://evil.example.com""#, #""a b""#, #""-ops""#, #""ops/x""#, "42", #"{}"#,
+                    "\"" + String(repeating: "a", count: 65) + "\""] {
+            assertManifestError(#"recipe { name = "x", targets = { "ok", "# + bad + #" } }"#,
+                                #"recipes/x.lua:1: manifest: targets[2] must be a target name such as "ops" (letters, digits, _ -; a URL is not a target: the configuration gives each target its URL)"#)
+        }
+        assertManifestError(#"recipe { name = "x", targets = "ops" }"#,
+                            #"recipes/x.lua:1: manifest: 'targets' must be a list of Dispatch target names the configuration defines, such as { "ops" }"#)
+        let many = (1...33).map { "\"t\($0)\"" }.joined(separator: ", ")
+        assertManifestError("recipe { name = \"x\", targets = { \(many) } }",
+                            "recipes/x.lua:1: manifest: 'targets' lists 33 targets; a recipe may reach at most 32")
+    }
+
     func testASecretNameMustBeAVaultEntryName() {
         for bad in [#""""#, #""../etc/passwd""#, #""a//b""#, #""/abs""#, #""a b""#, "42", #""a/./b""#] {
             assertManifestError(#"recipe { name = "x", secrets = { "ok", "# + bad + #" } }"#,
@@ -211,7 +233,7 @@ final class ManifestTests: XCTestCase {
 
     func testUnknownKey() {
         assertManifestError(#"recipe { name = "x", colour = "red" }"#,
-            "recipes/x.lua:1: manifest: unknown key 'colour' in the manifest (allowed: name, version, description, params, needs, secrets, limits)")
+            "recipes/x.lua:1: manifest: unknown key 'colour' in the manifest (allowed: name, version, description, params, needs, secrets, targets, limits)")
     }
 
     func testMissingName() {
@@ -321,7 +343,7 @@ final class ManifestTests: XCTestCase {
     func testDescriptionJSON() throws {
         let m = try load(#"recipe { name = "x", params = { n = { type = "integer", required = true } } }"#)
         XCTAssertEqual(try JSONCodec.encode(ManifestDescription.json(m)),
-                       #"{"limits":{},"name":"x","needs":[],"params":{"n":{"required":true,"type":"integer"}},"secrets":[]}"#)
+                       #"{"limits":{},"name":"x","needs":[],"params":{"n":{"required":true,"type":"integer"}},"secrets":[],"targets":[]}"#)
     }
 
     // MARK: Parameters

@@ -126,11 +126,17 @@ final class CLITests: CLITestCase {
         assertResult(try hubscript("describe", "-h"), stdout: """
         OVERVIEW: Show a recipe's manifest: parameters, permissions, limits.
 
-        USAGE: hubscript describe FILE [--json]
+        USAGE: hubscript describe FILE [--json] [--profile P] [--config F]
+
+        Each Dispatch target the manifest declares (targets = { "ops" }) is shown with the
+        URL and token the configuration binds it to for the profile, when a configuration
+        is found: that is everywhere the recipe can send.
 
         OPTIONS:
-          --json      Print the manifest as JSON.
-          -h, --help  Show help information.
+          --json            Print the manifest as JSON.
+          --profile <name>  The profile to use (default: $HUBSCRIPT_PROFILE, the config's default_profile, or the built-in sandbox).
+          --config <file>   The configuration file (default: $HUBSCRIPT_CONFIG, ./hubscript.config.lua, ~/.config/hubscript/config.lua).
+          -h, --help        Show help information.
 
         """, stderr: "", exitCode: 0)
     }
@@ -292,7 +298,7 @@ final class CLITests: CLITestCase {
         print("BODY RAN")
         """)
         assertResult(try hubscript("run", "m.lua"), stdout: "", stderr:
-            "error: m.lua:1: manifest: unknown key 'colour' in the manifest (allowed: name, version, description, params, needs, secrets, limits)\n",
+            "error: m.lua:1: manifest: unknown key 'colour' in the manifest (allowed: name, version, description, params, needs, secrets, targets, limits)\n",
             exitCode: 2)
     }
 
@@ -414,7 +420,7 @@ final class CLITests: CLITestCase {
 
     func testDescribeJSON() throws {
         assertResult(try hubscriptInRepo("describe", "--json", "recipes/examples/hello.lua"), stdout: """
-        {"description":"Greets someone; shows params, log and json.","limits":{},"name":"hello","needs":[],"params":{"name":{"default":"world","description":"who to greet","required":false,"type":"string"},"times":{"default":1,"required":false,"type":"integer"}},"secrets":[],"version":"1.0.0"}
+        {"description":"Greets someone; shows params, log and json.","limits":{},"name":"hello","needs":[],"params":{"name":{"default":"world","description":"who to greet","required":false,"type":"string"},"times":{"default":1,"required":false,"type":"integer"}},"secrets":[],"targets":[],"version":"1.0.0"}
 
         """, stderr: "", exitCode: 0)
     }

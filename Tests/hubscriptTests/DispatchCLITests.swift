@@ -130,6 +130,34 @@ final class DispatchCLITests: XCTestCase {
 
     // MARK: A served Dispatch
 
+    /// A configured target, end to end: `dispatch test --target` and a recipe's
+    /// `dispatch.connect("ops")` reach the served Dispatch with the token the
+    /// configuration binds to it, under a Hub profile.
+    func testATargetReachesItsConfiguredDispatch() throws {
+        let (cli, hubState, served, _) = try servedDispatch(faults: "none")
+        defer { served.stop() }
+        let config = try cli.file("targets.config.lua", """
+            return {
+              dispatch_targets = { ops = { url = "\(served.dispatchURL)", token_ref = "env:\(Self.tokenVariable)" } },
+              profiles = { prod = { hub_url = "\(served.url)", api_key = "satk_test_jobs_sandbox_0000000000000000",
+                                    rate_limit_per_minute = 0 } },
+            }
+            """)
+        let ok = try cli.run(["dispatch", "test", "--config", config, "--target", "ops", "--title", "Target"], expect: 0)
+        assertMatches(ok.stdout, #"Sent "Target" through "# + NSRegularExpression.escapedPattern(for: served.dispatchURL)
+                      + #" \(target 'ops', profile 'prod'\)\.\n"# + Self.idLine + #"\naccepted devices: 1\n"#)
+        let recipe = try cli.file("page.lua", """
+            recipe { name = "page", needs = { "dispatch.send" }, targets = { "ops" } }
+            local r = dispatch.connect("ops"):send{ title = "Paged", body = "through ops" }
+            print(r.accepted_devices)
+            """)
+        let run = try cli.run([recipe, "--config", config], expect: 0)
+        XCTAssertEqual(run.stdout, "1\n")
+        XCTAssertEqual(try dispatchLog(cli, state: hubState).map { $0["title"] as? String }, ["Target", "Paged"])
+        let missing = try cli.run(["dispatch", "test", "--config", config, "--target", "pager"], expect: 2)
+        XCTAssertTrue(missing.stderr.contains("defines no Dispatch target 'pager' for profile 'prod' (targets: ops)"), missing.stderr)
+    }
+
     func testDispatchTestAgainstAServedDispatch() throws {
         let (cli, hubState, served, config) = try servedDispatch(faults: "none")
         defer { served.stop() }
@@ -162,7 +190,8 @@ final class DispatchCLITests: XCTestCase {
         let none = try cli.run(["dispatch", "test", "--config", config, "--profile", "nodispatch"], expect: 2)
         XCTAssertEqual(none.stderr, """
             hubscript dispatch test: dispatch_not_configured: profile 'nodispatch' has no Dispatch: set dispatch_url and \
-            dispatch_token_ref in its configuration, or use dispatch.connect{url = …, token = vault.secret(…)}
+            dispatch_token_ref in its configuration, or send through a configured target: dispatch.connect("NAME") with \
+            dispatch_targets in the configuration
 
             """)
         let down = try cli.run(["dispatch", "test", "--config", config, "--profile", "down"], expect: 1)

@@ -353,7 +353,8 @@ final class RecipeTestRunnerTests: CLITestCase {
 
         try folder.write("shared/ops/greeting.lua", "return { text = 'v2' }\n")
         try folder.write("shared/ops/suspend.lua", """
-        recipe { name = "suspend", needs = { "users.list", "users.manage" }, secrets = { "dispatch/ci" }, limits = { writes = 50 } }
+        recipe { name = "suspend", needs = { "users.list", "users.manage" }, secrets = { "dispatch/ci" }, targets = { "ops" },
+                 limits = { writes = 50 } }
         """)
         func stable(_ text: String) -> String {
             text.replacingOccurrences(of: #"sha256 [0-9a-f]{12}…, now [0-9a-f]{12}…"#, with: "sha256 OLD…, now NEW…",
@@ -362,7 +363,7 @@ final class RecipeTestRunnerTests: CLITestCase {
         let changes = """
         changed: ops/greeting.lua (sha256 OLD…, now NEW…)
         changed: ops/suspend.lua (sha256 OLD…, now NEW…); the new manifest adds: needs users.manage; \
-        reads the secret dispatch/ci; limit writes 50 (was 1)
+        reads the secret dispatch/ci; sends to the Dispatch target ops; limit writes 50 (was 1)
         """
         let refused = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
         XCTAssertEqual(refused.stdout, "")

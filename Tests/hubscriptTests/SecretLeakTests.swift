@@ -35,9 +35,8 @@ final class SecretLeakTests: XCTestCase {
         try("undeclared", function() return vault.secret("other") end)
         -- The handle is not a string: a binding that wants text refuses it.
         try("as user id", function() return hub.users.get(d) end)
-        -- The token reaches the (unreachable) Dispatch only inside Swift.
-        local conn = dispatch.connect { url = "http://127.0.0.1:9", token = d }
-        try("send", function() return conn:send { title = "t", body = "b" } end)
+        -- A recipe cannot send a secret anywhere: it names a configured target, never a URL and a token.
+        try("send", function() return dispatch.connect { url = "http://127.0.0.1:9", token = d } end)
         export.jsonl("holding.jsonl", { { note = "holding " .. tostring(d), echo = params.echo } })
         -- A value that equals a secret (here a parameter) is masked wherever it goes.
         if params.echo ~= "" then
@@ -64,7 +63,15 @@ final class SecretLeakTests: XCTestCase {
 
         var seen: [String] = []
         let echo = try cli.run([recipe, "--param", "echo=\(Self.values["dispatch/ci"]!)", "--out", out.path])
-        XCTAssertEqual(echo.status, 0, echo.output)
+        // A checkpoint never keeps a secret: the run stops there (exit 4), nothing stored.
+        XCTAssertEqual(echo.status, 4, echo.output)
+        XCTAssertTrue(echo.stderr.contains(#"state.set("echo", …): the value holds the text of the secret 'dispatch/ci'"#), echo.stderr)
+        // Its params were journalled masked: a resume would hand the recipe the mask, so it is refused.
+        let runID = try XCTUnwrap(echo.stderr.range(of: #"run_[0-9TZ]+_[0-9a-f]+"#, options: .regularExpression).map { String(echo.stderr[$0]) })
+        let resume = try cli.run(["runs", "resume", runID])
+        XCTAssertEqual(resume.status, 2, resume.stdout + resume.stderr)
+        XCTAssertTrue(resume.stderr.contains("run \(runID) was started with a param holding a secret's value, which the journal keeps masked; resume it by running the recipe again with the same params and --run-id \(runID)"), resume.stderr)
+        seen += [resume.stdout, resume.stderr]
         XCTAssertTrue(echo.stdout.contains("echo: <secret dispatch/ci>\n"), echo.stdout)
         XCTAssertTrue(echo.stderr.contains("[info] echo <secret dispatch/ci>"), echo.stderr)
         seen += [echo.stdout, echo.stderr]
@@ -80,7 +87,7 @@ final class SecretLeakTests: XCTestCase {
             "field\tfalse\t\(recipe):19: <secret dispatch/ci> is an opaque handle: it cannot be indexed; pass it only to a binding that takes it",
             "undeclared\tfalse\tsecret_not_declared",
             "as user id\tfalse\t\(recipe):23: bad argument #1 to 'hub.users.get' (string expected, got userdata)",
-            "send\tfalse\ttransport_error",
+            "send\tfalse\tbad argument #1 to 'dispatch.connect' (a recipe gives no URL or token: a secret goes only where the configuration sends it; dispatch.connect(\"NAME\") names a Dispatch target of the configuration (dispatch_targets = { NAME = { url = …, token_ref = … } }) declared in the manifest's targets)",
             "done",
         ].map { $0 }, plain.output)
         seen += [plain.stdout, plain.stderr]

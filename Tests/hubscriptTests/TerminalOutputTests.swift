@@ -99,7 +99,7 @@ final class TerminalOutputTests: CLITestCase {
         let result = try hubscript("check", "c.lua")
         XCTAssertEqual(result.stdout, #"""
         FAIL c.lua
-             c.lua:1: manifest: unknown key 'co\e[8mlour' in the manifest (allowed: name, version, description, params, needs, secrets, limits)
+             c.lua:1: manifest: unknown key 'co\e[8mlour' in the manifest (allowed: name, version, description, params, needs, secrets, targets, limits)
 
         """#)
         XCTAssertEqual(result.exitCode, 1)

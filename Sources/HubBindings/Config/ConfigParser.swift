@@ -9,10 +9,10 @@ struct ConfigParser {
     /// `jobs` is read by `JobsConfigParser` (for `hubscript jobs`), `triggers` by
     /// `TriggersConfigParser` (for `hubscript listen`), `libraries` by `LibrariesConfig`,
     /// `journal` by `JournalConfig`, not here.
-    static let topKeys = ["default_profile", "profiles", "jobs", "triggers", "libraries", "journal"]
+    static let topKeys = ["default_profile", "profiles", "dispatch_targets", "jobs", "triggers", "libraries", "journal"]
     static let profileKeys = ["sandbox", "hub_url", "api_prefix", "email", "api_key", "api_key_env", "api_key_ref", "api_key_id",
                               "api_key_permissions", "rate_limit_per_minute", "dispatch_url", "dispatch_token_ref",
-                              "api_key_record_profile", "gate"]
+                              "dispatch_targets", "api_key_record_profile", "gate"]
 
     func fail(_ message: String) -> HubConfigError { HubConfigError("config \(file): \(message)") }
 
@@ -31,6 +31,8 @@ struct ConfigParser {
             }
             try checkRecordProfiles(config.profiles)
         }
+        config.dispatchTargets = try dispatchTargets(top["dispatch_targets"], at: "dispatch_targets")
+        try checkDispatchCredentials(config, triggers: top["triggers"])
         return config
     }
 
@@ -96,6 +98,7 @@ struct ConfigParser {
             dispatchURL: dispatch, dispatchTokenRef: try string(f, "dispatch_token_ref", name))
         hub.apiKeyRecordProfile = recordProfile
         hub.hubIsOnlyGate = gate
+        hub.dispatchTargets = try dispatchTargets(f["dispatch_targets"], at: "profiles.\(name).dispatch_targets")
         return .hub(hub)
     }
 }

@@ -14,6 +14,8 @@ public struct LibraryLock: Sendable, Equatable {
         public var sha256: String
         public var needs: [String] = []
         public var secrets: [String] = []
+        /// The Dispatch targets the manifest names (`targets = { "ops" }`).
+        public var targets: [String] = []
         public var limits: [String: String] = [:]
     }
 
@@ -67,6 +69,7 @@ public struct LibraryLock: Sendable, Equatable {
            let manifest = try? RecipeManifest.load(from: RecipeFile(displayPath: url.path, url: url, source: text)) {
             pin.needs = manifest.needs.sorted()
             pin.secrets = manifest.secrets.sorted()
+            pin.targets = manifest.targets.sorted()
             let l = manifest.limits
             if let w = l.writes { pin.limits["writes"] = String(w) }
             if let t = l.timeoutSeconds { pin.limits["timeout"] = t == t.rounded() ? String(Int(t)) : String(t) }
@@ -93,6 +96,7 @@ public struct LibraryLock: Sendable, Equatable {
             var pin = Pin(sha256: sha)
             if case .array(let n) = entry["needs"] { pin.needs = n.compactMap(\.stringValue) }
             if case .array(let s) = entry["secrets"] { pin.secrets = s.compactMap(\.stringValue) }
+            if case .array(let t) = entry["targets"] { pin.targets = t.compactMap(\.stringValue) }
             if case .object(let l) = entry["limits"] { pin.limits = l.compactMapValues(\.stringValue) }
             lock.pins[path] = pin
         }
@@ -104,6 +108,7 @@ public struct LibraryLock: Sendable, Equatable {
         for (path, pin) in pins {
             files[path] = .object(["sha256": .string(pin.sha256), "needs": .array(pin.needs.map(ScriptValue.string)),
                                    "secrets": .array(pin.secrets.map(ScriptValue.string)),
+                                   "targets": .array(pin.targets.map(ScriptValue.string)),
                                    "limits": .object(pin.limits.mapValues(ScriptValue.string))])
         }
         let text = try JSONCodec.encode(.object(["version": 1, "files": .object(files)]))
@@ -126,6 +131,8 @@ public struct LibraryLock: Sendable, Equatable {
         /// and limits that changed (`(now, was)`; nil `now`: the limit was dropped).
         public var addedNeeds: [String] { (now?.needs ?? []).filter { !(trusted?.needs.contains($0) ?? false) } }
         public var addedSecrets: [String] { (now?.secrets ?? []).filter { !(trusted?.secrets.contains($0) ?? false) } }
+        /// Destinations the new manifest can reach that the trusted one could not.
+        public var addedTargets: [String] { (now?.targets ?? []).filter { !(trusted?.targets.contains($0) ?? false) } }
         public var changedLimits: [(name: String, now: String?, was: String?)] {
             guard let now else { return [] }
             let names = Set(now.limits.keys).union(trusted.map { Array($0.limits.keys) } ?? []).sorted()
@@ -152,6 +159,8 @@ public struct LibraryLock: Sendable, Equatable {
             if !addedNeeds.isEmpty { parts.append("needs \(addedNeeds.joined(separator: ", "))") }
             let secrets = addedSecrets
             if !secrets.isEmpty { parts.append("reads the secret\(secrets.count == 1 ? "" : "s") \(secrets.joined(separator: ", "))") }
+            let targets = addedTargets
+            if !targets.isEmpty { parts.append("sends to the Dispatch target\(targets.count == 1 ? "" : "s") \(targets.joined(separator: ", "))") }
             for limit in changedLimits where limit.now != nil {
                 parts.append("limit \(limit.name) \(limit.now!)" + (limit.was.map { " (was \($0))" } ?? ""))
             }
@@ -164,7 +173,7 @@ public struct LibraryLock: Sendable, Equatable {
 
         /// The change as `--json` fields: `change`, `file`, `sha256` (now, null when
         /// removed), `trusted_sha256` (null when added), `adds` (`needs`, `secrets`,
-        /// `limits`: name → `{ now, was }`), and `summary`, the line in words.
+        /// `targets`, `limits`: name → `{ now, was }`), and `summary`, the line in words.
         public var jsonValue: ScriptValue {
             var limits: [String: ScriptValue] = [:]
             for limit in changedLimits {
@@ -176,7 +185,8 @@ public struct LibraryLock: Sendable, Equatable {
                 "sha256": now.map { .string($0.sha256) } ?? .null,
                 "trusted_sha256": trusted.map { .string($0.sha256) } ?? .null,
                 "adds": .object(["needs": .array(addedNeeds.map(ScriptValue.string)),
-                                 "secrets": .array(addedSecrets.map(ScriptValue.string)), "limits": .object(limits)]),
+                                 "secrets": .array(addedSecrets.map(ScriptValue.string)),
+                                 "targets": .array(addedTargets.map(ScriptValue.string)), "limits": .object(limits)]),
                 "summary": .string(line),
             ])
         }

@@ -38,6 +38,10 @@ public struct HubRunRequest: Sendable {
     public var secrets: (any SecretResolver)?
     /// The profile's Dispatch, where `dispatch.send` goes (nil: none; see `DispatchTarget`).
     public var dispatch: DispatchTarget?
+    /// The Dispatch targets the recipe declares (`targets = {…}`), by name, as the
+    /// configuration defines them for the run's profile (`DispatchTarget.named`); a
+    /// declared target missing here, or unconfigured, stops the run before it starts.
+    public var dispatchTargets: [String: DispatchTarget] = [:]
     /// The lock of `runID`, taken by the caller and kept by it (the job scheduler claims
     /// a fire under its run's lock); nil: `execute` takes the lock and releases it.
     public var heldLock: (any HeldRunLock)?
@@ -98,6 +102,9 @@ public enum HubRecipeRun {
         // The secrets the manifest declares must be readable, as its needs must be
         // granted; reading them loads them into the redactor before anything is written.
         try SecretsGate.check(prepared.manifest.secrets, secrets: request.secrets)
+        // So are the destinations it declares: each defined by the configuration, its
+        // token readable (and so masked from now on).
+        try TargetsGate.check(prepared.manifest.targets, targets: request.dispatchTargets, secrets: request.secrets)
         let sha = Digest.sha256Hex(prepared.file.source)
         // Absolute, so `runs resume` and `apply` find the recipe from any folder.
         let recipePath = AbsolutePath.of(prepared.file.path, resolvingParents: true)
@@ -266,7 +273,9 @@ public enum HubRecipeRun {
                     changes. Pass --force to resume anyway, or start a new run.
                     """)
             }
-            let paramsJSON = (try? JSONCodec.encode(params)) ?? ""
+            // The journal keeps params masked (a param may hold a loaded secret's value):
+            // compare them masked, and show them masked.
+            let paramsJSON = SecretRedactor.shared.redact((try? JSONCodec.encode(params)) ?? "")
             if existing.paramsJSON != paramsJSON {
                 throw HubConfigError("run \(id) was started with params \(existing.paramsJSON), not \(paramsJSON); resume it with the same params (hubscript runs resume \(id) does)")
             }
@@ -382,7 +391,7 @@ struct Pass {
             HubModule.make(context), ExportPlugin.make(session: exports), CSVPlugin.make(session: csv),
             ProgressPlugin.make(reporter: progress),
             StatePlugin.make(context: context, journal: state.journal, scope: state.scope),
-            DispatchPlugin.make(environment, target: request.dispatch),
+            DispatchPlugin.make(environment, target: request.dispatch, targets: request.dispatchTargets),
             VaultPlugin.make(declared: prepared.manifest.secrets, secrets: request.secrets),
         ] + request.extraPlugins(environment)
         configuration.gate = HubGate.bindingGate(needs: prepared.manifest.needs)

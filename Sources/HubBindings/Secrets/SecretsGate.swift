@@ -14,6 +14,9 @@ enum SecretsGate {
         guard let secrets else {
             throw Unavailable(description: "the recipe declares secrets (\(list)) but this run has no vault to read them from")
         }
+        for name in names where name.hasPrefix(VaultCredentialStore.entryPrefix) {
+            throw Unavailable(description: "the recipe declares the secret '\(name)', where `hubscript login` keeps a profile's session: no recipe may hold a session")
+        }
         for name in names {
             do { _ = try secrets.value(of: name) } catch let error as ScriptStructuredError {
                 throw Unavailable(description: "the recipe declares the secret '\(name)', which cannot be read: \(error.code): \(error.message)")

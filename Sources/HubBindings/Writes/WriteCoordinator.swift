@@ -168,6 +168,12 @@ public final class WriteCoordinator {
     }
 
     private func recordPlanned(_ r: Request) throws -> WriteResult {
+        // A plan file keeps bodies masked: a body holding a loaded secret's text could
+        // never be applied (apply compares the body it sends with the plan's), and
+        // whether it diverged would tell the recipe that its text was the secret.
+        if let body = r.body, let secret = SecretRedactor.shared.firstSecret(in: body) {
+            throw ScriptLimitError(WriteMessages.plannedBodyHoldsSecret(r, secret: secret))
+        }
         var predicted = r.intent.predicted
         var creation: PlannedCreation?
         if let creates = r.intent.creates {
@@ -217,6 +223,14 @@ public final class WriteCoordinator {
         } catch {
             counts.failed += 1
             throw error
+        }
+        // An answer holding a loaded secret's text would be journalled masked, and a
+        // resumed pass would be handed the masked copy instead: the difference would tell
+        // the recipe that text it sent (and the server echoed) was the secret. The run
+        // stops instead, the write left pending (a resume resends it under the same key,
+        // the server replays the same answer, and the run stops again, saying why).
+        if let secret = SecretRedactor.shared.firstSecret(in: value) {
+            throw ScriptLimitError(WriteMessages.answerHoldsSecret(r, secret: secret))
         }
         // Staged: it commits with the next write's `beginWrite` (or at the next read or
         // the run's end); if the process dies first, the write is resent and replayed.

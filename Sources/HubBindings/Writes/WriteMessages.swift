@@ -12,6 +12,18 @@ enum WriteMessages {
             + "\(f(intent.method)) \(f(intent.path))"
     }
 
+    static func answerHoldsSecret(_ r: WriteCoordinator.Request, secret: String) -> String {
+        "write \(r.number) (\(f(r.intent.method)) \(f(r.intent.path))) was answered with the text of the secret '\(secret)'; "
+            + "a recipe is never handed a secret, nor an answer that would be masked only on resume, so the run stops here "
+            + "with the write pending (a resume resends it under the same key). Check what the recipe sent: the server echoed a secret's value"
+    }
+
+    static func plannedBodyHoldsSecret(_ r: WriteCoordinator.Request, secret: String) -> String {
+        "plan: write \(r.number) (\(f(r.intent.method)) \(f(r.intent.path))) would send the text of the secret '\(secret)'; "
+            + "a plan file never keeps a secret, and a plan that masked it could not be applied, so planning stops here. "
+            + "Run the recipe without plan and apply"
+    }
+
     static func beyondPlan(_ r: WriteCoordinator.Request, planCount: Int) -> String {
         """
         apply: the recipe wants write \(r.number) but the plan has only \(planCount) \(planCount == 1 ? "write" : "writes"); \

@@ -71,10 +71,12 @@ extension HubClient {
             call.attempt += 1
             return nil
         }
+        // The credential this request carried never comes back in what the client returns.
+        let answer = HubAnswerMask.masked(raw, authorization: auth.header)
         observe?(.answered(method: method, path: path, status: raw.status, seconds: options.clock.now() - started))
         pacer.observe(rateClass, raw.headers)
         warnIfDeprecated(raw.headers)
-        return Answer(raw: raw, requestID: raw.headers["X-Request-Id"] ?? requestID, authGeneration: auth.generation)
+        return Answer(raw: answer, requestID: answer.headers["X-Request-Id"] ?? requestID, authGeneration: auth.generation)
     }
 
     /// The response of a 2xx answer (remembered for ETags); nil for an error answer.

@@ -55,6 +55,9 @@ public struct HubProfile: Sendable, Codable, Equatable {
     public var dispatchURL: URL?
     /// The vault secret name holding Dispatch's machine token (e.g. `dispatch/ci`).
     public var dispatchTokenRef: String?
+    /// This profile's own named Dispatch targets (`dispatch_targets`), beside the
+    /// configuration's top-level ones (see `HubConfig.dispatchTargets(profile:)`).
+    public var dispatchTargets: [String: DispatchTargetSetting] = [:]
 
     public init(name: String, hubURL: URL, apiPrefix: String = "", auth: Auth, rateLimitPerMinute: Int = 100,
                 apiKeyPermissions: [String]? = nil, apiKeyID: String? = nil, dispatchURL: URL? = nil, dispatchTokenRef: String? = nil) {
@@ -74,6 +77,7 @@ public struct HubProfile: Sendable, Codable, Equatable {
         case hubURL = "hub_url", apiPrefix = "api_prefix", rateLimitPerMinute = "rate_limit_per_minute"
         case apiKeyPermissions = "api_key_permissions", apiKeyID = "api_key_id", dispatchURL = "dispatch_url", dispatchTokenRef = "dispatch_token_ref"
         case apiKeyRecordProfile = "api_key_record_profile", hubIsOnlyGate = "hub_is_only_gate"
+        case dispatchTargets = "dispatch_targets"
     }
 
     public init(from decoder: Decoder) throws {
@@ -89,6 +93,7 @@ public struct HubProfile: Sendable, Codable, Equatable {
         dispatchTokenRef = try c.decodeIfPresent(String.self, forKey: .dispatchTokenRef)
         apiKeyRecordProfile = try c.decodeIfPresent(String.self, forKey: .apiKeyRecordProfile)
         hubIsOnlyGate = try c.decodeIfPresent(Bool.self, forKey: .hubIsOnlyGate) ?? false
+        dispatchTargets = try c.decodeIfPresent([String: DispatchTargetSetting].self, forKey: .dispatchTargets) ?? [:]
     }
 }
 

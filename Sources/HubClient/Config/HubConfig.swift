@@ -26,6 +26,10 @@ public struct HubConfig: Sendable {
     public var source: URL?
     public var defaultProfile: String?
     public var profiles: [String: ProfileSetting]
+    /// The top-level `dispatch_targets`: named Dispatch servers a recipe may reach with
+    /// `dispatch.connect(NAME)`, for every profile (a profile's own targets of the same
+    /// name take their place).
+    public var dispatchTargets: [String: DispatchTargetSetting] = [:]
 
     /// A profile: a real Hub, or the built-in sandbox.
     public enum ProfileSetting: Sendable, Equatable {
@@ -37,6 +41,13 @@ public struct HubConfig: Sendable {
         self.source = source
         self.defaultProfile = defaultProfile
         self.profiles = profiles
+    }
+
+    /// The Dispatch targets profile `name` offers: the top-level ones, with the profile's
+    /// own (`profiles.NAME.dispatch_targets`) in place of those of the same name.
+    public func dispatchTargets(profile name: String) -> [String: DispatchTargetSetting] {
+        guard case .hub(let profile)? = profiles[name] else { return dispatchTargets }
+        return dispatchTargets.merging(profile.dispatchTargets) { _, own in own }
     }
 
     public static let empty = HubConfig(source: nil, defaultProfile: nil, profiles: [:])
@@ -59,4 +70,22 @@ public struct HubConfig: Sendable {
         if profiles.isEmpty { return (Self.builtinSandboxName, .sandbox) }
         throw HubConfigError("\(source?.path ?? "the configuration") has several profiles and no default_profile; pass --profile NAME")
     }
+}
+
+/// A named Dispatch server of the configuration (`dispatch_targets = { ops = { url = …,
+/// token_ref = … } }`): where a recipe's `dispatch.connect("ops")` sends, and which
+/// credential goes with it. The recipe names the target; only the configuration binds a
+/// secret to a URL.
+public struct DispatchTargetSetting: Sendable, Equatable, Codable {
+    /// The Dispatch base URL (`https://`, or `http://` to loopback).
+    public var url: URL
+    /// The vault entry holding the machine token, or `env:NAME` for an environment variable.
+    public var tokenRef: String
+
+    public init(url: URL, tokenRef: String) {
+        self.url = url
+        self.tokenRef = tokenRef
+    }
+
+    enum CodingKeys: String, CodingKey { case url, tokenRef = "token_ref" }
 }

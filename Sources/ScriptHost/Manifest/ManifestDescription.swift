@@ -21,6 +21,7 @@ public enum ManifestDescription {
         }
         out += "\nNeeds: " + (m.needs.isEmpty ? "(no permissions)" : m.needs.map(f).joined(separator: ", ")) + "\n"
         if !m.secrets.isEmpty { out += "Secrets: " + m.secrets.map(f).joined(separator: ", ") + "\n" }
+        if !m.targets.isEmpty { out += "Targets: " + m.targets.map(f).joined(separator: ", ") + "\n" }
         var limits: [String] = []
         if let w = m.limits.writes { limits.append("writes \(w)") }
         if let t = m.limits.timeoutSeconds { limits.append("timeout \(ScriptRuntime.formatSeconds(t))") }
@@ -47,6 +48,7 @@ public enum ManifestDescription {
             "name": .string(m.name), "params": .object(params),
             "needs": .array(m.needs.map { .string($0) }), "limits": .object(limits),
             "secrets": .array(m.secrets.map { .string($0) }),
+            "targets": .array(m.targets.map { .string($0) }),
         ]
         if let v = m.version { out["version"] = .string(v) }
         if let d = m.description { out["description"] = .string(d) }

@@ -22,6 +22,7 @@ struct ManifestParser {
             params: try parseParams(fields["params"]),
             needs: try parseNeeds(fields["needs"]),
             secrets: try parseSecrets(fields["secrets"]),
+            targets: try parseTargets(fields["targets"]),
             limits: try parseLimits(fields["limits"]))
     }
 
@@ -92,6 +93,25 @@ struct ManifestParser {
         for (n, item) in items.enumerated() {
             guard let name = item.stringValue, RecipeManifest.isSecretName(name) else {
                 throw fail("secrets[\(n + 1)] must be a vault entry name such as \"dispatch/ci\" (letters, digits, . _ / -)")
+            }
+            if !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
+    private func parseTargets(_ value: ScriptValue?) throws -> [String] {
+        guard let value else { return [] }
+        if case .object(let o) = value, o.isEmpty { return [] }
+        guard case .array(let items) = value else {
+            throw fail("'targets' must be a list of Dispatch target names the configuration defines, such as { \"ops\" }")
+        }
+        guard items.count <= RecipeManifest.maxTargets else {
+            throw fail("'targets' lists \(items.count) targets; a recipe may reach at most \(RecipeManifest.maxTargets)")
+        }
+        var names: [String] = []
+        for (n, item) in items.enumerated() {
+            guard let name = item.stringValue, RecipeManifest.isTargetName(name) else {
+                throw fail("targets[\(n + 1)] must be a target name such as \"ops\" (letters, digits, _ -; a URL is not a target: the configuration gives each target its URL)")
             }
             if !names.contains(name) { names.append(name) }
         }

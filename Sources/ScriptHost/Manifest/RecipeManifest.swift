@@ -1,6 +1,6 @@
 import Foundation
 
-/// The declared header of a recipe: `recipe { name, version, description, params, needs, secrets, limits }`.
+/// The declared header of a recipe: `recipe { name, version, description, params, needs, secrets, targets, limits }`.
 public struct RecipeManifest: Sendable, Equatable {
     public var name: String
     public var version: String?
@@ -11,9 +11,22 @@ public struct RecipeManifest: Sendable, Equatable {
     public var needs: [String]
     /// Vault entries the recipe may open with `vault.secret(NAME)`; any other is refused.
     public var secrets: [String] = []
+    /// Named destinations the recipe may reach (`dispatch.connect("ops")`): each is defined
+    /// by the configuration, which binds its URL and the credential it carries; a reviewer
+    /// reads here every place the recipe can send to. Any other name is refused.
+    public var targets: [String] = []
     public var limits: ManifestLimits
 
-    public static let allowedKeys = ["name", "version", "description", "params", "needs", "secrets", "limits"]
+    public static let allowedKeys = ["name", "version", "description", "params", "needs", "secrets", "targets", "limits"]
+
+    /// The most targets a manifest may list.
+    public static let maxTargets = 32
+
+    /// A target name: 1–64 of `A–Z a–z 0–9 _ -`, starting with a letter or digit (`ops`, `on-call`).
+    public static func isTargetName(_ name: String) -> Bool {
+        guard (1...64).contains(name.utf8.count), let first = name.utf8.first, first.isASCIIAlphanumeric else { return false }
+        return name.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+    }
 
     /// A vault entry name: 1–128 of `A–Z a–z 0–9 . _ / -`, starting with a letter or
     /// digit, with no empty, `.` or `..` segment (`dispatch/ci`, `hub/prod-key`).

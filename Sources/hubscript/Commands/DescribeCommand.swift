@@ -1,21 +1,34 @@
 import Foundation
+import HubBindings
+import HubClient
 import ScriptHost
 
-/// `hubscript describe FILE`: the manifest, for people or as JSON.
+/// `hubscript describe FILE`: the manifest, for people or as JSON, with where each
+/// Dispatch target it declares goes under the configuration's profile.
 struct DescribeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "describe",
         abstract: "Show a recipe's manifest: parameters, permissions, limits.",
-        usage: "FILE [--json]",
-        options: [OptionSpec(name: "json", valueName: nil, help: "Print the manifest as JSON.")])
+        usage: "FILE [--json] [--profile P] [--config F]",
+        options: [OptionSpec(name: "json", valueName: nil, help: "Print the manifest as JSON.")]
+            + CommonOptions.specs.filter { $0.name != "state-dir" },
+        discussion: """
+        Each Dispatch target the manifest declares (targets = { "ops" }) is shown with the
+        URL and token the configuration binds it to for the profile, when a configuration
+        is found: that is everywhere the recipe can send.
+        """)
 
     let path: String
     let json: Bool
+    let profile: String?
+    let config: String?
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("expected one recipe FILE") }
         path = arguments.positionals[0]
         json = arguments.flag("json")
+        profile = CommonOptions.value(arguments, "profile", environment: "HUBSCRIPT_PROFILE")
+        config = arguments.value("config")
     }
 
     func run() throws -> Int32 {
@@ -24,7 +37,42 @@ struct DescribeCommand: Command {
             Console.err("error: \(TerminalText.text("\(error)"))\n")
             return ExitCode.usage
         }
-        Console.out(json ? (try JSONCodec.encode(ManifestDescription.json(manifest))) + "\n" : ManifestDescription.text(manifest))
+        let destinations = targetDestinations(manifest.targets)
+        if json {
+            var value = ManifestDescription.json(manifest)
+            if case .object(var fields) = value, let destinations {
+                fields["target_destinations"] = .object(destinations.mapValues(ScriptValue.string))
+                value = .object(fields)
+            }
+            Console.out(try JSONCodec.encode(value) + "\n")
+            return ExitCode.success
+        }
+        var text = ManifestDescription.text(manifest)
+        if let destinations {
+            let lines = manifest.targets.map { "  \(TerminalText.field($0)) → \(TerminalText.field(destinations[$0] ?? "?"))" }
+            text = text.replacingOccurrences(of: "Targets: " + manifest.targets.map(TerminalText.field).joined(separator: ", ") + "\n",
+                                             with: "Targets:\n" + lines.joined(separator: "\n") + "\n")
+        }
+        Console.out(text)
         return ExitCode.success
+    }
+
+    /// Where each target goes under the profile, in words; nil without targets or when
+    /// no configuration can be read (the names alone are shown then).
+    func targetDestinations(_ names: [String]) -> [String: String]? {
+        guard !names.isEmpty, let config = try? HubConfig.load(explicit: config),
+              let (name, setting) = try? config.profile(named: profile) else { return nil }
+        var out: [String: String] = [:]
+        for target in names {
+            if case .sandbox = setting {
+                out[target] = "the sandbox Dispatch (profile '\(name)')"
+            } else if let spec = config.dispatchTargets(profile: name)[target] {
+                let token = spec.tokenRef.hasPrefix("env:") ? "$\(spec.tokenRef.dropFirst(4))" : "the vault entry \(spec.tokenRef)"
+                out[target] = "\(spec.url.absoluteString), token from \(token) (profile '\(name)')"
+            } else {
+                out[target] = "not defined for profile '\(name)': the recipe cannot run there"
+            }
+        }
+        return out
     }
 }

@@ -1,6 +1,7 @@
 import DispatchClient
 import Foundation
 import HubBindings
+import HubClient
 import ScriptHost
 
 enum DispatchCommands {
@@ -15,8 +16,9 @@ struct DispatchTestCommand: Command {
     static let configuration = CommandConfiguration(
         name: "dispatch test",
         abstract: "Send one test notification through the profile's Dispatch.",
-        usage: "[--profile P] [--title T] [--body B]",
+        usage: "[--profile P] [--target NAME] [--title T] [--body B]",
         options: [
+            OptionSpec(name: "target", valueName: "name", help: "A Dispatch target of the configuration (dispatch_targets) instead of the profile's Dispatch."),
             OptionSpec(name: "title", valueName: "text", help: "The title, 1–100 characters (default: hubscript test)."),
             OptionSpec(name: "body", valueName: "text", help: "The body, 1–1000 characters (default: names the profile)."),
         ] + CommonOptions.specs,
@@ -30,6 +32,7 @@ struct DispatchTestCommand: Command {
     let common: CommonOptions.Values
     let title: String
     let body: String?
+    let targetName: String?
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else {
@@ -38,10 +41,16 @@ struct DispatchTestCommand: Command {
         common = CommonOptions.Values(arguments)
         title = arguments.value("title") ?? "hubscript test"
         body = arguments.value("body")
+        targetName = arguments.value("target")
     }
 
     func run() throws -> Int32 {
-        let (target, unconfigured) = try common.dispatchTarget()
+        var (target, unconfigured) = try common.dispatchTarget()
+        if let targetName {
+            // A configured target, as a recipe's dispatch.connect(NAME) would reach it.
+            let config = try HubConfig.load(explicit: common.config)
+            target = try common.dispatchTargets([targetName], config, profile: common.profile)[targetName]!
+        }
         let notification: DispatchNotification
         do {
             notification = try DispatchNotification(title: title, body: body ?? "A test notification from hubscript (profile \(target.profile)).")
@@ -56,7 +65,7 @@ struct DispatchTestCommand: Command {
             let client = try target.client(secrets: VaultAccess.resolver(state: common.state))
             let receipt = try client.send(notification, idempotencyKey: "hst-test-" + UUID().uuidString.lowercased())
             Console.out("""
-                Sent "\(TerminalText.field(notification.title))" through \(target.displayName) (profile '\(target.profile)').
+                Sent "\(TerminalText.field(notification.title))" through \(target.displayName)\(target.name.map { " (target '\(TerminalText.field($0))', " } ?? " (")profile '\(target.profile)').
                 id: \(TerminalText.field(receipt.id))
                 accepted devices: \(receipt.acceptedDevices)
 

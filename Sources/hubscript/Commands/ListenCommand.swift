@@ -162,6 +162,7 @@ struct RecipeTriggerExecutor: TriggerExecutor {
             request.progress = MemoryProgressReporter()
             request.secrets = VaultAccess.resolver(state: common.state)
             request.dispatch = try common.dispatchTarget(hub, profile: profile)
+            request.dispatchTargets = try common.dispatchTargets(prepared.manifest.targets, hub, profile: profile)
             let outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
                                                    state: common.state, output: output, onWatchdog: { _ in
                 Console.err("\(event.runID): the recipe did not stop at its deadline; hubscript exits (code 4)\n")

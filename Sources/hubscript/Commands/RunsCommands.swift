@@ -204,6 +204,11 @@ struct RunsResumeCommand: Command {
         guard case .object(let params)? = try? JSONCodec.decode(r.paramsJSON) else {
             return JSONEvents.refuse("the journal's params of run \(id) are not a JSON object; start a new run", json: json, runID: id)
         }
+        // A param that held a loaded secret's value is journalled masked: the recipe would
+        // get the mask, not the value. Its params must be given again.
+        if r.paramsJSON.contains("<secret ") {
+            return JSONEvents.refuse("run \(id) was started with a param holding a secret's value, which the journal keeps masked; resume it by running the recipe again with the same params and --run-id \(id)", json: json, runID: id)
+        }
         let profileCommon = CommonOptions.Values(profile: common.profile ?? r.profile, config: common.config, state: common.state)
         var launcher = RecipeLauncher(common: profileCommon, json: json)
         launcher.chatter = chatter

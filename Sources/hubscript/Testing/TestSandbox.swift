@@ -139,6 +139,13 @@ final class TestSandbox: @unchecked Sendable {
         request.dispatch = DispatchTarget(profile: connection.profileName, endpoint: .sandbox(open: {
             ({ dispatch.handle($0) }, DispatchOptions.sandboxMachineToken)
         }))
+        // Every target a recipe declares is this sandbox's Dispatch: a test never sends
+        // anything out of the process.
+        for target in prepared.manifest.targets {
+            request.dispatchTargets[target] = DispatchTarget(profile: connection.profileName, endpoint: .sandbox(open: {
+                ({ dispatch.handle($0) }, DispatchOptions.sandboxMachineToken)
+            }), name: target)
+        }
         let output = MemoryOutput()
         let outcome: HubRunOutcome
         kill.arm(options.killDuringWrite)

@@ -77,12 +77,12 @@ final class ConfigTests: XCTestCase {
     func testMistakesNameTheKey() throws {
         let cases: [(String, String)] = [
             (#"return { profiles = { p = { hub_url = "https://h", emial = "x" } } }"#,
-             "unknown key 'emial' in profiles.p (allowed: sandbox, hub_url, api_prefix, email, api_key, api_key_env, api_key_ref, api_key_id, api_key_permissions, rate_limit_per_minute, dispatch_url, dispatch_token_ref, api_key_record_profile, gate)"),
+             "unknown key 'emial' in profiles.p (allowed: sandbox, hub_url, api_prefix, email, api_key, api_key_env, api_key_ref, api_key_id, api_key_permissions, rate_limit_per_minute, dispatch_url, dispatch_token_ref, dispatch_targets, api_key_record_profile, gate)"),
             (#"return { profiles = { p = { email = "x@y" } } }"#,
              "profiles.p.hub_url is required (e.g. \"https://api.substratalapps.com\"), or set sandbox = true"),
             (#"return { profiles = { p = { hub_url = "https://h" } } }"#,
              "profiles.p needs exactly one of email (a user session: hubscript login), api_key_ref (the vault entry holding an API key), api_key_env (the variable holding it, for CI) or api_key"),
-            (#"return { profile = {} }"#, "unknown key 'profile' in the top level (allowed: default_profile, profiles, jobs, triggers, libraries, journal)"),
+            (#"return { profile = {} }"#, "unknown key 'profile' in the top level (allowed: default_profile, profiles, dispatch_targets, jobs, triggers, libraries, journal)"),
             (#"return 42"#, "must return a table, e.g. return { profiles = { … } }"),
         ]
         for (text, message) in cases {

@@ -24,7 +24,10 @@ final class DispatchPluginTests: XCTestCase {
         var requests: Int { lock.withLock { _requests } }
         var sent: [SentNotification] { (try? store.sentNotifications()) ?? [] }
 
-        var target: DispatchTarget {
+        var target: DispatchTarget { named(nil) }
+
+        /// This relay as the configured target `name` (nil: as the profile's Dispatch).
+        func named(_ name: String?) -> DispatchTarget {
             DispatchTarget(profile: "jobs", endpoint: .sandbox { [self] in
                 ({ request in
                     let n = self.lock.withLock { self._requests += 1; return self._requests }
@@ -32,7 +35,7 @@ final class DispatchPluginTests: XCTestCase {
                     if self.lose(n) { response.dropped = true }
                     return response
                 }, DispatchOptions.sandboxMachineToken)
-            })
+            }, name: name)
         }
     }
 
@@ -43,10 +46,12 @@ final class DispatchPluginTests: XCTestCase {
         ScriptFunction("secret") { call in .value(.handle(ScriptHandle(kind: ScriptHandle.secretKind, name: try call.string(1)))) },
     ])
 
-    func recipe(_ h: GatingTests.Harness, needs: [String] = ["dispatch.send"], limits: String = "", _ body: String) throws -> PreparedRecipe {
+    func recipe(_ h: GatingTests.Harness, needs: [String] = ["dispatch.send"], targets: [String] = [], limits: String = "",
+                _ body: String) throws -> PreparedRecipe {
         let list = needs.map { "\"\($0)\"" }.joined(separator: ", ")
+        let declared = targets.isEmpty ? "" : ", targets = { " + targets.map { "\"\($0)\"" }.joined(separator: ", ") + " }"
         return try h.recipe("notify.lua", """
-            recipe { name = "notify", version = "1.0.0", needs = { \(list) }\(limits.isEmpty ? "" : ", limits = { \(limits) }") }
+            recipe { name = "notify", version = "1.0.0", needs = { \(list) }\(declared)\(limits.isEmpty ? "" : ", limits = { \(limits) }") }
             \(body)
             """)
     }
@@ -240,10 +245,10 @@ final class DispatchPluginTests: XCTestCase {
         let direct = try execute(h, try recipe(h, "\n\ndispatch.send{ title = 't' }\n"), relay: relay)
         XCTAssertTrue(direct.failure?.message.hasSuffix("/notify.lua:4: bad argument #1 to 'dispatch.send' (body is required)") == true,
                       direct.failure?.message ?? "")
-        let wrapped = try execute(h, try recipe(h, """
-            local conn = dispatch.connect{ url = "https://dispatch.example.com", token = vault.secret("dispatch/ci") }
+        let wrapped = try execute(h, try recipe(h, targets: ["ops"], """
+            local conn = dispatch.connect("ops")
             conn:send{ title = "t" }
-            """), relay: relay) { $0.secrets = FixedSecrets(["dispatch/ci": Self.token]) }
+            """), relay: relay) { $0.dispatchTargets = ["ops": relay.named("ops")] }
         XCTAssertTrue(wrapped.failure?.message.hasSuffix("/notify.lua:3: bad argument #1 to 'conn:send' (body is required)") == true,
                       wrapped.failure?.message ?? "")
         XCTAssertEqual(relay.requests, 0)
@@ -261,7 +266,7 @@ final class DispatchPluginTests: XCTestCase {
                                                                          auth: .apiKey(.literal("k")))), sandbox: { throw PlanError(.io, "no sandbox") })
         }
         XCTAssertEqual(outcome.exitCode, 0)
-        XCTAssertEqual(output.lines, ["dispatch_not_configured\tprofile 'prod' has no Dispatch: set dispatch_url and dispatch_token_ref in its configuration, or use dispatch.connect{url = …, token = vault.secret(…)}"])
+        XCTAssertEqual(output.lines, ["dispatch_not_configured\tprofile 'prod' has no Dispatch: set dispatch_url and dispatch_token_ref in its configuration, or send through a configured target: dispatch.connect(\"NAME\") with dispatch_targets in the configuration"])
         XCTAssertEqual(try h.journal.writes(runID: outcome.runID).count, 0)
     }
 
@@ -297,57 +302,92 @@ final class DispatchPluginTests: XCTestCase {
         deinit { server.stop() }
     }
 
-    func testConnectTakesOnlyASecretHandle() throws {
+    static let usage = "dispatch.connect(\"NAME\") names a Dispatch target of the configuration (dispatch_targets = { NAME = { url = …, token_ref = … } }) declared in the manifest's targets"
+
+    /// A recipe names a destination; it never gives a URL or a token, whatever form the
+    /// call takes, and names only targets its manifest declares.
+    func testConnectNamesADeclaredTargetNeverAURLOrAToken() throws {
         let h = try GatingTests.Harness()
         let relay = try Relay()
         let output = MemoryOutput()
-        let outcome = try execute(h, try recipe(h, """
-            print(pcall(dispatch.connect, { url = "https://dispatch.example.com", token = "dsp_live_plain" }))
+        let outcome = try execute(h, try recipe(h, targets: ["ops"], """
+            print(pcall(dispatch.connect, { url = "https://dispatch.example.com", token = vault.secret("dispatch/ci") }))
             print(pcall(dispatch.connect, { url = "https://dispatch.example.com" }))
-            local ok, err = pcall(dispatch.connect, { url = "http://dispatch.example.com", token = vault.secret("dispatch/ci") })
-            print(err.code)
-            ok, err = pcall(dispatch.connect, { url = "https://dispatch.example.com", token = vault.secret("dispatch/ci") })
-            print(err.code, err.message)
-            """), relay: relay, output: output)
+            print(pcall(dispatch.connect, { token = vault.secret("dispatch/ci") }))
+            print(pcall(dispatch.connect, { target = "ops", token = vault.secret("dispatch/ci") }))
+            print(pcall(dispatch.connect, { target = "ops", via = "x" }))
+            print(pcall(dispatch.connect, {}))
+            print(pcall(dispatch.connect, vault.secret("dispatch/ci")))
+            print(pcall(dispatch.connect, "https://dispatch.example.com"))
+            local ok, err = pcall(dispatch.connect, "other")
+            print(err.code, err.target, err.message)
+            local a, b = dispatch.connect("ops"), dispatch.connect{ target = "ops" }
+            print(tostring(a), a.target, a == b or rawequal(a.send, b.send) or "two objects, one connection")
+            """), relay: relay, output: output) { $0.dispatchTargets = ["ops": relay.named("ops")] }
         XCTAssertEqual(outcome.exitCode, 0, "\(String(describing: outcome.failure))")
+        let noURL = "false\tbad argument #1 to 'dispatch.connect' (a recipe gives no URL or token: a secret goes only where the configuration sends it; \(Self.usage))"
         XCTAssertEqual(output.lines, [
-            "false\tbad argument #1 to 'dispatch.connect' (token must be a secret handle: token = vault.secret(\"NAME\"); a token written in a recipe or a param would be readable by anyone who can read those)",
-            "false\tbad argument #1 to 'dispatch.connect' (token is required: token = vault.secret(\"NAME\"))",
-            "insecure_transport",
-            "vault_not_open\tno vault is open: dispatch.connect needs the vault entry 'dispatch/ci', which cannot be read without it",
+            noURL, noURL, noURL, noURL,
+            "false\tbad argument #1 to 'dispatch.connect' (unknown field 'via' (fields: target))",
+            "false\tbad argument #1 to 'dispatch.connect' (target is required: \(Self.usage))",
+            "false\tbad argument #1 to 'dispatch.connect' (a target name expected, got userdata: \(Self.usage))",
+            "false\tbad argument #1 to 'dispatch.connect' ('https://dispatch.example.com' is not a target name: \(Self.usage))",
+            "target_not_declared\tother\tdispatch.connect: the target 'other' is not declared; add it to the manifest's targets = { \"other\" } (a reviewer reads there every destination a recipe can reach)",
+            "<dispatch connection ops>\tops\ttwo objects, one connection",
         ])
+        XCTAssertEqual(relay.requests, 0, "nothing was sent")
     }
 
-    func testAConnectionSendsThroughItsOwnDispatchAsAWrite() throws {
+    /// A declared target the run does not offer (the configuration lacks it) stops the
+    /// run before it starts, as an undeclared permission does: nothing is journalled.
+    func testADeclaredTargetTheRunDoesNotOfferStopsItBeforeItStarts() throws {
+        let h = try GatingTests.Harness()
+        let relay = try Relay()
+        let prepared = try recipe(h, targets: ["ops", "pager"], "print('ran')")
+        XCTAssertThrowsError(try execute(h, prepared, relay: relay) { $0.dispatchTargets = ["ops": relay.named("ops")] }) { error in
+            XCTAssertEqual("\(error)", "the recipe sends to the Dispatch target 'pager' (targets = { \"pager\" }), which this run does not offer: define it in the configuration's dispatch_targets = { pager = { url = \"https://…\", token_ref = \"dispatch/pager\" } }")
+        }
+        let locked = DispatchTarget(profile: "prod", endpoint: .server(url: URL(string: "https://dispatch.example.com")!, tokenRef: "dispatch/pager"), name: "pager")
+        XCTAssertThrowsError(try execute(h, prepared, relay: relay) { $0.dispatchTargets = ["ops": relay.named("ops"), "pager": locked] }) { error in
+            XCTAssertEqual("\(error)", "the recipe sends to the Dispatch target 'pager', which cannot be used: vault_not_open: no vault is open: the Dispatch target 'pager' keeps its Dispatch token in the vault entry 'dispatch/pager' (token_ref), which cannot be read without it")
+        }
+        XCTAssertEqual(try h.journal.listRuns().count, 0, "no run was recorded")
+        XCTAssertEqual(relay.requests, 0)
+    }
+
+    func testATargetSendsThroughItsConfiguredDispatchAsAWrite() throws {
         let h = try GatingTests.Harness()
         let relay = try Relay()
         let served = try Served()
         let output = MemoryOutput()
-        let outcome = try execute(h, try recipe(h, """
-            local conn = dispatch.connect{ url = "\(served.url)", token = vault.secret("dispatch/ci") }
-            print(tostring(conn), conn.url)
+        let target = { (name: String, ref: String) in
+            DispatchTarget(profile: "jobs", endpoint: .server(url: URL(string: served.url)!, tokenRef: ref), name: name)
+        }
+        let outcome = try execute(h, try recipe(h, targets: ["ops", "stale"], """
+            local conn = dispatch.connect("ops")
+            print(tostring(conn), conn.url, conn.target)
             local r = conn:send{ title = "Deploy", body = "v2 is live" }
             print(r.accepted_devices, r.replayed)
             print(pcall(conn.send, { title = "x", body = "y" }))
-            local bad = dispatch.connect{ url = "\(served.url)", token = vault.secret("dispatch/wrong") }
+            local bad = dispatch.connect("stale")
             local ok, err = pcall(bad.send, bad, { title = "x", body = "y" })
             print(err.code, err.status, err.message)
             """), relay: relay, output: output) {
-            $0.secrets = FixedSecrets(["dispatch/ci": Self.token, "dispatch/wrong": "dsp_live_not_this_one"])
+            $0.secrets = FixedSecrets(["dispatch/ops": Self.token, "dispatch/stale": "dsp_live_not_this_one"])
+            $0.dispatchTargets = ["ops": target("ops", "dispatch/ops"), "stale": target("stale", "dispatch/stale")]
         }
         XCTAssertEqual(outcome.exitCode, 0, "\(String(describing: outcome.failure))")
         XCTAssertEqual(output.lines, [
-            "<dispatch connection \(served.url)>\t\(served.url)",
+            "<dispatch connection ops>\t\(served.url)\tops",
             "1\tfalse",
             "false\tuse conn:send{ … } (a colon, not a dot)",
-            "unauthorized\t401\tthe Dispatch token was refused: \(served.url) does not accept the machine token from the vault entry 'dispatch/wrong'",
+            "unauthorized\t401\tthe Dispatch token was refused: \(served.url) does not accept the machine token from the vault entry 'dispatch/stale'",
         ])
         let sent = try served.relay.sentNotifications()
         XCTAssertEqual(sent.map(\.machine), ["ci-runner"])
         XCTAssertEqual(relay.requests, 0, "the profile's Dispatch was not used")
         let writes = try h.journal.writes(runID: outcome.runID)
-        let port = URL(string: served.url)!.port!
-        XCTAssertEqual(writes.map(\.path), Array(repeating: "/dispatch/127.0.0.1:\(port)/v1/notifications", count: 2))
+        XCTAssertEqual(writes.map(\.path), ["/dispatch/targets/ops/v1/notifications", "/dispatch/targets/stale/v1/notifications"])
         XCTAssertEqual(writes.map(\.state), [.done, .failed], "a refused send is journalled failed")
         XCTAssertEqual(sent.map(\.idempotencyKey), [writes[0].key])
         let failed = output.events.filter { $0.type == "write_failed" }

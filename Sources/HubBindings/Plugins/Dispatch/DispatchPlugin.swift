@@ -10,9 +10,11 @@ import ScriptHost
 /// docs/dispatch.md explains them.
 public enum DispatchPlugin {
     /// The module for one run; `target` is the profile's Dispatch (nil: none is set up,
-    /// and `dispatch.send` says so).
-    public static func make(_ environment: HubRunEnvironment, target: DispatchTarget?) -> Plugin {
-        plugin(DispatchSession(environment: environment, target: target))
+    /// and `dispatch.send` says so); `targets` the named ones the configuration defines
+    /// for the recipe's declared `targets` (`dispatch.connect(NAME)`).
+    public static func make(_ environment: HubRunEnvironment, target: DispatchTarget?,
+                            targets: [String: DispatchTarget] = [:]) -> Plugin {
+        plugin(DispatchSession(environment: environment, target: target, targets: targets))
     }
 
     /// The declarations alone, for the module reference (`hubscript docs modules`).
@@ -27,7 +29,9 @@ public enum DispatchPlugin {
             module: "dispatch",
             summary: """
             Notifications to an admin's phone through Dispatch (docs/dispatch.md). `dispatch.send` goes to the profile's \
-            Dispatch (`dispatch_url`, `dispatch_token_ref`; the built-in sandbox profile has one in process). Each send is a \
+            Dispatch (`dispatch_url`, `dispatch_token_ref`; the built-in sandbox profile has one in process); \
+            `dispatch.connect("ops")` to a target the configuration defines (`dispatch_targets`: its URL and token) and the \
+            manifest declares (`targets = { "ops" }`); a recipe never gives a URL or a token. Each send is a \
             write: derived idempotency key (or `key = …`), journal, plan and apply, `limits.writes`. Title 1–100 and body \
             1–1000 characters, checked as the server checks them. Needs `dispatch.send` in `needs`. Errors are tables with \
             `code` (`unauthorized`, `invalid_title`, `invalid_body`, `transport_error`, …), `message`, `status`, `hint`.
@@ -38,7 +42,7 @@ public enum DispatchPlugin {
                     .value(try live().send(call, argument: 1, via: nil))
                 },
                 ScriptFunction("connect", capability: "dispatch.send",
-                               summary: "dispatch.connect{url, token = vault.secret(name)} -> connection; `conn:send{title, body, key?}` sends through it") { call in
+                               summary: "dispatch.connect(TARGET) or dispatch.connect{target = TARGET} -> connection to a configured Dispatch target the manifest declares; `conn:send{title, body, key?}` sends through it") { call in
                     .value(try live().connect(call))
                 },
                 ScriptFunction("_send_via", capability: "dispatch.send", writes: true,
@@ -60,7 +64,7 @@ public enum DispatchPlugin {
         function dispatch.connect(args)
           local ok, conn = pcall(connect, args)
           if not ok then error(conn, 2) end
-          local id, url = conn.id, conn.url
+          local id, url, target = conn.id, conn.url, conn.target
           local object = {}
           function object.send(self, fields)
             if self ~= object then error("use conn:send{ … } (a colon, not a dot)", 2) end
@@ -70,8 +74,8 @@ public enum DispatchPlugin {
           end
           return setmetatable(object, {
             __name = "dispatch.connection", __metatable = false,
-            __tostring = function() return "<dispatch connection " .. url .. ">" end,
-            __index = function(_, k) if k == "url" then return url end end,
+            __tostring = function() return "<dispatch connection " .. target .. ">" end,
+            __index = function(_, k) if k == "url" then return url elseif k == "target" then return target end end,
             __newindex = function() error("a dispatch connection is read-only", 2) end,
           })
         end
@@ -80,26 +84,26 @@ public enum DispatchPlugin {
 }
 
 /// What the `dispatch` module of one run holds: the default client (made by the first
-/// send) and the connections `dispatch.connect` opened. Used from the run's thread.
+/// send) and the connections `dispatch.connect` opened, one per target. Used from the
+/// run's thread.
 final class DispatchSession: @unchecked Sendable {
     let environment: HubRunEnvironment
     let target: DispatchTarget?
+    /// The configured targets the manifest declares, by name.
+    let targets: [String: DispatchTarget]
     private var profileClient: DispatchClient?
-    private var connections: [DispatchClient] = []
-    /// Connections one run may open.
-    static let maxConnections = 32
+    private var connections: [(target: String, client: DispatchClient)] = []
 
-    init(environment: HubRunEnvironment, target: DispatchTarget?) {
+    init(environment: HubRunEnvironment, target: DispatchTarget?, targets: [String: DispatchTarget]) {
         self.environment = environment
         self.target = target
+        self.targets = targets
     }
 
     /// The write's path in the journal and plans: `/dispatch/v1/notifications` for the
-    /// profile's Dispatch, `/dispatch/HOST[:PORT]/v1/notifications` for a connection.
-    static func journalPath(via connection: DispatchClient?) -> String {
-        guard let url = connection?.baseURL, let host = url.host else { return "/dispatch/v1/notifications" }
-        let shown = host.contains(":") ? "[\(host)]" : host
-        return "/dispatch/\(shown)\(url.port.map { ":\($0)" } ?? "")/v1/notifications"
+    /// profile's Dispatch, `/dispatch/targets/NAME/v1/notifications` for a target's.
+    static func journalPath(target: String?) -> String {
+        target.map { "/dispatch/targets/\($0)/v1/notifications" } ?? "/dispatch/v1/notifications"
     }
 
     func send(_ call: BindingCall, argument n: Int, via id: Int?) throws -> ScriptValue {
@@ -111,12 +115,12 @@ final class DispatchSession: @unchecked Sendable {
         do { notification = try DispatchNotification(title: title, body: body) } catch let error as DispatchError {
             throw error.hubError
         }
-        let connection = try id.map(connection) ?? nil
-        let client = try connection ?? defaultClient()
+        let connection = try id.map(connection)
+        let client = try connection?.client ?? defaultClient()
         let intent = WriteIntent(
-            method: "POST", path: Self.journalPath(via: connection),
+            method: "POST", path: Self.journalPath(target: connection?.target),
             body: .object(["title": .string(notification.title), "body": .string(notification.body)]), explicitKey: key,
-            summary: "notify \"\(DispatchArguments.shortened(notification.title))\"" + (connection?.baseURL.host.map { " via \($0)" } ?? ""),
+            summary: "notify \"\(DispatchArguments.shortened(notification.title))\"" + (connection.map { " via \($0.target)" } ?? ""),
             predicted: ["id": "planned", "accepted_devices": .integer(0), "replayed": false])
         let result = try environment.context.performWrite(intent) { key in
             do {
@@ -137,44 +141,70 @@ final class DispatchSession: @unchecked Sendable {
         if let profileClient { return profileClient }
         guard let target else {
             throw ScriptStructuredError(code: "dispatch_not_configured", message:
-                "this run has no Dispatch: use a profile with dispatch_url and dispatch_token_ref, or dispatch.connect{url = …, token = vault.secret(…)}")
+                "this run has no Dispatch: use a profile with dispatch_url and dispatch_token_ref, or a configured target: dispatch.connect(\"NAME\")")
         }
         let client = try target.client(secrets: environment.secrets)
         profileClient = client
         return client
     }
 
-    private func connection(_ id: Int) throws -> DispatchClient {
+    private func connection(_ id: Int) throws -> (target: String, client: DispatchClient) {
         guard connections.indices.contains(id - 1) else { throw ScriptMessageError("not a dispatch connection") }
         return connections[id - 1]
     }
 
-    /// `dispatch.connect{url, token}`: checks the URL, reads the token behind the secret
-    /// handle now (so a missing vault or entry fails here, before any send is journalled).
+    /// `dispatch.connect("ops")` / `dispatch.connect{target = "ops"}`: a connection to a
+    /// target the configuration defines and the manifest declares. The configuration
+    /// binds the URL and the token; a recipe that gives either is refused, so a secret
+    /// only ever goes where the configuration sends it. The token is read now (a missing
+    /// vault or entry fails here, before any send is journalled).
     func connect(_ call: BindingCall) throws -> ScriptValue {
-        let args = try DispatchArguments(call, 1, name: "dispatch.connect", allowed: ["url", "token"])
-        let text = try args.string("url")
-        guard let url = URL(string: text), url.host != nil else { throw args.error("url is not a URL: \(DispatchArguments.shortened(text))") }
-        do { try DispatchClient.checkURL(url) } catch let error as DispatchError { throw error.hubError }
-        guard case .handle(let handle)? = args.fields["token"], let name = handle.secretName else {
-            throw args.error(args.fields["token"] == nil
-                ? "token is required: token = vault.secret(\"NAME\")"
-                : "token must be a secret handle: token = vault.secret(\"NAME\"); a token written in a recipe or a param would be readable by anyone who can read those")
+        let name = try Self.targetName(call)
+        let declared = environment.prepared.manifest.targets
+        guard declared.contains(name) else {
+            throw ScriptStructuredError(code: "target_not_declared", message:
+                "dispatch.connect: the target '\(name)' is not declared; add it to the manifest's targets = { \"\(name)\" } (a reviewer reads there every destination a recipe can reach)",
+                fields: ["target": .string(name)])
         }
-        guard connections.count < Self.maxConnections else {
-            throw args.error("a run opens at most \(Self.maxConnections) dispatch connections")
+        if let open = connections.firstIndex(where: { $0.target == name }) { return connectionValue(open + 1) }
+        guard let target = targets[name] else {
+            throw ScriptStructuredError(code: "dispatch_not_configured", message:
+                "the configuration defines no Dispatch target '\(name)' for this run", fields: ["target": .string(name)])
         }
-        guard let secrets = environment.secrets else {
-            throw ScriptStructuredError(code: "vault_not_open", message:
-                "no vault is open: dispatch.connect needs the vault entry '\(name)', which cannot be read without it")
-        }
-        let token = try secrets.value(of: name)
         let client: DispatchClient
-        do {
-            client = try DispatchClient(baseURL: url, token: token, tokenSource: "the vault entry '\(name)'", transport: LiveDispatchTransport())
-        } catch let error as DispatchError { throw error.hubError }
-        connections.append(client)
-        return ["id": .integer(Int64(connections.count)), "url": .string(url.absoluteString)]
+        do { client = try target.client(secrets: environment.secrets) } catch let error as DispatchError { throw error.hubError }
+        connections.append((name, client))
+        return connectionValue(connections.count)
+    }
+
+    private func connectionValue(_ id: Int) -> ScriptValue {
+        let (name, client) = connections[id - 1]
+        return ["id": .integer(Int64(id)), "url": .string(client.baseURL.absoluteString), "target": .string(name)]
+    }
+
+    /// The target a `dispatch.connect` call names, or the error that says how to name one.
+    static func targetName(_ call: BindingCall) throws -> String {
+        let usage = "dispatch.connect(\"NAME\") names a Dispatch target of the configuration (dispatch_targets = { NAME = { url = …, token_ref = … } }) declared in the manifest's targets"
+        let shown = "bad argument #1 to 'dispatch.connect'"
+        let name: String
+        switch try call.value(1) {
+        case .string(let s): name = s
+        case .object(let fields):
+            if fields["url"] != nil || fields["token"] != nil {
+                throw ScriptMessageError("\(shown) (a recipe gives no URL or token: a secret goes only where the configuration sends it; \(usage))")
+            }
+            if let unknown = fields.keys.sorted().first(where: { $0 != "target" }) {
+                throw ScriptMessageError("\(shown) (unknown field '\(DispatchArguments.shortened(unknown))' (fields: target))")
+            }
+            guard let s = fields["target"]?.stringValue else { throw ScriptMessageError("\(shown) (target is required: \(usage))") }
+            name = s
+        default:
+            throw ScriptMessageError("\(shown) (a target name expected, got \(call.typeName(1)): \(usage))")
+        }
+        guard RecipeManifest.isTargetName(name) else {
+            throw ScriptMessageError("\(shown) ('\(DispatchArguments.shortened(name))' is not a target name: \(usage))")
+        }
+        return name
     }
 }
 

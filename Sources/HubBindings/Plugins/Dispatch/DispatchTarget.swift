@@ -31,11 +31,40 @@ public struct DispatchTarget: Sendable {
     /// The profile it belongs to (for messages).
     public let profile: String
     public let endpoint: Endpoint
+    /// The configured target's name (`dispatch_targets`), or nil for the profile's own
+    /// Dispatch (`dispatch_url`).
+    public let name: String?
 
-    public init(profile: String, endpoint: Endpoint) {
+    public init(profile: String, endpoint: Endpoint, name: String? = nil) {
         self.profile = profile
         self.endpoint = endpoint
+        self.name = name
     }
+
+    /// The Dispatch target `target` of profile `name` in `config`: under the built-in
+    /// sandbox (or a `sandbox = true` profile) every target is the sandbox Dispatch, so
+    /// trying a recipe never notifies anyone; under a Hub profile, the configured
+    /// target's URL and token (`.unconfigured` when the configuration has no such target).
+    public static func named(_ target: String, profile name: String, in config: HubConfig,
+                             sandbox: @escaping SandboxDispatchOpener) -> DispatchTarget {
+        guard let setting = (try? config.profile(named: name))?.setting else {
+            return DispatchTarget(profile: name, endpoint: .unconfigured(reason: "no profile '\(name)' in the configuration"), name: target)
+        }
+        if case .sandbox = setting { return DispatchTarget(profile: name, endpoint: .sandbox(open: sandbox), name: target) }
+        guard let spec = config.dispatchTargets(profile: name)[target] else {
+            let known = config.dispatchTargets(profile: name).keys.sorted()
+            let file = config.source?.path ?? "the configuration"
+            return DispatchTarget(profile: name, endpoint: .unconfigured(reason:
+                "\(file) defines no Dispatch target '\(target)' for profile '\(name)' (targets: \(known.isEmpty ? "none" : known.joined(separator: ", "))): add dispatch_targets = { \(target) = { url = \"https://…\", token_ref = \"dispatch/\(target)\" } } at its top level or in the profile"),
+                name: target)
+        }
+        return DispatchTarget(profile: name, endpoint: .server(url: spec.url, tokenRef: spec.tokenRef), name: target)
+    }
+
+    /// Who keeps the token, for messages: "profile 'prod'" or "the Dispatch target 'ops'".
+    var owner: String { name.map { "the Dispatch target '\($0)'" } ?? "profile '\(profile)'" }
+    /// The configuration key naming the token, for messages.
+    var tokenKey: String { name == nil ? "dispatch_token_ref" : "token_ref" }
 
     /// The default Dispatch of profile `name`: the sandbox Dispatch for the built-in
     /// sandbox (in `state`'s sandbox file), `dispatch_url` and `dispatch_token_ref` for a Hub profile.
@@ -48,7 +77,7 @@ public struct DispatchTarget: Sendable {
         case .hub(let profile):
             guard let url = profile.dispatchURL else {
                 return DispatchTarget(profile: name, endpoint: .unconfigured(reason:
-                    "profile '\(name)' has no Dispatch: set dispatch_url and dispatch_token_ref in its configuration, or use dispatch.connect{url = …, token = vault.secret(…)}"))
+                    "profile '\(name)' has no Dispatch: set dispatch_url and dispatch_token_ref in its configuration, or send through a configured target: dispatch.connect(\"NAME\") with dispatch_targets in the configuration"))
             }
             guard let ref = profile.dispatchTokenRef else {
                 return DispatchTarget(profile: name, endpoint: .unconfigured(reason:
@@ -77,8 +106,9 @@ public struct DispatchTarget: Sendable {
                                       retry: retry)
         case .server(let url, let ref):
             try DispatchClient.checkURL(url)
-            let token = try Self.token(ref: ref, profile: profile, secrets: secrets, environment: environment)
-            return try DispatchClient(baseURL: url, token: token.value, tokenSource: token.source, transport: LiveDispatchTransport(),
+            let token = try self.token(ref: ref, secrets: secrets, environment: environment)
+            return try DispatchClient(baseURL: url, token: token.value, tokenSource: token.source, tokenName: ref,
+                                      transport: LiveDispatchTransport(),
                                       retry: retry)
         case .unconfigured(let reason):
             throw ScriptStructuredError(code: "dispatch_not_configured", message: reason)
@@ -98,25 +128,25 @@ public struct DispatchTarget: Sendable {
     }
 
     /// The machine token named by `ref`, and where it came from (for messages).
-    static func token(ref: String, profile: String, secrets: (any SecretResolver)?,
-                      environment: [String: String]) throws -> (value: String, source: String) {
+    func token(ref: String, secrets: (any SecretResolver)?,
+               environment: [String: String]) throws -> (value: String, source: String) {
         if ref.hasPrefix("env:") {
             let name = String(ref.dropFirst(4))
             guard let value = environment[name], !value.isEmpty else {
                 throw ScriptStructuredError(code: "configuration_error", message:
-                    "profile '\(profile)' reads its Dispatch token from $\(name) (dispatch_token_ref = \"env:\(name)\"), which is not set")
+                    "\(owner) reads its Dispatch token from $\(name) (\(tokenKey) = \"env:\(name)\"), which is not set")
             }
             Array(value.utf8).withUnsafeBytes { SecretRedactor.shared.register($0, name: ref) }
             return (value, "$\(name)")
         }
         guard let secrets else {
             throw ScriptStructuredError(code: "vault_not_open", message:
-                "no vault is open: profile '\(profile)' keeps its Dispatch token in the vault entry '\(ref)' (dispatch_token_ref), which cannot be read without it")
+                "no vault is open: \(owner) keeps its Dispatch token in the vault entry '\(ref)' (\(tokenKey)), which cannot be read without it")
         }
         do { return (try secrets.value(of: ref), "the vault entry '\(ref)'") } catch let error as ScriptStructuredError {
             // Say which profile needed it: "profile 'prod' keeps its Dispatch token in …; <why not>".
             throw ScriptStructuredError(code: error.code, message:
-                "profile '\(profile)' keeps its Dispatch token in the vault entry '\(ref)' (dispatch_token_ref): \(error.message)",
+                "\(owner) keeps its Dispatch token in the vault entry '\(ref)' (\(tokenKey)): \(error.message)",
                 fields: error.fields)
         }
     }

@@ -11,6 +11,8 @@ import ScriptHost
 /// upsert, so a resend after a crash sets the same value again: a checkpoint is neither
 /// lost nor applied twice. `state.get(key)` reads the committed value: a run sees the
 /// checkpoints its own earlier passes set (a resumed forwarder continues where it was).
+/// A value holding a loaded secret's text is never stored: `state.set` stops the run
+/// (`secretRefusal`), so what `state.get` returns is always exactly what was set.
 public enum StatePlugin {
     /// Longest key, and largest value as canonical JSON.
     public static let maxKeyBytes = 128
@@ -39,6 +41,9 @@ public enum StatePlugin {
                 guard json.utf8.count <= maxValueBytes else {
                     throw call.argumentError(2, "the value is \(json.utf8.count) bytes as JSON, over the \(maxValueBytes >> 10) KiB limit")
                 }
+                if let secret = SecretRedactor.shared.firstSecret(in: value) {
+                    throw ScriptLimitError(secretRefusal(key: key, secret: secret))
+                }
                 let intent = WriteIntent(method: "PUT", path: "/state/\(percentEncoded(key))", body: .object(["value": value]),
                                          summary: "state \(key) = \(ShownText.cut(json, max: 80))",
                                          predicted: .bool(true))
@@ -49,6 +54,17 @@ public enum StatePlugin {
                 return .none
             },
         ])
+    }
+
+    /// Why `state.set` stopped the run: the value holds a loaded secret's text.
+    ///
+    /// A checkpoint is never stored masked: `state.get` would hand the masked text back,
+    /// and a recipe comparing it with what it stored would learn that its text was the
+    /// secret. Nor is the refusal an error a recipe can catch and try again with another
+    /// guess: the run stops (exit code 4), nothing is stored, and the message names the
+    /// secret, so the person running it sees what happened.
+    static func secretRefusal(key: String, secret: String) -> String {
+        "state.set(\"\(ShownText.cut(key, max: 40))\", …): the value holds the text of the secret '\(secret)'; a checkpoint never keeps a secret (read back masked, it would tell the recipe what the secret is), so the run stops here and nothing is stored. Keep secrets out of state values"
     }
 
     private static func checkedKey(_ call: BindingCall) throws -> String {

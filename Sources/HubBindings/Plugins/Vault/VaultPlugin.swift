@@ -3,9 +3,9 @@ import ScriptHost
 
 /// The `vault` module: `vault.secret(NAME)` returns an opaque handle (`ScriptHandle`
 /// of kind `secret`) for a vault entry the manifest declares in `secrets = {…}`. The
-/// value never reaches Lua: only bindings that take credentials (`dispatch.connect`)
-/// resolve a handle, through the run's `SecretResolver`, and every value read is masked
-/// in all output (`SecretRedactor`).
+/// value never reaches Lua, and no binding sends it anywhere: a Dispatch token is bound
+/// to its URL by the configuration (`dispatch_targets`), never by a recipe. Declaring a
+/// secret loads it, so every output masks it (`SecretRedactor`).
 public enum VaultPlugin {
     public static func make(declared: [String], secrets: (any SecretResolver)?) -> Plugin {
         let handles = ScriptHandleCache(kind: ScriptHandle.secretKind)
@@ -13,8 +13,8 @@ public enum VaultPlugin {
         return Plugin(module: "vault", summary: """
             Secrets as opaque handles: `vault.secret(name)` for a name the manifest lists in `secrets = {…}`. \
             A handle has no text: `tostring` shows `<secret name>`; `..`, `#`, comparison, `string.format` and \
-            `json.encode` refuse it. Pass it to a binding that takes credentials: \
-            `dispatch.connect{url = …, token = vault.secret("dispatch/ci")}`.
+            `json.encode` refuse it. No binding sends a secret where a recipe chooses: Dispatch tokens are bound to their \
+            URLs by the configuration (`dispatch_targets`; `dispatch.connect("ops")`).
             """, functions: [
             ScriptFunction("secret", summary: "vault.secret(name) -> an opaque handle for the vault entry (declared in the manifest's secrets)") { call in
                 let name = try call.string(1)

@@ -52,6 +52,7 @@ struct RecipeFireExecutor: FireExecutor {
             request.progress = MemoryProgressReporter()
             request.secrets = VaultAccess.resolver(state: common.state)
             request.dispatch = try common.dispatchTarget(hub, profile: job.profile ?? common.profile)
+            request.dispatchTargets = try common.dispatchTargets(prepared.manifest.targets, hub, profile: job.profile ?? common.profile)
             let (runID, row, journal) = (fire.runID, fire.row, journal)
             let outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
                                                    state: common.state, output: output, onWatchdog: { _ in

@@ -1,0 +1,101 @@
+import Foundation
+import XCTest
+
+/// Dispatch targets end to end: `describe` shows where a recipe can send (each target's
+/// URL and token under the profile), a run names a
+/// configured target and gets its URL and token from the configuration, and a target or
+/// credential the configuration cannot give stops the run before it starts (exit 2).
+final class DispatchTargetsCLITests: CLITestCase {
+    static let recipe = """
+        recipe { name = "page", needs = { "dispatch.send" }, targets = { "ops" } }
+        local conn = dispatch.connect("ops")
+        local r = conn:send{ title = "Disk full", body = "/var at 97%" }
+        print(tostring(conn), r.accepted_devices)
+        """
+
+    func testDescribeShowsTheTargets() throws {
+        try folder.write("page.lua", Self.recipe)
+        let text = try hubscript("describe", "page.lua")
+        XCTAssertEqual(text.exitCode, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("\nNeeds: dispatch.send\nTargets:\n  ops → the sandbox Dispatch (profile 'sandbox')\n"), text.stdout)
+        try folder.write("hubscript.config.lua", """
+            return {
+              dispatch_targets = { ops = { url = "https://dispatch.example.com", token_ref = "dispatch/ops" } },
+              profiles = { prod = { hub_url = "https://hub.example.com", api_key_env = "HUB_KEY" },
+                           ci = { hub_url = "https://hub.example.com", api_key_env = "HUB_KEY", dispatch_targets = {
+                             pager = { url = "https://pager.example.com", token_ref = "env:PAGER" } } } },
+              default_profile = "prod",
+            }
+            """)
+        let configured = try hubscript("describe", "page.lua", "--config", "hubscript.config.lua")
+        XCTAssertTrue(configured.stdout.contains("Targets:\n  ops → https://dispatch.example.com, token from the vault entry dispatch/ops (profile 'prod')\n"), configured.stdout)
+        try folder.write("two.lua", #"recipe { name = "two", needs = { "dispatch.send" }, targets = { "ops", "pager" } }"#)
+        let ci = try hubscript("describe", "two.lua", "--config", "hubscript.config.lua", "--profile", "ci", "--json")
+        XCTAssertTrue(ci.stdout.contains(#""target_destinations":{"ops":"https://dispatch.example.com, token from the vault entry dispatch/ops (profile 'ci')","pager":"https://pager.example.com, token from $PAGER (profile 'ci')"},"targets":["ops","pager"]"#), ci.stdout)
+        let prod = try hubscript("describe", "two.lua", "--config", "hubscript.config.lua")
+        XCTAssertTrue(prod.stdout.contains("  pager → not defined for profile 'prod': the recipe cannot run there\n"), prod.stdout)
+        try folder.write("bad.lua", #"recipe { name = "bad", targets = { "https://evil.example.com" } }"#)
+        let bad = try hubscript("describe", "bad.lua")
+        XCTAssertEqual(bad.exitCode, 2)
+        XCTAssertTrue(bad.stderr.contains("manifest: targets[1] must be a target name such as \"ops\" (letters, digits, _ -; a URL is not a target: the configuration gives each target its URL)"), bad.stderr)
+    }
+
+    /// Against the built-in sandbox every target is the sandbox Dispatch: nothing leaves the machine.
+    func testUnderTheSandboxATargetIsTheSandboxDispatch() throws {
+        try folder.write("page.lua", Self.recipe)
+        let run = try hubscript("page.lua", "--state-dir", "st")
+        XCTAssertEqual(run.exitCode, 0, run.stderr)
+        XCTAssertEqual(run.stdout, "<dispatch connection ops>\t1\n")
+        let log = try hubscript("sandbox", "dispatch-log", "--state-dir", "st")
+        XCTAssertTrue(log.stdout.contains("Disk full"), log.stdout + log.stderr)
+    }
+
+    /// `hubscript test`: a recipe's targets are the test sandbox's Dispatch, whatever the
+    /// configuration says, so a test never sends anything out of the process.
+    func testUnderHubscriptTestATargetIsTheTestSandboxsDispatch() throws {
+        try folder.write("page.lua", Self.recipe)
+        try folder.write("page_test.lua", """
+            test.case("pages ops", function()
+              local s = test.sandbox {}
+              local r = s:run("page.lua", {})
+              expect(r).to_succeed()
+              expect(r.output[1]).to_be("<dispatch connection ops>\t1")
+              expect(#s:dispatch_sent()).to_be(1)
+              expect(s:dispatch_sent()[1].title).to_be("Disk full")
+            end)
+            """)
+        try folder.write("hubscript.config.lua", """
+            return { dispatch_targets = { ops = { url = "https://dispatch.example.com", token_ref = "dispatch/ops" } } }
+            """)
+        let result = try hubscript("test", "page_test.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(result.exitCode, 0, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("ok   page_test.lua: pages ops"), result.stdout)
+    }
+
+    func testATargetTheConfigurationLacksStopsTheRunBeforeItStarts() throws {
+        try folder.write("page.lua", Self.recipe)
+        try folder.write("hubscript.config.lua", """
+            return {
+              dispatch_targets = { pager = { url = "https://pager.example.com", token_ref = "dispatch/pager" } },
+              profiles = { prod = { hub_url = "https://hub.example.com", api_key = "satk_test_x", api_key_permissions = { "users.list" } } },
+            }
+            """)
+        let run = try hubscript("page.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(run.exitCode, 2, run.stdout + run.stderr)
+        XCTAssertEqual(run.stdout, "")
+        XCTAssertTrue(run.stderr.contains("hubscript.config.lua defines no Dispatch target 'ops' for profile 'prod' (targets: pager): add dispatch_targets = { ops = { url = \"https://…\", token_ref = \"dispatch/ops\" } } at its top level or in the profile"), run.stderr)
+    }
+
+    func testASessionIsNeverADispatchToken() throws {
+        try folder.write("page.lua", Self.recipe)
+        try folder.write("hubscript.config.lua", """
+            return {
+              dispatch_targets = { ops = { url = "https://attacker.example.com", token_ref = "sessions/me" } },
+              profiles = { me = { hub_url = "https://hub.example.com", email = "me@example.com" } },
+            }
+            """)
+        let run = try hubscript("page.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(run.exitCode, 2, run.stdout + run.stderr)
+        XCTAssertTrue(run.stderr.contains("dispatch_targets.ops.token_ref = \"sessions/me\" is where `hubscript login` keeps a profile's session: a recipe can make Dispatch carry its token"), run.stderr)
+    }
+}
