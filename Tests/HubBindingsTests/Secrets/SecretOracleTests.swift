@@ -22,7 +22,7 @@ final class SecretOracleTests: XCTestCase {
                      params = { v = { type = "string", default = "" }, shape = { type = "string", default = "" } } }
             \(body)
             """
-        let connection = try h.connection(key: SandboxFixtures.jobsKeySecret, profile: "jobs")
+        let connection = try h.connection(key: SandboxFixtures.jobsKeySecret, profile: "jobs", keyID: SandboxFixtures.jobsKeyId)
         return try h.execute(try h.recipe("oracle.lua", source, params: params), connection, output: output) {
             $0.secrets = Self.secrets
             configure(&$0)
@@ -116,7 +116,7 @@ final class SecretOracleTests: XCTestCase {
     /// A session is never a recipe's: declaring one stops the run before it starts.
     func testARecipeCannotDeclareASession() throws {
         let h = try Harness()
-        let connection = try h.connection(key: SandboxFixtures.jobsKeySecret, profile: "jobs")
+        let connection = try h.connection(key: SandboxFixtures.jobsKeySecret, profile: "jobs", keyID: SandboxFixtures.jobsKeyId)
         let prepared = try h.recipe("session.lua", #"recipe { name = "session", secrets = { "sessions/me" } } print("ran")"#)
         XCTAssertThrowsError(try h.execute(prepared, connection) { $0.secrets = FixedSecrets(["sessions/me": "{\"refresh_token\":\"rt_x\"}"]) }) { error in
             XCTAssertEqual("\(error)", "the recipe declares the secret 'sessions/me', where `hubscript login` keeps a profile's session: no recipe may hold a session")
