@@ -39,7 +39,7 @@ final class RollbackTests: VaultTestCase {
     }
 
     func rolledBackEntry(_ name: String) -> String {
-        "entry '\(name)' in the vault \(indexPath) is not the copy the vault last sealed: an older copy of it was put in its place outside hubscript, so its value may be old (a rotated secret come back). Set it again ('hubscript vault set \(name)'), remove it ('hubscript vault remove \(name)'), or, if you restored it on purpose, accept the vault as it is with 'hubscript vault reseal'"
+        "entry '\(name)' in the vault \(indexPath) is not the copy the vault last sealed: an older copy of it was put in its place outside hubscript, so its value may be old (a rotated secret come back). Set it again ('hubscript vault set \(name)'), remove it ('hubscript vault rm \(name)'), or, if you restored it on purpose, accept the vault as it is with 'hubscript vault reseal'"
     }
 
     // MARK: One entry
@@ -81,7 +81,7 @@ final class RollbackTests: VaultTestCase {
         try set(vault, "new", "3")
         // The same count of entries: the removed one put where the new one is.
         try writeFile(try splice("new", in: try fileBytes(), with: "gone", from: old))
-        assertVaultError(.entryAdded, "entry 'gone' in the vault \(indexPath) is not in the vault's sealed index: it was put in outside hubscript (perhaps a removed entry brought back from an older copy of the vault). Remove it ('hubscript vault remove gone'), or, if you restored it on purpose, accept the vault as it is with 'hubscript vault reseal'") {
+        assertVaultError(.entryAdded, "entry 'gone' in the vault \(indexPath) is not in the vault's sealed index: it was put in outside hubscript (perhaps a removed entry brought back from an older copy of the vault). Remove it ('hubscript vault rm gone'), or, if you restored it on purpose, accept the vault as it is with 'hubscript vault reseal'") {
             try open()
         }
         // Removing it names what else is missing: the entry it took the place of.

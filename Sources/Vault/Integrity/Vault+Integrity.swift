@@ -57,10 +57,10 @@ extension Vault {
         for r in index.records where r.name != allowed && sealed[r.name] != r.digest {
             guard try authenticates(r) else { continue }
             guard let digest = sealed[r.name] else {
-                throw VaultError(.entryAdded, "entry '\(r.name)' in the vault \(file) is not in the vault's sealed index: it was put in outside hubscript (perhaps a removed entry brought back from an older copy of the vault). Remove it ('hubscript vault remove \(r.name)'), \(tail)", entry: r.name)
+                throw VaultError(.entryAdded, "entry '\(r.name)' in the vault \(file) is not in the vault's sealed index: it was put in outside hubscript (perhaps a removed entry brought back from an older copy of the vault). Remove it ('hubscript vault rm \(r.name)'), \(tail)", entry: r.name)
             }
             guard digest == r.digest else {
-                throw VaultError(.entryRolledBack, "entry '\(r.name)' in the vault \(file) is not the copy the vault last sealed: an older copy of it was put in its place outside hubscript, so its value may be old (a rotated secret come back). Set it again ('hubscript vault set \(r.name)'), remove it ('hubscript vault remove \(r.name)'), \(tail)", entry: r.name)
+                throw VaultError(.entryRolledBack, "entry '\(r.name)' in the vault \(file) is not the copy the vault last sealed: an older copy of it was put in its place outside hubscript, so its value may be old (a rotated secret come back). Set it again ('hubscript vault set \(r.name)'), remove it ('hubscript vault rm \(r.name)'), \(tail)", entry: r.name)
             }
         }
         let present = Set(index.records.map(\.name))

@@ -57,6 +57,11 @@ public struct VaultGenerationMemory: Sendable {
         let lock = try FileLock.acquire(folder.appendingPathComponent(".lock").path, timeout: 10,
                                         busy: "the folder \(folder.path) is busy: another hubscript process holds its lock")
         defer { lock.release() }
+        // What a writer killed before its rename left (every writer holds the lock).
+        let leftover = "." + Sodium.hex(vaultID) + ".tmp-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(leftover) {
+            unlink(folder.appendingPathComponent(name).path)
+        }
         if let known = try? remembered(vaultID: vaultID), known >= generation { return }
         let id = Sodium.hex(vaultID)
         let line = "\(id) \(generation) \(Self.check(id: id, generation: generation))\n"
