@@ -547,6 +547,10 @@ static inline int hs_lua_string_format(lua_State *L) {
     }
     int arg = 1;
     const char *p = fmt;
+    // What the result may hold: the format's own bytes, and per conversion at most
+    // lstrlib's largest item (a '%99.99f' of 1e308: about 430 bytes) or a string
+    // argument quoted (4 bytes a byte, for '%q').
+    double total = (double)flen;
     while (p < end) {
         if (*p != '%') { p++; continue; }
         if (*++p == '%') { p++; continue; }
@@ -559,6 +563,7 @@ static inline int hs_lua_string_format(lua_State *L) {
         memcpy(form + 1, p, len);
         form[len + 1] = '\0';
         p += len;
+        total += 430;
         switch (form[len]) {
             case 'c':
                 hs_format_check_spec(L, form, "-", 0);
@@ -611,11 +616,7 @@ static inline int hs_lua_string_format(lua_State *L) {
             default:
                 return luaL_error(L, "invalid conversion '%s' to 'format'", form);
         }
-    }
-    double total = (double)flen;
-    for (int a = 2; a <= top; a++) {
-        if (lua_type(L, a) == LUA_TSTRING) total += 4.0 * (double)lua_rawlen(L, a) + 2;
-        else total += 128;
+        if (lua_type(L, arg) == LUA_TSTRING) total += 4.0 * (double)lua_rawlen(L, arg);
     }
     if (ctx->build_cap != 0 && total > (double)ctx->build_cap)
         return hs_build_cap_error(L, "string.format", total, ctx->build_cap);

@@ -106,6 +106,14 @@ final class StringFormatDifferentialTests: RecipeTestCase {
                     message: "recipes/t.lua:1: string.format: '%p' is not allowed in recipes (it reveals memory addresses)")
     }
 
+    /// Widths count toward the cap on one string: 100,000 '%99s' of empty strings
+    /// would build 9.9 MB from 400 KB of format.
+    func testWidthsCountTowardTheCap() {
+        assertFails(#"local t = {} for i = 1, 100000 do t[i] = "" end print(#string.format(string.rep("%99s", 100000), table.unpack(t)))"#,
+                    kind: .runtime,
+                    message: "recipes/t.lua:1: string.format would build 43400000 bytes, over the 8 MiB cap on one string")
+    }
+
     func testPercentQOfATableRaisesLikeLua() {
         assertFails(#"print(string.format("%q", {}))"#, kind: .runtime,
                     message: "recipes/t.lua:1: bad argument #2 to 'format' (value has no literal form)")
