@@ -507,41 +507,122 @@ static inline int hs_lua_string_rep(lua_State *L) {
     return 1;
 }
 
-// string.format with a cap, no '%p', and address-free '%s' of tables and functions.
+// Lua 5.4's checks of one conversion specification (lstrlib.c's checkformat): flags
+// from `flags`, a width of at most two digits, and (when `precision`) a '.' and at most
+// two digits, then the conversion letter.
+static inline void hs_format_check_spec(lua_State *L, const char *form, const char *flags, int precision) {
+    const char *spec = form + 1;
+    spec += strspn(spec, flags);
+    if (*spec != '0') {
+        if (*spec >= '0' && *spec <= '9') { spec++; if (*spec >= '0' && *spec <= '9') spec++; }
+        if (*spec == '.' && precision) {
+            spec++;
+            if (*spec >= '0' && *spec <= '9') { spec++; if (*spec >= '0' && *spec <= '9') spec++; }
+        }
+    }
+    if (!((*spec >= 'a' && *spec <= 'z') || (*spec >= 'A' && *spec <= 'Z')))
+        luaL_error(L, "invalid conversion specification: '%s'", form);
+}
+
+// string.format is Lua 5.4's own, with only what the sandbox needs to differ: a cap on
+// the result, no '%p' (an address), no handle, and '%s' of a table, function,
+// userdata or thread shows no address (hs_safe_tolstring). The wrapper walks the
+// format as lstrlib's str_format does and raises, from its own frame (so the message
+// names 'format' and the recipe's line, as Lua's does), every error Lua would raise,
+// in the same order: "no value", an invalid or too long specification, an argument of
+// the wrong type ('%q' of a table: "value has no literal form"). The original then
+// formats, and only a limit can stop it.
 static inline int hs_lua_string_format(lua_State *L) {
     hs_ctx *ctx = hs_getctx(L);
     size_t flen;
     const char *fmt = luaL_checklstring(L, 1, &flen);
-    for (size_t k = 0; k + 1 < flen; k++) {
-        if (fmt[k] != '%') continue;
-        size_t j = k + 1;
-        if (fmt[j] == '%') { k = j; continue; }
-        while (j < flen && strchr("-+ #0123456789.", fmt[j]) != NULL) j++;
-        if (j < flen && fmt[j] == 'p')
-            return luaL_error(L, "string.format: '%%p' is not allowed in recipes (it reveals memory addresses)");
-        k = j;
-    }
-    int n = lua_gettop(L);
-    double total = (double)flen;
-    for (int a = 2; a <= n; a++) {
-        int t = lua_type(L, a);
+    const char *end = fmt + flen;
+    int top = lua_gettop(L);
+    for (int a = 2; a <= top; a++) {
         if (hs_is_handle(L, a)) {
             lua_getiuservalue(L, a, 1);
             return luaL_error(L, "string.format: argument %d is <%s>, an opaque handle with no text; pass it only to a binding that takes it",
                               a - 1, lua_tostring(L, -1));
         }
-        if (t == LUA_TTABLE || t == LUA_TFUNCTION || t == LUA_TUSERDATA || t == LUA_TTHREAD) {
-            hs_safe_tolstring(L, a, NULL);
-            lua_replace(L, a);
+    }
+    int arg = 1;
+    const char *p = fmt;
+    // What the result may hold: the format's own bytes, and per conversion at most
+    // lstrlib's largest item (a '%99.99f' of 1e308: about 430 bytes) or a string
+    // argument quoted (4 bytes a byte, for '%q').
+    double total = (double)flen;
+    while (p < end) {
+        if (*p != '%') { p++; continue; }
+        if (*++p == '%') { p++; continue; }
+        if (++arg > top) return luaL_argerror(L, arg, "no value");
+        // lstrlib's getformat: flags, width and precision, then one character.
+        size_t len = strspn(p, "-+ #0" "123456789.") + 1;
+        if (len >= 32 - 10) return luaL_error(L, "invalid format (too long)");
+        char form[32];
+        form[0] = '%';
+        memcpy(form + 1, p, len);
+        form[len + 1] = '\0';
+        p += len;
+        total += 430;
+        switch (form[len]) {
+            case 'c':
+                hs_format_check_spec(L, form, "-", 0);
+                (void)luaL_checkinteger(L, arg);
+                break;
+            case 'd': case 'i':
+                (void)luaL_checkinteger(L, arg);
+                hs_format_check_spec(L, form, "-+0 ", 1);
+                break;
+            case 'u':
+                (void)luaL_checkinteger(L, arg);
+                hs_format_check_spec(L, form, "-0", 1);
+                break;
+            case 'o': case 'x': case 'X':
+                (void)luaL_checkinteger(L, arg);
+                hs_format_check_spec(L, form, "-#0", 1);
+                break;
+            case 'a': case 'A':
+                hs_format_check_spec(L, form, "-+ #0", 1);
+                (void)luaL_checknumber(L, arg);
+                break;
+            case 'f': case 'e': case 'E': case 'g': case 'G':
+                (void)luaL_checknumber(L, arg);
+                hs_format_check_spec(L, form, "-+ #0", 1);
+                break;
+            case 'p':
+                return luaL_error(L, "string.format: '%%p' is not allowed in recipes (it reveals memory addresses)");
+            case 'q': {
+                if (form[2] != '\0') return luaL_error(L, "specifier '%%q' cannot have modifiers");
+                int t = lua_type(L, arg);
+                if (t != LUA_TSTRING && t != LUA_TNUMBER && t != LUA_TNIL && t != LUA_TBOOLEAN)
+                    return luaL_argerror(L, arg, "value has no literal form");
+                break;
+            }
+            case 's': {
+                int t = lua_type(L, arg);
+                if (t == LUA_TTABLE || t == LUA_TFUNCTION || t == LUA_TUSERDATA || t == LUA_TTHREAD || t == LUA_TLIGHTUSERDATA) {
+                    hs_safe_tolstring(L, arg, NULL);
+                    lua_replace(L, arg);
+                }
+                if (form[2] != '\0') {
+                    size_t l;
+                    const char *text = luaL_tolstring(L, arg, &l);
+                    luaL_argcheck(L, l == strlen(text), arg, "string contains zeros");
+                    lua_pop(L, 1);
+                    hs_format_check_spec(L, form, "-", 1);
+                }
+                break;
+            }
+            default:
+                return luaL_error(L, "invalid conversion '%s' to 'format'", form);
         }
-        if (lua_type(L, a) == LUA_TSTRING) total += 4.0 * (double)lua_rawlen(L, a) + 2;
-        else total += 128;
+        if (lua_type(L, arg) == LUA_TSTRING) total += 4.0 * (double)lua_rawlen(L, arg);
     }
     if (ctx->build_cap != 0 && total > (double)ctx->build_cap)
         return hs_build_cap_error(L, "string.format", total, ctx->build_cap);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
-    lua_call(L, n, 1);
+    lua_call(L, top, 1);
     return 1;
 }
 

@@ -133,10 +133,12 @@ extension Vault {
 
     // MARK: Sealing
 
-    /// The plaintext of `r`, or `tampered` naming it.
-    func openRecord(_ r: EntryRecord) throws -> SecretBytes {
+    /// The plaintext of `r` (sealed under `header`, by default the vault's), or
+    /// `tampered` naming it.
+    func openRecord(_ r: EntryRecord, header: VaultHeader? = nil) throws -> SecretBytes {
+        let header = header ?? index.header
         let out = try SecretBytes(count: 0, capacity: max(r.sealed.count - Sodium.tagBytes, 1))
-        guard Sodium.open(r.sealed[...], ad: r.associatedData(vaultID: index.header.vaultID, version: index.header.version),
+        guard Sodium.open(r.sealed[...], ad: r.associatedData(vaultID: header.vaultID, version: header.version),
                           nonce: r.nonce[...], key: key, into: out),
               r.kind == .secret || out.count == ObjectKeyRecord.size
         else {

@@ -38,26 +38,42 @@ public final class Vault {
     /// Argon2id costs of a passphrase vault.
     public var kdf: VaultKDF? { index.header.kdf }
 
-    private init(folder: URL, options: VaultOptions, index: VaultIndex, key: SecretBytes, source: String) {
+    /// What this vault lets differ from the index its key last sealed.
+    let policy: VaultRollbackPolicy
+    /// The generation this machine remembers of this vault (nil: none, or no memory).
+    var rememberedGeneration: UInt64?
+
+    private init(folder: URL, options: VaultOptions, index: VaultIndex, key: SecretBytes, source: String,
+                 policy: VaultRollbackPolicy = .refuse) {
         self.folder = folder
         self.options = options
         self.index = index
         self.key = key
         self.source = source
+        self.policy = policy
     }
 
     /// Opens the vault in `folder` with `key`. Errors: `no_vault`, `unreadable`,
-    /// `bad_magic`, `newer_format`, `truncated`, `corrupt`, `bad_key`, `wrong_key`.
-    public static func open(at folder: URL, key source: VaultKeySource, options: VaultOptions = VaultOptions()) throws -> Vault {
+    /// `bad_magic`, `newer_format`, `truncated`, `corrupt`, `bad_key`, `wrong_key`;
+    /// then, as `policy` allows, `tampered` (the index seal), `entry_rolled_back`,
+    /// `entry_added`, `entry_removed`, `rolled_back`, `generation_memory_damaged`
+    /// (docs/vault-format.md, "Rollback"). A vault opened this way is remembered at
+    /// its generation on this machine (`VaultOptions.generationMemory`).
+    public static func open(at folder: URL, key source: VaultKeySource, options: VaultOptions = VaultOptions(),
+                            policy: VaultRollbackPolicy = .refuse) throws -> Vault {
         try Sodium.ensureReady()
         let path = folder.appendingPathComponent(indexFileName).path
         let bytes = try readIndexFile(path, folder: folder.path)
         var reader = ByteReader(bytes)
         let header = try VaultHeader.parse(&reader, file: path)
         let key = try unlock(source, header: header, file: path)
-        let records = try VaultIndex.parseEntries(&reader, header: header, file: path)
-        return Vault(folder: folder, options: options, index: VaultIndex(header: header, records: records), key: key,
-                     source: source.label)
+        let body = try VaultIndex.parseBody(&reader, header: header, file: path)
+        let index = VaultIndex(header: header, records: body.records, seal: body.seal)
+        let remembered = try checkIntegrity(index, key: key, file: path, options: options, policy: policy)
+        let vault = Vault(folder: folder, options: options, index: index, key: key, source: source.label, policy: policy)
+        vault.rememberedGeneration = remembered
+        vault.rememberGeneration(header.generation)
+        return vault
     }
 
     /// Makes a new, empty vault in `folder` (created 0700 if missing) that opens with
@@ -80,14 +96,14 @@ public final class Vault {
     }
 
     /// `mkdir` with mode 0700 (parents as needed); an existing folder is fine.
-    static func makeFolder(_ path: String) throws {
+    static func makeFolder(_ path: String, what: String = "the vault folder") throws {
         if mkdir(path, 0o700) == 0 || errno == EEXIST { return }
         if errno == ENOENT {
             try? FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
                                                      withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             if mkdir(path, 0o700) == 0 || errno == EEXIST { return }
         }
-        throw VaultError(.unreadable, "cannot create the vault folder \(path): \(FileIO.reason(errno))")
+        throw VaultError(.unreadable, "cannot create \(what) \(path): \(FileIO.reason(errno))")
     }
 
     // MARK: Keys
@@ -152,7 +168,7 @@ public final class Vault {
 
     static func readIndexFile(_ path: String, folder: String) throws -> [UInt8] {
         let fd: Int32
-        switch FileIO.open(path, O_RDONLY) {
+        switch FileIO.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY) {
         case .success(let opened): fd = opened
         case .failure(let e) where e.code == ENOENT:
             throw VaultError(.noVault, "no vault at \(folder) (create one with 'hubscript vault init')")
@@ -160,6 +176,10 @@ public final class Vault {
             throw VaultError(.unreadable, "cannot read the vault \(path): \(e.text)")
         }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw VaultError(.unreadable, "the vault \(path) is \(FileIO.kind(info.st_mode)), not a regular file: is --vault-dir the vault's folder?")
+        }
         switch FileIO.readToEnd(fd, limit: VaultLimits.maxIndexBytes) {
         case .success(let bytes): return bytes
         case .failure(let e) where e.code == EFBIG:
@@ -189,19 +209,29 @@ public final class Vault {
         else {
             throw VaultError(.wrongKey, "wrong key: the vault \(indexPath) no longer opens with \(source) (was its key rotated?); nothing was changed")
         }
-        index = VaultIndex(header: header, records: try VaultIndex.parseEntries(&reader, header: header, file: indexPath))
+        let body = try VaultIndex.parseBody(&reader, header: header, file: indexPath)
+        let fresh = VaultIndex(header: header, records: body.records, seal: body.seal)
+        rememberedGeneration = try Self.checkIntegrity(fresh, key: key, file: indexPath, options: options, policy: policy)
+        index = fresh
     }
 
-    /// Writes `new` (with a fresh key check for its entry count) atomically.
+    /// Writes `new` atomically in the current format (migrating records sealed in
+    /// format 1), at the generation after the highest of the file's and the one this
+    /// machine remembers, with a fresh key check and index seal; then remembers that
+    /// generation (after the file is durable, so a crash never leaves the memory ahead
+    /// of the file). `new.header` says how its records are sealed.
     func write(_ new: VaultIndex) throws {
-        var next = new
-        next.header.entryCount = UInt32(new.records.count)
+        var next = new.header.version < VaultHeader.currentVersion ? try migrated(new) : new
+        next.header.entryCount = UInt32(next.records.count)
+        next.header.generation = max(index.header.generation, rememberedGeneration ?? 0) + 1
         next.header.checkNonce = newNonce()
         next.header.checkTag = [UInt8]().withUnsafeBytes {
             Sodium.seal($0, ad: next.header.keyCheckAssociatedData, nonce: next.header.checkNonce, key: key)
         }
+        next.seal = makeSeal(next)
         try AtomicFile.replace(indexPath, with: next.encoded, label: "index", checkpoint: options.checkpoint)
         index = next
+        rememberGeneration(next.header.generation)
     }
 
     /// Temporary files of writers that died: the vault's own (safe to remove under the

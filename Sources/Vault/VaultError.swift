@@ -16,6 +16,17 @@ public struct VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let badKey = Code(rawValue: "bad_key")
         /// An entry or object failed authentication (altered, moved or corrupted).
         public static let tampered = Code(rawValue: "tampered")
+        /// The vault file is an older copy of itself as a whole: its generation is below
+        /// the one this machine remembers having seen.
+        public static let rolledBack = Code(rawValue: "rolled_back")
+        /// An entry is an older sealed copy of itself, not the one the vault last sealed.
+        public static let entryRolledBack = Code(rawValue: "entry_rolled_back")
+        /// An entry that the vault's sealed index does not list (put in outside hubscript).
+        public static let entryAdded = Code(rawValue: "entry_added")
+        /// An entry the vault's sealed index lists is missing from the file.
+        public static let entryRemoved = Code(rawValue: "entry_removed")
+        /// The file that remembers the vault's generation on this machine is damaged.
+        public static let generationMemoryDamaged = Code(rawValue: "generation_memory_damaged")
         /// The file ends early.
         public static let truncated = Code(rawValue: "truncated")
         /// Written by a newer hubscript (a format version this build does not read).

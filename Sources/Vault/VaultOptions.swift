@@ -16,16 +16,36 @@ public struct VaultOptions: Sendable {
     public var lockTimeout: Double
     /// Plaintext bytes per chunk of a new object file (1 KiB – 16 MiB).
     public var objectChunkSize: Int
+    /// Where this machine remembers the highest generation it saw of each vault, so
+    /// that a vault replaced by an older copy of itself as a whole is refused
+    /// (`rolled_back`). Nil: nothing is remembered and only the index seal is checked
+    /// (an entry replaced by an older copy is still refused).
+    public var generationMemory: VaultGenerationMemory?
 
     public init(random: any VaultRandomSource = SystemVaultRandom(), clock: @escaping @Sendable () -> Date = { Date() },
                 checkpoint: @escaping @Sendable (String) -> Void = { _ in }, lockTimeout: Double = 30,
-                objectChunkSize: Int = 64 * 1024) {
+                objectChunkSize: Int = 64 * 1024, generationMemory: VaultGenerationMemory? = nil) {
         self.random = random
         self.clock = clock
         self.checkpoint = checkpoint
         self.lockTimeout = lockTimeout
         self.objectChunkSize = objectChunkSize
+        self.generationMemory = generationMemory
     }
+}
+
+/// How an open treats a vault that is not the one its key last sealed: an entry that
+/// is an older copy of itself, put in or taken out outside hubscript, or a whole file
+/// older than this machine has seen.
+public enum VaultRollbackPolicy: Sendable, Equatable {
+    /// Refuse it, naming what differs (the default).
+    case refuse
+    /// Let the entry `name` alone differ from the sealed index, so that it can be set
+    /// again or removed (which seals the index anew); anything else is refused.
+    case allowEntry(String)
+    /// Accept the vault as it is (`Vault.reseal`): every entry must still
+    /// authenticate under the key, and a damaged generation record is replaced.
+    case accept
 }
 
 /// An entry as `list` shows it: never a value.

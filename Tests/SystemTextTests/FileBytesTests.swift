@@ -13,6 +13,37 @@ final class FileBytesTests: XCTestCase {
         XCTAssertEqual(try FileBytes.read(url.path), [])
     }
 
+    /// A FIFO nobody writes to is refused at once (opening it used to wait for a writer
+    /// forever); a pipe with a writer is read to its end.
+    func testAFIFOWithoutAWriterIsRefusedAndOneWithAWriterIsReadWhole() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("filebytes-fifo-\(UUID().uuidString)").path
+        XCTAssertEqual(mkfifo(path, 0o600), 0)
+        defer { unlink(path) }
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Result<[UInt8], Error>?
+        Thread.detachNewThread {
+            outcome = Result { try FileBytes.read(path) }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "reading a FIFO without a writer hung")
+        XCTAssertThrowsError(try outcome?.get()) { error in
+            XCTAssertEqual(error as? FileBytes.NoWriter, FileBytes.NoWriter())
+            XCTAssertEqual(FileErrorText.reason(error, path: path), "it is a FIFO (named pipe) that nothing is writing to")
+        }
+        // With a writer (as `<(command)` gives): the whole stream.
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        let writeEnd = fds[1]
+        let writer = Thread {
+            let bytes = Array("streamed rows\n".utf8)
+            _ = bytes.withUnsafeBytes { write(writeEnd, $0.baseAddress, $0.count) }
+            close(writeEnd)
+        }
+        writer.start()
+        XCTAssertEqual(String(decoding: try FileBytes.read("/proc/self/fd/\(fds[0])"), as: UTF8.self), "streamed rows\n")
+        close(fds[0])
+    }
+
     /// /proc files report a size of 0 and still have content: read to the end, not to the size.
     func testReadsFilesWhoseSizeIsNotKnownInAdvance() throws {
         let status = String(decoding: try FileBytes.read("/proc/self/status"), as: UTF8.self)

@@ -75,7 +75,10 @@ final class ErrorPathTests: VaultTestCase {
         try writeFile(Array(bytes[0..<50]))
         assertVaultError(.truncated, "the vault \(indexPath) is truncated (50 bytes; it ends inside its header): restore it from a backup") { try open() }
         try writeFile(Array(bytes[0..<(bytes.count - 1)]))
-        assertVaultError(.truncated, "the vault \(indexPath) is truncated (\(bytes.count - 1) bytes; it ends inside entry 2 of 2): restore it from a backup") { try open() }
+        assertVaultError(.truncated, "the vault \(indexPath) is truncated (\(bytes.count - 1) bytes; it ends inside its index seal): restore it from a backup") { try open() }
+        let second = try XCTUnwrap(recordOffset("api/key", in: bytes))
+        try writeFile(Array(bytes[0..<(second.end - 1)]))
+        assertVaultError(.truncated, "the vault \(indexPath) is truncated (\(second.end - 1) bytes; it ends inside entry 2 of 2): restore it from a backup") { try open() }
         try writeFile(bytes)
         XCTAssertEqual(text(try open().secret(named: "api/key")), "k")
     }
@@ -83,9 +86,9 @@ final class ErrorPathTests: VaultTestCase {
     func testANewerFormatIsNamedWithTheVersionThisBuildReads() throws {
         _ = try makeVault()
         var bytes = try fileBytes()
-        bytes[8] = 2
+        bytes[8] = 3
         try writeFile(bytes)
-        assertVaultError(.newerFormat, "the vault \(indexPath) was written by a newer hubscript: format 2, this build reads up to 1") { try open() }
+        assertVaultError(.newerFormat, "the vault \(indexPath) was written by a newer hubscript: format 3, this build reads up to 2") { try open() }
         bytes[8] = 0
         try writeFile(bytes)
         assertVaultError(.corrupt, "the vault \(indexPath) has an unknown format version 0") { try open() }
@@ -103,7 +106,7 @@ final class ErrorPathTests: VaultTestCase {
         _ = try makeVault([("a", "1")])
         let bytes = try fileBytes()
         try writeFile(bytes + [0])
-        assertVaultError(.corrupt, "the vault \(indexPath) has 1 unexpected bytes after its last entry") { try open() }
+        assertVaultError(.corrupt, "the vault \(indexPath) has 1 unexpected bytes after its index seal") { try open() }
         var damaged = bytes
         damaged[10] = 7
         try writeFile(damaged)
@@ -123,8 +126,11 @@ final class ErrorPathTests: VaultTestCase {
     func testAMissingOrUnreadableVaultIsNamed() throws {
         assertVaultError(.noVault, "no vault at \(vaultFolder.path) (create one with 'hubscript vault init')") { try open() }
         try FileManager.default.createDirectory(atPath: indexPath, withIntermediateDirectories: true)
-        assertVaultError(.unreadable, "cannot read the vault \(indexPath): is a directory") { try open() }
+        assertVaultError(.unreadable, "the vault \(indexPath) is a folder, not a regular file: is --vault-dir the vault's folder?") { try open() }
         try FileManager.default.removeItem(atPath: indexPath)
+        XCTAssertEqual(mkfifo(indexPath, 0o600), 0)
+        assertVaultError(.unreadable, "the vault \(indexPath) is a FIFO (named pipe), not a regular file: is --vault-dir the vault's folder?") { try open() }
+        unlink(indexPath)
         _ = try makeVault()
         assertVaultError(.alreadyExists, "a vault already exists at \(indexPath)") { try makeVault() }
     }
@@ -174,7 +180,18 @@ final class ErrorPathTests: VaultTestCase {
                 try VaultKeyMaterial.readKeyFile(path)
             }
         }
-        assertVaultError(.badKey, "the key file \(root.path) is not a regular file") { try VaultKeyMaterial.readKeyFile(root.path) }
+        assertVaultError(.badKey, "the key file \(root.path) is a folder, not a regular file: give a file holding the key (mode 0600)") {
+            try VaultKeyMaterial.readKeyFile(root.path)
+        }
+        // A FIFO (with nobody writing to it) or a device is refused at once, not waited on.
+        let fifo = root.appendingPathComponent("key.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        assertVaultError(.badKey, "the key file \(fifo) is a FIFO (named pipe), not a regular file: give a file holding the key (mode 0600)") {
+            try VaultKeyMaterial.readKeyFile(fifo)
+        }
+        assertVaultError(.badKey, "the key file /dev/null is a character device, not a regular file: give a file holding the key (mode 0600)") {
+            try VaultKeyMaterial.readKeyFile("/dev/null")
+        }
         assertVaultError(.badKey, "cannot read the key file \(path)-missing: no such file or directory") {
             try VaultKeyMaterial.readKeyFile(path + "-missing")
         }

@@ -8,11 +8,40 @@ import XCTest
 /// must be what the document says — checked here with libsodium directly, not with
 /// the module's own parser.
 final class FormatKnownAnswerTests: VaultTestCase {
-    /// Key 00…1f; vault id 01…10; key-check nonce 11…28 then (after the set) 41…58;
-    /// the entry's nonce 29…40; clock 2026-01-01T00:00:00Z; secret "db/password" =
-    /// "hunter2". The two sealed parts (key-check tag, entry) are pinned as this build
-    /// made them; the next test opens them with libsodium and the documented layout.
+    /// Key 00…1f; vault id 01…10; clock 2026-01-01T00:00:00Z; secret "db/password" =
+    /// "hunter2". `init` draws the key-check nonce 11…28 and the seal nonce 29…40;
+    /// the set draws the entry's nonce 41…58, the key-check nonce 59…70, the seal
+    /// nonce 71…88. The sealed parts (key-check tag, entry, index seal) are pinned as
+    /// this build made them; the next test opens them with libsodium and the
+    /// documented layout.
     static let expectedHex = """
+    4855425641554c5402000100\
+    0102030405060708090a0b0c0d0e0f10\
+    0000000000000000\
+    0000000000000000\
+    00000000000000000000000000000000\
+    01000000\
+    0200000000000000\
+    595a5b5c5d5e5f606162636465666768696a6b6c6d6e6f70\
+    161187924d8d9a9c79161b11e4296ed3\
+    0100\
+    0b00\
+    64622f70617373776f7264\
+    00b9556900000000\
+    00b9556900000000\
+    4142434445464748494a4b4c4d4e4f505152535455565758\
+    17000000\
+    867551600337dce1d9dc85a634d049930246739442db2b\
+    7172737475767778797a7b7c7d7e7f808182838485868788\
+    3d000000\
+    53d3606dcac434ffab06474b809dcb2f8db57254d5b26e03fa6522babeb32957\
+    2090fb7b20eab7c13415ae4622ccd7ea8eb92c6eac5dc570e4f75550c6
+    """
+
+    /// The same vault in format 1, as builds before the index seal wrote it (key
+    /// 00…1f; vault id 01…10; key-check nonce 41…58; the entry's nonce 29…40): what
+    /// RollbackTests opens and migrates.
+    static let legacyHex = """
     4855425641554c5401000100\
     0102030405060708090a0b0c0d0e0f10\
     0000000000000000\
@@ -39,31 +68,38 @@ final class FormatKnownAnswerTests: VaultTestCase {
     func testARawKeyVaultIsByteExact() throws {
         let bytes = try makeKnownVault()
         XCTAssertEqual(Sodium.hex(bytes), Self.expectedHex)
-        XCTAssertEqual(bytes.count, 104 + 4 + 11 + 16 + 24 + 4 + 23)
+        XCTAssertEqual(bytes.count, 112 + (4 + 11 + 16 + 24 + 4 + 23) + (24 + 4 + 2 + 11 + 32 + 16))
     }
 
-    func testTheKeyCheckAndTheEntryOpenWithTheDocumentedAssociatedData() throws {
+    func testTheKeyCheckTheEntryAndTheIndexSealOpenWithTheDocumentedAssociatedData() throws {
         let bytes = try makeKnownVault()
         let key = (0..<32).map { UInt8($0) }
-        // Key check: no plaintext, AD "hubscript-vault/key-check\0" + bytes 0..<64.
-        let checkAD = Array("hubscript-vault/key-check".utf8) + [0] + bytes[0..<64]
-        var empty = [UInt8](repeating: 0, count: 1)
-        var length: UInt64 = 0
-        XCTAssertEqual(crypto_aead_xchacha20poly1305_ietf_decrypt(&empty, &length, nil, Array(bytes[88..<104]), 16, checkAD,
-                                                                  UInt64(checkAD.count), Array(bytes[64..<88]), key), 0)
-        XCTAssertEqual(length, 0)
+        func open(_ sealed: ArraySlice<UInt8>, ad: [UInt8], nonce: ArraySlice<UInt8>) -> [UInt8]? {
+            var plain = [UInt8](repeating: 0, count: max(sealed.count - 16, 1))
+            var length: UInt64 = 0
+            guard crypto_aead_xchacha20poly1305_ietf_decrypt(&plain, &length, nil, Array(sealed), UInt64(sealed.count), ad,
+                                                             UInt64(ad.count), Array(nonce), key) == 0 else { return nil }
+            return Array(plain[0..<Int(length)])
+        }
+        // The generation (2: init, then the set) after the entry count.
+        XCTAssertEqual(Array(bytes[64..<72]), [2, 0, 0, 0, 0, 0, 0, 0])
+        // Key check: no plaintext, AD "hubscript-vault/key-check\0" + bytes 0..<72.
+        let header = Array(bytes[0..<72])
+        XCTAssertEqual(open(bytes[96..<112], ad: Array("hubscript-vault/key-check".utf8) + [0] + header, nonce: bytes[72..<96]), [])
         // The entry: AD "hubscript-vault/entry\0" + vault id + version + kind + name
         // length + name + created + updated.
         let name = Array("db/password".utf8)
-        let entryAD = Array("hubscript-vault/entry".utf8) + [0] + bytes[12..<28] + [1, 0, 1, 11, 0] + name
+        let entryAD = Array("hubscript-vault/entry".utf8) + [0] + bytes[12..<28] + [2, 0, 1, 11, 0] + name
             + [0x00, 0xB9, 0x55, 0x69, 0, 0, 0, 0] + [0x00, 0xB9, 0x55, 0x69, 0, 0, 0, 0]
-        let nonce = Array(bytes[135..<159])
-        let sealed = Array(bytes[163..<186])
-        var plain = [UInt8](repeating: 0, count: 7)
-        XCTAssertEqual(crypto_aead_xchacha20poly1305_ietf_decrypt(&plain, &length, nil, sealed, UInt64(sealed.count), entryAD,
-                                                                  UInt64(entryAD.count), nonce, key), 0)
-        XCTAssertEqual(String(decoding: plain, as: UTF8.self), "hunter2")
+        XCTAssertEqual(open(bytes[171..<194], ad: entryAD, nonce: bytes[143..<167]).map { String(decoding: $0, as: UTF8.self) }, "hunter2")
         XCTAssertEqual(Int64(Self.now), 0x6955_B900)
+        // The index seal: the entry list (name length, name, SHA-256 of the record's
+        // bytes), AD "hubscript-vault/index\0" + bytes 0..<72.
+        XCTAssertEqual(Array(bytes[218..<222]), [61, 0, 0, 0])
+        var digest = [UInt8](repeating: 0, count: 32)
+        XCTAssertEqual(crypto_hash_sha256(&digest, Array(bytes[112..<194]), 82), 0)
+        XCTAssertEqual(open(bytes[222..<283], ad: Array("hubscript-vault/index".utf8) + [0] + header, nonce: bytes[194..<218]),
+                       [11, 0] + name + digest)
     }
 
     func testAPassphraseHeaderStoresItsSaltAndCostsAndDerivesWithArgon2id() throws {
@@ -72,8 +108,8 @@ final class FormatKnownAnswerTests: VaultTestCase {
         _ = try Vault.create(at: vaultFolder, key: .passphrase(try SecretBytes(copying: Array(passphrase.utf8))), kdf: kdf,
                              options: options(random: CountingRandom()))
         let bytes = try fileBytes()
-        XCTAssertEqual(bytes.count, 104)
-        XCTAssertEqual(Sodium.hex(Array(bytes[0..<12])), "4855425641554c5401000200")   // magic, version 1, kind 2
+        XCTAssertEqual(bytes.count, 112 + 24 + 4 + 16)   // the header, an empty index seal
+        XCTAssertEqual(Sodium.hex(Array(bytes[0..<12])), "4855425641554c5402000200")   // magic, version 2, kind 2
         XCTAssertEqual(Sodium.hex(Array(bytes[12..<28])), "0102030405060708090a0b0c0d0e0f10")   // vault id
         XCTAssertEqual(Sodium.hex(Array(bytes[28..<44])), "0100000000000000" + "0020000000000000")   // ops 1, mem 8192
         XCTAssertEqual(Sodium.hex(Array(bytes[44..<60])), "1112131415161718191a1b1c1d1e1f20")   // salt
@@ -81,11 +117,12 @@ final class FormatKnownAnswerTests: VaultTestCase {
         var key = [UInt8](repeating: 0, count: 32)
         XCTAssertEqual(crypto_pwhash(&key, 32, passphrase, UInt64(passphrase.utf8.count), Array(bytes[44..<60]), 1, 8192,
                                      crypto_pwhash_alg_argon2id13()), 0)
-        let checkAD = Array("hubscript-vault/key-check".utf8) + [0] + bytes[0..<64]
+        XCTAssertEqual(Sodium.hex(Array(bytes[64..<72])), "0100000000000000")   // generation 1
+        let checkAD = Array("hubscript-vault/key-check".utf8) + [0] + bytes[0..<72]
         var empty = [UInt8](repeating: 0, count: 1)
         var length: UInt64 = 0
-        XCTAssertEqual(crypto_aead_xchacha20poly1305_ietf_decrypt(&empty, &length, nil, Array(bytes[88..<104]), 16, checkAD,
-                                                                  UInt64(checkAD.count), Array(bytes[64..<88]), key), 0)
+        XCTAssertEqual(crypto_aead_xchacha20poly1305_ietf_decrypt(&empty, &length, nil, Array(bytes[96..<112]), 16, checkAD,
+                                                                  UInt64(checkAD.count), Array(bytes[72..<96]), key), 0)
         let opened = try Vault.open(at: vaultFolder, key: .passphrase(try SecretBytes(copying: Array(passphrase.utf8))), options: options())
         XCTAssertEqual(opened.kdf, kdf)
         assertVaultError(.badKey, "the vault \(indexPath) opens with a passphrase (--passphrase or HUBSCRIPT_VAULT_PASSPHRASE), not a key") {

@@ -80,8 +80,10 @@ class VaultTestCase: XCTestCase {
 
     /// The offset of entry `name`'s record in the file of `vault` (header, then records).
     func recordOffset(_ name: String, in bytes: [UInt8]) -> (start: Int, nonce: Int, sealed: Int, end: Int)? {
-        var offset = VaultHeader.size
-        while offset + 4 <= bytes.count {
+        guard bytes.count >= 104 else { return nil }
+        var offset = bytes[8] >= 2 ? 112 : 104
+        let count = (0..<4).reduce(0) { $0 | Int(bytes[60 + $1]) << (8 * $1) }
+        for _ in 0..<count where offset + 4 <= bytes.count {
             let nameLength = Int(bytes[offset + 2]) | Int(bytes[offset + 3]) << 8
             let nameBytes = Array(bytes[(offset + 4)..<(offset + 4 + nameLength)])
             let nonce = offset + 4 + nameLength + 16

@@ -45,6 +45,23 @@ final class VaultCrashCLITests: XCTestCase {
         }
     }
 
+    static let generationPoints = ["generation.temp-created", "generation.temp-partial", "generation.temp-written",
+                                   "generation.temp-synced", "generation.renamed", "generation.folder-synced"]
+
+    /// The generation this machine remembers is raised after the vault file is durable:
+    /// a kill at any point of a write never leaves a vault that reports a rollback.
+    func testAWriteKilledAtAnyPointNeverLeavesAFalseRollback() throws {
+        for point in Self.indexPoints + Self.generationPoints {
+            try killedAt(point, ["set", "db/password"], stdin: "new \(point)")
+            try assertIntact(point)
+            let expected = point.hasPrefix("generation.") || point.hasSuffix("renamed") || point.hasSuffix("folder-synced")
+            XCTAssertEqual(try cli.value("db/password"), expected ? "new \(point)" : "old", point)
+            XCTAssertEqual(try cli.run(["set", "db/password"] + key, stdin: "old").status, 0, point)
+            let memory = cli.harness.stateDir.appendingPathComponent("vault-generations")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: memory.path).sorted(), [".lock", try cli.open().id], point)
+        }
+    }
+
     /// The value before the kill at `point`: the one written after the previous point.
     func previous(_ point: String) throws -> String {
         guard let k = Self.indexPoints.firstIndex(of: point), k > 0 else { return "old" }

@@ -4,9 +4,10 @@ import HubClient
 
 /// Runs the system's `git` (found on `PATH`) with an argument list — never through a
 /// shell, so a repository URL's `;`, `$(…)` or spaces are only ever characters of one
-/// argument. The environment is the caller's without any `GIT_*` variable (which could
-/// point git at another repository or configuration), with prompts off and messages in
-/// English.
+/// argument. git's environment is built from an allow-list (`environment(from:hermetic:)`):
+/// nothing of hubscript's own secrets (`HUBSCRIPT_VAULT_KEY`, `PGPASSWORD`, API keys)
+/// reaches it or what it runs (ssh, credential helpers), with prompts off and messages
+/// in English.
 struct GitCommand {
     let executable: URL
 
@@ -44,15 +45,7 @@ struct GitCommand {
         process.arguments = ["-c", "protocol.ext.allow=never", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
                              "-c", "advice.detachedHead=false"] + args
         if let folder { process.currentDirectoryURL = folder }
-        var environment = ProcessEnvironment.all.filter { !$0.key.hasPrefix("GIT_") }
-        environment["GIT_TERMINAL_PROMPT"] = "0"
-        environment["GIT_ASKPASS"] = "/bin/false"
-        environment["LC_ALL"] = "C"
-        if hermetic {
-            environment["GIT_CONFIG_NOSYSTEM"] = "1"
-            environment["GIT_CONFIG_GLOBAL"] = "/dev/null"
-        }
-        process.environment = environment
+        process.environment = Self.environment(from: ProcessEnvironment.all, hermetic: hermetic)
         process.standardInput = FileHandle.nullDevice
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -72,6 +65,45 @@ struct GitCommand {
         return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: stderr, as: UTF8.self)
                           + (process.terminationReason == .uncaughtSignal ? "\nfatal: git stopped after \(Int(timeout)) s" : ""))
+    }
+}
+
+extension GitCommand {
+    /// The variables git may see from `parent`, by name: where programs and the home
+    /// folder are, the locale, time zone and temporary folder, how to reach the network
+    /// (proxies, CA bundles, the ssh agent, `GIT_SSH_COMMAND` for a deploy key), and
+    /// where the user's git configuration is. Everything else — hubscript's vault keys
+    /// and passphrase, `PGPASSWORD`, API keys and tokens of any tool, other `GIT_*`
+    /// variables that could point git at another repository — is left out.
+    static let inheritedNames: Set<String> = [
+        "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR",
+        "XDG_CONFIG_HOME", "SSH_AUTH_SOCK", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT",
+        "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
+        "SSL_CERT_FILE", "SSL_CERT_DIR", "GIT_SSL_CAINFO", "GIT_SSL_CAPATH", "CURL_CA_BUNDLE",
+    ]
+
+    /// Names that only matter to a git that reads the user's configuration and
+    /// connects: a hermetic run (checks of a checkout) does neither.
+    static let networkNames: Set<String> = [
+        "XDG_CONFIG_HOME", "SSH_AUTH_SOCK", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT",
+    ]
+
+    /// git's environment: the allowed variables of `parent` (and `LC_*`, overridden by
+    /// `LC_ALL=C`), prompts off (`GIT_TERMINAL_PROMPT=0`, `GIT_ASKPASS=/bin/false`), and
+    /// for a `hermetic` run, no system or global configuration.
+    static func environment(from parent: [String: String], hermetic: Bool) -> [String: String] {
+        var environment = parent.filter { name, _ in
+            (inheritedNames.contains(name) || name.hasPrefix("LC_")) && !(hermetic && networkNames.contains(name))
+        }
+        environment["GIT_TERMINAL_PROMPT"] = "0"
+        environment["GIT_ASKPASS"] = "/bin/false"
+        environment["LC_ALL"] = "C"
+        if environment["PATH"] == nil { environment["PATH"] = "/usr/local/bin:/usr/bin:/bin" }
+        if hermetic {
+            environment["GIT_CONFIG_NOSYSTEM"] = "1"
+            environment["GIT_CONFIG_GLOBAL"] = "/dev/null"
+        }
+        return environment
     }
 }
 

@@ -84,7 +84,7 @@ public struct LibraryLock: Sendable, Equatable {
     public static func read(_ url: URL) throws -> LibraryLock? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         let value: ScriptValue
-        do { value = try JSONCodec.decode(try Data(contentsOf: url)) } catch {
+        do { value = try JSONCodec.decode(Data(try FileBytes.read(url.path))) } catch {   // never waits on a FIFO
             throw HubConfigError("\(url.path) is not a hubscript lock file (\(error)); write it again with hubscript trust")
         }
         var lock = LibraryLock()

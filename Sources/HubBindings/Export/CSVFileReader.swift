@@ -1,5 +1,6 @@
 import Foundation
 import ScriptHost
+import SystemText
 
 /// Reads one CSV file row by row, as tables keyed by its header.
 ///
@@ -22,15 +23,20 @@ final class CSVFileReader {
     private var parser = CSVRecordParser()
     private var header: [String]?
     private var ended = false
+    /// Bytes read when the file was opened (a pipe's first bytes), served first.
+    private var pending: [UInt8] = []
 
     /// Opens `path`; the error names the path and the system's reason.
     init(path: String, displayPath: String) throws {
         self.displayPath = displayPath
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw ScriptMessageError("csv.rows: cannot open \(SoftFailure.quoted(displayPath, limit: 4096)): \(String(cString: strerror(errno)))")
+        // Never waits: a FIFO nothing writes to is refused (`FileBytes.openForReading`).
+        let opened: (fd: Int32, probed: [UInt8])
+        do { opened = try FileBytes.openForReading(path) } catch {
+            throw ScriptMessageError("csv.rows: cannot open \(SoftFailure.quoted(displayPath, limit: 4096)): \(FileErrorText.reason(error))")
         }
+        fd = opened.fd
         chunk = [UInt8](repeating: 0, count: Self.chunkSize)
+        pending = opened.probed
     }
 
     deinit { close() }
@@ -111,9 +117,15 @@ final class CSVFileReader {
     private func fill() throws -> Bool {
         guard fd >= 0 else { return false }
         var n: Int
-        repeat {
-            n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-        } while n < 0 && errno == EINTR
+        if !pending.isEmpty {
+            n = pending.count
+            chunk.replaceSubrange(0..<n, with: pending)
+            pending = []
+        } else {
+            repeat {
+                n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            } while n < 0 && errno == EINTR
+        }
         guard n >= 0 else {
             throw ScriptMessageError("csv.rows: cannot read \(SoftFailure.quoted(displayPath, limit: 4096)): \(String(cString: strerror(errno)))")
         }

@@ -17,7 +17,7 @@ public struct PreparedRecipe: Sendable {
         var fileValues: [String: ScriptValue] = [:]
         if let paramsFile {
             let data: Data
-            do { data = try Data(contentsOf: URL(fileURLWithPath: paramsFile)) } catch {
+            do { data = Data(try FileBytes.read(paramsFile)) } catch {   // never waits on a FIFO
                 throw ManifestError("cannot read the params file \(paramsFile): \(FileErrorText.reason(error, path: paramsFile))")
             }
             do {

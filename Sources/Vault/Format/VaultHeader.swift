@@ -1,7 +1,8 @@
-/// The first 104 bytes of a vault file (docs/vault-format.md):
+/// The header of a vault file (docs/vault-format.md): 112 bytes in format 2, 104 in
+/// format 1 (which has no generation; this build reads it and writes format 2):
 ///
 ///     0   8  magic "HUBVAULT"
-///     8   2  format version (u16 LE), 1
+///     8   2  format version (u16 LE), 2
 ///     10  1  key kind: 1 raw 32-byte key, 2 passphrase (Argon2id13)
 ///     11  1  reserved, 0
 ///     12 16  vault id (random at init, kept by rotate-key)
@@ -9,15 +10,16 @@
 ///     36  8  Argon2id memlimit in bytes (u64 LE; 0 for a raw key)
 ///     44 16  Argon2id salt (zeros for a raw key)
 ///     60  4  entry count (u32 LE)
-///     64 24  key-check nonce
-///     88 16  key-check tag: XChaCha20-Poly1305 of no bytes, associated data
-///            "hubscript-vault/key-check\0" + bytes 0..<64
+///     64  8  generation (u64 LE): 1 at init, one more at every write (format 2 only)
+///     72 24  key-check nonce
+///     96 16  key-check tag: XChaCha20-Poly1305 of no bytes, associated data
+///            "hubscript-vault/key-check\0" + bytes 0..<72
 struct VaultHeader: Equatable {
     static let magic: [UInt8] = Array("HUBVAULT".utf8)
     /// The newest format this build reads and the one it writes.
-    static let currentVersion: UInt16 = 1
-    static let authenticatedSize = 64
-    static let size = 104
+    static let currentVersion: UInt16 = 2
+    /// The format without a generation or an index seal (read, and migrated on write).
+    static let legacyVersion: UInt16 = 1
     static let vaultIDBytes = 16
     static let keyCheckDomain: [UInt8] = Array("hubscript-vault/key-check".utf8) + [0]
 
@@ -33,12 +35,22 @@ struct VaultHeader: Equatable {
     var kdf: VaultKDF?
     var salt: [UInt8]
     var entryCount: UInt32
+    /// How many times the vault was written (0 in format 1, which does not count).
+    var generation: UInt64 = 0
     var checkNonce: [UInt8]
     var checkTag: [UInt8]
 
-    /// Bytes 0..<64, which the key check authenticates.
+    /// Whether this format seals its index as a whole (a generation and an index seal).
+    var sealsIndex: Bool { version >= 2 }
+
+    /// The bytes the key check authenticates: 0..<72 (0..<64 in format 1).
+    var authenticatedSize: Int { sealsIndex ? 72 : 64 }
+    /// The header's size in the file.
+    var size: Int { authenticatedSize + Sodium.nonceBytes + Sodium.tagBytes }
+
+    /// The bytes before the key check, which it authenticates.
     var authenticatedBytes: [UInt8] {
-        var w = ByteWriter(capacity: Self.authenticatedSize)
+        var w = ByteWriter(capacity: authenticatedSize)
         w.raw(Self.magic)
         w.u16(version)
         w.u8(keyKind.rawValue)
@@ -48,6 +60,7 @@ struct VaultHeader: Equatable {
         w.u64(kdf?.memLimit ?? 0)
         w.raw(salt)
         w.u32(entryCount)
+        if sealsIndex { w.u64(generation) }
         return w.bytes
     }
 
@@ -72,8 +85,14 @@ struct VaultHeader: Equatable {
         guard version >= 1 else { throw VaultError(.corrupt, "the vault \(file) has an unknown format version 0") }
         guard let kind = reader.u8(), let reserved = reader.u8(), let id = reader.take(vaultIDBytes),
               let ops = reader.u64(), let mem = reader.u64(), let salt = reader.take(Sodium.saltBytes),
-              let count = reader.u32(), let nonce = reader.take(Sodium.nonceBytes), let tag = reader.take(Sodium.tagBytes)
+              let count = reader.u32()
         else { throw truncated }
+        var generation: UInt64 = 0
+        if version >= 2 {
+            guard let counted = reader.u64() else { throw truncated }
+            generation = counted
+        }
+        guard let nonce = reader.take(Sodium.nonceBytes), let tag = reader.take(Sodium.tagBytes) else { throw truncated }
         guard let keyKind = KeyKind(rawValue: kind), reserved == 0 else {
             throw VaultError(.corrupt, "the vault \(file) has an unknown key kind \(kind) (or a damaged header)")
         }
@@ -91,6 +110,6 @@ struct VaultHeader: Equatable {
             kdf = params
         }
         return VaultHeader(version: version, keyKind: keyKind, vaultID: Array(id), kdf: kdf, salt: Array(salt),
-                           entryCount: count, checkNonce: Array(nonce), checkTag: Array(tag))
+                           entryCount: count, generation: generation, checkNonce: Array(nonce), checkTag: Array(tag))
     }
 }

@@ -1,18 +1,24 @@
-/// A whole vault file: the header and its entries, in file order.
+/// A whole vault file: the header, its entries in file order, and (format 2) the
+/// index seal.
 struct VaultIndex {
     var header: VaultHeader
     var records: [EntryRecord]
+    /// Nil in format 1, and in a format-2 index not yet written.
+    var seal: IndexSeal?
 
     var encoded: [UInt8] {
-        var w = ByteWriter(capacity: VaultHeader.size + records.reduce(0) { $0 + 72 + $1.name.utf8.count + $1.sealed.count })
+        var w = ByteWriter(capacity: header.size + records.reduce(0) { $0 + 72 + $1.name.utf8.count + $1.sealed.count }
+                           + (seal.map { 28 + $0.sealed.count } ?? 0))
         w.raw(header.encoded)
         for r in records { r.encode(into: &w) }
+        seal?.encode(into: &w)
         return w.bytes
     }
 
-    /// Reads the `header.entryCount` entries after the header; refuses a file that
-    /// ends early, has bytes after its last entry, or holds a name twice.
-    static func parseEntries(_ reader: inout ByteReader, header: VaultHeader, file: String) throws -> [EntryRecord] {
+    /// Reads the `header.entryCount` entries after the header and, in format 2, the
+    /// index seal; refuses a file that ends early, has bytes after its end, or holds
+    /// a name twice.
+    static func parseBody(_ reader: inout ByteReader, header: VaultHeader, file: String) throws -> (records: [EntryRecord], seal: IndexSeal?) {
         let total = Int(header.entryCount)
         var records: [EntryRecord] = []
         var names = Set<String>()
@@ -23,10 +29,11 @@ struct VaultIndex {
             }
             records.append(record)
         }
+        let seal = header.sealsIndex ? try IndexSeal.parse(&reader, file: file) : nil
         guard reader.remaining == 0 else {
-            throw VaultError(.corrupt, "the vault \(file) has \(reader.remaining) unexpected bytes after its last entry")
+            throw VaultError(.corrupt, "the vault \(file) has \(reader.remaining) unexpected bytes after its \(seal == nil ? "last entry" : "index seal")")
         }
-        return records
+        return (records, seal)
     }
 }
 

@@ -27,12 +27,16 @@ public enum VaultKeyMaterial {
     static let maxKeyFileBytes = 128
 
     /// Reads the 32-byte key of the key file at `path` (formats: `VaultKeySource.keyFile`).
+    /// Opened without blocking (a FIFO or a device named as the key file is refused at
+    /// once instead of waiting for a writer) and refused unless it is a regular file.
     public static func readKeyFile(_ path: String) throws -> SecretBytes {
-        let fd = try FileIO.open(path, O_RDONLY).orThrow(.badKey) { "cannot read the key file \(path): \($0)" }
+        let fd = try FileIO.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY).orThrow(.badKey) { "cannot read the key file \(path): \($0)" }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw VaultError(.badKey, "cannot read the key file \(path): \(FileIO.reason(errno))") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw VaultError(.badKey, "the key file \(path) is not a regular file") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw VaultError(.badKey, "the key file \(path) is \(FileIO.kind(info.st_mode)), not a regular file: give a file holding the key (mode 0600)")
+        }
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
             throw VaultError(.badKey, "the key file \(path) can be read or written by others (mode \(String(mode, radix: 8))): run chmod 600 \(path)")

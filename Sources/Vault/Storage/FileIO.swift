@@ -77,6 +77,19 @@ enum FileIO {
         }
     }
 
+    /// What a file of mode `mode` is, for messages: "a FIFO", "a folder", …
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: return "a regular file"
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a FIFO (named pipe)"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        default: return "not a regular file"
+        }
+    }
+
     /// 16 random bytes as hex: the suffix of temporary names.
     static func randomSuffix() -> String {
         var bytes = [UInt8](repeating: 0, count: 16)

@@ -27,7 +27,7 @@ enum VaultAccess {
         let folder = folderPath(state: state)
         return lock.withLock {
             if let known = resolvers[folder] { return known }
-            let made = VaultSecretResolver(folder: URL(fileURLWithPath: folder, isDirectory: true), options: VaultCommands.options) {
+            let made = VaultSecretResolver(folder: URL(fileURLWithPath: folder, isDirectory: true), options: VaultCommands.options(state: state)) {
                 if let key = try VaultKeyMaterial.environmentKey("HUBSCRIPT_VAULT_KEY") { return .key(key) }
                 if let file = ProcessEnvironment.value("HUBSCRIPT_VAULT_KEY_FILE"), !file.isEmpty { return .keyFile(file) }
                 if let phrase = try VaultKeyMaterial.environmentPassphrase("HUBSCRIPT_VAULT_PASSPHRASE") { return .passphrase(phrase) }

@@ -62,6 +62,21 @@ final class VaultCLI {
     /// The vault, opened in this process with the key file.
     func open() throws -> Vault { try Vault.open(at: folder, key: .keyFile(keyFile)) }
 
+    /// The byte range of `name`'s record in a format-2 vault file (after the 112-byte
+    /// header; the index seal follows the last record).
+    static func recordRange(_ name: String, in bytes: [UInt8]) -> Range<Int>? {
+        var offset = 112
+        let count = (0..<4).reduce(0) { $0 | Int(bytes[60 + $1]) << (8 * $1) }
+        for _ in 0..<count {
+            let length = Int(bytes[offset + 2]) | Int(bytes[offset + 3]) << 8
+            let sealedAt = offset + 4 + length + 16 + 24
+            let end = sealedAt + 4 + (0..<4).reduce(0) { $0 | Int(bytes[sealedAt + $1]) << (8 * $1) }
+            if Array(bytes[(offset + 4)..<(offset + 4 + length)]) == Array(name.utf8) { return offset..<end }
+            offset = end
+        }
+        return nil
+    }
+
     func value(_ name: String) throws -> String {
         try open().secret(named: name).withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import SystemText
+import HubClient
 import ScriptHost
 import Vault
 
@@ -11,7 +12,8 @@ enum VaultCommands {
         subcommands: [HubscriptCLI.entry(VaultInitCommand.self), HubscriptCLI.entry(VaultSetCommand.self),
                       HubscriptCLI.entry(VaultListCommand.self), HubscriptCLI.entry(VaultRemoveCommand.self),
                       HubscriptCLI.entry(VaultRotateKeyCommand.self), HubscriptCLI.entry(VaultPutObjectCommand.self),
-                      HubscriptCLI.entry(VaultGetObjectCommand.self), HubscriptCLI.entry(VaultVerifyCommand.self)])
+                      HubscriptCLI.entry(VaultGetObjectCommand.self), HubscriptCLI.entry(VaultVerifyCommand.self),
+                      HubscriptCLI.entry(VaultResealCommand.self)])
 
     /// Where the vault is, and how to open it: every vault subcommand takes these.
     static let specs: [OptionSpec] = [
@@ -27,12 +29,15 @@ enum VaultCommands {
         let folder: URL
         let keyFile: String?
         let passphrase: Bool
+        /// Where this machine's memory of the vault's generation lives.
+        let state: StateDirectory
 
         init(_ arguments: ParsedArguments) throws {
+            state = CommonOptions.stateDirectory(arguments)
             if let dir = CommonOptions.value(arguments, "vault-dir", environment: "HUBSCRIPT_VAULT_DIR") {
                 folder = URL(fileURLWithPath: dir, isDirectory: true)
             } else {
-                folder = CommonOptions.stateDirectory(arguments).url.appendingPathComponent("vault", isDirectory: true)
+                folder = state.url.appendingPathComponent("vault", isDirectory: true)
             }
             keyFile = arguments.value("key-file")
             passphrase = arguments.flag("passphrase")
@@ -51,15 +56,23 @@ enum VaultCommands {
             throw UsageError("no vault key: pass --key-file PATH or --passphrase, or set HUBSCRIPT_VAULT_KEY or HUBSCRIPT_VAULT_KEY_FILE")
         }
 
-        func open() throws -> Vault {
-            try Vault.open(at: folder, key: try keySource(), options: VaultCommands.options)
+        /// Opens the vault; `policy` says what may differ from its sealed index.
+        func open(policy: VaultRollbackPolicy = .refuse) throws -> Vault {
+            try Vault.open(at: folder, key: try keySource(), options: VaultCommands.options(state: state), policy: policy)
         }
     }
 
-    /// The vault's options; `HUBSCRIPT_VAULT_TEST_KILL_AT=POINT` (tests only) makes
-    /// the process SIGKILL itself at that checkpoint, as a crash would.
-    static var options: VaultOptions {
-        var options = VaultOptions()
+    /// The folder of the state directory where this machine remembers the generation
+    /// of each vault it opened (docs/vault-format.md, "Rollback").
+    static func generationMemory(state: StateDirectory) -> VaultGenerationMemory {
+        VaultGenerationMemory(folder: URL(fileURLWithPath: StateDirectory.join(state.path, "vault-generations"), isDirectory: true))
+    }
+
+    /// The vault's options, remembering generations in `state`;
+    /// `HUBSCRIPT_VAULT_TEST_KILL_AT=POINT` (tests only) makes the process SIGKILL
+    /// itself at that checkpoint, as a crash would.
+    static func options(state: StateDirectory) -> VaultOptions {
+        var options = VaultOptions(generationMemory: generationMemory(state: state))
         if let point = ProcessEnvironment.value("HUBSCRIPT_VAULT_TEST_KILL_AT"), !point.isEmpty {
             options.checkpoint = { if $0 == point { kill(getpid(), SIGKILL) } }
         }

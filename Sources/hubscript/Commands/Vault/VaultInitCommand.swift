@@ -35,7 +35,7 @@ struct VaultInitCommand: Command {
             passphraseVariable: "HUBSCRIPT_VAULT_PASSPHRASE", keyVariable: "HUBSCRIPT_VAULT_KEY")
         let vault: Vault
         do {
-            vault = try Vault.create(at: location.folder, key: source, kdf: kdf, options: VaultCommands.options)
+            vault = try Vault.create(at: location.folder, key: source, kdf: kdf, options: VaultCommands.options(state: location.state))
         } catch {
             if let created { unlink(created) }
             throw error

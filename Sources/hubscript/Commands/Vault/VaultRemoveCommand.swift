@@ -9,7 +9,8 @@ struct VaultRemoveCommand: Command {
         options: VaultCommands.specs,
         discussion: """
         NAME is a secret's name, or an object's name or id. An entry that fails
-        authentication can be removed; every other entry must authenticate.
+        authentication, or that is an older copy of itself, can be removed; every other
+        entry must authenticate and be the copy the vault last sealed.
         \(VaultCommands.exitCodes)
         """)
 
@@ -22,7 +23,7 @@ struct VaultRemoveCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let kind = try location.open().remove(name)
+        let kind = try location.open(policy: .allowEntry(name)).remove(name)
         Console.out(kind == .secret ? "Removed the secret '\(name)'.\n" : "Removed the object '\(name)' and its file.\n")
         return ExitCode.success
     }

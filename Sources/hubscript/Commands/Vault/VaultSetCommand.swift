@@ -11,7 +11,8 @@ struct VaultSetCommand: Command {
         discussion: """
         The value is standard input when it is not a terminal (one trailing newline is
         dropped), else typed at a prompt without echo. At most 1 MiB; larger files are
-        objects (put-object). Names: letters, digits and . _ - / @ : + =.
+        objects (put-object). Names: letters, digits and . _ - / @ : + =. Setting an
+        entry that was replaced by an older copy of itself replaces that copy.
         \(VaultCommands.exitCodes)
         """)
 
@@ -28,7 +29,7 @@ struct VaultSetCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let vault = try location.open()
+        let vault = try location.open(policy: .allowEntry(name))
         let value: SecretBytes
         if isatty(0) != 0 {
             guard let typed = try SecretInput.prompt("Value for \(TerminalText.field(name)): ", limit: VaultLimits.maxSecretBytes) else {
