@@ -48,9 +48,14 @@ public struct HubProfile: Sendable, Codable, Equatable {
     public var dispatchURL: URL?
     /// The vault secret name holding Dispatch's machine token (e.g. `dispatch/ci`).
     public var dispatchTokenRef: String?
+    /// `ca_file`: a PEM bundle of the CAs this profile's Hub and Dispatch connections
+    /// trust, instead of the system store (an absolute path; `TLSTrust`).
+    public var caFile: String?
 
     public init(name: String, hubURL: URL, apiPrefix: String = "", auth: Auth, rateLimitPerMinute: Int = 100,
-                apiKeyPermissions: [String]? = nil, apiKeyID: String? = nil, dispatchURL: URL? = nil, dispatchTokenRef: String? = nil) {
+                apiKeyPermissions: [String]? = nil, apiKeyID: String? = nil, dispatchURL: URL? = nil, dispatchTokenRef: String? = nil,
+                caFile: String? = nil) {
+        self.caFile = caFile
         self.name = name
         self.hubURL = hubURL
         self.apiPrefix = apiPrefix
@@ -66,6 +71,7 @@ public struct HubProfile: Sendable, Codable, Equatable {
         case name, auth
         case hubURL = "hub_url", apiPrefix = "api_prefix", rateLimitPerMinute = "rate_limit_per_minute"
         case apiKeyPermissions = "api_key_permissions", apiKeyID = "api_key_id", dispatchURL = "dispatch_url", dispatchTokenRef = "dispatch_token_ref"
+        case caFile = "ca_file"
     }
 
     public init(from decoder: Decoder) throws {
@@ -79,6 +85,7 @@ public struct HubProfile: Sendable, Codable, Equatable {
         apiKeyID = try c.decodeIfPresent(String.self, forKey: .apiKeyID)
         dispatchURL = try c.decodeIfPresent(URL.self, forKey: .dispatchURL)
         dispatchTokenRef = try c.decodeIfPresent(String.self, forKey: .dispatchTokenRef)
+        caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
     }
 }
 

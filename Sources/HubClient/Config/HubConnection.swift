@@ -58,7 +58,8 @@ public final class HubConnection: Sendable {
             return HubConnection(profileName: profileName, client: client, notice: notice)
         case .hub(let profile):
             let store = try credentialStore ?? FileCredentialStore(directory: try state.credentials)
-            let client = try HubClient(profile: profile, credentialStore: store, transport: LiveTransport(),
+            let trust = try TLSTrust.resolve(profile: profileName, caFile: profile.caFile)
+            let client = try HubClient(profile: profile, credentialStore: store, transport: LiveTransport(trust: trust),
                                        secrets: secrets, options: options)
             var hint: String?
             // A Hub on this machine (a served sandbox, a tunnel) is a developer's: no hint.

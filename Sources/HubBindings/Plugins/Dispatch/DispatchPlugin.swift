@@ -171,7 +171,9 @@ final class DispatchSession: @unchecked Sendable {
         let token = try secrets.value(of: name)
         let client: DispatchClient
         do {
-            client = try DispatchClient(baseURL: url, token: token, tokenSource: "the vault entry '\(name)'", transport: LiveDispatchTransport())
+            client = try DispatchClient(baseURL: url, token: token, tokenSource: "the vault entry '\(name)'",
+                                    transport: try target?.connectionTransport
+                                        ?? LiveDispatchTransport(trust: target?.trust() ?? TLSTrust.resolve(profile: nil, caFile: nil)))
         } catch let error as DispatchError { throw error.hubError }
         connections.append(client)
         return ["id": .integer(Int64(connections.count)), "url": .string(url.absoluteString)]

@@ -31,10 +31,17 @@ public struct DispatchTarget: Sendable {
     /// The profile it belongs to (for messages).
     public let profile: String
     public let endpoint: Endpoint
+    /// What `dispatch.connect` connections send through; nil: the network
+    /// (`LiveDispatchTransport`). Recipe tests set an in-process sandbox here, so no
+    /// connection of a test leaves the process, whatever URL it names.
+    public var connectionTransport: (any DispatchTransport)?
+    /// The profile's `ca_file` (`TLSTrust`): the CAs its Dispatch and its connections trust.
+    public var caFile: String?
 
-    public init(profile: String, endpoint: Endpoint) {
+    public init(profile: String, endpoint: Endpoint, connectionTransport: (any DispatchTransport)? = nil) {
         self.profile = profile
         self.endpoint = endpoint
+        self.connectionTransport = connectionTransport
     }
 
     /// The default Dispatch of profile `name`: the sandbox Dispatch for the built-in
@@ -54,7 +61,9 @@ public struct DispatchTarget: Sendable {
                 return DispatchTarget(profile: name, endpoint: .unconfigured(reason:
                     "profile '\(name)' sets dispatch_url but no dispatch_token_ref (the vault entry holding Dispatch's machine token)"))
             }
-            return DispatchTarget(profile: name, endpoint: .server(url: url, tokenRef: ref))
+            var target = DispatchTarget(profile: name, endpoint: .server(url: url, tokenRef: ref))
+            target.caFile = profile.caFile
+            return target
         }
     }
 
@@ -78,11 +87,18 @@ public struct DispatchTarget: Sendable {
         case .server(let url, let ref):
             try DispatchClient.checkURL(url)
             let token = try Self.token(ref: ref, profile: profile, secrets: secrets, environment: environment)
-            return try DispatchClient(baseURL: url, token: token.value, tokenSource: token.source, transport: LiveDispatchTransport(),
-                                      retry: retry)
+            return try DispatchClient(baseURL: url, token: token.value, tokenSource: token.source,
+                                      transport: LiveDispatchTransport(trust: try trust(environment: environment)), retry: retry)
         case .unconfigured(let reason):
             throw ScriptStructuredError(code: "dispatch_not_configured", message: reason)
         }
+    }
+
+    /// The CAs a live connection of this target trusts: the profile's `ca_file`, else
+    /// `SSL_CERT_FILE`/`SSL_CERT_DIR`, else the system store. Throws `HubError`
+    /// `configuration_error` for a bundle that cannot serve.
+    public func trust(environment: [String: String] = ProcessEnvironment.all) throws -> TLSTrust {
+        try TLSTrust.resolve(profile: caFile == nil ? nil : profile, caFile: caFile, environment: environment)
     }
 
     /// Where the in-process sandbox Dispatch "is" (only messages show it).
@@ -124,8 +140,10 @@ public struct DispatchTarget: Sendable {
 
 /// The Hub client's live transport (HTTPS, or plain HTTP to loopback) for Dispatch.
 struct LiveDispatchTransport: DispatchTransport {
-    let transport: any HubTransport = LiveTransport()
+    let transport: any HubTransport
     let timeouts = HubTimeouts()
+
+    init(trust: TLSTrust) { transport = LiveTransport(trust: trust) }
 
     func perform(_ request: HTTPRequestMessage, baseURL: URL) throws -> HTTPResponseMessage {
         do { return try transport.perform(request, baseURL: baseURL, timeouts: timeouts) } catch let error as HubTransportError {
@@ -135,7 +153,7 @@ struct LiveDispatchTransport: DispatchTransport {
             case .timedOut: throw HTTPClientError(.timedOut, error.message)
             case .tooLarge: throw HTTPClientError(.tooLarge, error.message)
             case .insecure: throw HTTPClientError(.notLoopback, error.message)
-            case .wrongProtocol: throw HTTPClientError(.wrongProtocol, error.message)
+            case .wrongProtocol, .untrustedCertificate: throw HTTPClientError(.wrongProtocol, error.message)
             }
         }
     }
