@@ -1,4 +1,5 @@
 import Foundation
+import DispatchClient
 import HTTPKit
 import HubBindings
 import HubClient
@@ -92,16 +93,20 @@ final class TestSandbox: @unchecked Sendable {
         var resume: String?
     }
 
-    /// `params` with each `file` parameter given as a relative path made relative to the
-    /// test file (by `resolve`), as the recipe's own path is, so a test reads its
-    /// fixtures wherever `hubscript test` runs from. Unchanged if the manifest cannot be
-    /// read (the run then reports why).
+    /// `params` with each `file` parameter's path made relative to the test file, as
+    /// the recipe's own path is, so a test reads its fixtures wherever `hubscript test`
+    /// runs from — and confined by `paths` (the test's folder, or its library; a file
+    /// parameter has no default). Unchanged if the manifest cannot be read (the run then
+    /// reports why).
+    /// - Throws: `ScriptMessageError` for a path that is absolute or leads out of `paths`.
     static func resolvingFileParams(_ params: [String: ScriptValue], recipe path: String,
-                                    resolve: (String) -> String) -> [String: ScriptValue] {
+                                    paths: TestPaths) throws -> [String: ScriptValue] {
         guard let manifest = try? RecipeManifest.load(from: RecipeFile(path: path)) else { return params }
         var resolved = params
         for spec in manifest.params where spec.kind == .file {
-            if let value = params[spec.name]?.stringValue, !value.hasPrefix("/") { resolved[spec.name] = .string(resolve(value)) }
+            if let value = params[spec.name]?.stringValue {
+                resolved[spec.name] = .string(try paths.file(value, parameter: spec.name))
+            }
         }
         return resolved
     }
@@ -138,7 +143,7 @@ final class TestSandbox: @unchecked Sendable {
         let dispatch = self.dispatch
         request.dispatch = DispatchTarget(profile: connection.profileName, endpoint: .sandbox(open: {
             ({ dispatch.handle($0) }, DispatchOptions.sandboxMachineToken)
-        }))
+        }), connectionTransport: Self.connectionsInProcess(dispatch))
         let output = MemoryOutput()
         let outcome: HubRunOutcome
         kill.arm(options.killDuringWrite)
@@ -182,6 +187,19 @@ final class TestSandbox: @unchecked Sendable {
             if kill.hasKilled { result["killed"] = .bool(true) }
         }
         return .object(result)
+    }
+
+    /// Where `dispatch.connect` connections of a test go: this sandbox's Dispatch, in
+    /// process, whatever URL they name — nothing a test runs reaches the network. The
+    /// sandbox checks its own machine token (a test's vault holds only what its runs
+    /// stored, never a real Dispatch token), so a send through a connection is accepted
+    /// and shows in `s:dispatch_sent()`.
+    static func connectionsInProcess(_ dispatch: StoredDispatchSandbox) -> any DispatchTransport {
+        DispatchTransports.inProcess { request in
+            var request = request
+            request.headers["Authorization"] = "Bearer \(DispatchOptions.sandboxMachineToken)"
+            return dispatch.handle(request)
+        }
     }
 
     static func failure(_ failure: ScriptFailure) -> ScriptValue {
