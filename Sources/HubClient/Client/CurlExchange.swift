@@ -63,6 +63,7 @@ enum CurlExchange {
         case -1: return HubTransportError(.cannotConnect, words)
         case 5, 6, 7: return HubTransportError(.cannotConnect, "\(origin): \(words)")
         case 28: return HubTransportError(.timedOut, "no data arrived within the timeout (\(words))")
+        case 63: return HubTransportError(.tooLarge, "response body exceeds \(HubTransportPolicy.maxResponseBytes) bytes")
         case 60, 58, 77, 83, 90, 91:
             let trusted = trust.caFile.map { "the CAs in \($0)" } ?? trust.caDirectory.map { "the CAs in \($0)" } ?? "the system's CAs"
             return HubTransportError(.untrustedCertificate,

@@ -76,5 +76,10 @@ final class TLSTrustTests: XCTestCase {
         XCTAssertEqual(CurlExchange.failure(code: 28, "Operation timed out", url: url, trust: .system).kind, .timedOut)
         XCTAssertEqual(CurlExchange.failure(code: 52, "Empty reply", url: url, trust: .system).kind, .connectionLost)
         XCTAssertEqual(CurlExchange.failure(code: 56, "Recv failure", url: url, trust: .system).kind, .connectionLost)
+        XCTAssertEqual(CurlExchange.failure(code: 63, "Maximum file size exceeded", url: url, trust: .system).kind, .tooLarge)
+        // Anything else in libcurl's words, as URLSession reports it.
+        XCTAssertEqual(CurlExchange.failure(code: 35, "OpenSSL/3.0.19: error:0A000410:SSL routines::sslv3 alert handshake failure",
+                                            url: url, trust: .system),
+                       HubTransportError(.other, "OpenSSL/3.0.19: error:0A000410:SSL routines::sslv3 alert handshake failure"))
     }
 }
