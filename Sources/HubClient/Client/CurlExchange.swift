@@ -65,7 +65,8 @@ enum CurlExchange {
         case 28: return HubTransportError(.timedOut, "no data arrived within the timeout (\(words))")
         case 63: return HubTransportError(.tooLarge, "response body exceeds \(HubTransportPolicy.maxResponseBytes) bytes")
         case 60, 58, 77, 83, 90, 91:
-            let trusted = trust.caFile.map { "the CAs in \($0)" } ?? trust.caDirectory.map { "the CAs in \($0)" } ?? "the system's CAs"
+            let places = [trust.caFile, trust.caDirectory].compactMap { $0 }
+            let trusted = places.isEmpty ? "the system's CAs" : "the CAs in " + places.joined(separator: " and in ")
             return HubTransportError(.untrustedCertificate,
                                      "\(origin): its TLS certificate does not verify against \(trusted) (\(words)); nothing was sent")
         case 18, 52, 55, 56, 92, 16:

@@ -71,6 +71,10 @@ final class TLSTrustTests: XCTestCase {
         XCTAssertEqual(untrusted, HubTransportError(.untrustedCertificate,
             "https://hub.example:8443: its TLS certificate does not verify against the CAs in /etc/hub-ca.pem "
             + "(SSL certificate problem: self-signed certificate); nothing was sent"))
+        XCTAssertEqual(CurlExchange.failure(code: 60, "SSL certificate problem", url: url,
+                                            trust: TLSTrust(caFile: "/a.pem", caDirectory: "/certs")).message,
+                       "https://hub.example:8443: its TLS certificate does not verify against the CAs in /a.pem and in /certs "
+                       + "(SSL certificate problem); nothing was sent")
         XCTAssertEqual(CurlExchange.failure(code: 7, "Failed to connect", url: url, trust: .system).kind, .cannotConnect)
         XCTAssertEqual(CurlExchange.failure(code: 5, "Could not resolve proxy", url: url, trust: .system).kind, .cannotConnect)
         XCTAssertEqual(CurlExchange.failure(code: 28, "Operation timed out", url: url, trust: .system).kind, .timedOut)
