@@ -64,7 +64,12 @@ enum CurlExchange {
         case 5, 6, 7: return HubTransportError(.cannotConnect, "\(origin): \(words)")
         case 28: return HubTransportError(.timedOut, "no data arrived within the timeout (\(words))")
         case 63: return HubTransportError(.tooLarge, "response body exceeds \(HubTransportPolicy.maxResponseBytes) bytes")
-        case 60, 58, 77, 83, 90, 91:
+        case 77:
+            let places = [trust.caFile, trust.caDirectory].compactMap { $0 }.joined(separator: " and ")
+            return HubTransportError(.untrustedCertificate,
+                                     "\(origin): the CAs in \(places) could not be loaded (\(words)); "
+                                     + "check that it holds PEM certificates; nothing was sent")
+        case 60, 58, 83, 90, 91:
             let places = [trust.caFile, trust.caDirectory].compactMap { $0 }
             let trusted = places.isEmpty ? "the system's CAs" : "the CAs in " + places.joined(separator: " and in ")
             return HubTransportError(.untrustedCertificate,

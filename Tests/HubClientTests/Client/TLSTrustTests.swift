@@ -75,6 +75,10 @@ final class TLSTrustTests: XCTestCase {
                                             trust: TLSTrust(caFile: "/a.pem", caDirectory: "/certs")).message,
                        "https://hub.example:8443: its TLS certificate does not verify against the CAs in /a.pem and in /certs "
                        + "(SSL certificate problem); nothing was sent")
+        // A bundle with the PEM markers whose certificates do not parse.
+        XCTAssertEqual(CurlExchange.failure(code: 77, "error setting certificate file: /a.pem", url: url, trust: TLSTrust(caFile: "/a.pem")),
+                       HubTransportError(.untrustedCertificate, "https://hub.example:8443: the CAs in /a.pem could not be loaded "
+                                         + "(error setting certificate file: /a.pem); check that it holds PEM certificates; nothing was sent"))
         XCTAssertEqual(CurlExchange.failure(code: 7, "Failed to connect", url: url, trust: .system).kind, .cannotConnect)
         XCTAssertEqual(CurlExchange.failure(code: 5, "Could not resolve proxy", url: url, trust: .system).kind, .cannotConnect)
         XCTAssertEqual(CurlExchange.failure(code: 28, "Operation timed out", url: url, trust: .system).kind, .timedOut)
