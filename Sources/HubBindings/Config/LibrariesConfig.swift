@@ -126,7 +126,8 @@ public enum LibrariesConfig {
 }
 
 /// Library files that do not match `hubscript.lock` (or no lock at all): a recipe of
-/// that library (or `hubscript test` of its tests) stops before anything runs. `--json` shows `jsonFields` in its `error` event.
+/// that library (or `hubscript test` of its tests) stops before anything runs.
+/// `--json` shows `jsonFields` in its `error` event.
 public struct LibraryPinError: Error, Sendable, CustomStringConvertible {
     public let config: URL
     public let lock: URL

@@ -169,11 +169,12 @@ final class DispatchSession: @unchecked Sendable {
                 "no vault is open: dispatch.connect needs the vault entry '\(name)', which cannot be read without it")
         }
         let token = try secrets.value(of: name)
+        // The network with the profile's CAs (`TLSTrust`), or what the caller put in its place.
+        let transport = try target?.connectionTransport
+            ?? LiveDispatchTransport(trust: target?.trust() ?? TLSTrust.resolve(profile: nil, caFile: nil))
         let client: DispatchClient
         do {
-            client = try DispatchClient(baseURL: url, token: token, tokenSource: "the vault entry '\(name)'",
-                                    transport: try target?.connectionTransport
-                                        ?? LiveDispatchTransport(trust: target?.trust() ?? TLSTrust.resolve(profile: nil, caFile: nil)))
+            client = try DispatchClient(baseURL: url, token: token, tokenSource: "the vault entry '\(name)'", transport: transport)
         } catch let error as DispatchError { throw error.hubError }
         connections.append(client)
         return ["id": .integer(Int64(connections.count)), "url": .string(url.absoluteString)]
