@@ -12,7 +12,8 @@ import SystemText
 public struct TLSTrust: Sendable, Equatable {
     /// A PEM bundle that replaces the default CA bundle; nil: the default.
     public var caFile: String?
-    /// A folder of hashed CA certificates (OpenSSL's `c_rehash` layout); nil: the default.
+    /// Folders of hashed CA certificates (OpenSSL's `c_rehash` layout; several are
+    /// separated by `:`); nil: the default.
     public var caDirectory: String?
 
     public init(caFile: String? = nil, caDirectory: String? = nil) {
@@ -37,17 +38,26 @@ public struct TLSTrust: Sendable, Equatable {
             return TLSTrust(caFile: caFile)
         }
         var trust = TLSTrust()
-        if let file = environment["SSL_CERT_FILE"], !file.isEmpty {
+        // As OpenSSL reads them: a relative path is relative to the working directory.
+        func absolute(_ path: String) -> String {
+            path.hasPrefix("/") ? path : URL(fileURLWithPath: AbsolutePath.currentDirectory()).appendingPathComponent(path).standardizedFileURL.path
+        }
+        if let given = environment["SSL_CERT_FILE"], !given.isEmpty {
+            let file = absolute(given)
             try checkBundle(file, setting: "SSL_CERT_FILE")
             trust.caFile = file
         }
-        if let folder = environment["SSL_CERT_DIR"], !folder.isEmpty {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-                throw configuration("SSL_CERT_DIR names \(folder), which is not a folder",
-                                    hint: "Point SSL_CERT_DIR at a folder of hashed CA certificates (openssl rehash), or unset it.")
+        // One folder, or several separated by ':' (OpenSSL's list).
+        if let given = environment["SSL_CERT_DIR"], !given.isEmpty {
+            let folders = given.split(separator: ":").map { absolute(String($0)) }
+            for folder in folders {
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                    throw configuration("SSL_CERT_DIR names \(folder), which is not a folder",
+                                        hint: "Point SSL_CERT_DIR at a folder of hashed CA certificates (openssl rehash), or unset it.")
+                }
             }
-            trust.caDirectory = folder
+            trust.caDirectory = folders.isEmpty ? nil : folders.joined(separator: ":")
         }
         return trust
     }

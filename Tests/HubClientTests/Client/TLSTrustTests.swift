@@ -32,6 +32,17 @@ final class TLSTrustTests: XCTestCase {
                        TLSTrust(caDirectory: folder.path))
         XCTAssertEqual(try TLSTrust.resolve(profile: "p", caFile: nil, environment: ["SSL_CERT_FILE": pem, "SSL_CERT_DIR": folder.path]),
                        TLSTrust(caFile: pem, caDirectory: folder.path))
+        // Relative paths are relative to the working directory; several folders are separated by ':'.
+        let other = folder.appendingPathComponent("more").path
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        XCTAssertEqual(try TLSTrust.resolve(profile: "p", caFile: nil, environment: ["SSL_CERT_DIR": folder.path + ":" + other]),
+                       TLSTrust(caDirectory: folder.path + ":" + other))
+        let cwd = FileManager.default.currentDirectoryPath
+        XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(folder.path))
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(cwd) }
+        XCTAssertEqual(try TLSTrust.resolve(profile: "p", caFile: nil, environment: ["SSL_CERT_FILE": "ca.pem", "SSL_CERT_DIR": "more"]),
+                       TLSTrust(caFile: URL(fileURLWithPath: folder.resolvingSymlinksInPath().path).appendingPathComponent("ca.pem").path,
+                                caDirectory: URL(fileURLWithPath: folder.resolvingSymlinksInPath().path).appendingPathComponent("more").path))
         // The profile's bundle replaces the environment's.
         XCTAssertEqual(try TLSTrust.resolve(profile: "p", caFile: pem, environment: ["SSL_CERT_FILE": "/nonexistent", "SSL_CERT_DIR": "/x"]),
                        TLSTrust(caFile: pem))
