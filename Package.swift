@@ -51,7 +51,10 @@ let package = Package(
         .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit", "JSONKit"]),
         // The Hub client (transports, auth, retries, pagination), profiles, configuration
         // types, the state directory, credentials and HubConnection. No Lua.
-        .target(name: "HubClient", dependencies: ["HTTPKit", "JSONKit", "SystemText"]),
+        .target(name: "HubClient", dependencies: ["HTTPKit", "JSONKit", "SystemText", "CCurlEasy"]),
+        // One HTTPS exchange through libcurl (loaded on first use) with a CA bundle of the
+        // profile's or SSL_CERT_FILE's choosing: URLSession on Linux cannot take one per session.
+        .target(name: "CCurlEasy", path: "Sources/CCurlEasy", linkerSettings: [.linkedLibrary("dl")]),
         // SHA-256 with the x86 SHA extensions (the vault's object ids; libsodium's is slower).
         .systemLibrary(name: "CVault", path: "Sources/CVault"),
         // The encrypted vault (libsodium). No Lua.

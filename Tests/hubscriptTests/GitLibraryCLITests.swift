@@ -34,6 +34,16 @@ final class GitLibraryCLITests: XCTestCase {
                                   options: .regularExpression)
     }
 
+    /// `r/use.lua`'s require of a module that does not match its pin: the error line
+    /// (`HASH` for each digest).
+    func requireRefusal(_ why: String) -> String {
+        "error: r/use.lua:2: " + why.replacingOccurrences(of: "LOCK", with: cli.root.appendingPathComponent("hubscript.lock").path)
+    }
+
+    func hashesHidden(_ text: String) -> String {
+        text.replacingOccurrences(of: #"sha256 [0-9a-f]{64}"#, with: "sha256 HASH", options: .regularExpression)
+    }
+
     static let v1: [String: String] = [
         "greeting.lua": "return { text = 'v1' }\n",
         "offboard.lua": "recipe { name = \"offboard\", needs = { \"users.list\" } }\nprint('offboard v1')\n",
@@ -46,9 +56,15 @@ final class GitLibraryCLITests: XCTestCase {
     func testANewCommitUpstreamChangesNothingUntilThePinMoves() throws {
         let first = try upstream.commit(Self.v1)
         try config(sec: "\(upstream.source)@\(first)")
+        // A recipe outside the library fails as it requires a module of a library never trusted.
         let untrusted = try hubscript("run", "r/use.lua")
-        XCTAssertEqual(untrusted.status, 2, untrusted.output)
-        XCTAssertTrue(untrusted.stderr.contains("are not trusted yet (no "), untrusted.stderr)
+        XCTAssertEqual(untrusted.status, 1, untrusted.output)
+        XCTAssertTrue(untrusted.stderr.contains(requireRefusal(
+            "library sec is not trusted yet (no LOCK); review its files, then run hubscript trust sec\n")), untrusted.stderr)
+        // A recipe of the library is refused before it starts.
+        let untrustedRecipe = try hubscript("sec:offboard")
+        XCTAssertEqual(untrustedRecipe.status, 2, untrustedRecipe.output)
+        XCTAssertTrue(untrustedRecipe.stderr.contains("are not trusted yet (no "), untrustedRecipe.stderr)
         let trust = try hubscript("trust")
         XCTAssertEqual(trust.stdout, """
             added: sec/greeting.lua
@@ -75,11 +91,17 @@ final class GitLibraryCLITests: XCTestCase {
             changed: sec/greeting.lua (sha256 OLD…, now NEW…)
             changed: sec/offboard.lua (sha256 OLD…, now NEW…); the new manifest adds: needs users.manage
             """
-        let refused = try hubscript("run", "r/use.lua")
+        let refused = try hubscript("sec:offboard")
         XCTAssertEqual(refused.status, 2)
         XCTAssertEqual(refused.stdout, "")
         XCTAssertTrue(stable(refused.stderr).contains("nothing ran:\n  " + changes.replacingOccurrences(of: "\n", with: "\n  ")
                                                       + "\nReview the changes, then run hubscript trust sec"), refused.stderr)
+        let refusedModule = try hubscript("run", "r/use.lua")
+        XCTAssertEqual(refusedModule.status, 1)
+        XCTAssertEqual(refusedModule.stdout, "")
+        XCTAssertTrue(hashesHidden(refusedModule.stderr).contains(requireRefusal(
+            "library file sec/greeting.lua changed since it was trusted: LOCK pins sha256 HASH, the file now has sha256 HASH; "
+            + "review it, then run hubscript trust sec (hubscript verify lists every change)\n")), refusedModule.stderr)
         let verify = try hubscript("verify")
         XCTAssertEqual(stable(verify.stdout), changes + "\n2 differences from hubscript.lock\n")
         XCTAssertEqual(verify.status, 1)
@@ -157,10 +179,16 @@ final class GitLibraryCLITests: XCTestCase {
         let checkout = repos.appendingPathComponent(repo).appendingPathComponent(commit)
         try Data("return { text = 'tampered' }\n".utf8).write(to: checkout.appendingPathComponent("greeting.lua"))
 
-        let refused = try hubscript("run", "r/use.lua")
+        let refused = try hubscript("sec:offboard")
         XCTAssertEqual(refused.stdout, "")
         XCTAssertEqual(refused.status, 2)
         XCTAssertTrue(stable(refused.stderr).contains("nothing ran:\n  changed: sec/greeting.lua (sha256 OLD…, now NEW…)\n"), refused.stderr)
+        let refusedModule = try hubscript("run", "r/use.lua")
+        XCTAssertEqual(refusedModule.stdout, "")
+        XCTAssertEqual(refusedModule.status, 1)
+        XCTAssertTrue(hashesHidden(refusedModule.stderr).contains(requireRefusal(
+            "library file sec/greeting.lua changed since it was trusted: LOCK pins sha256 HASH, the file now has sha256 HASH; "
+            + "review it, then run hubscript trust sec (hubscript verify lists every change)\n")), refusedModule.stderr)
         let verify = try hubscript("verify")
         XCTAssertEqual(stable(verify.stdout), """
             library sec: the checkout \(checkout.path) differs from commit \(commit) (1 file: greeting.lua); it was changed after the fetch. \
@@ -189,7 +217,12 @@ final class GitLibraryCLITests: XCTestCase {
         XCTAssertEqual(r.stderr, "hubscript trust: library sec: zero.lua is a link out of the library's folder (to /dev/zero); "
                        + "remove it from the library (require could never load it)\n")
         XCTAssertEqual(r.status, 2)
-        XCTAssertEqual(try hubscript("run", "r/use.lua").status, 2)
+        // A recipe of the library checks the whole library before it starts: refused.
+        let recipe = try hubscript("sec:offboard")
+        XCTAssertTrue(recipe.stderr.contains("are not trusted yet (no "), recipe.stderr)
+        XCTAssertEqual(recipe.status, 2)
+        // A recipe outside it loads only greeting.lua, which was never trusted.
+        XCTAssertEqual(try hubscript("run", "r/use.lua").status, 1)
     }
 
     /// A server that serves no commit by its id (git protocol v0, a commit that is not a

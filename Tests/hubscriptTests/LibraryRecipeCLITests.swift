@@ -186,9 +186,10 @@ final class LibraryRecipeCLITests: XCTestCase {
             print(require("ops.words").done("nightly"))
             """)
         try configure(#"jobs = { nightly = { recipe = "recipes/nightly.lua", schedule = "0 * * * *" } }"#)
+        // The fire fails as its recipe requires a module of a library never trusted.
         var r = try hubscript("jobs", "run", "nightly", "--now", "2026-01-01T10:20:00Z")
-        XCTAssertEqual(r.status, 2, r.output)
-        XCTAssertTrue(r.stderr.contains("are not trusted yet"), r.stderr)
+        XCTAssertEqual(r.status, 1, r.output)
+        XCTAssertTrue(r.stderr.contains("nightly.lua:2: library ops is not trusted yet (no "), r.stderr)
         try trusted()
         r = try hubscript("jobs", "run", "nightly", "--now", "2026-01-01T10:21:00Z")
         XCTAssertEqual(r.status, 0, r.output)
@@ -204,9 +205,11 @@ final class LibraryRecipeCLITests: XCTestCase {
               expect(r.output).to_equal { require("ops.words").done("usr_ada") }
             end)
             """)
+        // A test file kept in a library is that library's file: the library must be trusted.
         var r = try hubscript("test", "shared/ops")
-        XCTAssertEqual(r.status, 2)
-        XCTAssertTrue(r.stderr.contains("are not trusted yet"), r.stderr)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stdout.hasPrefix("FAIL shared/ops/offboard_test.lua\n     the libraries of "), r.stdout)
+        XCTAssertTrue(r.stdout.contains("are not trusted yet (no "), r.stdout)
         try trusted()
         r = try hubscript("test", "shared/ops")
         XCTAssertEqual(r.stdout, "ok   shared/ops/offboard_test.lua: offboards\n1 passed, 0 failed\n")
@@ -241,13 +244,21 @@ final class LibraryRecipeCLITests: XCTestCase {
         XCTAssertEqual(r.stdout, "offboarded usr_ada\noffboarded usr_support\n")
         XCTAssertEqual([try status("usr_ada"), try status("usr_support")], ["suspended", "suspended"])
 
-        // A library changed since trusted stops the resume and the apply as it stops a run.
+        // A library module changed since trusted stops the resume and the apply at its
+        // require, as it stops a run: before the writes that follow it.
+        try cli.resetSandbox()
+        r = try hubscript("run", "recipes/two.lua", "--max-writes", "0", "--run-id", "two-2")
+        XCTAssertEqual(r.status, 4, r.output)
+        let plan2 = cli.root.appendingPathComponent("two-again.plan.json").path
+        XCTAssertEqual(try hubscript("plan", "recipes/two.lua", "--out", plan2).status, 0)
         try cli.file("shared/ops/words.lua", "return { done = function(u) return 'changed ' .. u end }\n")
-        r = try hubscript("apply", plan)
-        XCTAssertEqual(r.status, 2)
-        XCTAssertTrue(r.stderr.contains("nothing ran:\n  changed: ops/words.lua"), r.stderr)
-        r = try hubscript("runs", "resume", "two-1")
-        XCTAssertEqual(r.status, 2)
-        XCTAssertTrue(r.stderr.contains("nothing ran:\n  changed: ops/words.lua"), r.stderr)
+        let refusal = "recipes/two.lua:2: library file ops/words.lua changed since it was trusted: "
+        r = try hubscript("apply", plan2)
+        XCTAssertEqual(r.status, 4, r.output)
+        XCTAssertTrue(r.stderr.contains("apply: checking the plan, the recipe failed before sending anything: " + refusal), r.stderr)
+        r = try hubscript("runs", "resume", "two-2", "--max-writes", "2")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains(refusal), r.stderr)
+        XCTAssertEqual([try status("usr_ada"), try status("usr_support")], ["active", "active"])
     }
 }

@@ -337,8 +337,8 @@ final class RecipeTestRunnerTests: CLITestCase {
         print(require("ops.greeting").text)
         """)
         let untrusted = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
-        XCTAssertEqual(untrusted.exitCode, 2)
-        XCTAssertTrue(untrusted.stderr.contains("are not trusted yet (no "), untrusted.stderr)
+        XCTAssertEqual(untrusted.exitCode, 1)
+        XCTAssertTrue(untrusted.stderr.contains("r/lib.lua:2: library ops is not trusted yet (no "), untrusted.stderr)
         assertResult(try hubscript("verify", "--config", "hubscript.config.lua"),
                      stdout: "no hubscript.lock: the libraries were never trusted (run hubscript trust)\n", stderr: "", exitCode: 1)
         assertResult(try hubscript("trust", "--config", "hubscript.config.lua"), stdout: """
@@ -365,7 +365,8 @@ final class RecipeTestRunnerTests: CLITestCase {
         changed: ops/suspend.lua (sha256 OLD…, now NEW…); the new manifest adds: needs users.manage; \
         reads the secret dispatch/ci; sends to the Dispatch target ops; limit writes 50 (was 1)
         """
-        let refused = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
+        // A recipe of the library is refused before it starts, with every change.
+        let refused = try hubscript("run", "shared/ops/suspend.lua", "--config", "hubscript.config.lua")
         XCTAssertEqual(refused.stdout, "")
         XCTAssertEqual(refused.exitCode, 2)
         XCTAssertTrue(stable(refused.stderr).contains("""
@@ -373,6 +374,12 @@ final class RecipeTestRunnerTests: CLITestCase {
           \(changes.replacingOccurrences(of: "\n", with: "\n  "))
         Review the changes, then run hubscript trust ops to pin them (hubscript verify lists them again).
         """), refused.stderr)
+        // A recipe outside it fails at the require of the changed module.
+        let refusedModule = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(refusedModule.stdout, "")
+        XCTAssertEqual(refusedModule.exitCode, 1)
+        XCTAssertTrue(refusedModule.stderr.contains("r/lib.lua:2: library file ops/greeting.lua changed since it was trusted: "),
+                      refusedModule.stderr)
         let verify = try hubscript("verify", "--config", "hubscript.config.lua")
         XCTAssertEqual(stable(verify.stdout), changes + "\n2 differences from hubscript.lock\n")
         XCTAssertEqual(verify.exitCode, 1)

@@ -12,7 +12,7 @@ struct ConfigParser {
     static let topKeys = ["default_profile", "profiles", "dispatch_targets", "jobs", "triggers", "libraries", "journal"]
     static let profileKeys = ["sandbox", "hub_url", "api_prefix", "email", "api_key", "api_key_env", "api_key_ref", "api_key_id",
                               "api_key_permissions", "rate_limit_per_minute", "dispatch_url", "dispatch_token_ref",
-                              "dispatch_targets", "api_key_record_profile", "gate"]
+                              "dispatch_targets", "api_key_record_profile", "gate", "ca_file"]
 
     func fail(_ message: String) -> HubConfigError { HubConfigError("config \(file): \(message)") }
 
@@ -92,10 +92,16 @@ struct ConfigParser {
             guard let u = URL(string: d), u.scheme != nil else { throw fail("profiles.\(name).dispatch_url is not a URL") }
             dispatch = u
         }
+        // A relative ca_file is relative to the configuration file's folder; whether it
+        // holds certificates is checked when the profile connects (TLSTrust), so a
+        // missing bundle stops only that profile's runs.
+        let caFile = try string(f, "ca_file", name).map { path in
+            path.hasPrefix("/") ? path : URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(path).standardizedFileURL.path
+        }
         var hub = HubProfile(
             name: name, hubURL: url, apiPrefix: try string(f, "api_prefix", name) ?? "", auth: auth,
             rateLimitPerMinute: rate, apiKeyPermissions: permissions, apiKeyID: try apiKeyID(f, name),
-            dispatchURL: dispatch, dispatchTokenRef: try string(f, "dispatch_token_ref", name))
+            dispatchURL: dispatch, dispatchTokenRef: try string(f, "dispatch_token_ref", name), caFile: caFile)
         hub.apiKeyRecordProfile = recordProfile
         hub.hubIsOnlyGate = gate
         hub.dispatchTargets = try dispatchTargets(f["dispatch_targets"], at: "profiles.\(name).dispatch_targets")

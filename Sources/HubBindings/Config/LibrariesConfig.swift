@@ -24,27 +24,35 @@ public enum LibrariesConfig {
         return try pinned(try parse(value, file: file, state: state, checkoutProblem: nil), config: file)
     }
 
-    /// The libraries with their pins checked: now, every file against `hubscript.lock`
-    /// (a library never trusted, or changed since, stops the run before it starts with a
-    /// `LibraryPinError` naming what changed), and each module again as `require` loads it.
+    /// The libraries, each with its pin checks: a run checks only what it loads, so one
+    /// changed file in one library stops only the runs that would load it.
+    /// - `checkWhole` (before a recipe of the library runs, `LibraryRecipe.checkPin`):
+    ///   every file of that library against `hubscript.lock`; a library never trusted,
+    ///   or a file added, changed or removed since, stops the run before it starts with a
+    ///   `LibraryPinError` naming what changed.
+    /// - `check` (as `require` loads a module of the library): that file against its pin,
+    ///   refused with `LibraryModulePin.refusal` (the file, the pinned and actual
+    ///   SHA-256, and the trust command).
+    /// - Throws: `HubConfigError` for a lock file that cannot be read.
     static func pinned(_ libraries: [ModuleLibrary], config: URL) throws -> [ModuleLibrary] {
         guard !libraries.isEmpty else { return [] }
         let lockURL = LibraryLock.url(besideConfig: config)
-        let names = libraries.map(\.name)
-        guard let lock = try LibraryLock.read(lockURL) else {
-            throw LibraryPinError(config: config, lock: lockURL, libraries: names, changes: nil)
-        }
-        let changes = lock.differences(to: try LibraryLock.current(libraries))
-        if !changes.isEmpty {
-            throw LibraryPinError(config: config, lock: lockURL, libraries: names, changes: changes)
-        }
+        let lock = try LibraryLock.read(lockURL)
         return libraries.map { library in
-            ModuleLibrary(name: library.name, folder: library.folder) { relative, data in
-                let key = library.name + "/" + relative
-                guard let pin = lock.pins[key], pin.sha256 == Digest.sha256Hex(data) else {
-                    throw ScriptMessageError("library file \(key) changed while the run was starting; it no longer matches \(lockURL.path) (review it, then hubscript trust \(library.name))")
+            ModuleLibrary(name: library.name, folder: library.folder, check: { relative, data in
+                if let refusal = LibraryModulePin.refusal(library: library.name, relative: relative, data: data,
+                                                          lock: lock, lockURL: lockURL) {
+                    throw ScriptMessageError(refusal)
                 }
-            }
+            }, checkWhole: {
+                guard let lock else {
+                    throw LibraryPinError(config: config, lock: lockURL, libraries: [library.name], changes: nil)
+                }
+                let changes = lock.differences(to: try LibraryLock.current([library]), libraries: [library.name])
+                if !changes.isEmpty {
+                    throw LibraryPinError(config: config, lock: lockURL, libraries: [library.name], changes: changes)
+                }
+            })
         }
     }
 
@@ -117,8 +125,9 @@ public enum LibrariesConfig {
     }
 }
 
-/// Library files that do not match `hubscript.lock` (or no lock at all): the command
-/// stops before anything runs. `--json` shows `jsonFields` in its `error` event.
+/// Library files that do not match `hubscript.lock` (or no lock at all): a recipe of
+/// that library (or `hubscript test` of its tests) stops before anything runs.
+/// `--json` shows `jsonFields` in its `error` event.
 public struct LibraryPinError: Error, Sendable, CustomStringConvertible {
     public let config: URL
     public let lock: URL
@@ -142,5 +151,25 @@ public struct LibraryPinError: Error, Sendable, CustomStringConvertible {
         ["code": .string(changes == nil ? "library_not_trusted" : "library_changed"), "lock": .string(lock.path),
          "libraries": .array(libraries.map(ScriptValue.string)),
          "changes": .array((changes ?? []).map(\.jsonValue))]
+    }
+}
+
+/// The check of one library module as `require` loads it.
+enum LibraryModulePin {
+    /// Why `data`, the bytes of `library/relative`, may not load — nil when they match
+    /// their pin. Names the file, the pinned and actual SHA-256, and the trust command.
+    static func refusal(library: String, relative: String, data: Data, lock: LibraryLock?, lockURL: URL) -> String? {
+        let key = library + "/" + relative
+        guard let lock else {
+            return "library \(library) is not trusted yet (no \(lockURL.path)); review its files, then run hubscript trust \(library)"
+        }
+        let actual = Digest.sha256Hex(data)
+        guard let pin = lock.pins[key] else {
+            return "library file \(key) is not pinned in \(lockURL.path) (added since \(library) was trusted; sha256 \(actual)); "
+                + "review it, then run hubscript trust \(library)"
+        }
+        guard pin.sha256 != actual else { return nil }
+        return "library file \(key) changed since it was trusted: \(lockURL.path) pins sha256 \(pin.sha256), "
+            + "the file now has sha256 \(actual); review it, then run hubscript trust \(library) (hubscript verify lists every change)"
     }
 }

@@ -93,16 +93,20 @@ public enum LibraryRecipe {
         }.map { String($0.dropLast(4)).replacingOccurrences(of: "/", with: ".") }
     }
 
-    /// Refuses a recipe `file` inside one of `libraries` whose bytes, as read for this
-    /// run, no longer match its pin (the libraries' `check`): a file replaced after the
-    /// libraries were checked never runs. Files outside the libraries pass.
+    /// Refuses a recipe `file` inside one of `libraries` when that library does not
+    /// match its pins (`checkWhole`: every file, so a module the recipe will require
+    /// is known good before anything runs), or when the recipe's bytes, as read for this
+    /// run, no longer match its pin (`check`): a file replaced after the libraries were
+    /// checked never runs. Files outside the libraries pass: the modules they require
+    /// are checked as they load.
     public static func checkPin(_ file: RecipeFile, libraries: [ModuleLibrary]) throws {
         guard !libraries.isEmpty else { return }   // (no URL work for a run without libraries)
         let path = file.url.standardizedFileURL.resolvingSymlinksInPath().path
         for library in libraries {
             let folder = library.folder.standardizedFileURL.resolvingSymlinksInPath().path
-            guard path.hasPrefix(folder + "/"), let check = library.check else { continue }
-            try check(String(path.dropFirst(folder.count + 1)), Data(file.source.utf8))
+            guard path.hasPrefix(folder + "/") else { continue }
+            try library.checkWhole?()
+            try library.check?(String(path.dropFirst(folder.count + 1)), Data(file.source.utf8))
         }
     }
 }

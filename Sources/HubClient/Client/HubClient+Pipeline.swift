@@ -62,7 +62,7 @@ extension HubClient {
             observe?(.transportFailed(method: method, path: path, message: failure.message,
                                       seconds: options.clock.now() - started))
             guard failure.code == HubError.Code.transportError, call.request.isRetryable,
-                  (error as? HubTransportError)?.kind != .wrongProtocol,   // the same server answers the same way
+                  ![.wrongProtocol, .untrustedCertificate].contains((error as? HubTransportError)?.kind),   // the same server answers the same way
                   call.attempt < options.retry.maxAttempts else { throw failure }
             let wait = options.retry.backoff(afterAttempt: call.attempt, random: options.random)
             observe?(.retrying(method: method, path: path, attempt: call.attempt + 1, maxAttempts: options.retry.maxAttempts,

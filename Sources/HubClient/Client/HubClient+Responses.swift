@@ -19,6 +19,10 @@ extension HubClient {
             return HubError(code: HubError.Code.transportError, message: transportError.message, details: details, requestID: requestID,
                             hint: "Fix the profile's hub_url: http:// for a plain-HTTP loopback server such as `hubscript sandbox serve`, "
                                 + "https:// for a TLS one. Nothing reached the Hub.")
+        case .untrustedCertificate:
+            return HubError(code: HubError.Code.transportError, message: transportError.message, details: details, requestID: requestID,
+                            hint: "If the Hub's certificate comes from a private CA, trust it for this profile: ca_file = \"/path/to/ca.pem\" "
+                                + "in the profile (or SSL_CERT_FILE for every profile). Nothing reached the Hub.")
         default:
             return HubError(code: HubError.Code.transportError, message: "No response from the Hub: \(transportError.message)",
                             details: details, requestID: requestID)

@@ -58,9 +58,14 @@ public struct HubProfile: Sendable, Codable, Equatable {
     /// This profile's own named Dispatch targets (`dispatch_targets`), beside the
     /// configuration's top-level ones (see `HubConfig.dispatchTargets(profile:)`).
     public var dispatchTargets: [String: DispatchTargetSetting] = [:]
+    /// `ca_file`: a PEM bundle of the CAs this profile's Hub and Dispatch connections
+    /// trust, instead of the system store (an absolute path; `TLSTrust`).
+    public var caFile: String?
 
     public init(name: String, hubURL: URL, apiPrefix: String = "", auth: Auth, rateLimitPerMinute: Int = 100,
-                apiKeyPermissions: [String]? = nil, apiKeyID: String? = nil, dispatchURL: URL? = nil, dispatchTokenRef: String? = nil) {
+                apiKeyPermissions: [String]? = nil, apiKeyID: String? = nil, dispatchURL: URL? = nil, dispatchTokenRef: String? = nil,
+                caFile: String? = nil) {
+        self.caFile = caFile
         self.name = name
         self.hubURL = hubURL
         self.apiPrefix = apiPrefix
@@ -78,6 +83,7 @@ public struct HubProfile: Sendable, Codable, Equatable {
         case apiKeyPermissions = "api_key_permissions", apiKeyID = "api_key_id", dispatchURL = "dispatch_url", dispatchTokenRef = "dispatch_token_ref"
         case apiKeyRecordProfile = "api_key_record_profile", hubIsOnlyGate = "hub_is_only_gate"
         case dispatchTargets = "dispatch_targets"
+        case caFile = "ca_file"
     }
 
     public init(from decoder: Decoder) throws {
@@ -94,6 +100,7 @@ public struct HubProfile: Sendable, Codable, Equatable {
         apiKeyRecordProfile = try c.decodeIfPresent(String.self, forKey: .apiKeyRecordProfile)
         hubIsOnlyGate = try c.decodeIfPresent(Bool.self, forKey: .hubIsOnlyGate) ?? false
         dispatchTargets = try c.decodeIfPresent([String: DispatchTargetSetting].self, forKey: .dispatchTargets) ?? [:]
+        caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
     }
 }
 

@@ -43,6 +43,9 @@ public struct HubTransportError: Error, Sendable, Equatable, CustomStringConvert
         /// `https://` URL's port, or TLS on an `http://` one). Nothing was processed and
         /// a retry cannot help: the client does not retry it.
         case wrongProtocol = "wrong_protocol"
+        /// The server's TLS certificate did not verify against the trusted CAs
+        /// (`TLSTrust`). Nothing was sent, and a retry cannot help: not retried.
+        case untrustedCertificate = "untrusted_certificate"
         /// Anything else the HTTP stack reported.
         case other = "other"
     }

@@ -35,6 +35,11 @@ import FoundationNetworking
 /// `LoopbackHTTPClient` instead: keep-alive for every method, no silent resends, and
 /// far less overhead per request than libcurl. `loopbackFastPath: false` forces
 /// URLSession there too (scripts/bench-client measures both).
+///
+/// Trust: with `TLSTrust.system`, HTTPS goes through URLSession (the system store).
+/// Any other trust (a profile's `ca_file`, `SSL_CERT_FILE`, `SSL_CERT_DIR`) sends HTTPS
+/// through `CurlExchange`, which hands libcurl that CA bundle per exchange — URLSession
+/// on Linux cannot. Both honour libcurl's proxy variables (`HTTPS_PROXY`, `NO_PROXY`…).
 public final class LiveTransport: HubTransport, @unchecked Sendable {
     private let pooled: URLSession
     private let oneShot: URLSession
@@ -49,7 +54,11 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
     /// Whether URLSession goes through a proxy (then probing the host proves nothing).
     private let proxied: Bool
 
-    public init(maxConnectionsPerHost: Int = 8, loopbackFastPath: Bool = true) {
+    /// The CAs HTTPS trusts.
+    public let trust: TLSTrust
+
+    public init(maxConnectionsPerHost: Int = 8, loopbackFastPath: Bool = true, trust: TLSTrust = .system) {
+        self.trust = trust
         loopback = loopbackFastPath
             ? LoopbackHTTPClient(maxIdlePerHost: maxConnectionsPerHost, maxResponseBytes: HubTransportPolicy.maxResponseBytes) : nil
         delegate = LiveTransportDelegate()
@@ -84,6 +93,7 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
         guard let url = URL(string: base + request.target) else {
             throw HubTransportError(.other, "cannot form a URL from \(base) and \(request.target)")
         }
+        guard trust.isSystem else { return try performWithTrust(request, url: url, timeouts: timeouts) }
         let reusesConnections = request.method == "GET" || request.method == "HEAD"
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method
@@ -101,6 +111,14 @@ public final class LiveTransport: HubTransport, @unchecked Sendable {
         task.resume()
         exchange.done.wait()
         let response = try exchange.result()
+        if let key = Self.hostPort(url) { reached.withLock { $0[key] = MonotonicTime.seconds() } }
+        return response
+    }
+
+    /// `request` through libcurl with this transport's CA bundle (`CurlExchange`).
+    private func performWithTrust(_ request: HTTPRequestMessage, url: URL, timeouts: HubTimeouts) throws -> HTTPResponseMessage {
+        try ensureReachable(url, timeout: timeouts.connect)
+        let response = try CurlExchange.perform(request, url: url, trust: trust, timeouts: timeouts)
         if let key = Self.hostPort(url) { reached.withLock { $0[key] = MonotonicTime.seconds() } }
         return response
     }
@@ -227,9 +245,20 @@ final class LiveExchange: @unchecked Sendable {
             return HubTransportError(.timedOut, "no data arrived within the timeout")
         case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet:
             return HubTransportError(.cannotConnect, urlError.localizedDescription)
+        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid:
+            return HubTransportError(.untrustedCertificate,
+                                     "its TLS certificate does not verify against the system's CAs (\(urlError.localizedDescription)); nothing was sent")
         case .networkConnectionLost, .badServerResponse:
             return HubTransportError(.connectionLost, "the connection closed before the response arrived")
         default:
+            // FoundationNetworking reports libcurl's certificate failures as an unknown
+            // error carrying libcurl's words ("SSL certificate problem: …").
+            if urlError.localizedDescription.contains("SSL certificate problem")
+                || urlError.localizedDescription.contains("SSL peer certificate") {
+                return HubTransportError(.untrustedCertificate,
+                                         "its TLS certificate does not verify against the system's CAs (\(urlError.localizedDescription)); nothing was sent")
+            }
             return HubTransportError(.other, urlError.localizedDescription)
         }
     }

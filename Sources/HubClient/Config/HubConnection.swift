@@ -62,7 +62,8 @@ public final class HubConnection: Sendable {
                 options.apiKeyRecordReader = try keyRecordReader(config: config, profile: profile.name, reader: readerName,
                                                                  store: store, options: options)
             }
-            let client = try HubClient(profile: profile, credentialStore: store, transport: LiveTransport(),
+            let trust = try TLSTrust.resolve(profile: profileName, caFile: profile.caFile)
+            let client = try HubClient(profile: profile, credentialStore: store, transport: LiveTransport(trust: trust),
                                        secrets: secrets, options: options)
             var hint: String?
             // A Hub on this machine (a served sandbox, a tunnel) is a developer's: no hint.

@@ -16,7 +16,8 @@ public struct ModuleResolver: Sendable {
     public init(folders: [URL], libraries: [ModuleLibrary] = []) {
         self.folders = folders.map { $0.standardizedFileURL.resolvingSymlinksInPath() }
         self.libraries = libraries.map {
-            ModuleLibrary(name: $0.name, folder: $0.folder.standardizedFileURL.resolvingSymlinksInPath(), check: $0.check)
+            ModuleLibrary(name: $0.name, folder: $0.folder.standardizedFileURL.resolvingSymlinksInPath(), check: $0.check,
+                          checkWhole: $0.checkWhole)
         }
     }
 
@@ -95,10 +96,16 @@ public struct ModuleLibrary: Sendable {
     /// Called with a module's path inside `folder` and its bytes before it is loaded;
     /// throws to refuse it (a file that no longer matches its pin).
     public let check: (@Sendable (String, Data) throws -> Void)?
-    public init(name: String, folder: URL, check: (@Sendable (String, Data) throws -> Void)? = nil) {
+    /// Called before a recipe of this library runs: checks every file of the library
+    /// (the recipe's own library is checked whole at start; other libraries only module
+    /// by module, as `require` loads them). Throws to refuse the run.
+    public let checkWhole: (@Sendable () throws -> Void)?
+    public init(name: String, folder: URL, check: (@Sendable (String, Data) throws -> Void)? = nil,
+                checkWhole: (@Sendable () throws -> Void)? = nil) {
         self.name = name
         self.folder = folder
         self.check = check
+        self.checkWhole = checkWhole
     }
 }
 

@@ -90,6 +90,16 @@ struct RecipeLauncher {
         } catch let notAllowed as NotAllowed {
             return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: notAllowed.description, structured: notAllowed.structured),
                                                exitCode: ExitCode.capabilityDenied, runID: runIDKnownBeforeStart)
+        } catch let pins as LibraryPinError {
+            // The recipe's own library does not match its pins: exit 2; under --json an
+            // `error` event with `code`, `lock`, `libraries` and `changes`.
+            guard json else {
+                return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: pins.description), exitCode: ExitCode.usage,
+                                                   runID: runIDKnownBeforeStart)
+            }
+            output.event("error", JSONEvents.hostError(pins))
+            output.event("summary", JSONEvents.summary(status: "failed", exitCode: ExitCode.usage, runID: runIDKnownBeforeStart))
+            return ExitCode.usage
         } catch let busy as RunLock.Busy {
             return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: busy.description), runID: busy.runID)
         } catch {

@@ -20,9 +20,11 @@ struct TestCommand: Command {
         journal; s:run("recipe.lua", params, {mode = …}) runs a recipe against it as
         hubscript run does. Reference: docs/recipe-tests.md.
 
-        The configuration's libraries (checked against hubscript.lock, git ones
-        fetched into the state folder) are searched by require, in the test files and
-        in the recipes they run, as in a run.
+        A test runs recipes and reads file parameters only in its own folder (or, for
+        a test inside a library, that library), and no connection leaves the process.
+        The configuration's libraries (git ones fetched into the state folder) are
+        searched by require, in the test files and in the recipes they run, each
+        module checked against hubscript.lock as in a run.
 
         Prints one line per case (ok or FAIL, with the failure's message and the test's
         file:line), then "N passed, N failed". Exits 0 if every case passed, 1 if any

@@ -29,13 +29,13 @@ enum TestPlugins {
             },
             ScriptFunction("run") { call in
                 let sandbox = try session.sandbox(try call.integer(1))
-                let path = session.resolve(try call.string(2))
-                let params = TestSandbox.resolvingFileParams(try Self.object(try call.optionalTable(3), what: "params"),
-                                                             recipe: path, resolve: session.resolve)
+                let path = try session.paths.recipe(try call.string(2))
+                let params = try TestSandbox.resolvingFileParams(try Self.object(try call.optionalTable(3), what: "params"),
+                                                                 recipe: path, paths: session.paths)
                 let options = try call.optionalTable(4)
                 var run = TestSandbox.RunOptions()
                 run.mode = options["mode"].stringValue ?? "run"
-                run.killAfterWrites = options["kill_after_writes"].intValue.map { Int($0) }
+                run.killAfterWrites = try Self.killCount(options, "kill_after_writes", meaning: "the writes made before the kill")
                 run.killDuringWrite = try Self.killDuringWrite(options)
                 run.planRunID = options["plan"]["run_id"].stringValue
                 return .value(try onOwnThread { [run] in try sandbox.run(path: path, params: params, options: run) })
@@ -75,19 +75,29 @@ enum TestPlugins {
     /// `options.kill_during_write`: nil when absent; else a whole number from 1 (the write
     /// whose response is lost), and not with `kill_after_writes` (two different kills).
     static func killDuringWrite(_ options: ScriptValue) throws -> Int? {
-        let value = options["kill_during_write"]
-        if case .nilValue = value { return nil }
-        guard let n = value.intValue, n >= 1, n <= Int64(Int32.max) else {
-            let shown: String
-            switch value {
-            case .integer(let i): shown = String(i)
-            case .number(let d): shown = String(d)
-            default: shown = "a " + value.luaTypeName
-            }
-            throw ScriptMessageError("s:run: kill_during_write must be a whole number from 1 (the write whose response is lost), got \(shown)")
-        }
-        if case .nilValue = options["kill_after_writes"] { return Int(n) }
+        guard let n = try killCount(options, "kill_during_write", meaning: "the write whose response is lost") else { return nil }
+        if case .nilValue = options["kill_after_writes"] { return n }
         throw ScriptMessageError("s:run: give kill_after_writes (a kill between writes) or kill_during_write (a kill during one), not both")
+    }
+
+    /// `options[name]`: nil when absent; else a whole number from 1 to 2^31-1 (`meaning`
+    /// says what it counts). Zero, negative, fractional and non-number values are
+    /// refused: a kill that never happens would let the test pass for the wrong reason.
+    static func killCount(_ options: ScriptValue, _ name: String, meaning: String) throws -> Int? {
+        let value = options[name]
+        if case .nilValue = value { return nil }
+        switch value {
+        case .integer(let n) where n >= 1 && n <= Int64(Int32.max): return Int(n)
+        case .number(let d) where d == d.rounded() && d >= 1 && d <= Double(Int32.max): return Int(d)   // 2.0, as Lua converts it
+        default: break
+        }
+        let shown: String
+        switch value {
+        case .integer(let i): shown = String(i)
+        case .number(let d): shown = d.isFinite && d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+        default: shown = "a " + value.luaTypeName
+        }
+        throw ScriptMessageError("s:run: \(name) must be a whole number from 1 (\(meaning)), got \(shown)")
     }
 
     /// A table of named fields (an empty Lua table reads as either kind).

@@ -30,6 +30,7 @@ final class TestSession: @unchecked Sendable {
         self.state = state
         self.libraries = libraries
         self.onResult = onResult
+        paths = TestPaths(testFile: file, libraries: libraries)
     }
 
     func report(name: String, ok: Bool, message: String?) {
@@ -38,12 +39,8 @@ final class TestSession: @unchecked Sendable {
         onResult(result)
     }
 
-    /// A recipe path as the test names it: relative to the test file's folder.
-    /// Kept relative when the test file's path is, so messages read `recipes/x.lua:3:`.
-    func resolve(_ path: String) -> String {
-        let dir = (file as NSString).deletingLastPathComponent
-        return path.hasPrefix("/") || dir.isEmpty ? path : dir + "/" + path
-    }
+    /// Where the test's recipes and `file` parameters may be (its folder, or its library).
+    let paths: TestPaths
 
     func newSandbox(_ options: ScriptValue) throws -> Int {
         let known: Set<String> = ["users", "audit_events", "fixtures", "as"]
@@ -129,7 +126,11 @@ enum TestRunner {
                     onResult: @escaping @Sendable (TestCaseResult) -> Void) -> (cases: [TestCaseResult], error: String?) {
         let session = TestSession(file: file, state: state, libraries: libraries, onResult: onResult)
         let recipe: RecipeFile
-        do { recipe = try RecipeFile(path: file) } catch { return ([], "\(error)") }
+        do {
+            recipe = try RecipeFile(path: file)
+            // A test kept in a library is that library's file: the library must match its pins.
+            try LibraryRecipe.checkPin(recipe, libraries: libraries)
+        } catch { return ([], "\(error)") }
         let output = MemoryOutput()
         var configuration = RunConfiguration(output: output)
         configuration.libraries = libraries

@@ -1,4 +1,5 @@
 import Foundation
+import DispatchClient
 import HTTPKit
 import HubBindings
 import HubClient
@@ -92,16 +93,20 @@ final class TestSandbox: @unchecked Sendable {
         var resume: String?
     }
 
-    /// `params` with each `file` parameter given as a relative path made relative to the
-    /// test file (by `resolve`), as the recipe's own path is, so a test reads its
-    /// fixtures wherever `hubscript test` runs from. Unchanged if the manifest cannot be
-    /// read (the run then reports why).
+    /// `params` with each `file` parameter's path made relative to the test file, as
+    /// the recipe's own path is, so a test reads its fixtures wherever `hubscript test`
+    /// runs from — and confined by `paths` (the test's folder, or its library; a file
+    /// parameter has no default). Unchanged if the manifest cannot be read (the run then
+    /// reports why).
+    /// - Throws: `ScriptMessageError` for a path that is absolute or leads out of `paths`.
     static func resolvingFileParams(_ params: [String: ScriptValue], recipe path: String,
-                                    resolve: (String) -> String) -> [String: ScriptValue] {
+                                    paths: TestPaths) throws -> [String: ScriptValue] {
         guard let manifest = try? RecipeManifest.load(from: RecipeFile(path: path)) else { return params }
         var resolved = params
         for spec in manifest.params where spec.kind == .file {
-            if let value = params[spec.name]?.stringValue, !value.hasPrefix("/") { resolved[spec.name] = .string(resolve(value)) }
+            if let value = params[spec.name]?.stringValue {
+                resolved[spec.name] = .string(try paths.file(value, parameter: spec.name))
+            }
         }
         return resolved
     }

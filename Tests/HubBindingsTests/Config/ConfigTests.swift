@@ -74,10 +74,34 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(try config.profile(named: "dev").setting, .sandbox)
     }
 
+    /// `ca_file`: kept absolute; a relative path is relative to the configuration's folder.
+    /// Whether it holds certificates is checked when the profile connects (TLSTrustTests).
+    func testCAFileIsResolvedAgainstTheConfigurationsFolder() throws {
+        let url = try write("sub/c.lua", """
+            return { profiles = {
+              rel = { hub_url = "https://h", api_key_env = "K", ca_file = "certs/../ca.pem" },
+              abs = { hub_url = "https://h", api_key_env = "K", ca_file = "/etc/ssl/private-ca.pem" },
+              none = { hub_url = "https://h", api_key_env = "K" },
+            } }
+            """)
+        let config = try HubConfig.load(explicit: url.path)
+        func caFile(_ name: String) throws -> String? {
+            guard case .hub(let profile) = try config.profile(named: name).setting else { XCTFail("\(name) is a hub profile"); return nil }
+            return profile.caFile
+        }
+        XCTAssertEqual(try caFile("rel"), folder.appendingPathComponent("sub/ca.pem").standardizedFileURL.path)
+        XCTAssertEqual(try caFile("abs"), "/etc/ssl/private-ca.pem")
+        XCTAssertNil(try caFile("none"))
+        let bad = try write("bad-ca.lua", #"return { profiles = { p = { hub_url = "https://h", api_key_env = "K", ca_file = 1 } } }"#)
+        XCTAssertThrowsError(try HubConfig.load(explicit: bad.path)) { error in
+            XCTAssertEqual("\(error)", "config \(bad.path): profiles.p.ca_file must be a non-empty string")
+        }
+    }
+
     func testMistakesNameTheKey() throws {
         let cases: [(String, String)] = [
             (#"return { profiles = { p = { hub_url = "https://h", emial = "x" } } }"#,
-             "unknown key 'emial' in profiles.p (allowed: sandbox, hub_url, api_prefix, email, api_key, api_key_env, api_key_ref, api_key_id, api_key_permissions, rate_limit_per_minute, dispatch_url, dispatch_token_ref, dispatch_targets, api_key_record_profile, gate)"),
+             "unknown key 'emial' in profiles.p (allowed: sandbox, hub_url, api_prefix, email, api_key, api_key_env, api_key_ref, api_key_id, api_key_permissions, rate_limit_per_minute, dispatch_url, dispatch_token_ref, dispatch_targets, api_key_record_profile, gate, ca_file)"),
             (#"return { profiles = { p = { email = "x@y" } } }"#,
              "profiles.p.hub_url is required (e.g. \"https://api.substratalapps.com\"), or set sandbox = true"),
             (#"return { profiles = { p = { hub_url = "https://h" } } }"#,

@@ -34,11 +34,14 @@ public struct DispatchTarget: Sendable {
     /// The configured target's name (`dispatch_targets`), or nil for the profile's own
     /// Dispatch (`dispatch_url`).
     public let name: String?
+    /// The profile's `ca_file` (`TLSTrust`): the CAs this Dispatch's connections trust.
+    public var caFile: String?
 
-    public init(profile: String, endpoint: Endpoint, name: String? = nil) {
+    public init(profile: String, endpoint: Endpoint, name: String? = nil, caFile: String? = nil) {
         self.profile = profile
         self.endpoint = endpoint
         self.name = name
+        self.caFile = caFile
     }
 
     /// The Dispatch target `target` of profile `name` in `config`: under the built-in
@@ -58,7 +61,8 @@ public struct DispatchTarget: Sendable {
                 "\(file) defines no Dispatch target '\(target)' for profile '\(name)' (targets: \(known.isEmpty ? "none" : known.joined(separator: ", "))): add dispatch_targets = { \(target) = { url = \"https://…\", token_ref = \"dispatch/\(target)\" } } at its top level or in the profile"),
                 name: target)
         }
-        return DispatchTarget(profile: name, endpoint: .server(url: spec.url, tokenRef: spec.tokenRef), name: target)
+        let caFile: String? = if case .hub(let profile) = setting { profile.caFile } else { nil }
+        return DispatchTarget(profile: name, endpoint: .server(url: spec.url, tokenRef: spec.tokenRef), name: target, caFile: caFile)
     }
 
     /// Who keeps the token, for messages: "profile 'prod'" or "the Dispatch target 'ops'".
@@ -83,7 +87,9 @@ public struct DispatchTarget: Sendable {
                 return DispatchTarget(profile: name, endpoint: .unconfigured(reason:
                     "profile '\(name)' sets dispatch_url but no dispatch_token_ref (the vault entry holding Dispatch's machine token)"))
             }
-            return DispatchTarget(profile: name, endpoint: .server(url: url, tokenRef: ref))
+            var target = DispatchTarget(profile: name, endpoint: .server(url: url, tokenRef: ref))
+            target.caFile = profile.caFile
+            return target
         }
     }
 
@@ -108,11 +114,18 @@ public struct DispatchTarget: Sendable {
             try DispatchClient.checkURL(url)
             let token = try self.token(ref: ref, secrets: secrets, environment: environment)
             return try DispatchClient(baseURL: url, token: token.value, tokenSource: token.source, tokenName: ref,
-                                      transport: LiveDispatchTransport(),
+                                      transport: LiveDispatchTransport(trust: try trust(environment: environment)),
                                       retry: retry)
         case .unconfigured(let reason):
             throw ScriptStructuredError(code: "dispatch_not_configured", message: reason)
         }
+    }
+
+    /// The CAs a live connection of this target trusts: the profile's `ca_file`, else
+    /// `SSL_CERT_FILE`/`SSL_CERT_DIR`, else the system store. Throws `HubError`
+    /// `configuration_error` for a bundle that cannot serve.
+    public func trust(environment: [String: String] = ProcessEnvironment.all) throws -> TLSTrust {
+        try TLSTrust.resolve(profile: caFile == nil ? nil : profile, caFile: caFile, environment: environment)
     }
 
     /// Where the in-process sandbox Dispatch "is" (only messages show it).
@@ -154,8 +167,10 @@ public struct DispatchTarget: Sendable {
 
 /// The Hub client's live transport (HTTPS, or plain HTTP to loopback) for Dispatch.
 struct LiveDispatchTransport: DispatchTransport {
-    let transport: any HubTransport = LiveTransport()
+    let transport: any HubTransport
     let timeouts = HubTimeouts()
+
+    init(trust: TLSTrust) { transport = LiveTransport(trust: trust) }
 
     func perform(_ request: HTTPRequestMessage, baseURL: URL) throws -> HTTPResponseMessage {
         do { return try transport.perform(request, baseURL: baseURL, timeouts: timeouts) } catch let error as HubTransportError {
@@ -165,7 +180,7 @@ struct LiveDispatchTransport: DispatchTransport {
             case .timedOut: throw HTTPClientError(.timedOut, error.message)
             case .tooLarge: throw HTTPClientError(.tooLarge, error.message)
             case .insecure: throw HTTPClientError(.notLoopback, error.message)
-            case .wrongProtocol: throw HTTPClientError(.wrongProtocol, error.message)
+            case .wrongProtocol, .untrustedCertificate: throw HTTPClientError(.wrongProtocol, error.message)
             }
         }
     }
