@@ -18,6 +18,9 @@ extension Journal {
     /// Opens the journal at `path` for a run (new or resumed) after checking it:
     /// - a 0-byte file is refused (whatever its write-ahead log holds),
     ///   not silently given a new schema: it was truncated or made by something else;
+    /// - a file that lost committed history (its log deleted or damaged) is refused,
+    ///   whatever `check` says (`verifyHistory`), and from then on each commit is
+    ///   counted beside it;
     /// - an existing file must pass SQLite's `PRAGMA quick_check`, as `check` says.
     ///
     /// A missing journal is made whole under a temporary name and linked into place
@@ -39,7 +42,14 @@ extension Journal {
         }
         let clean = closedCleanly(path)   // before opening: opening makes the log
         let journal: Journal
-        do { journal = try Journal(path: path) } catch let error as JournalError
+        do {
+            journal = try Journal(path: path, migrating: false)
+            if let sqlite = journal.sqlite, path != ":memory:" {
+                let log = try mappingStoreErrors { try verifyHistory(path: path, sqlite) }
+                try mappingStoreErrors { try journal.db.migrate() }
+                journal.locked { _ in journal.commitLog = log }
+            }
+        } catch let error as JournalError
             where error.code == .sqlite && (error.message.contains("not a database") || error.message.contains("malformed")) {
             throw malformed(path, error.message.contains("not a database") ? "file is not a database" : "database disk image is malformed")
         }
@@ -174,9 +184,13 @@ extension Journal {
     private static func createInPlace(_ path: String) throws {
         let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer {
-            for suffix in ["", "-wal", "-shm", "-closed"] { unlink(temporary + suffix) }
+            for suffix in ["", "-wal", "-shm", "-closed", "-commits"] { unlink(temporary + suffix) }
         }
-        do { try Journal(path: temporary).markClosedCleanly(keepingLogUpTo: 0) }   // the schema in the file
+        do {   // the schema (and the count of commits) in the file
+            let made = try Journal(path: temporary)
+            if let sqlite = made.sqlite { _ = try mappingStoreErrors { try ensureCommitTable(sqlite) } }
+            made.markClosedCleanly(keepingLogUpTo: 0)
+        }
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -194,7 +208,7 @@ extension Journal {
                     """)
             }
         }
-        for suffix in ["-shm", "-closed"] { unlink(path + suffix) }
+        for suffix in ["-shm", "-closed", "-commits"] { unlink(path + suffix) }
         if link(temporary, path) != 0 && errno != EEXIST {
             throw JournalError(.sqlite, "cannot create the journal \(path): \(String(cString: strerror(errno)))")
         }

@@ -1,0 +1,278 @@
+import Foundation
+import SQLiteKit
+
+/// Telling a journal that lost committed history from one that did not.
+///
+/// SQLite keeps a transaction's pages in the write-ahead log (`journal.sqlite-wal`)
+/// until a checkpoint copies them into the file. A log that is deleted, or whose
+/// header is damaged, is ignored at the next open: every transaction in it is gone,
+/// and the journal opens as it was at the last checkpoint — runs, writes and fires
+/// missing, with nothing to say so. So the journal counts its commits twice:
+///
+/// - in the file, one row of `journal_commits` (the journal's random id and its count
+///   of commits), bumped inside every write transaction (`Journal.transaction`), so it
+///   is exactly as durable as the history it counts;
+/// - beside the file, in `<journal>-commits`, rewritten after each commit with the
+///   count that commit made (never lowered: concurrent writers take turns with `flock`).
+///
+/// At every open (`openChecked`), the side record is read first, then the file's count:
+/// the file's count only grows and the side record only ever holds a count the file
+/// committed, so the file's count is never below the side record unless committed
+/// transactions were lost. A process killed at any point leaves the side record at
+/// most one commit behind the file (never ahead), so no false alarm follows a
+/// `kill -9`; a write lost with its log is one the side record had already counted.
+///
+/// Cost per commit: one row updated in the transaction (a page the log already holds
+/// after the first write of a checkpoint period is written again), and `flock`,
+/// `pread`, `pwrite` on the side record after it (no `fsync`).
+///
+/// After a power cut the log may lose its last few commits (`synchronous = NORMAL`:
+/// see `Journal`) while the side record kept them: that is reported too, as it is a
+/// loss. PostgreSQL journals have no such record: the server makes each commit
+/// durable before it answers.
+extension Journal {
+    /// The side record's path for the journal at `path`.
+    static func commitRecordPath(_ path: String) -> String { path + "-commits" }
+
+    /// The table that counts the file's commits (one row, `id = 1`). Made outside the
+    /// versioned schema (`JournalSchema`), idempotently, by the first checked open.
+    static let commitTableSQL = """
+        CREATE TABLE IF NOT EXISTS journal_commits (
+            id         INTEGER PRIMARY KEY CHECK (id = 1),
+            journal_id TEXT NOT NULL,
+            commits    INTEGER NOT NULL
+        )
+        """
+
+    /// The file's own count, or nil when it has no `journal_commits` row.
+    static func fileCommits(_ sqlite: SQLiteDatabase) throws -> CommitCount? {
+        let table = try sqlite.first("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'journal_commits'") { $0.int(0) }
+        guard table == 1 else { return nil }
+        return try sqlite.first("SELECT journal_id, commits FROM journal_commits WHERE id = 1") {
+            CommitCount(journalID: $0.text(0), commits: $0.int(1))
+        }
+    }
+
+    /// Makes the table and its row (a new random id unless `journalID`), if missing, in
+    /// one write transaction; returns the file's count.
+    static func ensureCommitTable(_ sqlite: SQLiteDatabase, journalID: String? = nil) throws -> CommitCount {
+        try sqlite.transaction {
+            try sqlite.exec(commitTableSQL)
+            let id = journalID ?? randomJournalID()
+            _ = try sqlite.run("INSERT OR IGNORE INTO journal_commits (id, journal_id, commits) VALUES (1, ?1, 0)", [.text(id)])
+        }
+        return try fileCommits(sqlite) ?? CommitCount(journalID: journalID ?? "", commits: 0)
+    }
+
+    static func randomJournalID() -> String {
+        (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+
+    /// Compares the side record with the file (read in that order: see above) and
+    /// returns the log that keeps the side record from now on. Runs before the schema is
+    /// migrated (a migration would write the log again and bury what was lost).
+    /// - Throws: `JournalError(.historyLost)` saying what was lost and what to do.
+    static func verifyHistory(path: String, _ sqlite: SQLiteDatabase) throws -> JournalCommitLog {
+        let side = JournalCommitLog.read(commitRecordPath(path))
+        var file = try fileCommits(sqlite)
+        switch (side, file) {
+        case (.damaged(let reason), _):
+            throw historyError(path, """
+                its commit record \(commitRecordPath(path)) is damaged (\(reason)), so whether the journal lost \
+                committed history cannot be told
+                """)
+        case (.present(let record), let counted?):
+            if record.journalID != counted.journalID {
+                throw historyError(path, """
+                    it is not the journal this machine last wrote: its commit record \(commitRecordPath(path)) belongs \
+                    to another journal file (the file was replaced, perhaps by an older copy, and what was recorded \
+                    since is missing)
+                    """)
+            }
+            if counted.commits < record.commits {
+                throw lostCommits(path, recorded: record.commits, held: counted.commits)
+            }
+        case (.present(let record), nil):
+            if record.commits > 0 { throw lostCommits(path, recorded: record.commits, held: 0) }
+            file = try ensureCommitTable(sqlite, journalID: record.journalID)
+        case (.missing, let counted?):
+            if counted.commits > 0 {
+                throw historyError(path, """
+                    its commit record \(commitRecordPath(path)) is missing (the journal counts \(counted.commits) \
+                    commits), so whether the journal lost committed history cannot be told
+                    """)
+            }
+        case (.missing, nil):
+            file = try ensureCommitTable(sqlite)
+        }
+        let log = try JournalCommitLog(path: commitRecordPath(path), journalID: file?.journalID ?? "")
+        if case .missing = side { log.record(file?.commits ?? 0) }
+        return log
+    }
+
+    static func lostCommits(_ path: String, recorded: Int, held: Int) -> JournalError {
+        historyError(path, """
+            it has lost committed history: \(recorded) commits were recorded, it holds \(held) (its write-ahead log \
+            \(path)-wal was deleted or damaged after the last \(recorded - held) commits, or the machine lost power \
+            before they reached the disk); runs, writes and fires recorded in them are forgotten
+            """)
+    }
+
+    static func historyError(_ path: String, _ what: String) -> JournalError {
+        JournalError(.historyLost, """
+            the journal \(path): \(what). Nothing was run: a run it forgot would be started afresh and not resumed. \
+            Keep a copy of its files (cp -p \(path)* SOMEWHERE/), then either restore them from a backup, or accept \
+            the loss with hubscript runs repair --accept-loss (check on the Hub what runs of that time did).
+            """)
+    }
+
+    // MARK: Accepting a loss
+
+    /// What `acceptLoss` found and did.
+    public struct AcceptedLoss: Sendable, Equatable {
+        /// The commits the side record held (nil: it was missing or damaged).
+        public let recorded: Int?
+        /// The commits the file holds, which the side record now says.
+        public let held: Int
+        /// Where a copy of the damaged log was kept, if there was one.
+        public let logCopy: String?
+    }
+
+    /// `hubscript runs repair --accept-loss`: makes the journal at `path` usable again
+    /// after `verifyHistory` refused it. The file must pass `PRAGMA quick_check`; its
+    /// write-ahead log, if any, is first copied to `<path>-wal.lost-<seconds since
+    /// 1970>` (the next write would overwrite what a damaged log still holds); then the
+    /// side record is set to the file's count (and its id).
+    public static func acceptLoss(path: String) throws -> AcceptedLoss {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw JournalError(.historyLost, "there is no journal at \(path): nothing to repair")
+        }
+        let recorded: Int? = if case .present(let record) = JournalCommitLog.read(commitRecordPath(path)) { record.commits } else { nil }
+        var logCopy: String?
+        if (size(path + "-wal") ?? 0) > 0 {
+            let copy = path + "-wal.lost-\(time(nil))"
+            do { try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy) } catch {
+                throw JournalError(.historyLost, """
+                    cannot keep a copy of the journal's log \(path)-wal at \(copy) (\(error.localizedDescription)); \
+                    nothing was changed. Copy it yourself, move it aside and run again.
+                    """)
+            }
+            logCopy = copy
+        }
+        let journal: Journal
+        do { journal = try Journal(path: path, migrating: false) } catch let error as JournalError
+            where error.code == .sqlite && (error.message.contains("not a database") || error.message.contains("malformed")) {
+            throw malformed(path, error.message.contains("not a database") ? "file is not a database" : "database disk image is malformed")
+        }
+        try journal.quickCheck()
+        guard let sqlite = journal.sqlite else { throw JournalError(.historyLost, "the journal \(path) is not a SQLite file") }
+        let file = try mappingStoreErrors { try ensureCommitTable(sqlite) }
+        try mappingStoreErrors { try journal.db.migrate() }
+        let log = try JournalCommitLog(path: commitRecordPath(path), journalID: file.journalID)
+        log.overwrite(file.commits)
+        return AcceptedLoss(recorded: recorded, held: file.commits, logCopy: logCopy)
+    }
+}
+
+/// A journal's id and count of commits.
+struct CommitCount: Equatable, Sendable {
+    let journalID: String
+    let commits: Int
+}
+
+/// The side record `<journal>-commits`: one line, `<journal id> <commits, 20 digits>`,
+/// always the same length, rewritten in place (no rename, no truncation, no `fsync`).
+/// Writers of one journal (threads, processes) take turns with `flock` on it, and a
+/// count is written only if larger than the one there, so it never goes back.
+final class JournalCommitLog: @unchecked Sendable {
+    let path: String
+    let journalID: String
+    private let fd: Int32
+
+    enum Contents: Equatable {
+        case missing
+        case damaged(String)
+        case present(CommitCount)
+    }
+
+    /// Opens (creating, mode 0600) the record at `path`; a link or anything but a
+    /// regular file there is refused.
+    init(path: String, journalID: String) throws {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
+        guard fd >= 0 else {
+            throw JournalError(.historyLost, "cannot open the journal's commit record \(path): \(String(cString: strerror(errno)))")
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw JournalError(.historyLost, "the journal's commit record \(path) is not a regular file; move it aside and run again")
+        }
+        self.fd = fd
+        self.path = path
+        self.journalID = journalID
+    }
+
+    deinit { close(fd) }
+
+    /// The record's line for `commits`.
+    func line(_ commits: Int) -> [UInt8] {
+        let digits = String(commits)
+        return Array((journalID + " " + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + "\n").utf8)
+    }
+
+    /// After a commit that brought the file's count to `commits`: writes it unless the
+    /// record already holds as much. Best effort: a record left behind only narrows
+    /// what a later loss is measured against.
+    func record(_ commits: Int) {
+        withLock {
+            if case .present(let there) = Self.parse(readAll()), there.journalID == journalID, there.commits >= commits { return }
+            write(line(commits))
+        }
+    }
+
+    /// Sets the record to `commits`, even lower than it holds (accepting a loss).
+    func overwrite(_ commits: Int) {
+        withLock { write(line(commits)) }
+    }
+
+    private func withLock(_ body: () -> Void) {
+        while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+        defer { flock(fd, LOCK_UN) }
+        body()
+    }
+
+    private func write(_ bytes: [UInt8]) {
+        let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        if written == bytes.count { _ = ftruncate(fd, off_t(bytes.count)) }
+    }
+
+    private func readAll() -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? Array(buffer[..<count]) : []
+    }
+
+    /// The record at `path`, read without following a link or blocking on a FIFO.
+    static func read(_ path: String) -> Contents {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return errno == ENOENT ? .missing : .damaged(String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return .damaged("not a regular file") }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
+        guard count >= 0 else { return .damaged(String(cString: strerror(errno))) }
+        return parse(Array(buffer[..<count]))
+    }
+
+    static func parse(_ bytes: [UInt8]) -> Contents {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let fields = text.split(separator: " ", omittingEmptySubsequences: false)
+        guard bytes.count == 54, text.hasSuffix("\n"), fields.count == 2, fields[0].count == 32,
+              fields[0].allSatisfy({ $0.isHexDigit && !$0.isUppercase }),
+              fields[1].dropLast().allSatisfy({ $0 >= "0" && $0 <= "9" }), let commits = Int(fields[1].dropLast()) else {
+            return .damaged(bytes.isEmpty ? "empty" : "not a commit record")
+        }
+        return .present(CommitCount(journalID: String(fields[0]), commits: commits))
+    }
+}
