@@ -40,6 +40,7 @@ extension Journal {
                 recorded are lost. Move it aside (mv \(path) \(path).empty) and run again to start a new journal.
                 """)
         }
+        keepPrivate(path)
         let clean = closedCleanly(path)   // before opening: opening makes the log
         let journal: Journal
         do {
@@ -186,6 +187,13 @@ extension Journal {
         defer {
             for suffix in ["", "-wal", "-shm", "-closed", "-commits"] { unlink(temporary + suffix) }
         }
+        // Made 0600 before SQLite opens it: SQLite gives its log and index the file's mode.
+        let made = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard made >= 0 else {
+            throw JournalError(.sqlite, "cannot create the journal \(path): \(String(cString: strerror(errno)))")
+        }
+        _ = fchmod(made, 0o600)   // whatever the umask
+        close(made)
         do {   // the schema (and the count of commits) in the file
             let made = try Journal(path: temporary)
             if let sqlite = made.sqlite { _ = try mappingStoreErrors { try ensureCommitTable(sqlite) } }
@@ -211,6 +219,21 @@ extension Journal {
         for suffix in ["-shm", "-closed", "-commits"] { unlink(path + suffix) }
         if link(temporary, path) != 0 && errno != EEXIST {
             throw JournalError(.sqlite, "cannot create the journal \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The journal (params, Hub responses) is its owner's alone: its file, log, index and
+    /// markers are made 0600 (SQLite makes the log and index with the file's mode), and
+    /// any of them found readable or writable by others (made by an older hubscript, or
+    /// under a wide umask) is tightened, when this user owns it.
+    static func keepPrivate(_ path: String) {
+        guard path != ":memory:" else { return }
+        let user = geteuid()
+        for suffix in ["", "-wal", "-shm", "-closed", "-commits"] {
+            var status = stat()
+            guard lstat(path + suffix, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+                  status.st_uid == user, status.st_mode & 0o077 != 0 else { continue }
+            _ = chmod(path + suffix, status.st_mode & 0o700)
         }
     }
 
