@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 /// Output that could not be written — stdout on a full disk, a closed pipe, a closed
-/// descriptor — is reported on stderr and the command exits 5 (a command that failed
+/// descriptor — is reported on stderr and the command exits 6 (a command that failed
 /// keeps its own code), never 0 behind a truncated file.
 final class OutputLostCLITests: XCTestCase {
     var cli: CLIHarness!
@@ -37,19 +37,19 @@ final class OutputLostCLITests: XCTestCase {
 
     func lastLine(_ text: String) -> String { text.split(separator: "\n").last.map(String.init) ?? "" }
 
-    func testAFullDiskIsReportedWithExitCode5() throws {
+    func testAFullDiskIsReportedWithExitCode6() throws {
         let full = try XCTUnwrap(FileHandle(forWritingAtPath: "/dev/full"))
         let text = try run(["run", recipe], stdout: full)
-        XCTAssertEqual(text.status, 5, text.stderr)
+        XCTAssertEqual(text.status, 6, text.stderr)
         XCTAssertEqual(lastLine(text.stderr), lostLine(21, "No space left on device"))
 
         let json = try run(["run", recipe, "--json"], stdout: full)
-        XCTAssertEqual(json.status, 5, json.stderr)
+        XCTAssertEqual(json.status, 6, json.stderr)
         XCTAssertTrue(lastLine(json.stderr).hasPrefix("hubscript: output lost: "), json.stderr)
         XCTAssertTrue(lastLine(json.stderr).contains(" bytes could not be written to stdout (No space left on device)"), json.stderr)
 
         let list = try run(["runs", "list"], stdout: full)
-        XCTAssertEqual(list.status, 5, list.stderr)
+        XCTAssertEqual(list.status, 6, list.stderr)
         XCTAssertTrue(lastLine(list.stderr).contains("could not be written to stdout (No space left on device)"), list.stderr)
     }
 
@@ -59,7 +59,7 @@ final class OutputLostCLITests: XCTestCase {
         let pipe = Pipe()
         try pipe.fileHandleForReading.close()
         let r = try run(["run", recipe], stdout: pipe.fileHandleForWriting)
-        XCTAssertEqual(r.status, 5, r.stderr)
+        XCTAssertEqual(r.status, 6, r.stderr)
         XCTAssertEqual(lastLine(r.stderr), lostLine(21, "Broken pipe"))
         XCTAssertEqual(try cli.run(["runs", "list", "--json"], expect: 0).stdout.components(separatedBy: "\"status\":\"succeeded\"").count, 2,
                        "the run itself finished")
@@ -75,7 +75,7 @@ final class OutputLostCLITests: XCTestCase {
         try p.run()
         let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 5, text)
+        XCTAssertEqual(p.terminationStatus, 6, text)
         XCTAssertEqual(lastLine(text), lostLine(21, "Bad file descriptor"))
     }
 

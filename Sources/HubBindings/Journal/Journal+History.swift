@@ -38,9 +38,10 @@ extension Journal {
     /// versioned schema (`JournalSchema`), idempotently, by the first checked open.
     static let commitTableSQL = """
         CREATE TABLE IF NOT EXISTS journal_commits (
-            id         INTEGER PRIMARY KEY CHECK (id = 1),
-            journal_id TEXT NOT NULL,
-            commits    INTEGER NOT NULL
+            id           INTEGER PRIMARY KEY CHECK (id = 1),
+            journal_id   TEXT NOT NULL,
+            commits      INTEGER NOT NULL,
+            journal_path TEXT
         )
         """
 
@@ -48,8 +49,8 @@ extension Journal {
     static func fileCommits(_ sqlite: SQLiteDatabase) throws -> CommitCount? {
         let table = try sqlite.first("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'journal_commits'") { $0.int(0) }
         guard table == 1 else { return nil }
-        return try sqlite.first("SELECT journal_id, commits FROM journal_commits WHERE id = 1") {
-            CommitCount(journalID: $0.text(0), commits: $0.int(1))
+        return try sqlite.first("SELECT journal_id, commits, journal_path FROM journal_commits WHERE id = 1") {
+            CommitCount(journalID: $0.text(0), commits: $0.int(1), path: $0.textOrNil(2))
         }
     }
 
@@ -61,7 +62,7 @@ extension Journal {
             let id = journalID ?? randomJournalID()
             _ = try sqlite.run("INSERT OR IGNORE INTO journal_commits (id, journal_id, commits) VALUES (1, ?1, 0)", [.text(id)])
         }
-        return try fileCommits(sqlite) ?? CommitCount(journalID: journalID ?? "", commits: 0)
+        return try fileCommits(sqlite) ?? CommitCount(journalID: journalID ?? "", commits: 0, path: nil)
     }
 
     static func randomJournalID() -> String {
@@ -96,7 +97,10 @@ extension Journal {
             if record.commits > 0 { throw lostCommits(path, recorded: record.commits, held: 0) }
             file = try ensureCommitTable(sqlite, journalID: record.journalID)
         case (.missing, let counted?):
-            if counted.commits > 0 {
+            // A journal copied or moved without its record (a backup, `mv` to another
+            // name) is adopted where it now is; at the path it was last used, a missing
+            // record could hide a loss.
+            if counted.commits > 0 && counted.path == path {
                 throw historyError(path, """
                     its commit record \(commitRecordPath(path)) is missing (the journal counts \(counted.commits) \
                     commits), so whether the journal lost committed history cannot be told
@@ -104,6 +108,9 @@ extension Journal {
             }
         case (.missing, nil):
             file = try ensureCommitTable(sqlite)
+        }
+        if file?.path != path {
+            _ = try sqlite.transaction { try sqlite.run("UPDATE journal_commits SET journal_path = ?1 WHERE id = 1", [.text(path)]) }
         }
         let log = try JournalCommitLog(path: commitRecordPath(path), journalID: file?.journalID ?? "")
         if case .missing = side { log.record(file?.commits ?? 0) }
@@ -174,10 +181,11 @@ extension Journal {
     }
 }
 
-/// A journal's id and count of commits.
+/// A journal's id and count of commits (and, in the file, the path it was last opened at).
 struct CommitCount: Equatable, Sendable {
     let journalID: String
     let commits: Int
+    var path: String? = nil
 }
 
 /// The side record `<journal>-commits`: one line, `<journal id> <commits, 20 digits>`,
@@ -273,6 +281,6 @@ final class JournalCommitLog: @unchecked Sendable {
               fields[1].dropLast().allSatisfy({ $0 >= "0" && $0 <= "9" }), let commits = Int(fields[1].dropLast()) else {
             return .damaged(bytes.isEmpty ? "empty" : "not a commit record")
         }
-        return .present(CommitCount(journalID: String(fields[0]), commits: commits))
+        return .present(CommitCount(journalID: String(fields[0]), commits: commits, path: nil))
     }
 }

@@ -175,8 +175,9 @@ enum ExitCode {
     static let capabilityDenied: Int32 = 3
     static let limit: Int32 = 4
     /// The command ended, but some of what it wrote to stdout was lost (full disk,
-    /// closed pipe): `StandardOutputLoss`. A command that failed keeps its own code.
-    static let outputLost: Int32 = 5
+    /// closed pipe): `StandardOutputLoss`. A command that ended non-zero keeps its own
+    /// code (5 is `plan --detailed-exitcode`'s "the plan has writes").
+    static let outputLost: Int32 = 6
 }
 
 /// Unbuffered writes to the process's stdout and stderr.
