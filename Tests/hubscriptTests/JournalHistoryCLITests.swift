@@ -39,17 +39,17 @@ final class JournalHistoryCLITests: XCTestCase {
             let r = try cli.run(args)
             XCTAssertEqual(r.status, 2, "\(args): \(r.output)", file: file, line: line)
             XCTAssertEqual(r.stdout, "", file: file, line: line)
-            let counts = try XCTUnwrap(r.stderr.firstMatch(of: #/lost committed history: (\d+) commits were recorded, it holds (\d+) /#),
+            let counts = try XCTUnwrap(r.stderr.firstMatch(of: #/lost committed history: its history mark was (\d+) after its last commit, the file holds (\d+) /#),
                                        r.stderr, file: file, line: line)
             let recorded = Int(counts.1)!, held = Int(counts.2)!
             XCTAssertGreaterThan(recorded, held, file: file, line: line)
             // The run commands report as a run does ("error: …"), the others name themselves.
             let prefix = ["resume", "run"].contains(args[args[0] == "runs" ? 1 : 0]) ? "error: " : "hubscript runs \(args[1]): "
             XCTAssertEqual(r.stderr.split(separator: "\n").last.map(String.init), prefix + """
-                the journal \(journal): it has lost committed history: \(recorded) commits were \
-                recorded, it holds \(held) (its write-ahead log \(journal)-wal was deleted or damaged after the last \
-                \(recorded - held) commits, or the machine lost power before they reached the disk); runs, writes and \
-                fires recorded in them are forgotten. Nothing was run: a run it forgot would be started afresh and not \
+                the journal \(journal): it has lost committed history: its history mark was \(recorded) after \
+                its last commit, the file holds \(held) (its write-ahead log \(journal)-wal was deleted or damaged after \
+                its last commits, or the machine lost power before they reached the disk); runs, writes and fires \
+                recorded in them are forgotten. Nothing was run: a run it forgot would be started afresh and not \
                 resumed. Keep a copy of its files (cp -p \(journal)* SOMEWHERE/), then either restore them from a \
                 backup, or accept the loss with hubscript runs repair --accept-loss (check on the Hub what runs of \
                 that time did).
@@ -68,8 +68,8 @@ final class JournalHistoryCLITests: XCTestCase {
         try assertRefusedEverywhere()
 
         let repaired = try cli.run(["runs", "repair", "--accept-loss"], expect: 0)
-        XCTAssertTrue(repaired.stdout.hasPrefix("the journal \(journal) is in use again with the "), repaired.stdout)
-        XCTAssertTrue(repaired.stdout.contains(" commits it holds; the last "), repaired.stdout)
+        XCTAssertTrue(repaired.stdout.hasPrefix("the journal \(journal) is in use again as it now is (history mark "), repaired.stdout)
+        XCTAssertTrue(repaired.stdout.contains(" was recorded: what came after "), repaired.stdout)
         XCTAssertEqual(try cli.run(["runs", "list"], expect: 0).stdout, "no runs yet\n")
         XCTAssertEqual(try cli.run(["runs", "repair"], expect: 0).stdout,
                        "the journal \(journal) is intact: it holds every commit recorded.\n")

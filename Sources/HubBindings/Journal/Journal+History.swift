@@ -7,24 +7,25 @@ import SQLiteKit
 /// until a checkpoint copies them into the file. A log that is deleted, or whose
 /// header is damaged, is ignored at the next open: every transaction in it is gone,
 /// and the journal opens as it was at the last checkpoint — runs, writes and fires
-/// missing, with nothing to say so. So the journal counts its commits twice:
+/// missing, with nothing to say so. So the journal keeps a history mark twice:
 ///
-/// - in the file, one row of `journal_commits` (the journal's random id and its count
-///   of commits), bumped inside every write transaction (`Journal.transaction`), so it
-///   is exactly as durable as the history it counts;
-/// - beside the file, in `<journal>-commits`, rewritten after each commit with the
-///   count that commit made (never lowered: concurrent writers take turns with `flock`).
+/// - in the file: the last `writes` row id plus `journal_commits.commits`, which every
+///   write transaction that adds no `writes` row bumps (`Journal.transaction`). Each
+///   commit raises the mark, and it is exactly as durable as the history it measures;
+/// - beside the file, in `<journal>-commits`, rewritten after each commit with the mark
+///   that commit made (never lowered: concurrent writers take turns with `flock`).
 ///
-/// At every open (`openChecked`), the side record is read first, then the file's count:
-/// the file's count only grows and the side record only ever holds a count the file
-/// committed, so the file's count is never below the side record unless committed
+/// At every open (`openChecked`), the side record is read first, then the file's mark:
+/// the file's mark only grows and the side record only ever holds a mark the file
+/// committed, so the file's mark is never below the side record unless committed
 /// transactions were lost. A process killed at any point leaves the side record at
 /// most one commit behind the file (never ahead), so no false alarm follows a
-/// `kill -9`; a write lost with its log is one the side record had already counted.
+/// `kill -9`; a commit lost with its log is one the side record had already counted.
 ///
-/// Cost per commit: one row updated in the transaction (a page the log already holds
-/// after the first write of a checkpoint period is written again), and `flock`,
-/// `pread`, `pwrite` on the side record after it (no `fsync`).
+/// Cost per commit: a live write's commit (`beginWrite`, which adds a `writes` row)
+/// writes no page more, it reads the last row id twice (the B-tree's rightmost path,
+/// in the page cache); other commits update one row more. Then `flock`, `pread`,
+/// `pwrite` on the side record (no `fsync`). scripts/bench-journal measures it.
 ///
 /// After a power cut the log may lose its last few commits (`synchronous = NORMAL`:
 /// see `Journal`) while the side record kept them: that is reported too, as it is a
@@ -45,13 +46,32 @@ extension Journal {
         )
         """
 
-    /// The file's own count, or nil when it has no `journal_commits` row.
+    /// The file's own history mark, or nil when it has no `journal_commits` row.
     static func fileCommits(_ sqlite: SQLiteDatabase) throws -> CommitCount? {
         let table = try sqlite.first("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'journal_commits'") { $0.int(0) }
         guard table == 1 else { return nil }
-        return try sqlite.first("SELECT journal_id, commits, journal_path FROM journal_commits WHERE id = 1") {
+        return try sqlite.first("""
+            SELECT journal_id, commits + (SELECT coalesce(max(rowid), 0) FROM writes), journal_path
+            FROM journal_commits WHERE id = 1
+            """) {
             CommitCount(journalID: $0.text(0), commits: $0.int(1), path: $0.textOrNil(2))
         }
+    }
+
+    /// The last `writes` row id (0 for none): row ids only grow, as rows are never deleted.
+    static func lastWriteRow(_ db: any JournalDatabase) throws -> Int {
+        try db.first("SELECT coalesce(max(rowid), 0) FROM writes") { $0.int(0) } ?? 0
+    }
+
+    /// Inside a write transaction, after its changes: the history mark it commits,
+    /// bumping `journal_commits.commits` if the transaction added no `writes` row.
+    static func advanceHistoryMark(_ db: any JournalDatabase, lastWriteRowBefore before: Int) throws -> Int? {
+        guard let (commits, last) = try db.first(
+            "SELECT commits, (SELECT coalesce(max(rowid), 0) FROM writes) FROM journal_commits WHERE id = 1", { ($0.int(0), $0.int(1)) })
+        else { return nil }
+        guard last == before else { return commits + last }
+        try db.run("UPDATE journal_commits SET commits = commits + 1 WHERE id = 1", [])
+        return commits + 1 + last
     }
 
     /// Makes the table and its row (a new random id unless `journalID`), if missing, in
@@ -102,8 +122,8 @@ extension Journal {
             // record could hide a loss.
             if counted.commits > 0 && counted.path == path {
                 throw historyError(path, """
-                    its commit record \(commitRecordPath(path)) is missing (the journal counts \(counted.commits) \
-                    commits), so whether the journal lost committed history cannot be told
+                    its commit record \(commitRecordPath(path)) is missing (the journal's history mark is \
+                    \(counted.commits)), so whether the journal lost committed history cannot be told
                     """)
             }
         case (.missing, nil):
@@ -119,9 +139,9 @@ extension Journal {
 
     static func lostCommits(_ path: String, recorded: Int, held: Int) -> JournalError {
         historyError(path, """
-            it has lost committed history: \(recorded) commits were recorded, it holds \(held) (its write-ahead log \
-            \(path)-wal was deleted or damaged after the last \(recorded - held) commits, or the machine lost power \
-            before they reached the disk); runs, writes and fires recorded in them are forgotten
+            it has lost committed history: its history mark was \(recorded) after its last commit, the file holds \
+            \(held) (its write-ahead log \(path)-wal was deleted or damaged after its last commits, or the machine \
+            lost power before they reached the disk); runs, writes and fires recorded in them are forgotten
             """)
     }
 
@@ -137,9 +157,9 @@ extension Journal {
 
     /// What `acceptLoss` found and did.
     public struct AcceptedLoss: Sendable, Equatable {
-        /// The commits the side record held (nil: it was missing or damaged).
+        /// The history mark the side record held (nil: it was missing or damaged).
         public let recorded: Int?
-        /// The commits the file holds, which the side record now says.
+        /// The history mark the file holds, which the side record now says.
         public let held: Int
         /// Where a copy of the damaged log was kept, if there was one.
         public let logCopy: String?
@@ -149,7 +169,7 @@ extension Journal {
     /// after `verifyHistory` refused it. The file must pass `PRAGMA quick_check`; its
     /// write-ahead log, if any, is first copied to `<path>-wal.lost-<seconds since
     /// 1970>` (the next write would overwrite what a damaged log still holds); then the
-    /// side record is set to the file's count (and its id).
+    /// side record is set to the file's history mark (and its id).
     public static func acceptLoss(path: String) throws -> AcceptedLoss {
         guard FileManager.default.fileExists(atPath: path) else {
             throw JournalError(.historyLost, "there is no journal at \(path): nothing to repair")
@@ -196,6 +216,9 @@ final class JournalCommitLog: @unchecked Sendable {
     let path: String
     let journalID: String
     private let fd: Int32
+    /// The id's bytes (32), and a buffer for a record read or made (`record`).
+    private let idBytes: [UInt8]
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
 
     enum Contents: Equatable {
         case missing
@@ -218,9 +241,13 @@ final class JournalCommitLog: @unchecked Sendable {
         self.fd = fd
         self.path = path
         self.journalID = journalID
+        idBytes = Array(journalID.utf8.prefix(32)) + Array(repeating: UInt8(ascii: "0"), count: max(0, 32 - journalID.utf8.count))
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        scratch.deallocate()
+    }
 
     /// The record's line for `commits`.
     func line(_ commits: Int) -> [UInt8] {
@@ -228,19 +255,46 @@ final class JournalCommitLog: @unchecked Sendable {
         return Array((journalID + " " + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + "\n").utf8)
     }
 
-    /// After a commit that brought the file's count to `commits`: writes it unless the
+    /// After a commit that brought the file's mark to `commits`: writes it unless the
     /// record already holds as much. Best effort: a record left behind only narrows
-    /// what a later loss is measured against.
+    /// what a later loss is measured against. No allocation: it runs after every
+    /// commit (`flock`, `pread`, `pwrite`, `flock`: about 5 µs).
     func record(_ commits: Int) {
         withLock {
-            if case .present(let there) = Self.parse(readAll()), there.journalID == journalID, there.commits >= commits { return }
-            write(line(commits))
+            let count = pread(fd, scratch.baseAddress, scratch.count, 0)
+            if count == Self.lineLength, let held = heldMark(), held >= commits { return }
+            let digits = String(commits).utf8
+            guard digits.count <= 20 else { return }
+            scratch.copyBytes(from: idBytes)
+            scratch[32] = UInt8(ascii: " ")
+            for k in 33..<(53 - digits.count) { scratch[k] = UInt8(ascii: "0") }
+            var k = 53 - digits.count
+            for digit in digits { scratch[k] = digit; k += 1 }
+            scratch[53] = UInt8(ascii: "\n")
+            let written = pwrite(fd, scratch.baseAddress, Self.lineLength, 0)
+            if written == Self.lineLength && count != Self.lineLength { _ = ftruncate(fd, off_t(Self.lineLength)) }
         }
     }
 
+    /// The mark in `scratch` (just read), if it is this journal's well-formed record.
+    private func heldMark() -> Int? {
+        guard scratch[32] == UInt8(ascii: " "), scratch[53] == UInt8(ascii: "\n") else { return nil }
+        for k in 0..<32 where scratch[k] != idBytes[k] { return nil }
+        var mark = 0
+        for k in 33..<53 {
+            let byte = scratch[k]
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            mark = mark * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return mark
+    }
+
+    /// Every record's length: a 32-character id, a space, 20 digits, a line feed.
+    static let lineLength = 54
+
     /// Sets the record to `commits`, even lower than it holds (accepting a loss).
     func overwrite(_ commits: Int) {
-        withLock { write(line(commits)) }
+        withLock { write(line(commits), truncating: true) }
     }
 
     private func withLock(_ body: () -> Void) {
@@ -249,15 +303,11 @@ final class JournalCommitLog: @unchecked Sendable {
         body()
     }
 
-    private func write(_ bytes: [UInt8]) {
+    /// Writes `bytes` at the start; `truncating`: cuts what was longer (a record of
+    /// the same length is only overwritten: one system call fewer per commit).
+    private func write(_ bytes: [UInt8], truncating: Bool) {
         let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        if written == bytes.count { _ = ftruncate(fd, off_t(bytes.count)) }
-    }
-
-    private func readAll() -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        return count > 0 ? Array(buffer[..<count]) : []
+        if written == bytes.count && truncating { _ = ftruncate(fd, off_t(bytes.count)) }
     }
 
     /// The record at `path`, read without following a link or blocking on a FIFO.
@@ -276,7 +326,7 @@ final class JournalCommitLog: @unchecked Sendable {
     static func parse(_ bytes: [UInt8]) -> Contents {
         let text = String(decoding: bytes, as: UTF8.self)
         let fields = text.split(separator: " ", omittingEmptySubsequences: false)
-        guard bytes.count == 54, text.hasSuffix("\n"), fields.count == 2, fields[0].count == 32,
+        guard bytes.count == lineLength, text.hasSuffix("\n"), fields.count == 2, fields[0].count == 32,
               fields[0].allSatisfy({ $0.isHexDigit && !$0.isUppercase }),
               fields[1].dropLast().allSatisfy({ $0 >= "0" && $0 <= "9" }), let commits = Int(fields[1].dropLast()) else {
             return .damaged(bytes.isEmpty ? "empty" : "not a commit record")

@@ -194,17 +194,16 @@ public final class Journal: @unchecked Sendable {
     func transaction<T>(_ body: (any JournalDatabase) throws -> T) throws -> T {
         try Journal.mappingStoreErrors {
             try locked { db in
-                var commits: Int?
+                var mark: Int?
                 let result = try db.writeTransaction {
+                    let before = try commitLog.map { _ in try Journal.lastWriteRow(db) }
                     if let staged { try Journal.write(staged, db) }
                     let result = try body(db)
-                    if commitLog != nil {
-                        commits = try db.first("UPDATE journal_commits SET commits = commits + 1 WHERE id = 1 RETURNING commits") { $0.int(0) }
-                    }
+                    if let before { mark = try Journal.advanceHistoryMark(db, lastWriteRowBefore: before) }
                     return result
                 }
                 staged = nil   // committed with it
-                if let commits { commitLog?.record(commits) }
+                if let mark { commitLog?.record(mark) }
                 return result
             }
         }

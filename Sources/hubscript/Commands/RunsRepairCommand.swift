@@ -40,11 +40,11 @@ struct RunsRepairCommand: Command {
             return ExitCode.success
         }
         let accepted = try Journal.acceptLoss(path: path)
-        var text = "the journal \(path) is in use again with the \(accepted.held) commits it holds"
+        var text = "the journal \(path) is in use again as it now is (history mark \(accepted.held)"
         if let recorded = accepted.recorded, recorded > accepted.held {
-            text += "; the last \(recorded - accepted.held) of the \(recorded) recorded are lost"
+            text += "; \(recorded) was recorded: what came after \(accepted.held) is lost"
         }
-        text += ".\n"
+        text += ").\n"
         if let copy = accepted.logCopy { text += "A copy of its write-ahead log as it was: \(copy)\n" }
         Console.out(text)
         return ExitCode.success

@@ -22,8 +22,8 @@ final class JournalHistoryTests: XCTestCase {
 
     func expectedLoss(recorded: Int, held: Int) -> String {
         """
-        the journal \(path): it has lost committed history: \(recorded) commits were recorded, it holds \(held) \
-        (its write-ahead log \(path)-wal was deleted or damaged after the last \(recorded - held) commits, or the \
+        the journal \(path): it has lost committed history: its history mark was \(recorded) after its last commit, \
+        the file holds \(held) (its write-ahead log \(path)-wal was deleted or damaged after its last commits, or the \
         machine lost power before they reached the disk); runs, writes and fires recorded in them are forgotten. \
         Nothing was run: a run it forgot would be started afresh and not resumed. Keep a copy of its files \
         (cp -p \(path)* SOMEWHERE/), then either restore them from a backup, or accept the loss with hubscript \
@@ -123,12 +123,33 @@ final class JournalHistoryTests: XCTestCase {
         XCTAssertEqual(record.commits, file.commits, "every commit recorded, the last one last")
     }
 
+    /// A live write's commit raises the mark by its new `writes` row, not by the
+    /// count (no page more), and a lost write is still a loss.
+    func testWritesRaiseTheMarkThroughTheirRows() throws {
+        do {
+            let journal = try Journal.openChecked(path: path)
+            let run = try journal.startRun(Fixture.runStart("run_w"))
+            for k in 0..<5 {
+                _ = try journal.beginWrite(runID: run.id, sequence: k + 1, key: "k\(k)", method: "POST", path: "/x/\(k)", bodySHA256: nil)
+                try journal.recordDone(runID: run.id, key: "k\(k)", response: .nilValue, deferred: true)
+            }
+            try journal.flush()
+            let counted = try XCTUnwrap(try journal.sqlite.flatMap { try Journal.fileCommits($0) })
+            XCTAssertEqual(counted.commits, 5 + 2, "5 write rows; the run's start and the last outcome's flush counted")
+            var bumps = 0
+            try journal.sqlite?.query("SELECT commits FROM journal_commits") { bumps = $0.int(0) }
+            XCTAssertEqual(bumps, 2)
+        }
+        unlink(log)
+        assertRefused(expectedLoss(recorded: 7, held: 0))
+    }
+
     func testAMissingRecordOfAJournalWithCommitsIsRefused() throws {
         try record(["run_a"])
         unlink(Journal.commitRecordPath(path))
         assertRefused("""
-            the journal \(path): its commit record \(path)-commits is missing (the journal counts 1 commits), so whether \
-            the journal lost committed history cannot be told. Nothing was run: a run it forgot would be started afresh \
+            the journal \(path): its commit record \(path)-commits is missing (the journal's history mark is 1), so \
+            whether the journal lost committed history cannot be told. Nothing was run: a run it forgot would be started afresh \
             and not resumed. Keep a copy of its files (cp -p \(path)* SOMEWHERE/), then either restore them from a \
             backup, or accept the loss with hubscript runs repair --accept-loss (check on the Hub what runs of that time did).
             """)
