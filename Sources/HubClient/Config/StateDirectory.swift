@@ -56,13 +56,12 @@ public struct StateDirectory: Sendable {
         return folder
     }
 
-    /// Throws unless `status` is a directory owned by the current user (or root, if
-    /// `mayBeRoot`); clears the `tighten` bits of its mode if set.
+    /// Throws unless a directory `status` describes is owned by the current user (or
+    /// root, if `mayBeRoot`); clears the `tighten` bits of its mode if set. Anything but
+    /// a directory is left to the folder's creation, which says what it is.
     static func checkOwned(_ folder: String, _ status: stat, mayBeRoot: Bool, tighten: mode_t,
                            user: uid_t = geteuid()) throws {
-        guard (status.st_mode & S_IFMT) == S_IFDIR else {
-            throw HubConfigError("the state folder \(folder) is not a directory; move it away, or set --state-dir to a folder of your own")
-        }
+        guard (status.st_mode & S_IFMT) == S_IFDIR else { return }
         guard status.st_uid == user || (mayBeRoot && status.st_uid == 0) else {
             throw HubConfigError("""
                 the state folder \(folder) is owned by another user (uid \(status.st_uid)), not by you (uid \(user)); it \
