@@ -73,6 +73,12 @@ final class JournalHistoryCLITests: XCTestCase {
         XCTAssertEqual(try cli.run(["runs", "list"], expect: 0).stdout, "no runs yet\n")
         XCTAssertEqual(try cli.run(["runs", "repair"], expect: 0).stdout,
                        "the journal \(journal) is intact: it holds every commit recorded.\n")
+        // Accepting when nothing is lost changes nothing and keeps no copy.
+        XCTAssertEqual(try cli.run(["runs", "repair", "--accept-loss"], expect: 0).stdout,
+                       "the journal \(journal) is intact: it holds every commit recorded.\n")
+        let copies = try FileManager.default.contentsOfDirectory(atPath: (journal as NSString).deletingLastPathComponent)
+            .filter { $0.contains(".lost-") }
+        XCTAssertEqual(copies, [], "the log was deleted: nothing to copy")
     }
 
     func testALogWhoseHeaderWasOverwrittenAfterAKillIsRefused() throws {

@@ -34,10 +34,12 @@ struct RunsRepairCommand: Command {
             Console.out("the journal \(location) is a PostgreSQL database: nothing to repair (the server makes each commit durable).\n")
             return ExitCode.success
         }
-        guard acceptLoss else {
+        do {
             _ = try Journal.openChecked(path: path, check: .always)
             Console.out("the journal \(path) is intact: it holds every commit recorded.\n")
             return ExitCode.success
+        } catch let error as JournalError where error.code == .historyLost && acceptLoss {
+            // Accepted below; anything else (a damaged file) is reported as it is.
         }
         let accepted = try Journal.acceptLoss(path: path)
         var text = "the journal \(path) is in use again as it now is (history mark \(accepted.held)"
