@@ -28,6 +28,8 @@ final class FirePool: @unchecked Sendable {
     private var dispatched: Set<String> = []
     private var threads = 0
     private var idle = 0
+    /// Fires running now (on the pool's threads or a helping waiter): never above `limit`.
+    private var active = 0
     private var unfinished = 0
     private var closed = false
     /// Whether `waitForAll` runs ready fires itself (so work never waits for a thread).
@@ -67,7 +69,7 @@ final class FirePool: @unchecked Sendable {
         dispatched.insert(runID)
         unfinished += 1
         condition.broadcast()
-        guard ready.count > idle, threads < limit else { return }
+        guard ready.count > idle, threads < limit, active < limit else { return }
         threads += 1
         let started = startThread { [self] in workLoop() }
         guard let failure = started else { return }
@@ -102,15 +104,17 @@ final class FirePool: @unchecked Sendable {
     }
 
     /// With the lock held: runs the next ready fire (unlocking while it runs); false if
-    /// none was ready.
+    /// none was ready, or `limit` fires already run.
     private func runOne() -> Bool {
-        guard !ready.isEmpty else { return false }
+        guard !ready.isEmpty, active < limit else { return false }
         let job = ready.removeFirst()
         let item = pending[job]!.removeFirst()
         running.insert(job)
+        active += 1
         condition.unlock()
         item.work()
         condition.lock()
+        active -= 1
         running.remove(job)
         dispatched.remove(item.runID)
         unfinished -= 1
