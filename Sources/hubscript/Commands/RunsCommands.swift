@@ -5,7 +5,7 @@ import ScriptHost
 
 enum RunsCommands {
     static let group = CommandGroup(
-        name: "runs", abstract: "List, show and resume journalled runs.",
+        name: "runs", abstract: "List, show, resume and repair journalled runs.",
         subcommands: [HubscriptCLI.entry(RunsListCommand.self), HubscriptCLI.entry(RunsShowCommand.self),
                       HubscriptCLI.entry(RunsResumeCommand.self), HubscriptCLI.entry(RunsRepairCommand.self)])
 

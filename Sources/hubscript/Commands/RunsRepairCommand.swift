@@ -12,11 +12,13 @@ struct RunsRepairCommand: Command {
                        help: "Accept that the journal lost committed history (its log deleted or damaged) and use it as it is."),
         ] + CommonOptions.specs,
         discussion: """
-        Every command refuses a journal whose write-ahead log (journal.sqlite-wal) was deleted or damaged \
-        after commits it held: the runs, writes and fires in them are forgotten, and a forgotten run would be \
-        started afresh instead of resumed. Without --accept-loss this command only checks. With it, a copy of \
-        the log is kept (journal.sqlite-wal.lost-SECONDS) and the journal is used as it now is. A PostgreSQL \
-        journal has nothing to repair: the server makes each commit durable before it answers.
+        Every command refuses a journal whose write-ahead log (journal.sqlite-wal) was
+        deleted or damaged after commits it held: the runs, writes and fires in them are
+        forgotten, and a forgotten run would be started afresh instead of resumed.
+        Without --accept-loss this command only checks (exit 0 intact, 2 refused). With
+        it, a copy of the log is kept (journal.sqlite-wal.lost-SECONDS) and the journal is
+        used as it now is. A PostgreSQL journal has nothing to repair: the server makes
+        each commit durable before it answers.
         """)
 
     let common: CommonOptions.Values
