@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import SystemText
 
 /// Telling a journal that lost committed history from one that did not.
 ///
@@ -177,10 +178,17 @@ extension Journal {
         let recorded: Int? = if case .present(let record) = JournalCommitLog.read(commitRecordPath(path)) { record.commits } else { nil }
         var logCopy: String?
         if (size(path + "-wal") ?? 0) > 0 {
-            let copy = path + "-wal.lost-\(time(nil))"
+            // `-wal.lost-<seconds>`, or `-2`, `-3`… after it when one of that second exists.
+            let base = path + "-wal.lost-\(time(nil))"
+            var copy = base
+            var n = 1
+            while FileManager.default.fileExists(atPath: copy) && n < 1000 {
+                n += 1
+                copy = base + "-\(n)"
+            }
             do { try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy) } catch {
                 throw JournalError(.historyLost, """
-                    cannot keep a copy of the journal's log \(path)-wal at \(copy) (\(error.localizedDescription)); \
+                    cannot keep a copy of the journal's log \(path)-wal at \(copy) (\(FileErrorText.reason(error, path: copy))); \
                     nothing was changed. Copy it yourself, move it aside and run again.
                     """)
             }

@@ -217,10 +217,20 @@ final class JournalHistoryTests: XCTestCase {
         let copy = try XCTUnwrap(accepted.logCopy)
         XCTAssertTrue(copy.hasPrefix(path + "-wal.lost-"), copy)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: copy)), damaged)
-        let journal = try Journal.openChecked(path: path)
-        XCTAssertEqual(try journal.listRuns(limit: 10).count, 0)
-        try journal.startRun(Fixture.runStart("run_d"))
+        do {
+            let journal = try Journal.openChecked(path: path)
+            XCTAssertEqual(try journal.listRuns(limit: 10).count, 0)
+            try journal.startRun(Fixture.runStart("run_d"))
+        }
         XCTAssertEqual(try Journal.openChecked(path: path).listRuns(limit: 10).map(\.id), ["run_d"])
+
+        // A second loss within the same second keeps its own copy.
+        let again = try XCTUnwrap(FileHandle(forWritingAtPath: log))
+        try again.write(contentsOf: Data(repeating: 0, count: 32))
+        try again.close()
+        let second = try Journal.acceptLoss(path: path)
+        XCTAssertNotEqual(second.logCopy, accepted.logCopy)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: try XCTUnwrap(second.logCopy)))
     }
 
     /// A journal made before the record existed gets one at its next open, not an alarm.
