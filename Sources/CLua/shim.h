@@ -252,8 +252,18 @@ static inline int hs_install_interrupt_handler(void) {
     return sigaction(HS_INTERRUPT_SIGNAL, &sa, NULL);
 }
 
-// Marks this thread as running ctx's state (NULL when the run ends).
+// Marks this thread as running ctx's state (NULL when the run ends). Binding also
+// unblocks the interrupt signal on this thread: a thread that blocks signals (every
+// libdispatch worker thread blocks them all) would otherwise keep the interrupt
+// pending for ever and the run would never stop at its deadline. The signal stays
+// unblocked after the run; without a bound state the handler does nothing.
 static inline void hs_bind_thread(hs_ctx *ctx) {
+    if (ctx != NULL) {
+        sigset_t interrupt;
+        sigemptyset(&interrupt);
+        sigaddset(&interrupt, HS_INTERRUPT_SIGNAL);
+        pthread_sigmask(SIG_UNBLOCK, &interrupt, NULL);
+    }
     *hs_thread_slot() = ctx;
 }
 

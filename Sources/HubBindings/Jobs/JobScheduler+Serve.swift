@@ -2,8 +2,10 @@ import Foundation
 
 extension JobScheduler {
     /// The foreground scheduler (`jobs serve`): plans at each scheduled time and runs
-    /// the due fires, each job's in order on its own queue, different jobs at once, until
-    /// `stop` is set; then waits for the running fires to end and returns.
+    /// the due fires, each job's in order, different jobs at once, at most `concurrency`
+    /// at a time (`FirePool`), until `stop` is set; then waits for the running fires to
+    /// end and returns. A fire no thread could be started for stays unclaimed: `onError`
+    /// hears it and the next pass plans it again.
     ///
     /// A fire that comes due while an earlier fire of its job still runs here is claimed
     /// at once, so the job's `overlap` policy decides it (skip, or queue behind). It
@@ -11,7 +13,8 @@ extension JobScheduler {
     /// noticed). `onError` hears what could not be planned or recorded (a journal
     /// error); the scheduler goes on.
     public func serve(maxSleep: TimeInterval = 60, onError: @escaping @Sendable (Error) -> Void) {
-        let workers = JobWorkers()
+        let workers = FirePool(limit: concurrency, waiterHelps: false)
+        defer { workers.close() }
         while !stop.isSet {
             let due: [DueFire]
             do { due = try plan(now: clock()).filter { !workers.isDispatched($0.runID) } } catch {
@@ -29,14 +32,24 @@ extension JobScheduler {
                         let claimed: FireClaim?
                         do { claimed = try claim(fire) } catch { onError(error); continue }
                         guard let claim = claimed else { continue }
-                        workers.enqueue(job: job, runID: fire.runID) { [self] in
-                            do { try execute(claim) } catch { onError(error) }
+                        do {
+                            try workers.enqueue(job: job, runID: fire.runID) { [self] in
+                                do { try execute(claim) } catch { onError(error) }
+                            }
+                        } catch {
+                            onError(error)
+                            if let record = try? journal.updateFire(id: claim.row.id, FireChange(status: .failed, reason: "\(error)")) {
+                                onRecord(record)
+                            }
+                            claim.lock.release()
                         }
                     } else {
-                        workers.enqueue(job: job, runID: fire.runID) { [self] in
-                            guard !stop.isSet else { return }
-                            do { try self.fire(fire) } catch { onError(error) }
-                        }
+                        do {
+                            try workers.enqueue(job: job, runID: fire.runID) { [self] in
+                                guard !stop.isSet else { return }
+                                do { try self.fire(fire) } catch { onError(error) }
+                            }
+                        } catch { onError(error) }
                     }
                 }
             }
@@ -46,41 +59,4 @@ extension JobScheduler {
         }
         workers.waitForAll()
     }
-}
-
-/// One serial queue per job, and what each has been handed and not finished.
-final class JobWorkers: @unchecked Sendable {
-    private let lock = NSLock()
-    private var queues: [String: DispatchQueue] = [:]
-    private var pending: [String: Int] = [:]
-    private var dispatched: Set<String> = []
-    private let group = DispatchGroup()
-
-    /// Whether `job` has a fire running or waiting here.
-    func isBusy(_ job: String) -> Bool { lock.withLock { pending[job, default: 0] > 0 } }
-
-    /// Whether the fire `runID` was handed to a queue and has not finished.
-    func isDispatched(_ runID: String) -> Bool { lock.withLock { dispatched.contains(runID) } }
-
-    func enqueue(job: String, runID: String, _ work: @escaping @Sendable () -> Void) {
-        let queue: DispatchQueue = lock.withLock {
-            pending[job, default: 0] += 1
-            dispatched.insert(runID)
-            if let queue = queues[job] { return queue }
-            let queue = DispatchQueue(label: "hubscript.jobs.\(job)")
-            queues[job] = queue
-            return queue
-        }
-        group.enter()
-        queue.async { [self] in
-            work()
-            lock.withLock {
-                pending[job, default: 1] -= 1
-                dispatched.remove(runID)
-            }
-            group.leave()
-        }
-    }
-
-    func waitForAll() { group.wait() }
 }

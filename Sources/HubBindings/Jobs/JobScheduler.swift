@@ -57,6 +57,10 @@ public final class JobScheduler: @unchecked Sendable {
     public var grace: TimeInterval = FirePlanner.defaultGrace
     /// How often a queued fire looks whether the fires it waits for have ended.
     public var pollInterval: TimeInterval = 0.1
+    /// The most fires that run at once (`jobs run-due` and `jobs serve`: `--concurrency`).
+    public var concurrency = JobScheduler.defaultConcurrency
+    /// `concurrency` unless told otherwise.
+    public static let defaultConcurrency = 8
     /// Set to stop: no fire starts after it is set; running ones finish.
     public let stop = StopSignal()
 
@@ -222,25 +226,27 @@ public final class JobScheduler: @unchecked Sendable {
     }
 
     /// One pass (what `jobs run-due` does): plans at `now`, then runs each job's due
-    /// fires in order, different jobs at once. Returns when every fire has ended; after
-    /// `stop`, no further fire starts. Errors of one job's fires do not stop the others':
-    /// the first is rethrown at the end.
+    /// fires in order, different jobs at once, at most `concurrency` at a time (on a
+    /// `FirePool`; this thread runs fires too, so none waits for a thread that could not
+    /// start). Returns when every fire has ended; after `stop`, no further fire starts.
+    /// Errors of one job's fires do not stop the others': the first is rethrown at the end.
     public func runDue(now: Date) throws {
         let due = try plan(now: now)
         var byJob: [String: [DueFire]] = [:]
         for fire in due { byJob[fire.job.name, default: []].append(fire) }
         let errors = ErrorBox()
-        let group = DispatchGroup()
-        for (_, fires) in byJob.sorted(by: { $0.key < $1.key }) {
-            group.enter()
-            Thread.detachNewThread { [self] in
-                defer { group.leave() }
-                for fire in fires where !stop.isSet {
+        let pool = FirePool(limit: concurrency, waiterHelps: true)
+        defer { pool.close() }
+        for (job, fires) in byJob.sorted(by: { $0.key < $1.key }) {
+            for fire in fires {
+                // Never throws: the waiter helps.
+                try pool.enqueue(job: job, runID: fire.runID) { [self] in
+                    guard !stop.isSet else { return }
                     do { try self.fire(fire) } catch { errors.keep(error) }
                 }
             }
         }
-        group.wait()
+        pool.waitForAll()
         if let error = errors.first { throw error }
     }
 

@@ -18,6 +18,9 @@ extension Journal {
     /// Opens the journal at `path` for a run (new or resumed) after checking it:
     /// - a 0-byte file is refused (whatever its write-ahead log holds),
     ///   not silently given a new schema: it was truncated or made by something else;
+    /// - a file that lost committed history (its log deleted or damaged) is refused,
+    ///   whatever `check` says (`verifyHistory`), and from then on each commit is
+    ///   counted beside it;
     /// - an existing file must pass SQLite's `PRAGMA quick_check`, as `check` says.
     ///
     /// A missing journal is made whole under a temporary name and linked into place
@@ -37,9 +40,17 @@ extension Journal {
                 recorded are lost. Move it aside (mv \(path) \(path).empty) and run again to start a new journal.
                 """)
         }
+        keepPrivate(path)
         let clean = closedCleanly(path)   // before opening: opening makes the log
         let journal: Journal
-        do { journal = try Journal(path: path) } catch let error as JournalError
+        do {
+            journal = try Journal(path: path, migrating: false)
+            if let sqlite = journal.sqlite, path != ":memory:" {
+                let log = try mappingStoreErrors { try verifyHistory(path: path, sqlite) }
+                try mappingStoreErrors { try journal.db.migrate() }
+                journal.locked { _ in journal.commitLog = log }
+            }
+        } catch let error as JournalError
             where error.code == .sqlite && (error.message.contains("not a database") || error.message.contains("malformed")) {
             throw malformed(path, error.message.contains("not a database") ? "file is not a database" : "database disk image is malformed")
         }
@@ -174,9 +185,20 @@ extension Journal {
     private static func createInPlace(_ path: String) throws {
         let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer {
-            for suffix in ["", "-wal", "-shm", "-closed"] { unlink(temporary + suffix) }
+            for suffix in ["", "-wal", "-shm", "-closed", "-commits"] { unlink(temporary + suffix) }
         }
-        do { try Journal(path: temporary).markClosedCleanly(keepingLogUpTo: 0) }   // the schema in the file
+        // Made 0600 before SQLite opens it: SQLite gives its log and index the file's mode.
+        let made = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard made >= 0 else {
+            throw JournalError(.sqlite, "cannot create the journal \(path): \(String(cString: strerror(errno)))")
+        }
+        _ = fchmod(made, 0o600)   // whatever the umask
+        close(made)
+        do {   // the schema (and the count of commits) in the file
+            let made = try Journal(path: temporary)
+            if let sqlite = made.sqlite { _ = try mappingStoreErrors { try ensureCommitTable(sqlite) } }
+            made.markClosedCleanly(keepingLogUpTo: 0)
+        }
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -194,9 +216,24 @@ extension Journal {
                     """)
             }
         }
-        for suffix in ["-shm", "-closed"] { unlink(path + suffix) }
+        for suffix in ["-shm", "-closed", "-commits"] { unlink(path + suffix) }
         if link(temporary, path) != 0 && errno != EEXIST {
             throw JournalError(.sqlite, "cannot create the journal \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The journal (params, Hub responses) is its owner's alone: its file, log, index and
+    /// markers are made 0600 (SQLite makes the log and index with the file's mode), and
+    /// any of them found readable or writable by others (made by an older hubscript, or
+    /// under a wide umask) is tightened, when this user owns it.
+    static func keepPrivate(_ path: String) {
+        guard path != ":memory:" else { return }
+        let user = geteuid()
+        for suffix in ["", "-wal", "-shm", "-closed", "-commits"] {
+            var status = stat()
+            guard lstat(path + suffix, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+                  status.st_uid == user, status.st_mode & 0o077 != 0 else { continue }
+            _ = chmod(path + suffix, status.st_mode & 0o700)
         }
     }
 

@@ -45,6 +45,9 @@ public final class Journal: @unchecked Sendable {
     private let lock = NSLock()
     /// An outcome recorded with `deferred: true` and not committed yet (guarded by `lock`).
     var staged: StagedOutcome?
+    /// Keeps the side record of the file's commits (`Journal+History`); set by
+    /// `openChecked` for a SQLite file, nil otherwise (guarded by `lock`).
+    var commitLog: JournalCommitLog?
     /// When `noteProgress` last committed a run's totals (`systemUptime`; guarded by `lock`).
     var progressCommittedAt = -Double.infinity
     /// `noteProgress` commits a run's totals at most this often.
@@ -53,13 +56,20 @@ public final class Journal: @unchecked Sendable {
 
     /// Opens the journal file at `path`, creating it (and its schema) if missing.
     /// - Parameter busyTimeout: how long to wait for another writer, in milliseconds.
-    public init(path: String, busyTimeout: Int32 = 10_000,
-                clock: @escaping @Sendable () -> Date = { Date() }) throws {
+    public convenience init(path: String, busyTimeout: Int32 = 10_000,
+                            clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        try self.init(path: path, busyTimeout: busyTimeout, migrating: true, clock: clock)
+    }
+
+    /// `init(path:)`, leaving the schema as it is unless `migrating` (`openChecked`
+    /// checks the file's history before anything writes to it).
+    init(path: String, busyTimeout: Int32 = 10_000, migrating: Bool,
+         clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.clock = clock
         location = .sqlite(path: path)
         db = try Journal.mappingStoreErrors {
             let db = try SQLiteJournalDatabase(path: path, busyTimeoutMs: busyTimeout)
-            try db.migrate()
+            if migrating { try db.migrate() }
             return db
         }
     }
@@ -184,11 +194,16 @@ public final class Journal: @unchecked Sendable {
     func transaction<T>(_ body: (any JournalDatabase) throws -> T) throws -> T {
         try Journal.mappingStoreErrors {
             try locked { db in
+                var mark: Int?
                 let result = try db.writeTransaction {
+                    let before = try commitLog.map { _ in try Journal.lastWriteRow(db) }
                     if let staged { try Journal.write(staged, db) }
-                    return try body(db)
+                    let result = try body(db)
+                    if let before { mark = try Journal.advanceHistoryMark(db, lastWriteRowBefore: before) }
+                    return result
                 }
                 staged = nil   // committed with it
+                if let mark { commitLog?.record(mark) }
                 return result
             }
         }

@@ -18,6 +18,10 @@ extension CodedError.Code where Domain == JournalErrorDomain {
     /// A value the journal cannot store as given (text with a NUL byte, which both
     /// backends would cut there); nothing was recorded.
     public static var unstorableText: Self { Self(rawValue: "journal_unstorable_text") }
+    /// The journal lost committed history (its write-ahead log deleted or damaged, the
+    /// file replaced by another), or its record of commits is missing or damaged, so
+    /// that cannot be told; `hubscript runs repair --accept-loss` accepts it.
+    public static var historyLost: Self { Self(rawValue: "journal_history_lost") }
     /// A stored value could not be read back (corrupt or foreign data).
     public static var corrupt: Self { Self(rawValue: "journal_corrupt") }
 }

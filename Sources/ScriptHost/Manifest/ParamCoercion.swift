@@ -62,6 +62,14 @@ public enum ParamCoercion {
 public struct ParamValues: Sendable {
     public let values: [String: ScriptValue]
 
+    /// The most a run's parameters may hold, as the canonical JSON the journal keeps
+    /// (every route: `--param`, `--params-file`, a job's or trigger's params, a resume),
+    /// and the most a params file may hold: 1 MiB. Parameters are journalled with the
+    /// run and read back by every listing; large data goes in a `file` parameter (only
+    /// its path is journalled).
+    public static let maxBytes = 1 << 20
+    static let maxBytesText = "1 MiB"
+
     /// Validates `cli` (`--param k=v`) over `file` (`--params-file`). A `list` parameter
     /// given several times collects every value; any other is refused if given twice.
     /// `file` params must name readable regular files; they become absolute paths.
@@ -107,6 +115,15 @@ public struct ParamValues: Sendable {
             if spec.kind == .file, let path = result[spec.name]?.stringValue {
                 result[spec.name] = .string(try Self.checkFile(path, param: spec.name))
             }
+        }
+        let size = (try? JSONCodec.encode(.object(result)).utf8.count) ?? 0
+        if size > Self.maxBytes {
+            let largest = result.max { ((try? JSONCodec.encode($0.value).utf8.count) ?? 0) < ((try? JSONCodec.encode($1.value).utf8.count) ?? 0) }
+            throw ManifestError("""
+                the parameters take \(ByteCount.text(size)) (largest: '\(largest?.key ?? "")'); a run's parameters hold at \
+                most \(Self.maxBytesText) (they are journalled with the run). Pass large data as a file parameter \
+                (type = "file": its path is journalled, the recipe reads the file)
+                """)
         }
         values = result
     }

@@ -87,7 +87,8 @@ final class FileDescriptorWriter: ByteSink {
 
     /// Writes all of `bytes`: retries after a signal, waits for room on a non-blocking
     /// descriptor. Returns false if the descriptor refused (closed pipe, full disk):
-    /// output has nowhere to go then, and the run goes on.
+    /// output has nowhere to go then, and the run goes on; a loss on stdout is noted
+    /// (`StandardOutputLoss`), for the CLI to report when the command ends.
     @discardableResult
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard var p = bytes.baseAddress else { return true }
@@ -103,6 +104,7 @@ final class FileDescriptorWriter: ByteSink {
                 var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 _ = poll(&pfd, 1, -1)
             } else {
+                StandardOutputLoss.note(fd: fd, errorNumber: n < 0 ? errno : EIO, bytes: left)
                 return false
             }
         }

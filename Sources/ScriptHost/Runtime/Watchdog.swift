@@ -21,7 +21,7 @@ final class Watchdog: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     /// Guarded by `mutex`.
-    private var interrupt: (at: Double, action: @Sendable () -> Void)?
+    private var interrupt: (at: Double, action: @Sendable () -> Bool)?
     private var action: (at: Double, action: @Sendable () -> Void)?
     private var disarmed = false
     /// An action is running (taken from its slot, not yet returned).
@@ -47,12 +47,17 @@ final class Watchdog: @unchecked Sendable {
         mutex.deallocate()
     }
 
+    /// How often the interrupt is sent again while the run's VM is still attached after
+    /// its deadline (seconds): a signal that arrived while the hook was resetting itself
+    /// is not lost for good.
+    static let interruptRepeat = 0.2
+
     /// At the deadline (`seconds` from now), interrupts `running`'s Lua thread so the
     /// hook raises the timeout at the next instruction (the hook is otherwise off: see
-    /// shim.h).
+    /// shim.h), and again every `interruptRepeat` until the VM is detached.
     func interrupt(_ running: RunningVM, after seconds: Double) {
         let at = MonotonicClock.now() + max(0, seconds)
-        let action: @Sendable () -> Void = { [weak running] in running?.interruptForDeadline() }
+        let action: @Sendable () -> Bool = { [weak running] in running?.interruptForDeadline() ?? false }
         locked { interrupt = (at, action) }
         pthread_cond_broadcast(condition)
     }
@@ -113,18 +118,23 @@ final class Watchdog: @unchecked Sendable {
                 pthread_cond_timedwait(condition, mutex, &until)
                 continue
             }
-            let due: @Sendable () -> Void
             if let pending = interrupt, pending.at <= now {
-                due = pending.action
                 interrupt = nil
+                acting = true
+                pthread_mutex_unlock(mutex)
+                let attached = pending.action()
+                pthread_mutex_lock(mutex)
+                if attached && !disarmed && interrupt == nil {
+                    interrupt = (MonotonicClock.now() + Watchdog.interruptRepeat, pending.action)
+                }
             } else {
-                due = action!.action
+                let due = action!.action
                 action = nil
+                acting = true
+                pthread_mutex_unlock(mutex)
+                due()
+                pthread_mutex_lock(mutex)
             }
-            acting = true
-            pthread_mutex_unlock(mutex)
-            due()
-            pthread_mutex_lock(mutex)
             acting = false
             pthread_cond_broadcast(condition)
         }
@@ -150,8 +160,15 @@ final class RunningVM: @unchecked Sendable {
     func attach(_ vm: LuaVM) { lock.withLock { self.vm = vm } }
     func detach() { lock.withLock { vm = nil } }
 
-    /// Interrupts the Lua thread so the hook raises the timeout at the next instruction.
-    func interruptForDeadline() { lock.withLock { vm?.interruptForDeadline() } }
+    /// Interrupts the Lua thread so the hook raises the timeout at the next instruction;
+    /// false once detached (nothing to interrupt).
+    func interruptForDeadline() -> Bool {
+        lock.withLock {
+            guard let vm else { return false }
+            vm.interruptForDeadline()
+            return true
+        }
+    }
 
     /// The Lua state's peak memory so far; 0 once detached. Read from the watchdog's
     /// thread while the Lua thread is stuck: a snapshot, not a synchronised figure.

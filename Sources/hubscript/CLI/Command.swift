@@ -174,11 +174,15 @@ enum ExitCode {
     static let usage: Int32 = 2
     static let capabilityDenied: Int32 = 3
     static let limit: Int32 = 4
+    /// The command ended, but some of what it wrote to stdout was lost (full disk,
+    /// closed pipe): `StandardOutputLoss`. A command that ended non-zero keeps its own
+    /// code (5 is `plan --detailed-exitcode`'s "the plan has writes").
+    static let outputLost: Int32 = 6
 }
 
 /// Unbuffered writes to the process's stdout and stderr.
 /// The CLI's own messages; loaded secrets are masked (`SecretRedactor`) as in a run's output.
 enum Console {
-    static func out(_ text: String) { FileHandle.standardOutput.write(Data(SecretRedactor.shared.redact(text).utf8)) }
+    static func out(_ text: String) { StandardOutputLoss.write(SecretRedactor.shared.redact(text)) }
     static func err(_ text: String) { StandardError.write(SecretRedactor.shared.redact(text)) }
 }

@@ -5,9 +5,9 @@ import ScriptHost
 
 enum RunsCommands {
     static let group = CommandGroup(
-        name: "runs", abstract: "List, show and resume journalled runs.",
+        name: "runs", abstract: "List, show, resume and repair journalled runs.",
         subcommands: [HubscriptCLI.entry(RunsListCommand.self), HubscriptCLI.entry(RunsShowCommand.self),
-                      HubscriptCLI.entry(RunsResumeCommand.self)])
+                      HubscriptCLI.entry(RunsResumeCommand.self), HubscriptCLI.entry(RunsRepairCommand.self)])
 
     /// The journal, refused if it is 0 bytes; `check` (resume: `.always`) also checks its pages.
     static func journal(_ common: CommonOptions.Values, check: Journal.IntegrityCheck = .skip) throws -> Journal {

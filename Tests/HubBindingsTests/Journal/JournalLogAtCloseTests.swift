@@ -53,11 +53,10 @@ final class JournalLogAtCloseTests: XCTestCase {
         XCTAssertFalse(Journal.closedCleanly(path))
     }
 
-    /// A log damaged after a clean close no longer matches the marker, so the next open
-    /// checks the journal; SQLite drops the log's frames whose checksums fail (as it does
-    /// with a log torn by a crash), so the runs only they held are gone, not reported.
-    /// (Known limit: docs/architecture.md, "journal".)
-    func testADamagedLogAfterACleanCloseIsCheckedAndItsBadFramesDropped() throws {
+    /// A log damaged after a clean close no longer matches the marker, and SQLite drops
+    /// the frames whose checksums fail: the journal would open as it was before the run,
+    /// so it is refused as having lost history (`JournalHistoryTests`).
+    func testADamagedLogAfterACleanCloseIsRefusedAsLostHistory() throws {
         do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a")) }
         let log = path + "-wal"
         var bytes = try Data(contentsOf: URL(fileURLWithPath: log))
@@ -65,10 +64,9 @@ final class JournalLogAtCloseTests: XCTestCase {
         for i in 32..<bytes.count { bytes[i] = UInt8(truncatingIfNeeded: i &* 131) }
         try bytes.write(to: URL(fileURLWithPath: log))
         XCTAssertFalse(Journal.closedCleanly(path), "the log's stamp no longer matches")
-        // SQLite drops log frames whose checksums fail: the journal opens (checked) as it
-        // was before the run, which is how it treats a log torn by a crash.
-        let journal = try Journal.openChecked(path: path)
-        XCTAssertNil(try journal.run(id: "run_a"))
+        XCTAssertThrowsError(try Journal.openChecked(path: path)) { error in
+            XCTAssertEqual((error as? JournalError)?.code, .historyLost, "\(error)")
+        }
     }
 
     func testAZeroByteFileIsRefusedEvenWithALogBesideIt() throws {

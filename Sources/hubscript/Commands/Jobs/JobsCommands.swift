@@ -12,6 +12,13 @@ enum JobsCommands {
                       HubscriptCLI.entry(JobsServeCommand.self), HubscriptCLI.entry(JobsRunCommand.self),
                       HubscriptCLI.entry(JobsHistoryCommand.self)])
 
+    static let concurrencyOption = OptionSpec(
+        name: "concurrency", valueName: "n",
+        help: "Run at most this many fires at once (default \(JobScheduler.defaultConcurrency), at most \(maxConcurrency)); other due fires wait their turn.")
+
+    /// The most `--concurrency` accepts.
+    static let maxConcurrency = 256
+
     static let nowOption = OptionSpec(
         name: "now", valueName: "time",
         help: "Act as if the time were this RFC 3339 time (tests and replays); the clock runs on from it.")
@@ -78,10 +85,20 @@ enum JobsCommands {
 struct JobsOptions {
     let common: CommonOptions.Values
     let clock: @Sendable () -> Date
+    /// `--concurrency` (nil: the scheduler's default).
+    let concurrency: Int?
 
     init(_ arguments: ParsedArguments) throws {
         common = CommonOptions.Values(arguments)
         clock = try JobsCommands.clock(arguments)
+        if let text = arguments.value("concurrency") {
+            guard let n = Int(text), (1...JobsCommands.maxConcurrency).contains(n) else {
+                throw UsageError("--concurrency takes a whole number from 1 to \(JobsCommands.maxConcurrency), got '\(text)'")
+            }
+            concurrency = n
+        } else {
+            concurrency = nil
+        }
     }
 
     /// The configuration (refused without jobs), a scheduler over its jobs, and the
@@ -90,6 +107,7 @@ struct JobsOptions {
         -> (config: LoadedConfig, scheduler: JobScheduler, signals: [DispatchSourceSignal]) {
         let config = try JobsCommands.load(common)
         let scheduler = try JobsCommands.scheduler(config, common, clock: clock)
+        if let concurrency { scheduler.concurrency = concurrency }
         return (config, scheduler, JobsCommands.stopOnSignals(scheduler, onStop))
     }
 }

@@ -7,15 +7,16 @@ import ScriptHost
 struct JobsServeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "jobs serve", abstract: "Run the scheduler in the foreground: sleep until a job is due, fire it, repeat.",
-        usage: "[--now TIME] [--listen PORT [--bind ADDRESS]]",
-        options: [JobsCommands.nowOption,
+        usage: "[--now TIME] [--concurrency N] [--listen PORT [--bind ADDRESS]]",
+        options: [JobsCommands.nowOption, JobsCommands.concurrencyOption,
                   OptionSpec(name: "listen", valueName: "port", help: "Also receive Hub webhooks on this port and run the triggers (as hubscript listen)."),
                   ListenAddress.bindOption]
             + CommonOptions.specs,
         discussion: """
         Fires as jobs run-due does, at each scheduled time; one line per fire on stdout.
         A fire that comes due while the job's previous fire still runs is skipped or
-        queued (the job's overlap). SIGTERM or Ctrl-C: no fire starts any more, running
+        queued (the job's overlap). At most --concurrency fires run at once (default 8).
+        SIGTERM or Ctrl-C: no fire starts any more, running
         fires finish, then it exits 0. With --listen, it also runs the configuration's
         triggers as hubscript listen does (docs/webhooks.md).
         """)
