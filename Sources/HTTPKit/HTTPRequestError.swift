@@ -40,6 +40,14 @@ struct HTTPRequestError: Error, Equatable, Sendable {
         status: 503, code: "server_busy",
         message: "too many open connections: retry later")
 
+    /// 429 `too_many_connections`: the client's address holds `perAddress` connections.
+    static func tooManyConnections(perAddress: Int) -> HTTPRequestError {
+        HTTPRequestError(
+            status: 429, code: "too_many_connections",
+            message: "this address already has \(perAddress) open connections, the most one address may hold: "
+                + "finish or close one, then retry")
+    }
+
     static func headTooLarge(limit: Int) -> HTTPRequestError {
         HTTPRequestError(
             status: 431, code: "header_too_large",
@@ -61,8 +69,10 @@ struct HTTPRequestError: Error, Equatable, Sendable {
     /// The response sent for this error: JSON body, `Content-Type: application/json`.
     var response: HTTPResponseMessage {
         let body = #"{"error":{"code":"# + jsonString(code) + #","message":"# + jsonString(message) + "}}"
-        return HTTPResponseMessage(
-            status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+        var headers: HTTPHeaders = ["Content-Type": "application/json"]
+        // Connection limits clear up within moments: say when to come back.
+        if status == 429 || status == 503 { headers.add("Retry-After", "1") }
+        return HTTPResponseMessage(status: status, headers: headers, body: Data(body.utf8))
     }
 }
 
