@@ -1,8 +1,8 @@
 import Foundation
 
 /// Who gets a connection slot: the per-address cap, the total cap, and the room a
-/// waiting connection of the busiest address makes for a client from a less busy one
-/// (``HTTPServerLimits``).
+/// long-waiting connection of a busier address makes for a new client when the server
+/// is full (``HTTPServerLimits``).
 extension HTTPServer {
     /// What ``admission(for:)`` decided about a new connection.
     enum Admission: Equatable {
@@ -13,8 +13,8 @@ extension HTTPServer {
     }
 
     /// Registers an accepted descriptor and starts its thread, or refuses it (429 past
-    /// the per-address cap; 503 when full and nothing can make room; closed without an
-    /// answer if ``stop()`` has begun).
+    /// the per-address cap; 503 when full and no connection can make room; closed
+    /// without an answer if ``stop()`` has begun).
     func admit(_ fd: Int32, peer: String) {
         Socket.configureConnection(fd, timeout: limits.idleTimeout)
         condition.lock()
@@ -53,15 +53,18 @@ extension HTTPServer {
             return .refuse(.tooManyConnections(perAddress: perAddress))
         }
         guard slotsInUse >= maxConnections else { return .admit }
-        // Full: the waiting connection of the busiest address busier than this one,
-        // the one that has waited longest, makes room.
+        // Full: a connection makes room if it has waited at least evictionAge for its
+        // request (one busy with quick requests never has; one held open by a trickle
+        // soon has) and its address holds more slots than the newcomer's. Of those, one
+        // of the busiest address, the longest waiting.
+        let now = ContinuousClock.now
         var victim: HTTPConnection?
         var victimLoad = mine
         for connection in connections.values where !connection.evicted {
-            guard let since = connection.waitingSince else { continue }
             let load = slotsByAddress[connection.peer] ?? 0
-            guard load > mine else { continue }
-            if load > victimLoad || (load == victimLoad && since < victim?.waitingSince ?? since) {
+            guard load > mine, let since = connection.waitingSince,
+                  since.duration(to: now) >= .seconds(limits.evictionAge) else { continue }
+            if load > victimLoad || (load == victimLoad && since < victim?.waitingSince ?? now) {
                 victim = connection
                 victimLoad = load
             }

@@ -12,11 +12,15 @@
 ///
 /// Connections: at most `maxConnectionsPerAddress` from one client address (more are
 /// answered 429 `too_many_connections`), and at most `maxConnections` in all. When
-/// every slot is taken, a client from an address holding fewer connections than the
-/// busiest address still gets in: the busiest address's connection that has waited
-/// longest for its request (none is evicted while its handler runs) is answered 503
-/// `server_busy` and closed to make room. A client from the busiest address itself is
-/// answered 503 `server_busy`. So one address, or a few, cannot keep others out.
+/// every slot is taken, a new client still gets in if a connection from an address
+/// holding more slots than the new client's has waited at least `evictionAge` for its
+/// request (mid-request, or idle between keep-alive requests): of those, the busiest
+/// address's longest-waiting one is closed to make room (answered 503 `server_busy`
+/// if part of a request had arrived). None is evicted while its handler runs or its
+/// response is written. Otherwise the new client is answered 503 `server_busy`. So
+/// connections held open by a trickle from a few addresses cannot keep out a client
+/// from another, and a client busy with quick requests is never evicted, however many
+/// connections it holds.
 public struct HTTPServerLimits: Sendable, Equatable {
     /// Largest request head accepted, in bytes. Default 64 KiB.
     public var maxHeaderBytes: Int
@@ -48,6 +52,9 @@ public struct HTTPServerLimits: Sendable, Equatable {
     /// proxy every connection comes from the proxy's address: raise it to
     /// `maxConnections` there (the proxy is then what limits each client).
     public var maxConnectionsPerAddress: Int
+    /// Seconds a connection must have waited for its request before a new client (from
+    /// a less busy address) may take its slot when the server is full. Default 1.
+    public var evictionAge: Double
     /// Seconds ``HTTPServer/stop()`` waits for in-flight requests before it closes
     /// their connections anyway. Default 5.
     public var shutdownGracePeriod: Double
@@ -61,6 +68,7 @@ public struct HTTPServerLimits: Sendable, Equatable {
         minBodyBytesPerSecond: Int = 500,
         maxConnections: Int = 256,
         maxConnectionsPerAddress: Int = 64,
+        evictionAge: Double = 1,
         shutdownGracePeriod: Double = 5
     ) {
         self.maxHeaderBytes = maxHeaderBytes
@@ -71,6 +79,7 @@ public struct HTTPServerLimits: Sendable, Equatable {
         self.minBodyBytesPerSecond = minBodyBytesPerSecond
         self.maxConnections = maxConnections
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.evictionAge = evictionAge
         self.shutdownGracePeriod = shutdownGracePeriod
     }
 

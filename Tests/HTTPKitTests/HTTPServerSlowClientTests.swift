@@ -101,8 +101,9 @@ final class HTTPServerSlowClientTests: XCTestCase {
         XCTAssertEqual(again.readResponse(), echoResponse("GET", "/again"))
     }
 
-    func testFullServerEvictsTheLongestWaitingConnectionOfTheBusiestAddressForANewClient() throws {
-        let server = try startServer(self, limits: .init(maxConnections: 3, maxConnectionsPerAddress: 0), handler: echoHandler())
+    func testFullServerEvictsTheLongestWaitingConnectionOfABusierAddressForANewClient() throws {
+        let limits = HTTPServerLimits(maxConnections: 3, maxConnectionsPerAddress: 0, evictionAge: 0)
+        let server = try startServer(self, limits: limits, handler: echoHandler())
         var waiting: [RawClient] = []
         for n in 1...3 {
             let client = try RawClient(port: server.port, from: "127.0.0.2")
@@ -116,7 +117,7 @@ final class HTTPServerSlowClientTests: XCTestCase {
         // The first connection (the one waiting longest) made room, with a 503.
         XCTAssertEqual(waiting[0].readToEnd().text, refusal(
             "503 Service Unavailable", "server_busy", "too many open connections: retry later", retryAfter: true))
-        // A client from the busiest address finds no one busier to make room: 503.
+        // A client from the busiest address finds no busier one to make room: 503.
         let sameAddress = try RawClient(port: server.port, from: "127.0.0.2")
         XCTAssertEqual(sameAddress.readToEnd().text, refusal(
             "503 Service Unavailable", "server_busy", "too many open connections: retry later", retryAfter: true))
@@ -127,10 +128,47 @@ final class HTTPServerSlowClientTests: XCTestCase {
         }
     }
 
+    func testKeptAliveConnectionIdleLongestMakesRoomWithoutAnAnswer() throws {
+        let limits = HTTPServerLimits(maxConnections: 2, maxConnectionsPerAddress: 0, evictionAge: 0)
+        let server = try startServer(self, limits: limits, handler: echoHandler())
+        let idle = try RawClient(port: server.port, from: "127.0.0.2")
+        idle.send("GET /done HTTP/1.1\r\n\r\n")
+        XCTAssertEqual(idle.readResponse(), echoResponse("GET", "/done"))
+        let partial = try RawClient(port: server.port, from: "127.0.0.2")
+        partial.send("GET /partial HTTP/1.1\r\n")
+        try waitUntil { server.openConnectionCount == 2 }
+        let newcomer = try RawClient(port: server.port, from: "127.0.0.3")
+        newcomer.send("GET /new HTTP/1.1\r\n\r\n")
+        XCTAssertEqual(newcomer.readResponse(), echoResponse("GET", "/new"))
+        let idleRest = idle.readToEnd()
+        XCTAssertEqual(idleRest.text, "")
+        XCTAssertTrue(idleRest.closed)
+        partial.send("\r\n")
+        XCTAssertEqual(partial.readResponse(), echoResponse("GET", "/partial"))
+    }
+
+    func testFullServerAnswers503WhenNoConnectionHasWaitedLongEnoughToMakeRoom() throws {
+        let limits = HTTPServerLimits(maxConnections: 2, maxConnectionsPerAddress: 0, evictionAge: 60)
+        let server = try startServer(self, limits: limits, handler: echoHandler())
+        let first = try RawClient(port: server.port, from: "127.0.0.2")
+        let second = try RawClient(port: server.port, from: "127.0.0.2")
+        first.send("GET /1 HTTP/1.1\r\n")
+        second.send("GET /2 HTTP/1.1\r\n")
+        try waitUntil { server.openConnectionCount == 2 }
+        let newcomer = try RawClient(port: server.port, from: "127.0.0.3")
+        XCTAssertEqual(newcomer.readToEnd().text, refusal(
+            "503 Service Unavailable", "server_busy", "too many open connections: retry later", retryAfter: true))
+        first.send("\r\n")
+        XCTAssertEqual(first.readResponse(), echoResponse("GET", "/1"))
+        second.send("\r\n")
+        XCTAssertEqual(second.readResponse(), echoResponse("GET", "/2"))
+    }
+
     func testConnectionWhoseHandlerRunsIsNeverEvicted() throws {
         let release = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
-        let server = try startServer(self, limits: .init(maxConnections: 1, maxConnectionsPerAddress: 0)) { request in
+        let limits = HTTPServerLimits(maxConnections: 1, maxConnectionsPerAddress: 0, evictionAge: 0)
+        let server = try startServer(self, limits: limits) { _ in
             started.signal()
             release.wait()
             return HTTPResponseMessage(status: 200, body: Data("done".utf8))
@@ -146,7 +184,8 @@ final class HTTPServerSlowClientTests: XCTestCase {
     }
 
     func testNormalClientIsServedWhileTricklingClientsFromSeveralAddressesHoldEverySlot() throws {
-        let server = try startServer(self, limits: .init(maxConnections: 24, maxConnectionsPerAddress: 6), handler: echoHandler())
+        let limits = HTTPServerLimits(maxConnections: 24, maxConnectionsPerAddress: 6, evictionAge: 0.2)
+        let server = try startServer(self, limits: limits, handler: echoHandler())
         var tricklers: [(RawClient, Trickle)] = []
         defer { for (_, trickle) in tricklers { trickle.stop() } }
         for n in 0..<60 {
@@ -155,6 +194,7 @@ final class HTTPServerSlowClientTests: XCTestCase {
             tricklers.append((client, Trickle(client, byte: "x", every: 0.2)))
         }
         try waitUntil { server.openConnectionCount == 24 }
+        Thread.sleep(forTimeInterval: 0.3)
         for attempt in 1...3 {
             let client = try RawClient(port: server.port, from: "127.0.0.1")
             client.send("GET /real-\(attempt) HTTP/1.1\r\n\r\n")
