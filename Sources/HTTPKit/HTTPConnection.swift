@@ -97,7 +97,7 @@ final class HTTPConnection: @unchecked Sendable {
             }
             searchFrom = 0
             guard let (parsed, length) = head, let body = readBody(of: parsed, headLength: length) else { return }
-            guard server.connectionWillHandle(self) else { return refuse(.serverBusy) }
+            guard server.connectionWillHandle(self) else { return refuse(.evicted) }
             guard respond(to: parsed, body: body) else { return }
         }
     }
@@ -106,7 +106,7 @@ final class HTTPConnection: @unchecked Sendable {
     /// stopping, or evicted): nothing to answer, unless it was evicted with part of a
     /// request received.
     private func endQuietly() {
-        if !buffer.isEmpty, server.wasEvicted(self) { refuse(.serverBusy) }
+        if !buffer.isEmpty, server.wasEvicted(self) { refuse(.evicted) }
     }
 
     /// Reads the body that follows a head of `headLength` bytes and removes both from
@@ -167,7 +167,7 @@ final class HTTPConnection: @unchecked Sendable {
         case .bytes: return true
         case .timedOut: refuse(.timedOut); return false
         case .endOfStream, .failed:
-            if server.wasEvicted(self) { refuse(.serverBusy) }
+            if server.wasEvicted(self) { refuse(.evicted) }
             return false
         }
     }

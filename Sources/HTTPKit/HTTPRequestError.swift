@@ -40,6 +40,11 @@ struct HTTPRequestError: Error, Equatable, Sendable {
         status: 503, code: "server_busy",
         message: "too many open connections: retry later")
 
+    /// 503 `server_busy` for a connection closed to make room for a new client.
+    static let evicted = HTTPRequestError(
+        status: 503, code: "server_busy",
+        message: "the server is full and this connection had waited longest for its request: retry")
+
     /// 429 `too_many_connections`: the client's address holds `perAddress` connections.
     static func tooManyConnections(perAddress: Int) -> HTTPRequestError {
         HTTPRequestError(

@@ -17,8 +17,9 @@ import Glibc
 enum ListenBench {
     static func run(port: UInt16, secret: String, tricklers: Int, addresses: Int, seconds: Double) {
         let quiet = Senders.measure(port: port, secret: secret, senders: 64, seconds: seconds, tag: "quiet")
+        let quietPaced = Senders.measure(port: port, secret: secret, senders: 64, seconds: seconds, tag: "quietpaced", rate: 500)
         let trickle = Trickle(port: port, count: tricklers, addresses: addresses)
-        trickle.start(for: seconds * 2 + 30)
+        trickle.start(for: seconds * 3 + 30)
         Thread.sleep(forTimeInterval: 3)   // every slot taken, the refused reconnecting
         var singles: [Double] = []
         for n in 0..<10 {
@@ -27,17 +28,22 @@ enum ListenBench {
         }
         let open = trickle.openCount
         let busy = Senders.measure(port: port, secret: secret, senders: 64, seconds: seconds, tag: "trickle")
+        let busyPaced = Senders.measure(port: port, secret: secret, senders: 64, seconds: seconds, tag: "tricklepaced", rate: 500)
         let outcomes = trickle.stop()
 
         func ms(_ s: Double) -> String { String(format: "%.1f ms", s * 1000) }
-        print("64 concurrent senders, \(Int(seconds)) s each          without trickle    with \(tricklers) trickling")
-        print(String(format: "  acknowledged deliveries / s       %10.0f         %10.0f   (ratio %.2f)",
-                     quiet.perSecond, busy.perSecond, busy.perSecond / max(1, quiet.perSecond)))
-        print("  p50 acknowledgement               \(pad(ms(quiet.p50)))         \(pad(ms(busy.p50)))")
-        print("  p99 acknowledgement               \(pad(ms(quiet.p99)))         \(pad(ms(busy.p99)))")
-        print("  max acknowledgement               \(pad(ms(quiet.max)))         \(pad(ms(busy.max)))")
-        print("  answers other than 202 (retried)  \(pad(String(quiet.failures)))         \(pad(String(busy.failures)))"
-              + "   (a sender past its address's fair share of a full server gets 503 and reconnects)")
+        func table(_ title: String, _ a: Senders.Result, _ b: Senders.Result) {
+            print(title)
+            print(String(format: "  acknowledged deliveries / s       %10.0f         %10.0f   (ratio %.2f)",
+                         a.perSecond, b.perSecond, b.perSecond / max(1, a.perSecond)))
+            print("  p50 acknowledgement               \(pad(ms(a.p50)))         \(pad(ms(b.p50)))")
+            print("  p99 acknowledgement               \(pad(ms(a.p99)))         \(pad(ms(b.p99)))")
+            print("  max acknowledgement               \(pad(ms(a.max)))         \(pad(ms(b.max)))")
+            print("  refused or failed, then retried   \(pad(String(a.failures)))         \(pad(String(b.failures)))")
+        }
+        print("64 senders, \(Int(seconds)) s a phase                 without trickle    with \(tricklers) trickling")
+        table("as fast as answered (keep-alive):", quiet, busy)
+        table("500 a second offered, on a schedule:", quietPaced, busyPaced)
         let valid = singles.filter { $0 >= 0 }.sorted()
         let median = valid.isEmpty ? -1 : valid[valid.count / 2]
         print("single deliveries on a new connection during the trickle: \(valid.count) of \(singles.count) answered 202, "
@@ -65,8 +71,13 @@ enum Senders {
         return Array(head.utf8) + Array(payload)
     }
 
-    /// 64 (`senders`) threads, each delivering one event after another for `seconds`.
-    static func measure(port: UInt16, secret: String, senders: Int, seconds: Double, tag: String) -> Result {
+    /// `senders` threads delivering events for `seconds`: one after another as fast as
+    /// the answers come (`rate` nil), or together `rate` a second on a fixed schedule,
+    /// each time measured from its scheduled instant (so a late answer delays the
+    /// next one's measure too, not only its own). A refused connection (429/503) waits
+    /// the server's Retry-After (1 s) before it reconnects, as a webhook sender would.
+    static func measure(port: UInt16, secret: String, senders: Int, seconds: Double, tag: String,
+                        rate: Double? = nil) -> Result {
         let collected = Collected()
         let run = UInt32.random(in: 0...UInt32.max)
         let start = now()
@@ -80,13 +91,21 @@ enum Senders {
                 var connection: Wire?
                 var n = 0
                 while now() - start < seconds {
+                    var t0 = now()
+                    if let rate {
+                        // This sender's n-th slot of the shared schedule.
+                        let slot = start + (Double(n * senders + index)) / rate
+                        if slot > t0 { Thread.sleep(forTimeInterval: slot - t0) }
+                        t0 = slot
+                        if t0 - start >= seconds { break }
+                    }
                     if connection == nil { connection = Wire(port: port, from: "127.0.0.1") }
                     guard let wire = connection else { failed += 1; Thread.sleep(forTimeInterval: 0.01); continue }
                     n += 1
-                    let t0 = now()
                     let status = wire.exchange(request(secret: secret, id: "wev_\(tag)_\(run)_\(index)_\(n)"))
                     if status == 202 { mine.append(now() - t0) } else { failed += 1 }
                     if status == nil || wire.closed { connection = nil }
+                    if status == 429 || status == 503 { Thread.sleep(forTimeInterval: 1) }
                 }
                 collected.add(mine, failed: failed)
                 group.leave()
@@ -109,7 +128,9 @@ enum Senders {
         let t0 = now()
         guard let wire = Wire(port: port, from: "127.0.0.1") else { return -1 }
         let status = wire.exchange(request(secret: secret, id: id))
-        if status != 202 { FileHandle.standardError.write(Data("single delivery: answered \(status.map(String.init) ?? "nothing")\n".utf8)) }
+        if status != 202 {
+            FileHandle.standardError.write(Data("single delivery: answered \(status.map(String.init) ?? "nothing") \(wire.lastBody)\n".utf8))
+        }
         return status == 202 ? now() - t0 : -1
     }
 
@@ -134,6 +155,8 @@ final class Collected: @unchecked Sendable {
 final class Wire {
     let fd: Int32
     private(set) var closed = false
+    /// The body of the last response read.
+    private(set) var lastBody = ""
     private var pending: [UInt8] = []
 
     init?(port: UInt16, from source: String, timeout: Int = 10) {
@@ -161,6 +184,7 @@ final class Wire {
                 let length = head.lowercased().components(separatedBy: "\r\n")
                     .first { $0.hasPrefix("content-length:") }.flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
                 if pending.count >= end + length {
+                    lastBody = String(decoding: pending[end..<(end + length)], as: UTF8.self)
                     pending.removeFirst(end + length)
                     if head.lowercased().contains("connection: close") { closed = true }
                     return status

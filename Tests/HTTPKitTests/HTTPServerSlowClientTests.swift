@@ -61,16 +61,17 @@ final class HTTPServerSlowClientTests: XCTestCase {
     }
 
     func testSlowBodyAboveTheMinimumRateKeepsItsDeadlineMovingAndIsServed() throws {
-        // 400 bytes at about 400 bytes a second take a second, twice the body timeout;
-        // at a minimum of 100 bytes a second each 20-byte piece buys 0.2 s more.
-        let limits = HTTPServerLimits(idleTimeout: 30, headerTimeout: 10, bodyTimeout: 0.5, minBodyBytesPerSecond: 100)
+        // 400 bytes at about 200 bytes a second take two seconds, twice the body
+        // timeout; at a minimum of 100 bytes a second each 20-byte piece buys 0.2 s more
+        // (so a pause of up to a second anywhere is still in time).
+        let limits = HTTPServerLimits(idleTimeout: 30, headerTimeout: 10, bodyTimeout: 1, minBodyBytesPerSecond: 100)
         let server = try startServer(self, limits: limits, handler: echoHandler())
         let client = try RawClient(port: server.port, timeout: 8)
         let body = String(repeating: "abcdefghijklmnopqrst", count: 20)
         client.send("POST /slow HTTP/1.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
         for piece in stride(from: 0, to: body.utf8.count, by: 20) {
             client.send(Array(Array(body.utf8)[piece..<piece + 20]))
-            Thread.sleep(forTimeInterval: 0.05)
+            Thread.sleep(forTimeInterval: 0.1)
         }
         XCTAssertEqual(client.readResponse(), echoResponse("POST", "/slow", body: body))
     }
@@ -116,7 +117,8 @@ final class HTTPServerSlowClientTests: XCTestCase {
         XCTAssertEqual(newcomer.readResponse(), echoResponse("GET", "/new"))
         // The first connection (the one waiting longest) made room, with a 503.
         XCTAssertEqual(waiting[0].readToEnd().text, refusal(
-            "503 Service Unavailable", "server_busy", "too many open connections: retry later", retryAfter: true))
+            "503 Service Unavailable", "server_busy",
+            "the server is full and this connection had waited longest for its request: retry", retryAfter: true))
         // A client from the busiest address finds no busier one to make room: 503.
         let sameAddress = try RawClient(port: server.port, from: "127.0.0.2")
         XCTAssertEqual(sameAddress.readToEnd().text, refusal(
@@ -134,6 +136,7 @@ final class HTTPServerSlowClientTests: XCTestCase {
         let idle = try RawClient(port: server.port, from: "127.0.0.2")
         idle.send("GET /done HTTP/1.1\r\n\r\n")
         XCTAssertEqual(idle.readResponse(), echoResponse("GET", "/done"))
+        try waitUntil { server.idleConnectionCount == 1 }   // its thread is back waiting
         let partial = try RawClient(port: server.port, from: "127.0.0.2")
         partial.send("GET /partial HTTP/1.1\r\n")
         try waitUntil { server.openConnectionCount == 2 }
@@ -284,6 +287,15 @@ private func waitUntil(_ condition: () -> Bool, file: StaticString = #filePath, 
             return
         }
         Thread.sleep(forTimeInterval: 0.01)
+    }
+}
+
+extension HTTPServer {
+    /// Connections waiting for their next request on a kept-alive connection.
+    var idleConnectionCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return connections.values.filter { $0.state == .idle }.count
     }
 }
 
