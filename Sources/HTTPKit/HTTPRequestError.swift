@@ -49,8 +49,8 @@ struct HTTPRequestError: Error, Equatable, Sendable {
     static func tooManyConnections(perAddress: Int) -> HTTPRequestError {
         HTTPRequestError(
             status: 429, code: "too_many_connections",
-            message: "this address already has \(perAddress) open connections, the most one address may hold: "
-                + "finish or close one, then retry")
+            message: "this address already holds \(perAddress) open connection\(perAddress == 1 ? "" : "s"), "
+                + "the most one address may hold: finish or close one, then retry")
     }
 
     static func headTooLarge(limit: Int) -> HTTPRequestError {

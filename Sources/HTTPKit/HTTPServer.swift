@@ -22,9 +22,10 @@ import Foundation
 /// request line → 505 `http_version_not_supported`, a request not received within its
 /// deadlines (``HTTPServerLimits``) → 408 `request_timeout`, a connection beyond
 /// `maxConnectionsPerAddress` → 429 `too_many_connections`, a connection beyond
-/// `maxConnections` that no long-waiting connection of a busier address can make room for → 503
-/// `server_busy` (as is the evicted connection, if it had sent part of a request). A response with `dropped == true` is not written: the
-/// connection is closed instead, with no bytes sent.
+/// `maxConnections` that no long-waiting connection of a busier address can make
+/// room for → 503 `server_busy` (as is the evicted connection, if it had sent part
+/// of a request). Both carry `Retry-After: 1`. A response with `dropped == true` is
+/// not written: the connection is closed instead, with no bytes sent.
 ///
 /// Lifecycle: `init` binds, ``start()`` accepts, ``stop()`` shuts down; the server
 /// cannot be restarted. Do not call ``stop()`` from inside a handler (it would wait

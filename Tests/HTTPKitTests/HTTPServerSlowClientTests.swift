@@ -86,7 +86,7 @@ final class HTTPServerSlowClientTests: XCTestCase {
         let third = try RawClient(port: server.port, from: "127.0.0.2")
         XCTAssertEqual(third.readToEnd().text, refusal(
             "429 Too Many Requests", "too_many_connections",
-            "this address already has 2 open connections, the most one address may hold: finish or close one, then retry",
+            "this address already holds 2 open connections, the most one address may hold: finish or close one, then retry",
             retryAfter: true))
         let other = try RawClient(port: server.port, from: "127.0.0.3")
         other.send("GET /other HTTP/1.1\r\n\r\n")
