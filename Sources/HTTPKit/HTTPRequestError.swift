@@ -40,6 +40,19 @@ struct HTTPRequestError: Error, Equatable, Sendable {
         status: 503, code: "server_busy",
         message: "too many open connections: retry later")
 
+    /// 503 `server_busy` for a connection closed to make room for a new client.
+    static let evicted = HTTPRequestError(
+        status: 503, code: "server_busy",
+        message: "the server is full and this connection had waited longest for its request: retry")
+
+    /// 429 `too_many_connections`: the client's address holds `perAddress` connections.
+    static func tooManyConnections(perAddress: Int) -> HTTPRequestError {
+        HTTPRequestError(
+            status: 429, code: "too_many_connections",
+            message: "this address already holds \(perAddress) open connection\(perAddress == 1 ? "" : "s"), "
+                + "the most one address may hold: finish or close one, then retry")
+    }
+
     static func headTooLarge(limit: Int) -> HTTPRequestError {
         HTTPRequestError(
             status: 431, code: "header_too_large",
@@ -61,8 +74,10 @@ struct HTTPRequestError: Error, Equatable, Sendable {
     /// The response sent for this error: JSON body, `Content-Type: application/json`.
     var response: HTTPResponseMessage {
         let body = #"{"error":{"code":"# + jsonString(code) + #","message":"# + jsonString(message) + "}}"
-        return HTTPResponseMessage(
-            status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+        var headers: HTTPHeaders = ["Content-Type": "application/json"]
+        // Connection limits clear up within moments: say when to come back.
+        if status == 429 || status == 503 { headers.add("Retry-After", "1") }
+        return HTTPResponseMessage(status: status, headers: headers, body: Data(body.utf8))
     }
 }
 

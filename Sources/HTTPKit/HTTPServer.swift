@@ -19,10 +19,13 @@ import Foundation
 /// the connection is closed: malformed → 400 `invalid_request`, head too large → 431
 /// `header_too_large`, body too large → 413 `payload_too_large`, `Transfer-Encoding`
 /// → 411 `length_required`, other `Expect` → 417 `expectation_failed`, HTTP/2+
-/// request line → 505 `http_version_not_supported`, a request begun but not finished
-/// within the idle timeout → 408 `request_timeout`, a connection beyond
-/// `maxConnections` → 503 `server_busy`. A response with `dropped == true` is not
-/// written: the connection is closed instead, with no bytes sent.
+/// request line → 505 `http_version_not_supported`, a request not received within its
+/// deadlines (``HTTPServerLimits``) → 408 `request_timeout`, a connection beyond
+/// `maxConnectionsPerAddress` → 429 `too_many_connections`, a connection beyond
+/// `maxConnections` that no long-waiting connection of a busier address can make
+/// room for → 503 `server_busy` (as is the evicted connection, if it had sent part
+/// of a request). Both carry `Retry-After: 1`. A response with `dropped == true` is
+/// not written: the connection is closed instead, with no bytes sent.
 ///
 /// Lifecycle: `init` binds, ``start()`` accepts, ``stop()`` shuts down; the server
 /// cannot be restarted. Do not call ``stop()`` from inside a handler (it would wait
@@ -38,16 +41,27 @@ public final class HTTPServer: @unchecked Sendable {
     /// The host the server was created with.
     public let host: String
     public let limits: HTTPServerLimits
+    /// The connections served at once: `limits.maxConnections`, lowered if needed to fit
+    /// under the open-file limit (`ulimit -n`) with 64 descriptors to spare.
+    public let maxConnections: Int
 
-    private let handler: Handler
-    /// Guards every `var` below and each connection's `state`; signalled whenever
-    /// `state`, `acceptLoopRunning` or `connections` change.
-    private let condition = NSCondition()
+    let handler: Handler
+    /// Guards every `var` below and each connection's `state`, `waitingSince` and
+    /// `evicted`; signalled whenever `state`, `acceptLoopRunning` or `connections` change.
+    let condition = NSCondition()
     private var state = State.ready
     private var acceptLoopRunning = false
     private var listenFD: Int32
     private var wakeFDs: (read: Int32, write: Int32)
-    private var connections: [ObjectIdentifier: HTTPConnection] = [:]
+    /// Every registered connection, evicted ones included until their thread ends.
+    var connections: [ObjectIdentifier: HTTPConnection] = [:]
+    /// Connections holding a slot (registered and not evicted), per client address.
+    var slotsByAddress: [String: Int] = [:]
+    /// Connections holding a slot, in all.
+    var slotsInUse = 0
+    /// A descriptor kept open so that, out of descriptors, the server can still accept
+    /// and refuse one pending connection (accept loop only).
+    private var spareFD: Int32 = -1
 
     /// Binds at once.
     ///
@@ -80,7 +94,24 @@ public final class HTTPServer: @unchecked Sendable {
         self.port = listener.port
         self.host = host
         self.limits = limits
+        self.maxConnections = Self.connectionsFitting(limits.maxConnections)
         self.handler = handler
+        self.spareFD = Socket.openSpareDescriptor()
+    }
+
+    /// `wanted`, or fewer if the open-file limit leaves less room (64 descriptors kept
+    /// for the handler's own files); at least 1.
+    static func connectionsFitting(_ wanted: Int) -> Int {
+        guard let soft = Socket.descriptorLimits()?.soft else { return max(1, wanted) }
+        return max(1, min(wanted, soft - 64))
+    }
+
+    /// Raises this process's soft open-file limit (`ulimit -n`) toward its hard limit,
+    /// so that `servers` servers with `limits` fit with room to spare. Returns the soft
+    /// limit in force afterwards (nil if unknown). Call it before creating the servers.
+    @discardableResult
+    public static func raiseDescriptorLimit(toServe servers: Int, with limits: HTTPServerLimits) -> Int? {
+        Socket.raiseDescriptorLimit(to: servers * limits.maxConnections + 256)
     }
 
     deinit {
@@ -161,8 +192,9 @@ public final class HTTPServer: @unchecked Sendable {
     private func acceptLoop() {
         while !Socket.waitForListener(listenFD, orWake: wakeFDs.read) {
             switch Socket.accept(listenFD) {
-            case .connection(let fd): admit(fd)
+            case .connection(let fd, let peer): admit(fd, peer: peer)
             case .retry: continue
+            case .outOfDescriptors: refuseWithSpareDescriptor()
             case .backOff: Thread.sleep(forTimeInterval: 0.01)
             }
         }
@@ -172,48 +204,46 @@ public final class HTTPServer: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Registers an accepted descriptor and starts its thread, refuses it with 503 if
-    /// `maxConnections` are already open, or closes it if ``stop()`` has begun.
-    private func admit(_ fd: Int32) {
-        Socket.configureConnection(fd, timeout: limits.idleTimeout)
-        condition.lock()
-        guard state == .running else {
-            condition.unlock()
-            Socket.close(fd)
+    /// Out of descriptors: gives up the spare one to accept a pending connection and
+    /// answer it 503, so the client hears "busy" instead of waiting in the backlog and
+    /// the accept loop does not spin on a listener that stays readable. Without a spare
+    /// (it could not be opened again), it pauses 50 ms before polling again.
+    private func refuseWithSpareDescriptor() {
+        guard spareFD >= 0 else {
+            Thread.sleep(forTimeInterval: 0.05)
+            spareFD = Socket.openSpareDescriptor()
             return
         }
-        guard connections.count < limits.maxConnections else {
-            condition.unlock()
-            let busy = HTTPResponseEncoder.encode(HTTPRequestError.serverBusy.response, keepAlive: false, minorVersion: 1)
-            _ = busy.withUnsafeBytes { Socket.sendAll(fd, $0) }
-            Socket.shutdownWrite(fd)
-            Socket.close(fd)
-            return
+        Socket.close(spareFD)
+        spareFD = -1
+        if case .connection(let fd, _) = Socket.accept(listenFD) {
+            refuse(fd, with: .serverBusy)
+        } else {
+            Thread.sleep(forTimeInterval: 0.05)
         }
-        let connection = HTTPConnection(fd: fd, server: self, limits: limits, handler: handler)
-        connections[ObjectIdentifier(connection)] = connection
-        condition.unlock()
-        let thread = Thread { connection.run() }
-        thread.name = "HTTPServer.connection"
-        thread.start()
+        spareFD = Socket.openSpareDescriptor()
     }
 
     // MARK: - Called by connections
 
-    /// Marks `connection` idle between requests. Returns false if the server is
-    /// stopping, in which case the connection must close.
+    /// Marks `connection` idle between requests (and waiting, so it may be evicted).
+    /// Returns false if the server is stopping or the connection was evicted, in which
+    /// case the connection must close.
     func connectionBecameIdle(_ connection: HTTPConnection) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard state == .running else { return false }
+        guard state == .running, !connection.evicted else { return false }
         connection.state = .idle
+        if connection.waitingSince == nil { connection.waitingSince = .now }
         return true
     }
 
-    /// Marks `connection` busy with a request.
+    /// Marks `connection` busy receiving a request (still waiting for it, so it may be
+    /// evicted).
     func connectionBecameActive(_ connection: HTTPConnection) {
         condition.lock()
         connection.state = .active
+        if connection.waitingSince == nil { connection.waitingSince = .now }
         condition.unlock()
     }
 
@@ -224,16 +254,8 @@ public final class HTTPServer: @unchecked Sendable {
         return state != .running
     }
 
-    /// Deregisters `connection` and closes its descriptor. Both happen under the lock,
-    /// so ``stop()`` never sees a connection that is gone but still holds a descriptor,
-    /// and never shuts down a descriptor number that has been reused.
-    func connectionEnded(_ connection: HTTPConnection) {
-        condition.lock()
-        connections[ObjectIdentifier(connection)] = nil
-        Socket.close(connection.fd)
-        condition.broadcast()
-        condition.unlock()
-    }
+    /// Whether the server is accepting (call with the lock held).
+    var isRunningLocked: Bool { state == .running }
 
     // MARK: - Helpers (call with the lock held, or from deinit)
 
@@ -245,9 +267,10 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func closeListener() {
-        for fd in [listenFD, wakeFDs.read, wakeFDs.write] where fd >= 0 { Socket.close(fd) }
+        for fd in [listenFD, wakeFDs.read, wakeFDs.write, spareFD] where fd >= 0 { Socket.close(fd) }
         listenFD = -1
         wakeFDs = (-1, -1)
+        spareFD = -1
     }
 }
 

@@ -131,30 +131,6 @@ enum Socket {
         }
     }
 
-    /// What ``accept(_:)`` produced.
-    enum Accepted {
-        case connection(Int32)
-        /// Nothing to accept right now, or a transient failure: poll again.
-        case retry
-        /// Out of descriptors or memory: back off before polling again.
-        case backOff
-    }
-
-    /// Accepts one pending connection as a blocking, close-on-exec descriptor.
-    static func accept(_ listener: Int32) -> Accepted {
-        // accept4(2) and pipe2(2) are not exported by the Glibc module, so close-on-exec
-        // is set right after; a fork in that instant could inherit the descriptor.
-        let fd = cAccept(listener)
-        if fd >= 0 {
-            setCloseOnExec(fd)
-            return .connection(fd)
-        }
-        switch errno {
-        case EMFILE, ENFILE, ENOBUFS, ENOMEM: return .backOff
-        default: return .retry
-        }
-    }
-
     /// Sets up an accepted connection: no Nagle delay, and `timeout` seconds on each
     /// blocking receive and send (so a silent or stalled peer cannot hold a thread).
     static func configureConnection(_ fd: Int32, timeout: Double) {
@@ -168,12 +144,15 @@ enum Socket {
 
     /// Sets the receive and send timeouts of `fd` to `seconds`.
     static func setTimeout(_ fd: Int32, _ seconds: Double) {
-        let clamped = max(0.001, seconds)
-        var tv = timeval()
-        tv.tv_sec = .init(clamped.rounded(.down))
-        tv.tv_usec = .init((clamped - clamped.rounded(.down)) * 1_000_000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setReceiveTimeout(fd, seconds)
+        var tv = timeval(seconds)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Sets the receive timeout of `fd` to `seconds` (at least a millisecond).
+    static func setReceiveTimeout(_ fd: Int32, _ seconds: Double) {
+        var tv = timeval(seconds)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// What ``receive(_:into:)`` produced.
@@ -199,10 +178,14 @@ enum Socket {
     }
 
     /// Sends all of `bytes`, retrying on `EINTR` and short writes. Never raises
-    /// SIGPIPE. Returns false if the peer is gone or the send timeout expired.
-    static func sendAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// SIGPIPE. Returns false if the peer is gone, the send timeout expired, or
+    /// `within` seconds (if given) passed before the last byte was sent (a client that
+    /// reads a byte now and then cannot hold the writer forever).
+    static func sendAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, within seconds: Double? = nil) -> Bool {
+        let deadline = seconds.map { ContinuousClock.now + .milliseconds(Int64(($0 * 1000).rounded(.up))) }
         var offset = 0
         while offset < bytes.count {
+            if let deadline, offset > 0, ContinuousClock.now >= deadline { return false }
             let n = send(fd, bytes.baseAddress! + offset, bytes.count - offset, noSignal)
             if n > 0 {
                 offset += n
@@ -233,7 +216,7 @@ enum Socket {
         return (fds[0], fds[1])
     }
 
-    private static func setCloseOnExec(_ fd: Int32) {
+    static func setCloseOnExec(_ fd: Int32) {
         _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
     }
 
@@ -245,6 +228,9 @@ enum Socket {
 
     /// Stops reading and writing on `fd`; wakes any thread blocked on it.
     static func shutdownBoth(_ fd: Int32) { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+
+    /// Stops reading on `fd`: a thread blocked receiving on it gets end of stream.
+    static func shutdownRead(_ fd: Int32) { _ = shutdown(fd, Int32(SHUT_RD)) }
 
     /// Sends FIN after the last response; reads may continue.
     static func shutdownWrite(_ fd: Int32) { _ = shutdown(fd, Int32(SHUT_WR)) }
@@ -275,10 +261,8 @@ enum Socket {
 // Free functions, so the names do not resolve to `Socket`'s own members.
 #if canImport(Glibc)
 private func cListen(_ fd: Int32, _ backlog: Int32) -> Int32 { Glibc.listen(fd, backlog) }
-private func cAccept(_ fd: Int32) -> Int32 { Glibc.accept(fd, nil, nil) }
 #else
 private func cListen(_ fd: Int32, _ backlog: Int32) -> Int32 { Darwin.listen(fd, backlog) }
-private func cAccept(_ fd: Int32) -> Int32 { Darwin.accept(fd, nil, nil) }
 #endif
 
 extension Socket.Loopback {
@@ -290,3 +274,4 @@ extension Socket.Loopback {
         }
     }
 }
+

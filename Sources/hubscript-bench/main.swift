@@ -2,6 +2,7 @@
 // keyed entitlement grants against a served sandbox, printing seconds per phase.
 //   hubscript-bench URL READS WRITES [CONCURRENCY]
 //   hubscript-bench pacing URL SECONDS [WARMUP [DISPATCH_URL]]   (scripts/bench-pacing; PacingBench.swift)
+//   hubscript-bench listen PORT SECRET TRICKLERS ADDRESSES SECONDS (scripts/bench-listen; ListenBench.swift)
 // The Python peer (scripts/bench/client.py) does exactly the same requests.
 import Dispatch
 import Foundation
@@ -12,6 +13,11 @@ if args.count >= 4, args[1] == "pacing", let url = URL(string: args[2]), let sec
     // scripts/bench-pacing: hubscript-bench pacing URL SECONDS [WARMUP]
     try PacingBench.run(url, seconds: seconds, warmup: args.count > 4 ? Double(args[4]) ?? 30 : 30,
                         dispatch: args.count > 5 ? URL(string: args[5]) : nil)
+    exit(0)
+}
+if args.count == 7, args[1] == "listen", let port = UInt16(args[2]), let tricklers = Int(args[4]),
+   let addresses = Int(args[5]), let seconds = Double(args[6]) {
+    ListenBench.run(port: port, secret: args[3], tricklers: tricklers, addresses: addresses, seconds: seconds)
     exit(0)
 }
 guard args.count >= 4, let url = URL(string: args[1]), let reads = Int(args[2]), let writes = Int(args[3]) else {

@@ -11,9 +11,19 @@ import Glibc
 final class RawClient: @unchecked Sendable {
     let fd: Int32
 
-    /// Connects to 127.0.0.1:`port` with a receive timeout of `timeout` seconds.
-    init(port: UInt16, timeout: Double = 5) throws {
+    /// Connects to 127.0.0.1:`port` from the loopback address `source` (127.0.0.1
+    /// unless a test needs several client addresses) with a receive timeout of
+    /// `timeout` seconds.
+    init(port: UInt16, from source: String = "127.0.0.1", timeout: Double = 5) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if source != "127.0.0.1" {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            _ = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian

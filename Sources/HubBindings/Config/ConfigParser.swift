@@ -68,7 +68,7 @@ struct ConfigParser {
         default:
             throw fail("profiles.\(name) needs exactly one of email (a user session: hubscript login), api_key_ref (the vault entry holding an API key), api_key_env (the variable holding it, for CI) or api_key")
         }
-        var rate = 100
+        var rate: Int?
         if let r = f["rate_limit_per_minute"] {
             guard let i = r.intValue, i >= 0 else { throw fail("profiles.\(name).rate_limit_per_minute must be a whole number ≥ 0 (0 = no pacing)") }
             rate = Int(i)

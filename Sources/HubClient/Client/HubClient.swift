@@ -24,8 +24,11 @@ public enum HubClientVersion {
 public struct HubClientOptions: Sendable {
     /// Path prefix before every path (`/v1` on older deployments); empty for none.
     public var apiPrefix: String
-    /// The pace the governor keeps, in requests per minute; 0 turns pacing off.
-    public var rateLimitPerMinute: Int
+    /// The most requests a minute the client sends (the profile's
+    /// `rate_limit_per_minute`); it also paces under any lower limit the Hub reports in
+    /// `RateLimit-*` headers. nil: no limit of its own, only the Hub's (none reported:
+    /// no pacing). 0 turns pacing off.
+    public var rateLimitPerMinute: Int?
     public var retry: RetryPolicy
     public var timeouts: HubTimeouts
     public var clock: any HubClock
@@ -52,7 +55,7 @@ public struct HubClientOptions: Sendable {
     /// session (the profile's `api_key_record_profile`); nil: the key asks for its own.
     public var apiKeyRecordReader: (@Sendable (_ keyID: String) throws -> HubResponse)? = nil
 
-    public init(apiPrefix: String = "", rateLimitPerMinute: Int = 100, retry: RetryPolicy = RetryPolicy(),
+    public init(apiPrefix: String = "", rateLimitPerMinute: Int? = nil, retry: RetryPolicy = RetryPolicy(),
                 timeouts: HubTimeouts = HubTimeouts(), clock: any HubClock = SystemHubClock(),
                 random: any HubRandomSource = SystemRandomSource(),
                 warn: @escaping @Sendable (String) -> Void = HubClientOptions.standardErrorWarn,

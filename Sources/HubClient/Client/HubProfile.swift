@@ -35,8 +35,10 @@ public struct HubProfile: Sendable, Codable, Equatable {
     /// Path prefix for older deployments (`/v1`); empty for none.
     public var apiPrefix: String
     public var auth: Auth
-    /// The pace the client keeps (requests per minute); 0 turns pacing off. Default 100.
-    public var rateLimitPerMinute: Int
+    /// The most requests a minute the client sends (`rate_limit_per_minute`); it paces
+    /// under the lower of this and what the Hub reports. nil (not set): only what the
+    /// Hub reports. 0 turns pacing off.
+    public var rateLimitPerMinute: Int?
     /// For API keys: the permissions the key holds, as declared by whoever set up the
     /// profile (the Hub offers no self-introspection; `hubscript keys show` prints the
     /// line). nil = not declared: unknown, never assumed; see `HubClient.capabilities()`.
@@ -62,7 +64,7 @@ public struct HubProfile: Sendable, Codable, Equatable {
     /// trust, instead of the system store (an absolute path; `TLSTrust`).
     public var caFile: String?
 
-    public init(name: String, hubURL: URL, apiPrefix: String = "", auth: Auth, rateLimitPerMinute: Int = 100,
+    public init(name: String, hubURL: URL, apiPrefix: String = "", auth: Auth, rateLimitPerMinute: Int? = nil,
                 apiKeyPermissions: [String]? = nil, apiKeyID: String? = nil, dispatchURL: URL? = nil, dispatchTokenRef: String? = nil,
                 caFile: String? = nil) {
         self.caFile = caFile
@@ -92,7 +94,7 @@ public struct HubProfile: Sendable, Codable, Equatable {
         hubURL = try c.decode(URL.self, forKey: .hubURL)
         apiPrefix = try c.decodeIfPresent(String.self, forKey: .apiPrefix) ?? ""
         auth = try c.decode(Auth.self, forKey: .auth)
-        rateLimitPerMinute = try c.decodeIfPresent(Int.self, forKey: .rateLimitPerMinute) ?? 100
+        rateLimitPerMinute = try c.decodeIfPresent(Int.self, forKey: .rateLimitPerMinute)
         apiKeyPermissions = try c.decodeIfPresent([String].self, forKey: .apiKeyPermissions)
         apiKeyID = try c.decodeIfPresent(String.self, forKey: .apiKeyID)
         dispatchURL = try c.decodeIfPresent(URL.self, forKey: .dispatchURL)

@@ -33,8 +33,12 @@ public enum RateClass: String, Sendable, CaseIterable {
     }
 }
 
-/// The governors of one client: the caller's bucket, and one per `RateClass`, each at
-/// its documented limit (pacing off turns them all off). A request acquires its
+/// The governors of one client: the caller's bucket, and one per `RateClass`. With a
+/// configured limit (the profile's `rate_limit_per_minute`), the caller's bucket paces
+/// under it and each class under its documented limit, both lowered by what the Hub
+/// reports; without one, every bucket paces under what the Hub reports in its
+/// `RateLimit-*` headers, and nothing when it reports nothing; 0 turns all pacing
+/// off. A request acquires its
 /// class's slot, then the caller's (a refresh is anonymous: its class only); a 429 on
 /// a classed request pauses that class only, so reads go on at full speed while grants
 /// wait. Each governor learns from the `RateLimit-*` headers of its own requests: the
@@ -45,10 +49,10 @@ final class RatePacer: Sendable {
     /// the enum: instantiating that costs a protocol-conformance scan at start-up).
     private let classes: [RateGovernor]
 
-    init(limitPerMinute: Int, clock: any HubClock) {
+    init(limitPerMinute: Int?, clock: any HubClock) {
         session = RateGovernor(limitPerMinute: limitPerMinute, clock: clock)
-        classes = RateClass.allCases.map {
-            RateGovernor(limitPerMinute: limitPerMinute == 0 ? 0 : $0.limitPerMinute, clock: clock)
+        classes = RateClass.allCases.map { rateClass in
+            RateGovernor(limitPerMinute: limitPerMinute.map { $0 == 0 ? 0 : rateClass.limitPerMinute }, clock: clock)
         }
     }
 

@@ -4,6 +4,14 @@ import HTTPKit
 /// Paces requests under a per-minute limit so the client slows itself down instead of
 /// hitting `429`.
 ///
+/// The limit paced at is the lower of the configured one (the profile's
+/// `rate_limit_per_minute`, or a class's documented limit) and the lowest
+/// `RateLimit-Limit` the Hub has reported for this bucket; with neither (no
+/// configured limit, and a server that sends no `RateLimit-*` headers, such as the
+/// sandbox with rate limits off) there is nothing to pace under and requests go at
+/// once. A reported limit is never raised by a later, higher one, so a header
+/// describing another bucket cannot speed a class up.
+///
 /// A token bucket of `limit` tokens refilled at `safety · limit / 60` per second (`safety`
 /// is 0.97: refilling exactly as fast as the Hub's own bucket lands each request on the
 /// instant the Hub's token comes back, and rounding or jitter on either side then yields
@@ -13,38 +21,44 @@ import HTTPKit
 /// its reservation is due, so concurrent callers queue fairly. The Hub's
 /// `RateLimit-Remaining` / `RateLimit-Reset` headers pull the bucket down when the
 /// server has fewer tokens left than the client thinks (another process shares the
-/// key), a `RateLimit-Limit` below the governor's own lowers it (the Hub's bucket is
-/// smaller than documented; never raised, so a header describing another bucket cannot
-/// speed a class up), and `Retry-After` on a 429 pauses every caller. A limit of 0
-/// turns pacing off; server pauses still apply.
+/// key), and `Retry-After` on a 429 pauses every caller. A configured limit of 0 turns
+/// pacing off, reported limits included; server pauses still apply.
 final class RateGovernor: Sendable {
     private struct State {
         var tokens: Double
         var updatedAt: TimeInterval
         var pausedUntil: TimeInterval
-        /// The limit paced at: the configured one, or a lower one the Hub reported.
+        /// The lowest limit the Hub reported (nil: none yet).
+        var reported: Double?
+        /// The limit paced at: the lower of the configured and the reported one;
+        /// infinite while neither is known.
         var limit: Double
 
         var ratePerSecond: Double { RateGovernor.safety * limit / 60 }
+        var paces: Bool { limit.isFinite && limit > 0 }
     }
 
-    /// The configured limit (0: pacing off).
-    let configuredLimit: Int
+    /// The configured limit (nil: none, pace under what the Hub reports; 0: pacing off).
+    let configuredLimit: Int?
     private let clock: any HubClock
     private let state: ClientLock<State>
 
-    init(limitPerMinute: Int, clock: any HubClock) {
-        configuredLimit = max(0, limitPerMinute)
+    /// `limitPerMinute`: the most requests a minute this bucket may send whatever the
+    /// Hub says; nil for no limit of its own (the Hub's reported one only); 0 to pace
+    /// nothing (the Hub's pauses still apply).
+    init(limitPerMinute: Int?, clock: any HubClock) {
+        configuredLimit = limitPerMinute.map { max(0, $0) }
         self.clock = clock
-        state = ClientLock(State(tokens: Double(max(0, limitPerMinute)), updatedAt: clock.now(), pausedUntil: 0,
-                                 limit: Double(max(0, limitPerMinute))))
+        let limit = configuredLimit.map(Double.init) ?? .infinity
+        state = ClientLock(State(tokens: limit.isFinite ? limit : 0, updatedAt: clock.now(), pausedUntil: 0,
+                                 reported: nil, limit: limit))
     }
 
     /// The share of the limit the governor paces at.
     static let safety = 0.97
 
-    /// The limit per minute the governor paces under now (0: pacing off).
-    var limitPerMinute: Int { state.withLock { Int($0.limit) } }
+    /// The limit per minute the governor paces under now (0: pacing off, or no limit known).
+    var limitPerMinute: Int { state.withLock { $0.paces ? Int($0.limit) : 0 } }
 
     /// Reserves one request slot, sleeping until it is due. Before a wait, tells
     /// `beforeWaiting` how long and why (a server pause, or the client's own pacing).
@@ -54,7 +68,7 @@ final class RateGovernor: Sendable {
         let now = clock.now()
         let (wait, reason): (TimeInterval, HubClientEvent.WaitReason) = state.withLock { s in
             let pause = max(0, s.pausedUntil - now)
-            guard s.limit > 0 else { return (pause, .hub) }
+            guard s.paces else { return (pause, .hub) }
             refill(&s, now: now)
             s.tokens -= 1
             let deficit = s.tokens < 0 ? -s.tokens / s.ratePerSecond : 0
@@ -79,12 +93,20 @@ final class RateGovernor: Sendable {
                 let perToken = number("RateLimit-Limit").map { reset / max(1, $0 - remaining) } ?? reset
                 s.pausedUntil = max(s.pausedUntil, now + perToken)
             }
-            guard s.limit > 0 else { return }
-            refill(&s, now: now)
-            if let limit = number("RateLimit-Limit"), limit >= 1, limit < s.limit {
-                s.limit = limit
-                s.tokens = min(s.tokens, limit)
+            guard configuredLimit != 0 else { return }
+            if let reported = number("RateLimit-Limit"), reported >= 1, reported < (s.reported ?? .infinity) {
+                s.reported = reported
             }
+            let limit = min(configuredLimit.map(Double.init) ?? .infinity, s.reported ?? .infinity)
+            if !s.paces, limit.isFinite {
+                // The first limit known: a full bucket from now on (Remaining below corrects it).
+                s.tokens = limit
+                s.updatedAt = now
+            }
+            s.limit = limit
+            guard s.paces else { return }
+            refill(&s, now: now)
+            s.tokens = min(s.tokens, s.limit)
             if remaining < s.tokens { s.tokens = remaining }
         }
     }

@@ -58,7 +58,7 @@ public struct SandboxOptions: Sendable {
         /// 100/min per session or API key, 20/min on grants, 30/min on refresh,
         /// 60 notifications per recipient per application per hour.
         case standard
-        /// No 429s; `RateLimit-*` headers still report the standard buckets.
+        /// No buckets: no 429s and no `RateLimit-*` headers.
         case off
     }
 

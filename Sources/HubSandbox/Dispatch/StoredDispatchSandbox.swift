@@ -122,14 +122,14 @@ public final class StoredDispatchSandbox: @unchecked Sendable {
             guard o.allowed else {
                 var r = Self.error(429, "rate_limited", "Too many sends from this machine token (\(Self.sendsPerMinute) a minute); retry after \(o.retryAfter) s.")
                 r.headers.add("Retry-After", String(o.retryAfter))
-                Self.addRateHeaders(o, to: &r)
+                addRateHeaders(o, to: &r)
                 return r
             }
             outcome = o
         }
         let before = relay.sentNotifications.count
         var response = relay.handle(request)
-        if let outcome { Self.addRateHeaders(outcome, to: &response) }
+        if let outcome { addRateHeaders(outcome, to: &response) }
         guard response.status == 202, let sent = relay.sentNotifications.dropFirst(before).first else { return response }
         try db.run("""
             INSERT INTO dispatch_sent(id, machine, title, body, accepted_devices, idempotency_key, created_at)
@@ -143,7 +143,9 @@ public final class StoredDispatchSandbox: @unchecked Sendable {
         return response
     }
 
-    private static func addRateHeaders(_ o: RateLimiter.Outcome, to response: inout HTTPResponseMessage) {
+    private func addRateHeaders(_ o: RateLimiter.Outcome, to response: inout HTTPResponseMessage) {
+        // Rate limits off: no bucket, so no RateLimit-* headers (a client would pace under them).
+        guard limiter.enforced else { return }
         response.headers["RateLimit-Limit"] = String(o.limit)
         response.headers["RateLimit-Remaining"] = String(o.remaining)
         response.headers["RateLimit-Reset"] = String(o.reset)

@@ -254,10 +254,13 @@ extension HubEngine {
         if reply.body != nil { headers.add("Content-Type", "application/json") }
         for (n, v) in reply.headers { headers.add(n, v) }
         headers.add("X-Request-Id", requestId)
-        let r = rate ?? RateLimiter.Outcome(allowed: true, limit: 100, remaining: 100, reset: 0, retryAfter: 0)
-        headers.add("RateLimit-Limit", String(r.limit))
-        headers.add("RateLimit-Remaining", String(r.remaining))
-        headers.add("RateLimit-Reset", String(r.reset))
+        // Rate limits off: no bucket, so no RateLimit-* headers (a client would pace under them).
+        if limiter.enforced {
+            let r = rate ?? RateLimiter.Outcome(allowed: true, limit: 100, remaining: 100, reset: 0, retryAfter: 0)
+            headers.add("RateLimit-Limit", String(r.limit))
+            headers.add("RateLimit-Remaining", String(r.remaining))
+            headers.add("RateLimit-Reset", String(r.reset))
+        }
         return HTTPResponseMessage(status: reply.status, headers: headers, body: reply.body?.data ?? Data(), dropped: dropped)
     }
 }

@@ -10,9 +10,12 @@ struct ListenAddress {
 
     let host: String
     let port: UInt16
+    /// The connection caps (`--max-connections`, `--max-connections-per-address`).
+    let limits: HTTPServerLimits
 
-    init(bind: String?, port: UInt16) throws {
+    init(bind: String?, port: UInt16, limits: HTTPServerLimits = HTTPServerLimits()) throws {
         self.port = port
+        self.limits = limits
         guard let bind else {
             host = "127.0.0.1"
             return
@@ -26,9 +29,11 @@ struct ListenAddress {
     /// Whether the address can be reached from other hosts.
     var isBeyondLoopback: Bool { !LoopbackHTTPClient.isLoopback(host) }
 
-    /// Binds the server (an in-use port or an address this host does not have throws).
+    /// Binds the server (an in-use port or an address this host does not have throws),
+    /// after raising the open-file limit to fit its connections.
     func server(_ handler: @escaping HTTPServer.Handler) throws -> HTTPServer {
-        try HTTPServer(host: host, port: port, beyondLoopback: true, handler: handler)
+        ServerLimitOptions.prepareDescriptors(servers: 1, limits: limits)
+        return try HTTPServer(host: host, port: port, limits: limits, beyondLoopback: true, handler: handler)
     }
 
     /// The URL deliveries reach, for the start-up line.

@@ -9,10 +9,10 @@ import ScriptHost
 struct ListenCommand: Command {
     static let configuration = CommandConfiguration(
         name: "listen", abstract: "Receive Hub webhook deliveries on 127.0.0.1 and run the configuration's triggers.",
-        usage: "[--port P] [--bind ADDRESS] | --setup [--url URL]",
+        usage: "[--port P] [--bind ADDRESS] [--max-connections N] [--max-connections-per-address N] | --setup [--url URL]",
         options: [OptionSpec(name: "port", valueName: "port", help: "The port to listen on (default 8490; 0 picks a free one)."),
-                  ListenAddress.bindOption,
-                  OptionSpec(name: "setup", valueName: nil, help: "Register the triggers' webhook at their Hub and store its signing secret in the vault, then exit."),
+                  ListenAddress.bindOption] + ServerLimitOptions.specs
+            + [OptionSpec(name: "setup", valueName: nil, help: "Register the triggers' webhook at their Hub and store its signing secret in the vault, then exit."),
                   OptionSpec(name: "url", valueName: "url", help: "With --setup: the URL the Hub delivers to (default http://127.0.0.1:PORT/hooks).")]
             + VaultCommands.specs.filter { $0.name != "state-dir" } + CommonOptions.specs,
         discussion: """
@@ -35,7 +35,8 @@ struct ListenCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("listen takes no arguments") }
         address = try ListenAddress(bind: arguments.value("bind"),
-                                    port: SandboxServeCommand.port(arguments.value("port"), "--port") ?? 8490)
+                                    port: SandboxServeCommand.port(arguments.value("port"), "--port") ?? 8490,
+                                    limits: ServerLimitOptions.limits(arguments))
         common = CommonOptions.Values(arguments)
         if arguments.flag("setup") {
             let url = arguments.value("url") ?? "http://127.0.0.1:\(address.port == 0 ? 8490 : address.port)/hooks"
@@ -92,6 +93,7 @@ struct Listening {
         server.start()
         let names = triggers.triggers.map { "\($0.name) (\($0.on.joined(separator: ", ")))" }.joined(separator: "; ")
         Console.err("\(name): listening on \(address.url(port: server.port)) for \(TerminalText.field(names))\n")
+        if let shortfall = ServerLimitOptions.shortfall(server, name: name) { Console.err(shortfall) }
         if address.isBeyondLoopback {
             Console.err("\(name): \(address.host) is reachable beyond this host: put a reverse proxy that terminates TLS in front (docs/operations.md)\n")
         }

@@ -17,7 +17,7 @@ struct SandboxServeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "sandbox serve",
         abstract: "Serve the sandbox Hub and Dispatch over HTTP on 127.0.0.1 until Ctrl-C.",
-        usage: "[--port P] [--dispatch-port P] [--faults SPEC] [--rate-limits standard|off] [--memory] [--seed N]",
+        usage: "[--port P] [--dispatch-port P] [--faults SPEC] [--rate-limits standard|off] [--memory] [--seed N] [--max-connections N] [--max-connections-per-address N]",
         options: [
             OptionSpec(name: "port", valueName: "port", help: "The Hub's port (default 8470; 0 picks a free one)."),
             OptionSpec(name: "dispatch-port", valueName: "port", help: "Dispatch's port (default: the Hub's + 1)."),
@@ -27,7 +27,7 @@ struct SandboxServeCommand: Command {
             OptionSpec(name: "seed", valueName: "n", help: "Seed for --memory (default 1)."),
             OptionSpec(name: "users", valueName: "n", help: "Users to seed with --memory (default 200)."),
             OptionSpec(name: "audit-events", valueName: "n", help: "Audit events to seed with --memory (default 3000)."),
-        ] + CommonOptions.specs.filter { $0.name == "state-dir" },
+        ] + ServerLimitOptions.specs + CommonOptions.specs.filter { $0.name == "state-dir" },
         discussion: """
         Point a profile at it: profiles = { local = { hub_url = "http://127.0.0.1:8470", api_key = "satk_test_jobs_sandbox_0000000000000000" } }
         Fixed accounts, keys and tokens: docs/sandbox.md.
@@ -41,9 +41,11 @@ struct SandboxServeCommand: Command {
     let seed: Int
     let scale: SandboxOptions.Scale
     let state: StateDirectory
+    let limits: HTTPServerLimits
 
     init(_ arguments: ParsedArguments) throws {
         port = try Self.port(arguments.value("port"), "--port") ?? 8470
+        limits = try ServerLimitOptions.limits(arguments)
         dispatchPort = try Self.port(arguments.value("dispatch-port"), "--dispatch-port")
         do { faults = try arguments.value("faults").map { try FaultSpec(parsing: $0) } ?? .none } catch {
             throw UsageError("--faults: \(error)")
@@ -109,8 +111,10 @@ struct SandboxServeCommand: Command {
         let hubServer: HTTPServer
         let dispatchServer: HTTPServer
         do {
-            hubServer = try HTTPServer(port: port, handler: { hub.handle($0) })
-            dispatchServer = try HTTPServer(port: dispatchPort ?? (port == 0 ? 0 : port &+ 1), handler: { dispatch.handle($0) })
+            ServerLimitOptions.prepareDescriptors(servers: 2, limits: limits)
+            hubServer = try HTTPServer(port: port, limits: limits, handler: { hub.handle($0) })
+            dispatchServer = try HTTPServer(port: dispatchPort ?? (port == 0 ? 0 : port &+ 1), limits: limits,
+                                            handler: { dispatch.handle($0) })
         } catch {
             Console.err("hubscript sandbox serve: \(error)\n")
             return ExitCode.usage
@@ -125,6 +129,7 @@ struct SandboxServeCommand: Command {
             source.resume()
             return source
         }
+        if let shortfall = ServerLimitOptions.shortfall(hubServer, name: "hubscript sandbox serve") { Console.err(shortfall) }
         let serveLock = memory ? nil : markServed(url: "http://127.0.0.1:\(hubServer.port)")
         hubServer.start()
         dispatchServer.start()

@@ -13,7 +13,7 @@ struct ProfileAndJSONTests {
         let profile = try JSONDecoder().decode(HubProfile.self, from: Data(text.utf8))
         #expect(profile.name == "prod")
         #expect(profile.apiPrefix == "")
-        #expect(profile.rateLimitPerMinute == 100)
+        #expect(profile.rateLimitPerMinute == nil)   // no limit of its own: what the Hub reports
         #expect(profile.auth == .apiKey(.environment("HUB_KEY")))
         #expect(profile.dispatchTokenRef == "dispatch/ci")
         let again = try JSONDecoder().decode(HubProfile.self, from: JSONEncoder().encode(profile))

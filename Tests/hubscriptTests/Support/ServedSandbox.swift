@@ -18,9 +18,9 @@ final class ServedSandbox {
 
     /// Starts the sandbox whose state is in `state` (reset it first) with `faults`
     /// (and the Hub's rate limits when `rateLimits` is "standard").
-    init(_ cli: CLIHarness, state: URL, faults: String, rateLimits: String = "off") throws {
+    init(_ cli: CLIHarness, state: URL, faults: String, rateLimits: String = "off", extraArguments: [String] = []) throws {
         let (server, out, err) = cli.process(["sandbox", "serve", "--port", "0", "--dispatch-port", "0", "--rate-limits", rateLimits,
-                                              "--faults", faults], state: state)
+                                              "--faults", faults] + extraArguments, state: state)
         let banner = LockedText()
         out.fileHandleForReading.readabilityHandler = { banner.append($0.availableData) }
         err.fileHandleForReading.readabilityHandler = { banner.append($0.availableData) }

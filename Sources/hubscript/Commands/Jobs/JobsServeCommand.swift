@@ -7,10 +7,10 @@ import ScriptHost
 struct JobsServeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "jobs serve", abstract: "Run the scheduler in the foreground: sleep until a job is due, fire it, repeat.",
-        usage: "[--now TIME] [--concurrency N] [--listen PORT [--bind ADDRESS]]",
+        usage: "[--now TIME] [--concurrency N] [--listen PORT [--bind ADDRESS] [--max-connections N] [--max-connections-per-address N]]",
         options: [JobsCommands.nowOption, JobsCommands.concurrencyOption,
                   OptionSpec(name: "listen", valueName: "port", help: "Also receive Hub webhooks on this port and run the triggers (as hubscript listen)."),
-                  ListenAddress.bindOption]
+                  ListenAddress.bindOption] + ServerLimitOptions.specs
             + CommonOptions.specs,
         discussion: """
         Fires as jobs run-due does, at each scheduled time; one line per fire on stdout.
@@ -28,8 +28,11 @@ struct JobsServeCommand: Command {
         guard arguments.positionals.isEmpty else { throw UsageError("jobs serve takes no arguments") }
         options = try JobsOptions(arguments)
         let port = try SandboxServeCommand.port(arguments.value("listen"), "--listen")
-        if port == nil, arguments.value("bind") != nil { throw UsageError("--bind needs --listen PORT (the webhook receiver's port)") }
-        listenAddress = try port.map { try ListenAddress(bind: arguments.value("bind"), port: $0) }
+        for option in ["bind", "max-connections", "max-connections-per-address"] where port == nil && arguments.value(option) != nil {
+            throw UsageError("--\(option) needs --listen PORT (the webhook receiver's port)")
+        }
+        let limits = try ServerLimitOptions.limits(arguments)
+        listenAddress = try port.map { try ListenAddress(bind: arguments.value("bind"), port: $0, limits: limits) }
     }
 
     func run() throws -> Int32 {
