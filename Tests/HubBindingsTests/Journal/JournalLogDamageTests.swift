@@ -3,10 +3,10 @@ import SQLiteKit
 import XCTest
 @testable import HubBindings
 
-/// Attacks on the log a clean close now keeps beside the journal (`markClosedCleanly`):
-/// what users (and hubscript's own messages) do with "the journal file" must not lose or
-/// resurrect runs now that the file alone no longer holds them.
-final class AttackJournalLogTests: XCTestCase {
+/// The log a clean close keeps beside the journal (`markClosedCleanly`): what users (and
+/// hubscript's own messages) do with "the journal file" must not lose or resurrect runs,
+/// since the file alone does not hold them.
+final class JournalLogDamageTests: XCTestCase {
     var dir: URL!
     var path: String { dir.appendingPathComponent("journal.sqlite").path }
 
