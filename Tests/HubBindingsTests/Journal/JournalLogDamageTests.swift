@@ -131,7 +131,12 @@ final class JournalLogDamageTests: XCTestCase {
             for n in 0..<3 { try journal.startRun(Fixture.runStart("run_old_\(n)")) }
         }
         XCTAssertEqual(truncate(path, 0), 0)
-        XCTAssertThrowsError(try Journal.openChecked(path: path))
+        XCTAssertThrowsError(try Journal.openChecked(path: path)) { error in
+            XCTAssertEqual(error as? JournalError, JournalError(.corrupt, """
+                the journal \(path) is empty (0 bytes): it was truncated or replaced, and the runs it recorded are \
+                lost. Move it aside (mv \(path) \(path).empty) and run again to start a new journal.
+                """))
+        }
         XCTAssertEqual(rename(path, path + ".empty"), 0)
         let fresh: Journal
         do { fresh = try Journal.openChecked(path: path) } catch {
