@@ -1033,7 +1033,7 @@ static inline int hs_dump_protected(lua_State *L) {
 }
 
 // Compiles Lua text to bytecode (with debug information) in a fresh state of its own:
-// how PreludeBytecodeTests makes Sources/CLuaChunks/prelude_bytecode.c. On success (LUA_OK) *out is a
+// how scripts/generate-prelude-bytecode makes Sources/CLuaChunks/prelude_bytecode.c. On success (LUA_OK) *out is a
 // malloc'd buffer the caller frees; otherwise *out is NULL.
 static inline int hs_compile_chunk(const char *src, size_t len, const char *chunkname,
                                    unsigned char **out, size_t *outlen) {

@@ -252,7 +252,8 @@ public struct JSONReader {
                     guard (0xDC00..<0xE000).contains(low) else { throw error("unpaired surrogate") }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 }
-                guard let u = Unicode.Scalar(scalar) else { throw error("bad \\u escape") }
+                // Four hex digits always make a scalar except a low surrogate without its high half.
+                guard let u = Unicode.Scalar(scalar) else { throw error("unpaired surrogate") }
                 UTF8.encode(u) { scratch.append($0) }
             default: throw error("bad escape")
             }

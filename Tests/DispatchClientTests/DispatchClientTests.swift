@@ -4,7 +4,7 @@ import HTTPKit
 import HubSandbox
 import XCTest
 
-/// The Dispatch client against seed 003 §5, mostly against the in-process `DispatchSandbox`
+/// The Dispatch client against the Dispatch contract (docs/dispatch.md), mostly against the in-process `DispatchSandbox`
 /// (the server's rules), with scripted transports for failures.
 final class DispatchClientTests: XCTestCase {
     static let base = URL(string: "http://127.0.0.1:8471")!

@@ -81,7 +81,9 @@ final class HTTPResponseReaderTests: XCTestCase {
             XCTAssertEqual((error as? HTTPClientError)?.kind, .invalidResponse)
             XCTAssertEqual((error as? HTTPClientError)?.message, "not an HTTP/1.1 status line: ICY 200 OK")
         }
-        XCTAssertThrowsError(try read("HTTP/1.1 2x0 OK\r\n\r\n"))
+        XCTAssertThrowsError(try read("HTTP/1.1 2x0 OK\r\n\r\n")) { error in
+            XCTAssertEqual(error as? HTTPClientError, HTTPClientError(.invalidResponse, "not an HTTP/1.1 status line: HTTP/1.1 2x0 OK"))
+        }
         XCTAssertThrowsError(try read("HTTP/1.1 200 OK\r\nno colon here\r\n\r\n")) { error in
             XCTAssertEqual((error as? HTTPClientError)?.message, "bad header line")
         }

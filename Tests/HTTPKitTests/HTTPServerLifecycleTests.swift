@@ -168,7 +168,7 @@ final class HTTPServerLifecycleTests: XCTestCase {
         let idleRest = idle?.readToEnd()
         XCTAssertEqual(idleRest?.text, "")
         XCTAssertEqual(idleRest?.closed, true)
-        XCTAssertThrowsError(try RawClient(port: port), "still accepting after stop()")
+        XCTAssertThrowsError(try RawClient(port: port), "still accepting after stop()") { assertConnectionRefused($0) }
 
         server.stop()
         server.waitUntilStopped()
@@ -232,7 +232,7 @@ final class HTTPServerLifecycleTests: XCTestCase {
             signals += 1
         } while stopped.wait(timeout: .now() + 0.05) == .timedOut && signals < 100
         XCTAssertLessThan(signals, 100, "the signal source never stopped the server")
-        XCTAssertThrowsError(try RawClient(port: port))
+        XCTAssertThrowsError(try RawClient(port: port)) { assertConnectionRefused($0) }
     }
 
     func testStopBeforeStartAndStartAfterStop() throws {
@@ -242,6 +242,14 @@ final class HTTPServerLifecycleTests: XCTestCase {
         server.waitUntilStopped()
         server.start()
         server.stop()
-        XCTAssertThrowsError(try RawClient(port: port))
+        XCTAssertThrowsError(try RawClient(port: port)) { assertConnectionRefused($0) }
+    }
+
+    /// A stopped server's port refuses connections (ECONNREFUSED), rather than accepting
+    /// them or failing some other way.
+    private func assertConnectionRefused(_ error: Error, file: StaticString = #filePath, line: UInt = #line) {
+        let nsError = error as NSError
+        XCTAssertEqual(nsError.domain, "RawClient", file: file, line: line)
+        XCTAssertEqual(nsError.code, Int(ECONNREFUSED), "errno \(nsError.code)", file: file, line: line)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import HubSandbox
 
-/// Contract details of issue 13 §2: ids with NUL, anonymous buckets per route, the
+/// Contract details of the Hub (docs/hub-api.md): ids with NUL, anonymous buckets per route, the
 /// reuse alert, class buckets in `RateLimit-*`, and switched-off features (501).
 final class ContractRuleTests: XCTestCase {
     func testANulInAnIdIsRefused() throws {

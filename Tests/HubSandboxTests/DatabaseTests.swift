@@ -32,14 +32,17 @@ final class DatabaseTests: XCTestCase {
             XCTAssertThrowsError(_ = try db.transaction {
                 try db.run("INSERT INTO t(x) VALUES (?)", [.int(-1)])
                 throw Boom()
-            })
+            }) { XCTAssertTrue($0 is Boom, "the body's own error passes through: \($0)") }
         }
         XCTAssertEqual(try db.first("SELECT count(*), min(x) FROM t") { [$0.int(0), $0.int(1)] }, [20, 0])
         let cached = db.cachedStatementCount
         _ = try db.transaction { try db.run("INSERT INTO t(x) VALUES (?)", [.int(100)]) }
         XCTAssertEqual(db.cachedStatementCount, cached)
         // A failing statement inside rolls back too, and the next transaction starts cleanly.
-        XCTAssertThrowsError(_ = try db.transaction { try db.run("INSERT INTO nope VALUES (1)") })
+        XCTAssertThrowsError(_ = try db.transaction { try db.run("INSERT INTO nope VALUES (1)") }) { error in
+            XCTAssertEqual((error as? SQLiteError)?.code, 1, "\(error)")
+            XCTAssertEqual((error as? SQLiteError)?.message, "no such table: nope")
+        }
         _ = try db.transaction { try db.run("INSERT INTO t(x) VALUES (?)", [.int(101)]) }
         XCTAssertEqual(try db.first("SELECT count(*) FROM t") { $0.int(0) }, 22)
     }

@@ -3,7 +3,7 @@ import HTTPKit
 import XCTest
 @testable import HubSandbox
 
-/// The Dispatch routes of seed 003 §5: 401, 400, 202, devices, idempotency.
+/// The sandbox's Dispatch routes (docs/dispatch.md): 401, 400, 202, devices, idempotency.
 final class DispatchTests: XCTestCase {
     let machine = "Bearer " + DispatchOptions.sandboxMachineToken
     let enroll = "Bearer " + DispatchOptions.sandboxEnrollmentToken

@@ -14,10 +14,19 @@ final class FaultTests: XCTestCase {
         XCTAssertEqual(f.seed, 7)
         XCTAssertEqual(try FaultSpec(parsing: "latency=1s").latency, .seconds(1))
         XCTAssertTrue(try FaultSpec(parsing: "none").isNone)
-        XCTAssertThrowsError(try FaultSpec(parsing: "error=2")) { XCTAssertTrue("\($0)".contains("between 0 and 1")) }
-        XCTAssertThrowsError(try FaultSpec(parsing: "boom=1")) { XCTAssertTrue("\($0)".contains("unknown fault 'boom'")) }
-        XCTAssertThrowsError(try FaultSpec(parsing: "error"))
-        XCTAssertThrowsError(try FaultSpec(parsing: "latency=fast"))
+        XCTAssertThrowsError(try FaultSpec(parsing: "error=2")) { error in
+            XCTAssertEqual((error as? FaultSpecError)?.message, "bad fault spec: error=2 must be a probability between 0 and 1")
+        }
+        XCTAssertThrowsError(try FaultSpec(parsing: "boom=1")) { error in
+            XCTAssertEqual((error as? FaultSpecError)?.message,
+                           "unknown fault 'boom'; known: error, unavailable, retry_after, latency, lost, dup, reorder, unimplemented, seed")
+        }
+        XCTAssertThrowsError(try FaultSpec(parsing: "error")) { error in
+            XCTAssertEqual((error as? FaultSpecError)?.message, "bad fault spec entry 'error': expected key=value")
+        }
+        XCTAssertThrowsError(try FaultSpec(parsing: "latency=fast")) { error in
+            XCTAssertEqual((error as? FaultSpecError)?.message, "bad fault spec: latency=fast must look like 20ms or 1s")
+        }
     }
 
     func testErrorsAreDeterministicForASeedAndChangeNothing() throws {

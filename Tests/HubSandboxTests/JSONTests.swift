@@ -8,6 +8,14 @@ import XCTest
 /// timestamps and SQLite text.
 final class JSONTests: XCTestCase {
     func parse(_ s: String) throws -> JSON { try JSONParser.parse(Data(s.utf8)) }
+
+    /// `text` is refused with a `JSONSyntaxError` whose description is `message`.
+    func assertSyntaxError(_ text: String, _ message: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try parse(text), text, file: file, line: line) { error in
+            XCTAssertEqual((error as? JSONSyntaxError)?.description, message, text, file: file, line: line)
+        }
+    }
+
     func text(_ v: JSON) -> String { String(decoding: v.data, as: UTF8.self) }
 
     func testRoundTripKeepsKeyOrderAndEscapes() throws {
@@ -26,17 +34,35 @@ final class JSONTests: XCTestCase {
         XCTAssertEqual(text(.string("é😀")), "\"é😀\"")
     }
 
-    /// A lone surrogate is not JSON the sandbox accepts (it used to become U+FFFD, or,
-    /// followed by another escape, to stop the process on an arithmetic overflow).
+    /// A lone surrogate is not JSON the sandbox accepts: replacing it with U+FFFD would
+    /// silently change what the client sent, and decoding it must never trap.
     func testLoneSurrogatesAreRefused() {
-        for bad in [#""\ud800""#, #""\udc00""#, #""\ud800\u0041""#, #"{"a":"\ud83dx"}"#] {
-            XCTAssertThrowsError(try parse(bad), bad)
+        let cases = [
+            (#""\ud800""#, "invalid JSON at byte 8: unpaired surrogate"),
+            (#""\udc00""#, "invalid JSON at byte 8: unpaired surrogate"),
+            (#""\ud800\u0041""#, "invalid JSON at byte 14: unpaired surrogate"),
+            (#"{"a":"\ud83dx"}"#, "invalid JSON at byte 13: unpaired surrogate"),
+        ]
+        for (bad, message) in cases {
+            assertSyntaxError(bad, message)
         }
     }
 
     func testMalformedInputThrows() {
-        for bad in ["", "{", "{\"a\" 1}", "[1,]", "tru", "\"abc", "{} x", "\"\u{01}\"", "01", "[1.]"] {
-            XCTAssertThrowsError(try parse(bad), bad)
+        let cases = [
+            ("", "invalid JSON at byte 1: unexpected end of input"),
+            ("{", "invalid JSON at byte 2: expected a string key"),
+            ("{\"a\" 1}", "invalid JSON at byte 6: expected ':'"),
+            ("[1,]", "invalid JSON at byte 4: unexpected character ']'"),
+            ("tru", "invalid JSON at byte 4: expected 'true'"),
+            ("\"abc", "invalid JSON at byte 5: unterminated string"),
+            ("{} x", "invalid JSON at byte 4: unexpected data after the JSON value"),
+            ("\"\u{01}\"", "invalid JSON at byte 2: control character in a string"),
+            ("01", "invalid JSON at byte 3: bad number '01'"),
+            ("[1.]", "invalid JSON at byte 4: bad number '1.'"),
+        ]
+        for (bad, message) in cases {
+            assertSyntaxError(bad, message)
         }
     }
 
@@ -55,7 +81,7 @@ final class JSONTests: XCTestCase {
 
     func testNestingIsCappedAt64Levels() throws {
         _ = try parse(String(repeating: "[", count: 64) + String(repeating: "]", count: 64))
-        XCTAssertThrowsError(try parse(String(repeating: "[", count: 65) + String(repeating: "]", count: 65)))
+        assertSyntaxError(String(repeating: "[", count: 65) + String(repeating: "]", count: 65), "invalid JSON at byte 65: nesting deeper than 64 levels")
     }
 
     func testIntegersMatchStringDescription() {

@@ -231,7 +231,9 @@ final class WebhookTests: XCTestCase {
         let got = receiver.wait(for: 8).compactMap { $0.headers["Substratal-Event-Id"] }
         XCTAssertEqual(Set(got), Set(created))
         XCTAssertNotEqual(got, created)
-        XCTAssertThrowsError(try FaultSpec(parsing: "dup=2"))
+        XCTAssertThrowsError(try FaultSpec(parsing: "dup=2")) { error in
+            XCTAssertEqual((error as? FaultSpecError)?.message, "bad fault spec: dup=2 must be a probability between 0 and 1")
+        }
     }
 
     func testWebhooksPersistInTheStore() throws {

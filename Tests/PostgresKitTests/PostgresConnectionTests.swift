@@ -43,7 +43,7 @@ final class PostgresConnectionTests: XCTestCase {
         XCTAssertThrowsError(try db.transaction {
             try db.run("INSERT INTO u VALUES ($1)", [.text("a")])
             throw Stop()
-        })
+        }) { XCTAssertTrue($0 is Stop, "the body's own error passes through: \($0)") }
         XCTAssertEqual(try db.first("SELECT count(*) FROM u", []) { $0.int(0) }, 0)
         try db.run("INSERT INTO u VALUES ($1)", [.text("a")])
         XCTAssertThrowsError(try db.run("INSERT INTO u VALUES ($1)", [.text("a")])) { error in

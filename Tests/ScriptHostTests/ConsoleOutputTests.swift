@@ -11,7 +11,7 @@ final class ConsoleOutputTests: XCTestCase {
         let text = "a\u{1B}[2J\rb\u{7}c\u{7F}d\u{0}e\u{85}f\u{9B}g\u{202E}h\u{2066}i\u{2069}j"
         XCTAssertEqual(TerminalText.field(text),
                        #"a\e[2J\rb\x07c\x7Fd\x00e\u{0085}f\u{009B}g\u{202E}h\u{2066}i\u{2069}j"#)
-        // Found by attack: marks, zero-width characters and separators that change a
+        // Marks, zero-width characters and separators that change a
         // line without showing themselves.
         XCTAssertEqual(TerminalText.field("L\u{2028}\u{2029}\u{200E}\u{061C}\u{FEFF}\u{200B}\u{2060}\u{FFF9}|"),
                        #"L\u{2028}\u{2029}\u{200E}\u{061C}\u{FEFF}\u{200B}\u{2060}\u{FFF9}|"#)

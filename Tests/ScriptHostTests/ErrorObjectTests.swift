@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import ScriptHost
 
-/// Issue 8, class 7: an error object that cannot be converted is described as what it
+/// An error object that cannot be converted is described as what it
 /// is, and the failed conversion leaves nothing behind on the Lua stack.
 final class ErrorObjectTests: RecipeTestCase {
     func testAnErrorTableWithACycleSaysSo() {

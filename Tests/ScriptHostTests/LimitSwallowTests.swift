@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import ScriptHost
 
-/// Issue 8, class 4: after any limit, no recipe code does work any more — not in a
+/// After any limit, no recipe code does work any more — not in a
 /// `__close` handler run while a stopped coroutine unwinds, not in a binding called
 /// from a finalizer or a handler.
 final class LimitSwallowTests: RecipeTestCase {

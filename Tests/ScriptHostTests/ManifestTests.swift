@@ -192,7 +192,7 @@ final class ManifestTests: XCTestCase {
 
     func testManifestWhoseInstructionsAreEachSlowHitsItsDeadline() {
         // Each comparison of two 1 MiB strings is one instruction: the instruction cap
-        // alone would let this run for minutes (issue 8, class 3).
+        // alone would let this run for minutes.
         let source = #"""
         recipe { name = (function()
           local s = "ab"
@@ -418,8 +418,8 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(try ParamValues(manifest: try paramManifest, cli: [("user", "u"), ("tags", "x")]).values["tags"], .array(["x"]))
     }
 
-    /// Issue 9: a second --param for a one-value parameter is a mistake (it used to win
-    /// silently); a list collects every --param.
+    /// A second --param for a one-value parameter is a mistake (letting the last one win
+    /// silently would hide it); a list collects every --param.
     func testRepeatedCommandLineValueIsRefusedUnlessAList() throws {
         XCTAssertThrowsError(try ParamValues(manifest: try paramManifest, cli: [("user", "a"), ("user", "b")])) { error in
             XCTAssertEqual((error as? ManifestError)?.message,

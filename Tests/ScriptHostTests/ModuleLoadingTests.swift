@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import ScriptHost
 
-/// `require` after a module failed (issue 8, class 7): the module is not left marked
+/// `require` after a module failed: the module is not left marked
 /// as loading, so a retry reports the module's own error again, not a false cycle.
 final class ModuleLoadingTests: RecipeTestCase {
     func testAFailedModuleCanBeRequiredAgainAndFailsTheSameWay() throws {

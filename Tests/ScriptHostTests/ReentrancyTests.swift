@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 import ScriptHost
 
-/// Issue 8, class 1: a binding called from a `__gc` finalizer while C pushes an earlier
+/// A binding called from a `__gc` finalizer while C pushes an earlier
 /// binding's results. Each call level owns its result buffer (docs/architecture.md),
 /// so the nested call can neither corrupt nor free the outer call's results.
 final class ReentrancyTests: RecipeTestCase {

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 9 parts 4 and 5: usage mistakes get a suggestion, help shows a recipe's
+/// Usage mistakes get a suggestion, help shows a recipe's
 /// parameters, no Foundation error text reaches people.
 final class CLIUsabilityTests: CLITestCase {
     func testUnknownSubcommandSuggestsTheClosest() throws {

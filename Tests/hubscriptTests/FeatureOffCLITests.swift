@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Seed 000 §4 end to end: `hubscript sandbox serve --faults unimplemented=webhooks` is a
+/// A switched-off Hub feature (501, docs/errors.md) end to end: `hubscript sandbox serve --faults unimplemented=webhooks` is a
 /// Hub without webhooks. A recipe calling `hub.webhooks.*` many times gets one warning on
 /// stderr, empty lists and nil, and succeeds; the Hub sees one webhook request only.
 final class FeatureOffCLITests: XCTestCase {

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 12: git libraries pinned to a commit, fetched into the state folder, their
+/// Git libraries pinned to a commit, fetched into the state folder, their
 /// files pinned in hubscript.lock — against a bare repository made in the test.
 final class GitLibraryCLITests: XCTestCase {
     var cli: CLIHarness!

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 9 part 6, the `--json` contract of docs/json-events.md, through the CLI: exact
+/// The `--json` contract of docs/json-events.md, through the CLI: exact
 /// lines (their `ts` checked for shape, then removed).
 final class JSONContractTests: XCTestCase {
     /// Grants app_hub to usr_ada twice: the second grant fails (already held) and the

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 12: recipes run from a library by name (`hubscript ops:offboard`), `allow`
+/// Recipes run from a library by name (`hubscript ops:offboard`), `allow`
 /// bounds set by the caller, libraries in every path that runs a recipe (resume, plan
 /// and apply, jobs), and pin failures as `--json` events.
 final class LibraryRecipeCLITests: XCTestCase {

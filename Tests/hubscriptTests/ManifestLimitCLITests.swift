@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 8, classes 2 and 3 at the command line: manifest limits out of range are
+/// Manifest limits at the command line: limits out of range are
 /// usage errors (exit 2) before anything runs, and a manifest that is slow to evaluate
 /// cannot hang `run`, `check` or `describe`.
 final class ManifestLimitCLITests: CLITestCase {

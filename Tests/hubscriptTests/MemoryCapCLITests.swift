@@ -4,7 +4,7 @@ import XCTest
 import Glibc
 #endif
 
-/// Issue 8, class 2: nothing a binding builds on the Swift side from Lua input escapes
+/// Nothing a binding builds on the Swift side from Lua input escapes
 /// the run's memory cap. Goal: for any recipe, peak RSS ≤ 2 × `memory_mb` + the host's
 /// own baseline (a trivial recipe's peak, measured in the same test).
 final class MemoryCapCLITests: XCTestCase {
@@ -75,7 +75,7 @@ final class MemoryCapCLITests: XCTestCase {
             local label = string.rep("x", 4000)
             for n = 1, 25000 do progress(1, label .. n) end
             """#, 0, nil),
-        // Found by attack: text that grows when it is encoded or escaped for display.
+        // Text that grows when it is encoded or escaped for display counts against the cap too.
         ("json-encode-control-characters", #"local s = json.encode(string.rep("\1", 12 * 2^20))"#, 4, memoryMessage),
         ("export-jsonl-control-characters", #"export.jsonl("a.jsonl", { { a = string.rep("\1", 12 * 2^20) } })"#, 4, memoryMessage),
         ("export-csv-quotes", #"export.csv("a.csv", { { a = string.rep('"', 12 * 2^20) } })"#, 4, memoryMessage),

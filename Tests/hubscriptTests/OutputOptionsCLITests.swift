@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 9 part 5: --quiet, --verbose, --no-progress and the HUBSCRIPT_* environment
+/// --quiet, --verbose, --no-progress and the HUBSCRIPT_* environment
 /// variables, through the binary.
 final class OutputOptionsCLITests: CLITestCase {
     /// Runs hubscript in the test's folder with `environment` on top of a clean one
@@ -167,7 +167,7 @@ final class ProgressLineCLITests: CLITestCase {
     }
 }
 
-/// A rate-limit wait is never invisible (issue 9 part 5): against a served sandbox with
+/// A rate-limit wait is never invisible: against a served sandbox with
 /// the Hub's limits (100/min) and no client-side pacing, the 101st call waits for a
 /// token and the run says so.
 final class RateLimitNoticeCLITests: XCTestCase {

@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 
-/// Hostile recipes against the built binary: files a recipe could plant (issue 8, part
-/// 5) and oversize or dot-segment ids (part 7). Each asserts the exit code and message.
+/// Hostile recipes against the built binary: files a recipe could plant and
+/// oversize or dot-segment ids. Each asserts the exit code and message.
 final class PlantedFileTests: XCTestCase {
     /// The first line of stderr that starts with `error:`.
     func errorLine(_ r: CLIHarness.Result) -> String {

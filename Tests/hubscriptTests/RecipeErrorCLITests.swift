@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 9 part 4: an uncaught error points at the recipe (file:line, recipe frames
+/// An uncaught error points at the recipe (file:line, recipe frames
 /// only), `check` knows the permission catalogue, and usage mistakes are caught early.
 final class RecipeErrorCLITests: CLITestCase {
     /// `stderr` with the run id (random) replaced by `RUN`.

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 12: `hubscript test` (recipe tests against fresh sandboxes), `hubscript new`,
+/// `hubscript test` (recipe tests against fresh sandboxes), `hubscript new`,
 /// and `require` of a standard library's name.
 final class RecipeTestRunnerTests: CLITestCase {
     /// A recipe making three writes, whatever it reads: three users suspended.

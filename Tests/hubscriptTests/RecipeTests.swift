@@ -235,7 +235,7 @@ final class RecipeTests: XCTestCase {
                        "exactly one grant event per granted row, over all runs")
     }
 
-    /// Issue 13 §4: users and the app's entitlements come from paged lists, so a granted
+    /// Users and the app's entitlements come from paged lists, so a granted
     /// row costs about one request (its grant) and a held row almost none; a small file
     /// against a larger directory reads one page, then looks rows up one by one.
     func testBulkGrantSpendsAboutOneRequestPerGrantAndAlmostNoneOnHeldRows() throws {

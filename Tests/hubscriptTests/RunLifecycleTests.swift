@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 9 part 3, through the CLI: the run id is announced when a run starts; one
+/// Run lifecycle through the CLI: the run id is announced when a run starts; one
 /// process per run id; a killed run is `interrupted`; a resume keeps what bounds the run;
 /// a damaged journal is refused; an apply of a plan applied in full says so.
 final class RunLifecycleTests: XCTestCase {

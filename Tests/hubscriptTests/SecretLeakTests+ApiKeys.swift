@@ -2,7 +2,7 @@ import Foundation
 import Vault
 import XCTest
 
-/// Seed 004 for API keys, end to end through the built binary: `rotate-api-key.lua`
+/// API key secrets never reach the recipe (docs/hub-api.md, API keys), end to end through the built binary: `rotate-api-key.lua`
 /// signed in as a user against a served sandbox creates and rotates a key; its secret
 /// lands in the vault (it works against the Hub) and in no output (plain, `--json`, a
 /// plan), no journal, no plan file and no run folder.

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 9 part 2: every printed line and every `--json` event reaches its file
+/// Every printed line and every `--json` event reaches its file
 /// descriptor when it is made, not when the process ends.
 final class StreamingOutputTests: CLITestCase {
     /// Prints, then spins until the deadline (3 s) stops it.

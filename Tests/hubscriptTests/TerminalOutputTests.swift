@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 8 part 6: recipe-controlled text reaches people escaped (escape sequences,
+/// Recipe-controlled text reaches people escaped (escape sequences,
 /// carriage returns, bidi controls show as `\e`, `\r`, `\u{202E}`), so it cannot hide
 /// a planted write, the real `needs` line or forge a `done:` line; `--json` carries the
 /// exact text.

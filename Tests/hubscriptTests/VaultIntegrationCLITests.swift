@@ -157,7 +157,10 @@ final class VaultIntegrationCLITests: XCTestCase {
 
         // Logout and login with the vault.
         XCTAssertEqual(try cli.run(["logout", "--config", config], expect: 0).stdout, "Signed out of 'me'.\n")
-        XCTAssertThrowsError(try vault.value("sessions/me"))
+        XCTAssertThrowsError(try vault.value("sessions/me")) { error in
+            XCTAssertEqual((error as? VaultError)?.code, .notFound, "\(error)")
+            XCTAssertEqual((error as? VaultError)?.message, "no secret 'sessions/me' in the vault \(vault.folder.path)")
+        }
         let second = try login(cli, config: config)
         XCTAssertEqual(second.status, 0, second.stderr)
         XCTAssertEqual(second.stderr, "")

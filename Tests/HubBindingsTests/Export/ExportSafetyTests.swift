@@ -35,8 +35,8 @@ final class ExportSafetyTests: XCTestCase {
                        "recipes/test.lua:1: export.jsonl: 'report.jsonl' was already exported in this run; use another name")
     }
 
-    /// The old attack: a hard link planted at the temporary name `.NAME.partial` made the
-    /// export write into the linked file outside the folder.
+    /// A hard link planted at a temporary name an export once used (`.NAME.partial`) must
+    /// not make the export write into the linked file outside the folder.
     func testALinkAtTheOldTemporaryNameRedirectsNothing() throws {
         let h = try RecipeHarness()
         let outside = try h.file("outside.txt", "keep me\n")

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import HubBindings
 
-/// Issue 9 part 5: one progress line for the recipe, erased when done; the recipe's
+/// One progress line for the recipe, erased when done; the recipe's
 /// own bar wins over list reads; list reads are labelled by resource.
 final class ProgressLineTests: XCTestCase {
     final class Sink: @unchecked Sendable {

@@ -60,7 +60,7 @@ final class ProgressTests: XCTestCase {
         bar.count = 100
         bar.isDone = true
         reporter.finished(bar)
-        // Done: the line is erased, not left behind (issue 9 part 5).
+        // Done: the line is erased, not left behind.
         XCTAssertEqual(sink.text, "\rsync    0% 0/100\u{1B}[K"
             + "\rsync   50% 50/100  25.0/s  ETA 0:02  [0:02]\u{1B}[K"
             + "\r\u{1B}[K")

@@ -7,7 +7,7 @@ import XCTest
 @testable import HubBindings
 
 /// The admin bindings (users.create … api_keys.rotate) against the in-memory sandbox:
-/// what each returns, hostile arguments with the exact error, and — seed 004 — a new
+/// what each returns, hostile arguments with the exact error, and a new
 /// API key's secret reaching the vault and nothing else (output, journal, plan).
 final class AdminBindingTests: XCTestCase {
     static func recipe(needs: [String], _ body: String) -> String {

@@ -150,8 +150,8 @@ final class ArgumentCapTests: XCTestCase {
         XCTAssertEqual(try h.journal.writes(runID: outcome.runID).count, 0)
     }
 
-    /// Found by attack: `usr_ada\0garbage` passed validation; the sandbox read the id as a
-    /// C string and suspended usr_ada while the path, journal and plan named another id.
+    /// An id such as `usr_ada\0garbage` must not pass validation: a server that reads the id
+    /// as a C string would suspend usr_ada while the path, journal and plan name another id.
     func testIdsAndEmailsWithControlCharactersAreRefused() throws {
         let h = try Harness()
         let (outcome, lines) = try h.run("""

@@ -5,7 +5,7 @@ import ScriptHost
 import XCTest
 @testable import HubBindings
 
-/// Seed 000 §4: `501 not_implemented` turns the feature off for the run, warns once and
+/// `501 not_implemented` (docs/modules.md, gated features) turns the feature off for the run, warns once and
 /// never shows an error. The sandbox answers 501 for the switched-off routes.
 final class FeatureOffTests: XCTestCase {
     func testA501TurnsTheFeatureOffWithOneWarningAndNoMoreCalls() throws {

@@ -168,7 +168,9 @@ final class JournalTests: XCTestCase {
                                                            path: "/x", bodySHA256: nil)) { error in
                 XCTAssertEqual((error as? JournalError)?.code, .unknownRun)
             }
-            XCTAssertThrowsError(try journal.finishRun(id: "run_nope", status: .failed))
+            XCTAssertThrowsError(try journal.finishRun(id: "run_nope", status: .failed)) { error in
+                XCTAssertEqual(error as? JournalError, JournalError(.unknownRun, "the journal holds no run run_nope (see hubscript runs)"))
+            }
         }
     }
 

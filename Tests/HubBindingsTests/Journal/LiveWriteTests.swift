@@ -85,7 +85,9 @@ final class LiveWriteTests: XCTestCase {
             hub.fault = { n, _ in if n == 2 { throw FakeConnectionLost() } }
             let first = coordinator(journal)
             let done = try perform(first, hub, Fixture.suspend("usr_ada"))
-            XCTAssertThrowsError(try perform(first, hub, Fixture.revokeSession("usr_ada", "ses_1")))
+            XCTAssertThrowsError(try perform(first, hub, Fixture.revokeSession("usr_ada", "ses_1"))) {
+                XCTAssertTrue($0 is FakeConnectionLost, "\($0)")
+            }
             XCTAssertEqual(first.counts, WriteCounts(writes: 2, failed: 1))
             let lost = hub.sendOrder[1]
             XCTAssertEqual(try journal.write(runID: "run_test", key: lost)?.state, .pending)

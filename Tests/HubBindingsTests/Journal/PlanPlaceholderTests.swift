@@ -161,7 +161,14 @@ final class PlanPlaceholderTests: XCTestCase {
                 """) { try c.perform(other, send: hub.send(other)) }
             // The placeholder itself (a recipe that tells plan from apply) is refused too.
             let literal = Self.assignRole("usr_planned_1", "role_support")
-            XCTAssertThrowsError(try c.perform(literal, send: hub.send(literal)))
+            XCTAssertLimitError("""
+                apply: write 2 differs from the plan; nothing was sent for it.
+                  plan:   POST /users/usr_1/roles/role_support {"note":"for usr_1"}
+                  recipe: POST /users/usr_planned_1/roles/role_support {"note":"for usr_planned_1"}
+                  changed: path /users/usr_1/roles/role_support → /users/usr_planned_1/roles/role_support; body note: "for usr_1" → "for usr_planned_1"
+                  ids: usr_planned_1 = usr_1
+                Make a new plan with hubscript plan, review it, and apply that one.
+                """) { try c.perform(literal, send: hub.send(literal)) }
             // So is the right write under another explicit key.
             let keyed = Self.assignRole("usr_1", "role_support", key: "evt_1")
             XCTAssertLimitError("""
@@ -231,7 +238,9 @@ final class PlanPlaceholderTests: XCTestCase {
                     let journal = try backend.journal()
                     let hub = CreatingHub()
                     hub.fault = { n in if n == stop { throw FakeConnectionLost() } }
-                    XCTAssertThrowsError(try Self.onboard(try applying(plan, journal: journal), hub), context)
+                    XCTAssertThrowsError(try Self.onboard(try applying(plan, journal: journal), hub), context) {
+                        XCTAssertTrue($0 is FakeConnectionLost, "\(context): \($0)")
+                    }
                     hub.fault = { _ in }
                     let finisher = finishWithApply
                         ? try applying(plan, journal: journal)
@@ -258,7 +267,9 @@ final class PlanPlaceholderTests: XCTestCase {
         let journal = try Fixture.journal()
         let hub = CreatingHub()
         hub.fault = { n in if n == 6 { throw FakeConnectionLost() } }
-        XCTAssertThrowsError(try Self.onboard(try applying(plan, journal: journal), hub))
+        XCTAssertThrowsError(try Self.onboard(try applying(plan, journal: journal), hub)) {
+            XCTAssertTrue($0 is FakeConnectionLost, "\($0)")
+        }
         func done() throws -> [String: ScriptValue] {
             try journal.flush()
             var out: [String: ScriptValue] = [:]

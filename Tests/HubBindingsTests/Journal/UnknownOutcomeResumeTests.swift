@@ -43,7 +43,9 @@ final class UnknownOutcomeResumeTests: XCTestCase {
             hub.fault = { n, _ in if n == k { throw FakeConnectionLost() } }
         }
         XCTAssertThrowsError(try recipe(WriteCoordinator(runID: "run_test", mode: .live, journal: journal,
-                                                         writeLimit: nil), hub), context)
+                                                         writeLimit: nil), hub), context) {
+            XCTAssertTrue($0 is FakeConnectionLost, "\(context): \($0)")
+        }
         XCTAssertEqual(hub.totalSends, k, context)
 
         hub.fault = { _, _ in }

@@ -94,7 +94,13 @@ final class PostgresRunLockTests: XCTestCase {
         for pid in [lock.backendPID, pg.connection.backendPID] {
             XCTAssertEqual(try admin.first("SELECT pg_terminate_backend($1::int)", [.int(Int(pid))]) { $0.bool(0) }, true)
         }
-        XCTAssertThrowsError(try journal.run(id: "run_lost"), "the dead connection fails the call under way")
+        XCTAssertThrowsError(try journal.run(id: "run_lost"), "the dead connection fails the call under way") { error in
+            XCTAssertEqual((error as? JournalError)?.code, .postgres)
+            // The middle is libpq's own words, which vary with its version.
+            let message = (error as? JournalError)?.message ?? "\(error)"
+            XCTAssertTrue(message.hasPrefix("the PostgreSQL journal is out of reach: lost the connection to \(url.redacted): "), message)
+            XCTAssertTrue(message.hasSuffix(" — check that the server is running and that the journal URL in the configuration names the right host, database, user and password (or set PGPASSWORD or ~/.pgpass), then run again (a run this stopped resumes with hubscript runs resume RUN_ID)"), message)
+        }
         XCTAssertThrowsError(try journal.run(id: "run_lost")) { error in
             XCTAssertEqual((error as? JournalError)?.code, .postgres)
             XCTAssertTrue("\(error)".contains("lost the connection to \(url.redacted), and with it the lock of a run in this process; that run stops here"), "\(error)")

@@ -4,7 +4,7 @@ import Testing
 @testable import HubClient
 
 /// `HubClientOptions.observe`: every answer, retry and rate-limit wait is told, before
-/// the wait starts (issue 9 part 5: a 429 or a pacing pause is never invisible).
+/// the wait starts (a 429 or a pacing pause is never invisible: people must see why a run stands still).
 @Suite("Client events")
 struct ClientEventTests {
     final class Events: @unchecked Sendable {

@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// Seed 000 §4: 10 s to connect, 30 s idle. A listener whose accept backlog is full
+/// The Hub client's timeouts: 10 s to connect, 30 s idle. A listener whose accept backlog is full
 /// never completes a handshake (the kernel drops the SYNs), which is a blackholed host
 /// on loopback, deterministically.
 @Suite("Connect timeout")

@@ -3,10 +3,10 @@ import SQLiteKit
 import XCTest
 @testable import HubBindings
 
-/// Attacks on the log a clean close now keeps beside the journal (`markClosedCleanly`):
-/// what users (and hubscript's own messages) do with "the journal file" must not lose or
-/// resurrect runs now that the file alone no longer holds them.
-final class AttackJournalLogTests: XCTestCase {
+/// The log a clean close keeps beside the journal (`markClosedCleanly`): what users (and
+/// hubscript's own messages) do with "the journal file" must not lose or resurrect runs,
+/// since the file alone does not hold them.
+final class JournalLogDamageTests: XCTestCase {
     var dir: URL!
     var path: String { dir.appendingPathComponent("journal.sqlite").path }
 
@@ -131,7 +131,12 @@ final class AttackJournalLogTests: XCTestCase {
             for n in 0..<3 { try journal.startRun(Fixture.runStart("run_old_\(n)")) }
         }
         XCTAssertEqual(truncate(path, 0), 0)
-        XCTAssertThrowsError(try Journal.openChecked(path: path))
+        XCTAssertThrowsError(try Journal.openChecked(path: path)) { error in
+            XCTAssertEqual(error as? JournalError, JournalError(.corrupt, """
+                the journal \(path) is empty (0 bytes): it was truncated or replaced, and the runs it recorded are \
+                lost. Move it aside (mv \(path) \(path).empty) and run again to start a new journal.
+                """))
+        }
         XCTAssertEqual(rename(path, path + ".empty"), 0)
         let fresh: Journal
         do { fresh = try Journal.openChecked(path: path) } catch {

@@ -3,7 +3,7 @@ import XCTest
 
 /// Configuration-shaped chunks at the edges of the literal fast path: each reads (or
 /// fails) exactly as Lua reads it (`LuaDataFile.evaluate` vs `evaluateInLua`).
-final class AttackConfigFastPathTests: XCTestCase {
+final class ConfigFastPathEdgeTests: XCTestCase {
     static let sources: [String] = [
         "return { a = \"x\0y\" }", "return { a = 'x' }\0", "\0return {}", "return {}\r\n", "return {}\r",
         "return {\r\n a = 1,\r\n}\r\n-- end", "return {} -- no newline at the end", "return {}--", "return {}--[[x]]",

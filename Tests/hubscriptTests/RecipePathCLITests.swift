@@ -1,8 +1,9 @@
 import Foundation
 import XCTest
 
-/// Attacks on the recipe paths the CLI reads and records (built as strings now).
-final class AttackRecipePathCLITests: XCTestCase {
+/// The recipe paths the CLI reads and records: a file that never ends is refused, and a
+/// relative path recorded by a run still finds the recipe when resumed from elsewhere.
+final class RecipePathCLITests: XCTestCase {
     /// `hubscript run /dev/zero` fails at once with what went wrong (it used to read
     /// until memory ran out and abort).
     func testADeviceThatNeverEndsIsRefused() throws {

@@ -1,9 +1,10 @@
 import Foundation
 import XCTest
 
-/// The damaged-journal refusal holds run after run, and after a listing, now that a
-/// clean close's marker lets a run skip the check.
-final class AttackJournalCLITests: XCTestCase {
+/// The damaged-journal refusal holds run after run, and after a listing, although a
+/// clean close's marker lets a run skip the check: a damaged journal must never be
+/// written on as if it were whole.
+final class DamagedJournalRefusalCLITests: XCTestCase {
     func testADamagedJournalIsRefusedByEveryRunAndAfterAListing() throws {
         let cli = try CLIHarness(testCase: self)
         let recipe = try cli.file("notes.lua", """

@@ -3,7 +3,7 @@ import XCTest
 
 /// `--timeout` values the CLI accepts (positive and finite) never crash the run: the
 /// host caps them at 24 hours, and the journal records the cap.
-final class AttackTimeoutCLITests: XCTestCase {
+final class TimeoutCapCLITests: XCTestCase {
     func testAHugeTimeoutRunsUnderTheCeiling() throws {
         let cli = try CLIHarness(testCase: self)
         let recipe = try cli.file("hello.lua", """

@@ -1,11 +1,11 @@
 import Foundation
 import XCTest
 
-/// Attacks on library pins (docs/libraries.md): "require checks each library module
+/// Library pins hold as docs/libraries.md promises: "require checks each library module
 /// against its pin once more as it loads it, so a file replaced after the run started
-/// is refused too", and "a tampered checkout is never trusted". Each test fails on the
-/// code it was written against and states what should hold.
-final class AttackLibraryPinTests: XCTestCase {
+/// is refused too", and "a tampered checkout is never trusted": a pin that can be
+/// sidestepped would run code nobody reviewed.
+final class LibraryPinEnforcementTests: XCTestCase {
     var cli: CLIHarness!
     var config: String!
 
@@ -72,7 +72,7 @@ final class AttackLibraryPinTests: XCTestCase {
     }
 }
 
-extension AttackLibraryPinTests {
+extension LibraryPinEnforcementTests {
     /// A library whose configured folder is a symbolic link (a release link such as
     /// `/srv/ops-current`): the pins walk the link without following it, so `trust`
     /// pins 0 files, `hubscript ops:offboard` finds no recipe, and `require("ops.words")`
@@ -99,7 +99,7 @@ extension AttackLibraryPinTests {
 /// Git checkouts changed in the state folder after the fetch: `trust` must refuse them
 /// and `verify` must list them ("a tampered checkout is never trusted"), and neither
 /// may run what the checkout's own `.git` says.
-final class AttackGitCheckoutTests: XCTestCase {
+final class TamperedGitCheckoutTests: XCTestCase {
     var cli: CLIHarness!
     var upstream: GitFixture!
     var config: String!

@@ -6,7 +6,7 @@ import ScriptHost
 /// A run's timeout as journalled: any finite positive value a caller passes (the CLI's
 /// `--timeout 1e20`, a job's `timeout = 9223372036854775807`) is recorded, not a trap
 /// converting it to milliseconds.
-final class AttackJournalTimeoutTests: XCTestCase {
+final class JournalTimeoutRangeTests: XCTestCase {
     func testAHugeTimeoutIsRecordedAsTheHostCeiling() throws {
         let dir = try Fixture.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -5,7 +5,7 @@ import ScriptHost
 /// Hostile recipes against direct scalar results (HS_DIRECT_RESULT): a scalar returned
 /// from a finalizer that runs while another binding's table is pushed, inside error
 /// handlers, coroutines, at the Lua and C stack limits, and as a limit hits.
-final class AttackDirectResultTests: RecipeTestCase {
+final class DirectResultEdgeTests: RecipeTestCase {
     private func plugin(sleepSeconds: Double = 0) -> Plugin {
         Plugin(module: "s", functions: [
             ScriptFunction("int") { call in .value(.integer(try call.integer(1))) },

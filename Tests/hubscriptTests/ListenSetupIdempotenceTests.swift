@@ -1,10 +1,10 @@
 import Foundation
 import XCTest
 
-/// Attacks on `hubscript listen --setup` (docs/webhooks.md): "Triggers that share a
+/// `hubscript listen --setup` (docs/webhooks.md): "Triggers that share a
 /// profile and a vault entry share one webhook", and "running it twice changes nothing
-/// the second time". Fails on the code it was written against.
-final class AttackListenSetupTests: XCTestCase {
+/// the second time": users run it again after every config change.
+final class ListenSetupIdempotenceTests: XCTestCase {
     var vault: VaultCLI!
     var cli: CLIHarness { vault.harness }
 

@@ -3,11 +3,11 @@ import XCTest
 @testable import HubBindings
 import ScriptHost
 
-/// Attacks on `Journal.startNewRun` (a new run inserted without reading it back) and
+/// `Journal.startNewRun` (a new run inserted without reading it back) and
 /// `HubRecipeRun.newRunID`: a new run never lands on another, and the record returned is
 /// the one `run(id:)` reads back, on both backends, whatever the clock, the limits, the
 /// params (secrets included) or the timing of other journals.
-final class AttackNewRunTests: XCTestCase {
+final class NewRunIdentityTests: XCTestCase {
     /// Several journals (as separate processes would open them) start a run under the
     /// same id at once: exactly one records it, the others are refused with
     /// `runIDTaken`, and what the journal holds is the winner's record, attempt 1.

@@ -7,7 +7,7 @@ import XCTest
 /// ends, the host's own work is still done — the journal closed cleanly (its marker), a
 /// finished export whole and an unfinished one not published, the run lock released,
 /// every printed line out.
-final class AttackStateLeftToExitCLITests: XCTestCase {
+final class StateLeftToExitCLITests: XCTestCase {
     private func outFiles(_ out: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []).sorted()
     }

@@ -1,22 +1,20 @@
 import XCTest
 import ScriptHost
 
-/// Attacks on lazy modules that need no Hub (see also HubBindingsTests'
-/// AttackLazyHubModuleTests).
-final class AttackLazyModuleTests: RecipeTestCase {
-    /// Before today `install` assigned `base[name] = module`, so a plugin named like a
-    /// built-in global (`os` here) was what the recipe saw. Now `install` only marks the
-    /// name lazy, and `base.__index` — the lazy path — never runs for a name `base`
-    /// already holds: the plugin is registered but unreachable, silently.
-    /// TODAY: prints "nil" (the built-in `os` table is what `os` names).
-    func testAttackAPluginNamedLikeABuiltInGlobalIsWhatTheRecipeSees() {
+/// Lazy modules that need no Hub (see also HubBindingsTests'
+/// LazyHubModuleIsolationTests).
+final class LazyModuleEdgeTests: RecipeTestCase {
+    /// A plugin named like a built-in global (`os` here) is what the recipe sees: the lazy
+    /// path (`base.__index`) never runs for a name `base` already holds, so a plugin only
+    /// marked lazy would be registered but unreachable, silently (`os.answer` nil).
+    func testAPluginNamedLikeABuiltInGlobalIsWhatTheRecipeSees() {
         harness.plugins.append(Plugin(module: "os", values: ["answer": 42]))
         XCTAssertEqual(lines("print(os.answer)"), ["42"])
     }
 }
 
-/// Lazy registration reached through other paths (attack6).
-final class AttackLazyRegistrationTests: RecipeTestCase {
+/// Lazy registration reached through other paths: values handed out early, gates, failed builds.
+final class LazyRegistrationPathTests: RecipeTestCase {
     /// A function of module `b` that module `a` hands out as a value before `b` is read:
     /// when every module's functions were registered at install, errors named it `b.twice`;
     /// since they are registered on the module's first read they named it `twice`.

@@ -1,9 +1,10 @@
 import Foundation
 import XCTest
 
-/// Attacks on `hubscript trust|verify PATH` and `hubscript LIB:RECIPE` messages (docs/libraries.md).
-/// Each test fails on the code it was written against.
-final class AttackTrustPathTests: XCTestCase {
+/// What `hubscript trust|verify PATH` and `hubscript LIB:RECIPE` say when the path or the
+/// recipe is wrong (docs/libraries.md): a CI check of a misspelt path must not pass, and a
+/// broken manifest must be shown as such, not as a missing recipe.
+final class TrustPathMessageTests: XCTestCase {
     var cli: CLIHarness!
     var config: String!
 

@@ -3,9 +3,10 @@ import HubClient
 import XCTest
 @testable import HubBindings
 
-/// Attacks on run locks now that the pid is written in place and the folder is listed
-/// with readdir: odd entries in the folder, and a lock path that is a link.
-final class AttackRunLockTests: XCTestCase {
+/// Run locks, whose pid is written in place and whose folder is listed with readdir:
+/// odd entries in the folder, and a lock path that is a link, must neither break the
+/// sweep nor make a lock write through a link.
+final class RunLockFolderEdgeTests: XCTestCase {
     var root: URL!
     var state: StateDirectory { StateDirectory(explicit: root.appendingPathComponent("state").path) }
     var locks: String { root.appendingPathComponent("state/locks").path }

@@ -2,12 +2,12 @@ import Foundation
 import XCTest
 @testable import ScriptHost
 
-/// Attacks on `LiteralTable`, the manifest fast path: whenever it returns a value, the
+/// `LiteralTable`, the manifest fast path, agrees with Lua: whenever it returns a value, the
 /// data-only Lua state must return exactly that value for `return <text>` (byte for byte:
 /// Swift's `==` on strings is canonical equivalence, so the comparison here is on the
 /// UTF-8 bytes, on integer vs float, and on the bits of floats); when Lua refuses the
 /// text, the fast path must return nil.
-final class AttackLiteralTableTests: XCTestCase {
+final class LiteralTableAgreementTests: XCTestCase {
     private func lua(_ table: String) -> Result<ScriptValue, Error> {
         Result { try LuaDataFile.evaluateInLua(source: "return " + table, displayPath: "t.lua") }
     }
@@ -149,7 +149,7 @@ final class AttackLiteralTableTests: XCTestCase {
             total += 1
             if check(text) { answered += 1 }
         }
-        print("AttackLiteralTableTests: \(total) inputs, \(answered) read by the fast path")
+        print("LiteralTableAgreementTests: \(total) inputs, \(answered) read by the fast path")
         XCTAssertGreaterThan(total, 1000)
         XCTAssertGreaterThan(answered, total / 10, "the fuzzer should reach the fast path")
         XCTAssertLessThan(answered, total * 9 / 10, "the fuzzer should reach the fallback")

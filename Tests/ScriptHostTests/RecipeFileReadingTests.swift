@@ -2,9 +2,9 @@ import Foundation
 import XCTest
 @testable import ScriptHost
 
-/// Attacks on how a recipe file is read (open/read to the end, `FileBytes`): a file
+/// How a recipe file is read (open/read to the end, `FileBytes`): a file
 /// that never ends must fail clearly, not fill the memory until the process aborts.
-final class AttackRecipeFileTests: XCTestCase {
+final class RecipeFileReadingTests: XCTestCase {
     func testARecipeThatNeverEndsIsRefused() throws {
         XCTAssertThrowsError(try RecipeFile(path: "/dev/zero")) { error in
             XCTAssertEqual((error as? ScriptFailure)?.message,

@@ -3,11 +3,11 @@ import HTTPKit
 import Vault
 import XCTest
 
-/// Attacks on `hub.api_keys.create{…, store = NAME}` (seed 004: the recipe never holds a
-/// new key's secret): a recipe must not be able to send the secret anywhere through the
-/// handle it gets back, nor write into a vault entry its manifest does not name.
-/// Both tests fail on the code they were written against; they state what should hold.
-final class AttackAPIKeyStoreTests: XCTestCase {
+/// `hub.api_keys.create{…, store = NAME}` keeps a new key's secret away from the recipe
+/// (the Hub's API-key contract: the recipe never holds it): a recipe must not be able to
+/// send the secret anywhere through the handle it gets back, nor write into a vault entry
+/// its manifest does not name.
+final class APIKeyStoreSecrecyTests: XCTestCase {
     var vault: VaultCLI!
     var cli: CLIHarness { vault.harness }
     var served: ServedSandbox!
@@ -116,7 +116,7 @@ final class AttackAPIKeyStoreTests: XCTestCase {
     }
 }
 
-extension AttackAPIKeyStoreTests {
+extension APIKeyStoreSecrecyTests {
     /// `store` naming an entry that is a vault object: the Hub creates the key, then the
     /// vault refuses the name (`'audit/q1.jsonl' is an object in the vault`), leaving a
     /// live key whose secret nobody holds and a write pending that every resume fails
@@ -143,7 +143,7 @@ extension AttackAPIKeyStoreTests {
     }
 }
 
-extension AttackAPIKeyStoreTests {
+extension APIKeyStoreSecrecyTests {
     /// The plan says "create API key 'ps2' (live), secret into the vault entry
     /// hub/keys/ps2"; the apply's check compares key, method, path and body — not the
     /// entry — so a recipe that tells plan from apply (an earlier create's id is

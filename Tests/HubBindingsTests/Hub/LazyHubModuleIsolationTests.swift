@@ -5,13 +5,11 @@ import ScriptHost
 import XCTest
 @testable import HubBindings
 
-/// Attacks on lazy modules (Prelude `base.__index` → `host.load_module` → the wrapper),
-/// with the real `hub` module. Before lazy modules, every wrapper ran at install time,
-/// before any recipe code, so nothing a recipe did could reach a module's build. Now
-/// the build runs on the recipe's first read, and the hub wrapper calls `group:sub(1, 1)`
-/// — `string.sub`, which the recipe can replace (`string` is a shared, writable table).
-/// Each test asserts what held before; today each fails (see the comment on each).
-final class AttackLazyHubModuleTests: XCTestCase {
+/// Lazy modules (Prelude `base.__index` → `host.load_module` → the wrapper) with the real
+/// `hub` module: the build runs on the recipe's first read, after recipe code that may
+/// have replaced shared library functions such as `string.sub` (`string` is a shared,
+/// writable table). Nothing a recipe does may reach a module's build.
+final class LazyHubModuleIsolationTests: XCTestCase {
     private func run(_ body: String, file: StaticString = #filePath, line: UInt = #line) throws
         -> (lines: [String], failure: String?) {
         let h = try GatingTests.Harness()
@@ -21,10 +19,10 @@ final class AttackLazyHubModuleTests: XCTestCase {
         return (output.lines, outcome.failure?.message)
     }
 
-    /// TODAY: prints "function\tfunction" — the recipe's `string.sub` decides which raw
-    /// entries the wrapper publishes, so the internal `_next_page` / `_close_list`
-    /// bindings become `hub._next_page` / `hub._close_list`.
-    func testAttackAReplacedStringSubCannotPublishHubsInternalFunctions() throws {
+    /// A wrapper that used the recipe's `string.sub` to pick which raw entries to publish
+    /// would expose the internal `_next_page` / `_close_list` bindings as
+    /// `hub._next_page` / `hub._close_list` ("function\tfunction").
+    func testAReplacedStringSubCannotPublishHubsInternalFunctions() throws {
         let r = try run("""
             local real = string.sub
             string.sub = function(s, i, j)
@@ -37,11 +35,11 @@ final class AttackLazyHubModuleTests: XCTestCase {
         XCTAssertEqual(r.lines, ["nil\tnil"])
     }
 
-    /// Was: "false\ttrue\tfalse" — a read of `hub` during hub's own build (from a replaced
-    /// `string.sub`) built a second module. Now no recipe code runs during a build (the
+    /// A read of `hub` during hub's own build (from a replaced `string.sub`) would build a
+    /// second module ("false\ttrue\tfalse"). No recipe code runs during a build (the
     /// wrapper calls the library's own functions): the replacement is never called, and
     /// `hub` is one table.
-    func testAttackAReadOfHubDuringItsOwnBuildIsTheSameTable() throws {
+    func testAReadOfHubDuringItsOwnBuildIsTheSameTable() throws {
         let r = try run("""
             local real = string.sub
             local calls, inner = 0, nil
@@ -58,11 +56,11 @@ final class AttackLazyHubModuleTests: XCTestCase {
         XCTAssertEqual(r.lines, ["0\ttrue\ttrue"])
     }
 
-    /// Was: "false\ttrue" — the build yielded (a replaced `string.sub` yielded the coroutine
-    /// that first read `hub`), the main thread read `hub` meanwhile (a second build), and
-    /// resuming the coroutine overwrote the global. Now the build cannot yield: it ends in
-    /// the first resume, and every read is the same table.
-    func testAttackAHubBuildResumedAfterAnotherReadDoesNotReplaceTheModule() throws {
+    /// A build that could yield (a replaced `string.sub` yielding the coroutine that first
+    /// read `hub`) would let the main thread read `hub` meanwhile (a second build), and
+    /// resuming the coroutine would overwrite the global ("false\ttrue"). The build cannot
+    /// yield: it ends in the first resume, and every read is the same table.
+    func testAHubBuildResumedAfterAnotherReadDoesNotReplaceTheModule() throws {
         let r = try run("""
             local real = string.sub
             string.sub = function(s, ...) coroutine.yield() return real(s, ...) end
@@ -75,10 +73,10 @@ final class AttackLazyHubModuleTests: XCTestCase {
         XCTAssertEqual(r.lines, ["dead\ttrue\ttrue"])
     }
 
-    /// TODAY: the run fails with "hub:63: attempt to call a nil value (method 'sub')" —
-    /// an error at a line of hubscript's internal wrapper, caused by a recipe that
-    /// cleared `string.sub` before its first read of `hub`.
-    func testAttackAClearedStringSubDoesNotBreakTheFirstReadOfHub() throws {
+    /// A recipe that cleared `string.sub` before its first read of `hub` must not fail
+    /// with an error at a line of hubscript's internal wrapper ("attempt to call a nil
+    /// value (method 'sub')").
+    func testAClearedStringSubDoesNotBreakTheFirstReadOfHub() throws {
         let r = try run("""
             string.sub = nil
             print(type(hub.users.list))

@@ -2,9 +2,9 @@ import Foundation
 import XCTest
 @testable import ScriptHost
 
-/// Attacks on the run's deadline thread (a POSIX thread per run) and on the preludes
-/// now loaded from bytecode.
-final class AttackWatchdogTests: RecipeTestCase {
+/// The run's deadline thread (a POSIX thread per run) ends runs and leaves nothing
+/// behind; the preludes load from bytecode while recipes can never load bytecode.
+final class RunDeadlineAndBytecodeTests: RecipeTestCase {
     private func threadCount() -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
     }
