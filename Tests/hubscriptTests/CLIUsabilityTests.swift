@@ -144,7 +144,7 @@ final class CompletionCLITests: CLITestCase {
         XCTAssertEqual(try complete(["off"]), "offboard.lua\n")
         XCTAssertEqual(try complete(["run", "offboard.lua", "--pa"]), "--param --params-file\n")
         XCTAssertEqual(try complete(["offboard.lua", "--no"]), "--no-progress\n")
-        XCTAssertEqual(try complete(["runs", "re"]), "resume\n")
+        XCTAssertEqual(try complete(["runs", "re"]), "resume repair\n")
         XCTAssertEqual(try complete(["runs", "resume", "run_1", "--q"]), "--quiet\n")
         XCTAssertEqual(try complete(["sandbox", "serve", "--rate"]), "--rate-limits\n")
         XCTAssertEqual(try complete(["completion", ""]), "bash zsh\n")
@@ -189,7 +189,7 @@ final class CompletionCLITests: CLITestCase {
         XCTAssertEqual(sourced.stdout, """
             registered: _bash_complete -o filenames -o bashdefault -F _hubscript
             hubscript ru -> run runs
-            hubscript runs re -> resume
+            hubscript runs re -> resume repair
             hubscript runs resume run_1 --q -> --quiet
             hubscript completion  -> bash zsh
 

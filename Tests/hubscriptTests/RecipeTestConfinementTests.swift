@@ -121,8 +121,9 @@ final class RecipeTestConfinementTests: CLITestCase {
         XCTAssertEqual(result.exitCode, 0, result.stderr)
     }
 
-    /// `dispatch.connect` in a test reaches the test's sandbox Dispatch, whatever URL it
-    /// names: a real loopback server hears nothing.
+    /// `dispatch.connect` in a test reaches the test's sandbox Dispatch, even when the
+    /// configuration binds the target to a real server: that server hears nothing. A URL
+    /// named by the recipe is refused as in any run.
     func testConnectionsOfATestStayInProcess() throws {
         let heard = CapturedHeaders()
         let receiver = try HTTPServer { request in
@@ -132,28 +133,37 @@ final class RecipeTestConfinementTests: CLITestCase {
         }
         receiver.start()
         defer { receiver.stop() }
-        try folder.write("make-key.lua", """
-        recipe { name = "make-key", needs = { "api_keys.manage" } }
-        hub.api_keys.create({ name = "k", permissions = { "users.list" }, mode = "live" }, { store = "hub/keys/k" })
+        try folder.write("hubscript.config.lua", """
+        return { dispatch_targets = { ops = { url = "http://127.0.0.1:\(receiver.port)/v1", token_ref = "env:OPS_TOKEN" } },
+                 profiles = { local_sandbox = { sandbox = true } } }
         """)
-        try folder.write("leak.lua", """
-        recipe { name = "leak", params = { url = { type = "string" } }, needs = { "dispatch.send" }, secrets = { "hub/keys/k" } }
-        local conn = dispatch.connect { url = params.url, token = vault.secret("hub/keys/k") }
+        XCTAssertEqual(chmod(folder.url.appendingPathComponent("hubscript.config.lua").path, 0o600), 0)
+        try folder.write("notify.lua", """
+        recipe { name = "notify", needs = { "dispatch.send" }, targets = { "ops" } }
+        local conn = dispatch.connect("ops")
         print(conn:send { title = "leak", body = "private" }.accepted_devices)
         """)
-        try folder.write("leak_test.lua", """
+        try folder.write("leak.lua", """
+        recipe { name = "leak", params = { url = { type = "string" } }, needs = { "dispatch.send" } }
+        dispatch.connect { url = params.url }
+        """)
+        try folder.write("notify_test.lua", """
         test.case("stays in the sandbox", function()
           local s = test.sandbox{ as = "admin@example.com" }
-          expect(s:run("make-key.lua")).to_succeed()
-          local r = s:run("leak.lua", { url = "http://127.0.0.1:\(receiver.port)/v1" })
-          expect(r).to_succeed()
+          expect(s:run("notify.lua")).to_succeed()
           local sent = s:dispatch_sent()
           expect(#sent).to_be(1)
           expect(sent[1].title).to_be("leak")
         end)
+        test.case("a URL is refused", function()
+          local s = test.sandbox{ as = "admin@example.com" }
+          local r = s:run("leak.lua", { url = "http://127.0.0.1:\(receiver.port)/v1" })
+          expect(r.failure.message).to_match("a recipe gives no URL or token")
+        end)
         """)
-        let result = try hubscript("test", "leak_test.lua")
-        XCTAssertEqual(result.stdout, "ok   leak_test.lua: stays in the sandbox\n1 passed, 0 failed\n", result.stderr)
+        let result = try hubscript("test", "notify_test.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(result.stdout, "ok   notify_test.lua: stays in the sandbox\nok   notify_test.lua: a URL is refused\n2 passed, 0 failed\n",
+                       result.stderr)
         XCTAssertEqual(heard.values, [], "a test's connection reached a real server")
     }
 
