@@ -183,6 +183,7 @@ final class LiveWriteTests: XCTestCase {
             XCTAssertTrue(try perform(resumed, hub, Fixture.suspend("usr_ada")).replayed)
             XCTAssertLimitError(
                 "limit exceeded: writes: the recipe's limit is 1 (limits.writes / --max-writes); stopped before write 2: DELETE /users/usr_ada/sessions/ses_1"
+                    + " (counted over the whole run: 1 write in earlier passes; resume with a higher --max-writes to go on)"
             ) { try perform(resumed, hub, Fixture.revokeSession("usr_ada", "ses_1")) }
             XCTAssertEqual(hub.totalSends, 1)
         }
