@@ -16,6 +16,9 @@ public struct HubRunRequest: Sendable {
     /// again (its outputs stay as they are): `execute` throws `NothingToResume`. Off for
     /// jobs and triggers, whose run ids the scheduler and the receiver manage.
     public var resumesOnlyUnfinished = false
+    /// The bound of the run's record of Hub reads, every pass together (`RecordedReads`).
+    public var maxRecordedReads = RecordedReads.defaultMaxCount
+    public var maxRecordedReadBytes = RecordedReads.defaultMaxBytes
     /// `--max-writes`: the lower of this and the manifest's `limits.writes` applies.
     public var maxWrites: Int?
     /// `--timeout`: overrides the manifest.
@@ -150,7 +153,8 @@ public enum HubRecipeRun {
         if case .plan = writeMode {
             recorded = .disabled(runID: runID)
         } else {
-            recorded = try RecordedReads(runID: runID, journal: journal, replaying: existing != nil)
+            recorded = try RecordedReads(runID: runID, journal: journal, replaying: existing != nil,
+                                         maxCount: request.maxRecordedReads, maxBytes: request.maxRecordedReadBytes)
             recorded.onCapReached = { message in output.log(.warn, message, fields: [:]) }
         }
         let pass = Pass(prepared: prepared, request: request, runID: runID, client: connection.client,
