@@ -109,10 +109,21 @@ public final class RecordedReads {
         }
         let answer: RecordedAnswer
         do { answer = try RecordedAnswer.parse(text) } catch {
-            throw JournalError(.corrupt, "the journal's recorded read \(key) of run \(runID) cannot be read: \(error)")
+            throw JournalError(.corrupt, """
+                the journal's record of read \(key) of run \(runID) cannot be read (\(error)); the run cannot be resumed \
+                as it ran: start a new run (a new run checks the Hub's data again)
+                """)
         }
         replayedCount += 1
         return answer
+    }
+
+    /// The recorded answer was not of the kind the read asks for (the recipe now reads
+    /// something else there, e.g. it changed and was resumed with `--force`): that read
+    /// and every later one are live.
+    func mismatched() {
+        replayedCount -= 1
+        isReplaying = false
     }
 
     /// Keeps the answer of a live read (see the type's contract).
