@@ -151,6 +151,30 @@ final class RecordedReadsTests: XCTestCase {
         }
     }
 
+    /// A damaged record is refused, saying what to do; nothing is sent on it.
+    func testADamagedRecordStopsTheResumeBeforeItActsOnIt() throws {
+        try eachJournalBackend { backend in
+            let h = try Harness(backend)
+            let prepared = try h.recipe(Self.grantUnheld)
+            XCTAssertEqual(try h.run(prepared, runID: "run_damaged", maxWrites: 3).exitCode, 4)
+            let first = try XCTUnwrap(try h.journal.reading { db in
+                try db.first("SELECT key FROM reads WHERE run_id = ?1 ORDER BY seq", [.text("run_damaged")]) { $0.text(0) }
+            })
+            try h.journal.transaction { db in
+                _ = try db.run("UPDATE reads SET response = ?1 WHERE run_id = ?2 AND key = ?3",
+                               [.text(#"{"items":[{"id":"#), .text("run_damaged"), .text(first)])
+            }
+            let writes = try h.journal.writes(runID: "run_damaged").count
+            let resumed = try h.run(prepared, runID: "run_damaged", maxWrites: 100)
+            XCTAssertNotEqual(resumed.exitCode, 0)
+            let message = resumed.failure?.message ?? ""
+            XCTAssertTrue(message.contains("the journal's record of read \(first) of run run_damaged cannot be read"), message)
+            XCTAssertTrue(message.contains("start a new run (a new run checks the Hub's data again)"), message)
+            XCTAssertEqual(try h.journal.writes(runID: "run_damaged").count, writes, "\(backend): nothing new sent")
+            XCTAssertEqual(resumed.counts.writes, 0)
+        }
+    }
+
     /// A definite answer such as a 404 is recorded and replayed as the same error.
     func testARecordedNotFoundIsReplayedAsTheSameError() throws {
         try eachJournalBackend { backend in
