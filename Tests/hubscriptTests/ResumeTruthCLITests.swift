@@ -100,6 +100,12 @@ final class ResumeTruthCLITests: XCTestCase {
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: kept.path)[.posixPermissions] as? Int, 0o600)
         let json = try cli.json(["runs", "show", "run_part", "--json"])
         XCTAssertEqual(json["status"] as? String, "stopped")
+        let recorded = try XCTUnwrap(json["reads_recorded"] as? Int)
+        XCTAssertGreaterThan(recorded, 0)
+        let bytes = try XCTUnwrap(json["reads_recorded_bytes"] as? Int)
+        let show = try cli.run(["runs", "show", "run_part"], expect: 0)
+        XCTAssertTrue(show.stdout.contains("\nrecord    \(recorded) reads recorded (\(bytes) bytes): a resume is served them\n"),
+                      show.stdout)
 
         let resumed = try cli.run(["runs", "resume", "run_part", "--max-writes", "100", "--json"], expect: 0)
         let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data((resumed.stdout.split(separator: "\n").last ?? "").utf8))
@@ -109,6 +115,9 @@ final class ResumeTruthCLITests: XCTestCase {
         let completed = try read(folder.appendingPathComponent("report.csv"))
         // Both sandboxes hold the same seeded users: the reports are equal byte for byte.
         XCTAssertEqual(completed, wholeReport)
+        XCTAssertEqual(try cli.json(["runs", "show", "run_part", "--json"])["reads_recorded"] as? Int, 0,
+                       "a run that succeeded keeps no record")
+        XCTAssertFalse(try cli.run(["runs", "show", "run_part"], expect: 0).stdout.contains("\nrecord "))
     }
 
     // MARK: runs show

@@ -106,7 +106,7 @@ struct RunReporter: Sendable {
             })
             summary["output_folder"] = .string(outcome.outputFolder.path)
             items.append(.event("summary", summary))
-        } else if c.reads + c.writes + c.replayed + c.planned + c.failed > 0 || !outcome.exports.isEmpty {
+        } else if c.reads + c.readsReplayed + c.writes + c.replayed + c.planned + c.failed > 0 || !outcome.exports.isEmpty {
             // People get the summary when the run touched the Hub or exported something.
             let f = TerminalText.field
             let stored = outcome.exports.filter(\.inVault)

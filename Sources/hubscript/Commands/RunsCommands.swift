@@ -115,8 +115,11 @@ struct RunsShowCommand: Command {
             return JSONEvents.refuse("no run \(id) in the journal (hubscript runs list shows the recent ones)", json: json, runID: id)
         }
         let writes = RunsShowCommand.inRunOrder(try journal.writes(runID: id))
+        let record = try journal.recordedReadTotals(runID: id)
         if json {
             var fields = RunsCommands.jsonFields(r, locks: journal.runLocks(state: common.state))
+            fields["reads_recorded"] = .integer(Int64(record.count))
+            fields["reads_recorded_bytes"] = .integer(Int64(record.bytes))
             fields["writes_journalled"] = .array(writes.enumerated().map { index, w in
                 .object([
                     "order": .integer(Int64(index + 1)),
@@ -141,6 +144,9 @@ struct RunsShowCommand: Command {
         limits    \(r.maxWrites.map { "max writes \($0)" } ?? "no --max-writes"), \(r.timeoutSeconds.map { "timeout \(Self.seconds($0)) s" } ?? "the manifest's timeout")
 
         """
+        if record.count > 0 {
+            text += "record    \(record.count) reads recorded (\(record.bytes) bytes): a resume is served them\n"
+        }
         text += writes.isEmpty ? "no writes\n" : "\nWRITES (every pass, in the order the run first made them)\n"
         if !writes.isEmpty {
             let width = max(1, String(writes.count).count)
