@@ -62,30 +62,22 @@ end
 -- through an organization seat; expired and revoked ones do not count. holder:get(user_id)
 -- returns the entitlement or nil. Reads at most `pages` pages up front; for a user not
 -- among them when the list is longer, asks the Hub (one read).
---
--- Only the fields a grant decision reads are kept (id, user_id, status, source,
--- organization_id, disabled_reason): a row of a large file costs a small table, not the
--- Hub's whole entitlement.
 function directory.entitlements(app, pages)
   local held = {}
   local function live(e) return e.status == "active" or e.status == "disabled" end
-  local function slim(e)
-    return { id = e.id, user_id = e.user_id, status = e.status, source = e.source,
-             organization_id = e.organization_id, disabled_reason = e.disabled_reason }
-  end
   local complete = take(hub.entitlements.list { application_id = app }, pages * 100, function(e)
-    if live(e) and (held[e.user_id] == nil or held[e.user_id].status ~= "active") then held[e.user_id] = slim(e) end
+    if live(e) and (held[e.user_id] == nil or held[e.user_id].status ~= "active") then held[e.user_id] = e end
   end)
   local holder = { complete = complete }
   function holder:get(user_id)
     if held[user_id] or complete then return held[user_id] end
     for e in hub.entitlements.for_user(user_id, { application_id = app }) do
-      if live(e) then return slim(e) end
+      if live(e) then return e end
     end
     return nil
   end
   -- A grant made by this run (so a file that names a user twice grants once).
-  function holder:add(user_id, e) held[user_id] = slim(e) end
+  function holder:add(user_id, e) held[user_id] = e end
   return holder
 end
 
