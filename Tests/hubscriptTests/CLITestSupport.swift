@@ -148,9 +148,10 @@ final class CLIHarness {
         var states: [String: Int] = [:]
         var inWrites = false
         for line in r.stdout.split(separator: "\n") {
-            if line == "WRITES" { inWrites = true; continue }
+            if line.hasPrefix("WRITES") { inWrites = true; continue }
             guard inWrites else { continue }
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if fields.first == "#" { continue }   // the column headings
             if fields.count >= 2 { states[String(fields[1]), default: 0] += 1 }
         }
         return states

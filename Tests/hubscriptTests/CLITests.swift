@@ -331,8 +331,8 @@ final class CLITests: CLITestCase {
         XCTAssertNotNil(summary["duration_ms"] as? Int)
         XCTAssertGreaterThan(summary["memory_peak_bytes"] as? Int ?? 0, 0)
         XCTAssertEqual(Set(summary.keys), ["type", "ts", "status", "exit_code", "duration_ms", "memory_peak_bytes", "run_id",
-                                           "reads", "writes", "replayed", "planned", "failed", "exports", "output_folder",
-                                           "schema_version"])
+                                           "reads", "reads_replayed", "writes", "replayed", "planned", "failed", "exports",
+                                           "output_folder", "schema_version"])
         XCTAssertEqual(summary["writes"] as? Int, 0)
     }
 

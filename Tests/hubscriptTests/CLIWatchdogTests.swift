@@ -115,8 +115,9 @@ final class CLIWatchdogTests: CLITestCase {
         XCTAssertEqual(lines[1], #"{"kind":"limit.timeout","message":"\#(Self.timeoutMessage(1))","type":"error"}"#)
         let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[2].utf8)) as? [String: Any])
         // The same fields as a normal run's summary.
-        XCTAssertEqual(Set(summary.keys), ["type", "status", "exit_code", "run_id", "reads", "writes", "replayed", "planned",
-                                           "failed", "duration_ms", "memory_peak_bytes", "exports", "output_folder", "schema_version"])
+        XCTAssertEqual(Set(summary.keys), ["type", "status", "exit_code", "run_id", "reads", "reads_replayed", "writes", "replayed",
+                                           "planned", "failed", "duration_ms", "memory_peak_bytes", "exports", "output_folder",
+                                           "schema_version"])
         XCTAssertEqual(summary["type"] as? String, "summary")
         XCTAssertEqual(summary["status"] as? String, "failed")
         XCTAssertEqual(summary["exit_code"] as? Int, 4)

@@ -231,8 +231,9 @@ final class DispatchCLITests: XCTestCase {
     /// The journalled write keys of run `id`, in order.
     func journalKeys(_ cli: CLIHarness, _ id: String) throws -> [String] {
         let r = try cli.run(["runs", "show", id], expect: 0)
-        guard let start = r.stdout.range(of: "\nWRITES\n") else { return [] }
-        return r.stdout[start.upperBound...].split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+        guard let start = r.stdout.range(of: "\nWRITES") else { return [] }
+        return r.stdout[start.upperBound...].split(separator: "\n").dropFirst(2)
+            .compactMap { $0.split(separator: " ").last.map(String.init) }
     }
 
     func killOnPending(_ cli: CLIHarness, _ args: [String], runID id: String, atDone threshold: Int, hubState: URL) throws -> KillTrial {

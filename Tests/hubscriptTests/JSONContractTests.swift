@@ -161,7 +161,7 @@ final class JSONContractTests: XCTestCase {
         XCTAssertEqual(Set(runs[1].keys), ["type", "run_id", "status", "exit_code", "mode", "recipe", "recipe_sha256", "params",
                                            "profile", "attempts", "started_at", "finished_at", "reads", "writes", "replayed",
                                            "planned", "failed", "max_writes", "timeout_seconds", "output_folder", "schema_version"])
-        XCTAssertEqual(Set(shown.keys), Set(runs[1].keys).union(["ts", "writes_journalled"]))
+        XCTAssertEqual(Set(shown.keys), Set(runs[1].keys).union(["ts", "writes_journalled", "reads_recorded", "reads_recorded_bytes"]))
         XCTAssertEqual(runs[0]["status"] as? String, "stopped")
         XCTAssertEqual(runs[0]["exit_code"] as? Int, 4)
     }

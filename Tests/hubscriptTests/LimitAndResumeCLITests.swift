@@ -55,9 +55,9 @@ final class LimitAndResumeCLITests: XCTestCase {
 
         let forced = try cli.run(["runs", "resume", "run_changed", "--force", "--max-writes", "200"], expect: 0)
         XCTAssertTrue(forced.stderr.contains("done: run run_changed — "), forced.stderr)
-        // offboard reads live state: the sessions and the suspension of the first attempt are
-        // no longer there to change, so the resume makes exactly the 8 remaining writes.
-        XCTAssertTrue(forced.stderr.contains(" 8 writes in "), forced.stderr)
+        // The resume is served the first attempt's reads from the run's record, so it makes
+        // the same decisions: its 3 writes replay and the 8 remaining ones are sent.
+        XCTAssertTrue(forced.stderr.contains(" 8 writes, 3 replayed in "), forced.stderr)
         XCTAssertEqual(try auditCount(cli) - before, 8, "the remaining 8 changes")
         let after = try cli.run(["runs", "show", "run_changed"], expect: 0)
         XCTAssertTrue(after.stdout.contains("mode      run, succeeded, attempts 2"), after.stdout)
@@ -77,7 +77,7 @@ final class LimitAndResumeCLITests: XCTestCase {
         let r = try cli.run(["runs", "resume", "run_elsewhere", "--max-writes", "200"], cwd: elsewhere)
         XCTAssertEqual(r.status, 0, r.output)
         XCTAssertTrue(r.stderr.contains("done: run run_elsewhere — "), r.stderr)
-        XCTAssertTrue(r.stderr.contains(" 8 writes in "), r.stderr)
+        XCTAssertTrue(r.stderr.contains(" 8 writes, 3 replayed in "), r.stderr)
         XCTAssertEqual(try auditCount(cli) - before, 8, "the remaining 8 changes")
         let show = try cli.run(["runs", "show", "run_elsewhere"], expect: 0)
         XCTAssertTrue(show.stdout.contains("mode      run, succeeded, attempts 2"), show.stdout)

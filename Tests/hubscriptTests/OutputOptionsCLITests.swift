@@ -61,37 +61,54 @@ final class OutputOptionsCLITests: CLITestCase {
         XCTAssertEqual(both.exitCode, 2)
     }
 
-    /// `runs resume` takes --quiet, --verbose and --no-progress with a run's meaning.
+    /// Stops its first pass (a checkpoint per `id` says it did), so a resume has a run to finish.
+    static let stopsOnce = """
+    recipe { name = "r2", params = { id = { type = "string" } }, needs = { "users.list" } }
+    log.debug("counting", { step = 1 })
+    print(hub.users.get("usr_admin") ~= nil)
+    if state.get("stopped " .. params.id) == nil then
+      state.set("stopped " .. params.id, true)
+      error("the first pass stops here", 0)
+    end
+    """
+
+    /// `runs resume` takes --quiet, --verbose and --no-progress with a run's meaning. (The
+    /// resumed pass is served the read its first pass made: it sends none.)
     func testRunsResumeTakesQuietVerboseAndNoProgress() throws {
-        try folder.write("r.lua", Self.recipe)
-        let first = try run(["run", "r.lua", "--quiet", "--run-id", "run_again", "--state-dir", "state"])
-        XCTAssertEqual(first.exitCode, 0, first.stderr)
-        let quiet = try run(["runs", "resume", "run_again", "--quiet", "--state-dir", "state"])
+        try folder.write("r2.lua", Self.stopsOnce)
+        func stopped(_ id: String) throws {
+            let first = try run(["run", "r2.lua", "--param", "id=\(id)", "--quiet", "--run-id", id, "--state-dir", "state"])
+            XCTAssertEqual(first.exitCode, 1, first.stderr)
+        }
+        try stopped("run_q")
+        let quiet = try run(["runs", "resume", "run_q", "--quiet", "--state-dir", "state"])
         XCTAssertEqual(quiet.stdout, "true\n")
-        XCTAssertEqual(stable(quiet.stderr), "done: run run_again — 1 reads, 0 writes in T s\n")
+        XCTAssertEqual(stable(quiet.stderr), "done: run run_q — 0 reads, 1 reads replayed, 0 writes in T s\n")
         XCTAssertEqual(quiet.exitCode, 0)
-        let verbose = try run(["runs", "resume", "run_again", "--verbose", "--state-dir", "state"])
+        try stopped("run_v")
+        let verbose = try run(["runs", "resume", "run_v", "--verbose", "--state-dir", "state"])
         XCTAssertEqual(verbose.stdout, "true\n")
         XCTAssertEqual(stable(verbose.stderr), """
         hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
         hub: GET /api-keys/key_jobs → 200 (N ms)
-        run run_again started (attempt 3); if it stops, resume it with: hubscript runs resume run_again
+        run run_v started (attempt 2); if it stops, resume it with: hubscript runs resume run_v
         [debug] counting step=1
-        hub: GET /users/usr_admin → 200 (N ms)
-        done: run run_again — 1 reads, 0 writes in T s
+        done: run run_v — 0 reads, 1 reads replayed, 0 writes in T s
 
         """)
-        let plain = try run(["runs", "resume", "run_again", "--no-progress", "--state-dir", "state"])
+        try stopped("run_p")
+        let plain = try run(["runs", "resume", "run_p", "--no-progress", "--state-dir", "state"])
         XCTAssertEqual(stable(plain.stderr), """
         hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
-        run run_again started (attempt 4); if it stops, resume it with: hubscript runs resume run_again
-        done: run run_again — 1 reads, 0 writes in T s
+        run run_p started (attempt 2); if it stops, resume it with: hubscript runs resume run_p
+        done: run run_p — 0 reads, 1 reads replayed, 0 writes in T s
 
         """)
-        let both = try run(["runs", "resume", "run_again", "--quiet", "--verbose", "--state-dir", "state"])
+        let both = try run(["runs", "resume", "run_p", "--quiet", "--verbose", "--state-dir", "state"])
         XCTAssertEqual(both.stderr, "hubscript runs resume: --quiet and --verbose cannot be used together\nRun 'hubscript runs resume --help' for usage.\n")
         XCTAssertEqual(both.exitCode, 2)
-        let json = try run(["runs", "resume", "run_again", "--json", "--quiet", "--state-dir", "state"])
+        try stopped("run_j")
+        let json = try run(["runs", "resume", "run_j", "--json", "--quiet", "--state-dir", "state"])
         XCTAssertEqual(json.stderr, "")
         XCTAssertEqual(JSONLines.withoutTimestamps(json.stdout).dropFirst().first, #"{"text":"true","type":"print"}"#)
         XCTAssertEqual(json.exitCode, 0)

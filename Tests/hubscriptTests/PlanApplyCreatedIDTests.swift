@@ -88,8 +88,10 @@ final class PlanApplyCreatedIDTests: XCTestCase {
 
     /// `kill -9` of the apply while a write after the create is in flight, then
     /// `hubscript runs resume`: Grace is created once and gets her role and apps. (The
-    /// resumed pass finds her and reads what she holds, so it makes only the writes
-    /// still missing; the write in flight at the kill, done by the Hub, stays pending.)
+    /// resumed pass is served the reads the apply made, so it decides as the apply did
+    /// and reports what an apply that never stopped reports: it replays the create and
+    /// the writes done, and resends the one in flight at the kill under its key, which
+    /// the Hub replays.)
     func testAnApplyOfOnboardKilledAfterTheCreateIsResumedWithoutASecondUser() throws {
         let (cli, server, reader, extra) = try servedWithLatency()
         defer { server.stop() }
@@ -105,13 +107,16 @@ final class PlanApplyCreatedIDTests: XCTestCase {
 
         let resumed = try cli.run(["runs", "resume", runID] + extra, expect: 0)
         let hub = try grace(reader)
-        XCTAssertTrue(resumed.stdout.contains("grace@example.com (\(hub.id)): exists"), resumed.output)
+        XCTAssertTrue(resumed.stdout.contains("grace@example.com (\(hub.id)): created (invited), roles +1, apps +2"), resumed.output)
         XCTAssertEqual(hub.roles, ["role_member", "role_support"])
         XCTAssertEqual(hub.apps, ["app_crm", "app_wiki"])
         XCTAssertEqual(hub.audit.filter { $0 == "user.created" }.count, 1, "\(hub.audit)")
         XCTAssertEqual(hub.audit.filter { $0 == "role.assigned" }.count, 1, "\(hub.audit)")
         XCTAssertEqual(hub.audit.filter { $0 == "entitlement.granted" }.count, 2, "\(hub.audit)")
-        XCTAssertTrue(try journalled(cli, runID).allSatisfy { $0["attempts"] as? Int == 1 })
+        let sent = try journalled(cli, runID)
+        XCTAssertEqual(sent.compactMap { $0.string("state") }, ["done", "done", "done", "done"])
+        XCTAssertEqual(sent.filter { $0["attempts"] as? Int == 2 }.count, 1, "the write in flight at the kill, resent once")
+        XCTAssertEqual(sent.filter { $0["attempts"] as? Int == 1 }.count, 3)
     }
 
     /// A recipe that does not look before it writes: it creates a user, grants them the

@@ -20,6 +20,10 @@ final class RecipePathCLITests: XCTestCase {
         let cli = try CLIHarness(testCase: self)
         try cli.file("work/r/hello.lua", """
             recipe { name = "hello", version = "1.0.0", description = "hi", needs = {} }
+            if state.get("stopped") == nil then
+              state.set("stopped", true)
+              error("the first pass stops here", 0)
+            end
             print("hi")
             """)
         try cli.file("elsewhere/.keep", "")
@@ -37,7 +41,7 @@ final class RecipePathCLITests: XCTestCase {
                                      stderr: String(decoding: done.stderr, as: UTF8.self))
         }
         let first = try run(["run", "./r/../r//hello.lua", "--state-dir", "../state/", "--run-id", "run_rel"], in: work)
-        XCTAssertEqual(first.status, 0, first.output)
+        XCTAssertEqual(first.status, 1, first.output)
         let show = try run(["runs", "show", "run_rel", "--state-dir", state.path], in: elsewhere)
         XCTAssertTrue(show.stdout.contains("recipe    \(work.path)/r/hello.lua (sha256 "), show.output)
         let resumed = try run(["runs", "resume", "run_rel", "--state-dir", "../state"], in: elsewhere)

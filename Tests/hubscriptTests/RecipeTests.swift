@@ -294,15 +294,18 @@ final class RecipeTests: XCTestCase {
 
         let resumed = try hubscript(["runs", "resume", runID, "--json", "--max-writes", "100"])
         XCTAssertEqual(resumed.status, 0, resumed.all)
+        // The resume is served the stopped pass's reads: it decides as a run that never
+        // stopped (row 1 is its own grant, replayed, not someone else's).
         XCTAssertEqual(resumed.printed, [
-            "row 1 usr_ada: already held",
+            "row 1 usr_ada: granted",
             "row 2 usr_support: granted",
             "row 3 usr_admin: granted",
-            "bulk-grant app_chat: 2 granted, 1 already held, 0 not found, 0 skipped, 0 errors (3 rows)",
+            "bulk-grant app_chat: 3 granted, 0 already held, 0 not found, 0 skipped, 0 errors (3 rows)",
             "report: bulk-grant-report.csv (3 rows)",
         ], resumed.all)
         XCTAssertEqual(resumed.summary?["run_id"] as? String, runID)
         XCTAssertEqual(resumed.summary?["writes"] as? Int, 2, resumed.all)
+        XCTAssertEqual(resumed.summary?["replayed"] as? Int, 1, resumed.all)
 
         let hub = try sandbox()
         for user in ["usr_ada", "usr_support", "usr_admin"] {

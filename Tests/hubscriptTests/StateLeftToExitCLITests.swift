@@ -38,7 +38,8 @@ final class StateLeftToExitCLITests: XCTestCase {
         XCTAssertEqual(lines[2999], "line 3000")
         XCTAssertFalse(r.stdout.contains("never") || r.stdout.contains("gc") || r.stdout.contains("closed"), r.stdout)
         XCTAssertTrue(r.stderr.contains("limit exceeded: instructions (3000000)"), r.stderr)
-        XCTAssertEqual(outFiles(out), ["done.jsonl"], "the stopped export is not published, nor its temporary file left")
+        XCTAssertEqual(outFiles(out), ["done.jsonl", "partial.jsonl.incomplete"],
+                       "the stopped export is kept marked incomplete, never as partial.jsonl, and no temporary file is left")
         let done = try String(contentsOf: out.appendingPathComponent("done.jsonl"), encoding: .utf8)
         XCTAssertEqual(done.split(separator: "\n").count, 2000)
         XCTAssertTrue(done.hasSuffix("\n"), String(done.suffix(100)))

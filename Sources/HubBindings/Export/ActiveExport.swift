@@ -122,6 +122,29 @@ final class ActiveExport {
         }
     }
 
+    /// For an export the run left unfinished: writes out what is buffered and renames the
+    /// temporary file `NAME.incomplete` (replacing an earlier pass's); returns it. A vault
+    /// export is dropped instead (its object is never half stored), and a file that
+    /// cannot be kept is removed: both return nil.
+    func keepIncomplete() -> ExportedFile? {
+        guard case .folder(let folder, let temporary) = destination else {
+            abandon()
+            return nil
+        }
+        let kept = name + ExportedFile.incompleteSuffix
+        do {
+            try writer.sync()
+            writer.close()
+            try folder.moveIntoPlace(temporary, as: kept, removingIncomplete: false)
+        } catch {
+            abandon()
+            return nil
+        }
+        var file = ExportedFile(name: kept, rows: rows, bytes: writer.bytes, path: folder.path(of: kept))
+        file.incomplete = true
+        return file
+    }
+
     /// Closes and removes the temporary file (drops the vault object).
     func abandon() {
         writer.close()

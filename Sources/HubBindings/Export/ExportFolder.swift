@@ -65,10 +65,19 @@ final class ExportFolder {
     }
 
     /// Renames the temporary file to `name` (after `checkReplaceable`) and syncs the folder.
-    func moveIntoPlace(_ temporary: String, as name: String) throws {
+    /// `removingIncomplete`: also removes `name.incomplete` (what an earlier, stopped pass
+    /// kept of this export) if it is a plain file, now that the export is whole.
+    func moveIntoPlace(_ temporary: String, as name: String, removingIncomplete: Bool = true) throws {
         try checkReplaceable(name)
         guard renameat(fd, temporary, fd, name) == 0 else {
             throw ExportIOError("cannot rename \(path(of: temporary)) to \(path(of: name)): \(Self.reason())")
+        }
+        if removingIncomplete {
+            let stale = name + ExportedFile.incompleteSuffix
+            var info = stat()
+            if fstatat(fd, stale, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG {
+                _ = unlinkat(fd, stale, 0)
+            }
         }
         _ = fsync(fd)
     }

@@ -26,6 +26,13 @@ public struct ExportedFile: Sendable, Equatable {
 
     /// Whether it went to the vault (`vault:NAME`).
     public var inVault: Bool { name.hasPrefix(ExportName.vaultPrefix) }
+
+    /// Whether the export never completed (the run stopped mid-way): the file is
+    /// `NAME.incomplete` (see `ExportSession.finish`), holding the rows written so far.
+    public var incomplete = false
+
+    /// The suffix of an export kept incomplete: `bulk-grant-report.csv.incomplete`.
+    public static let incompleteSuffix = ".incomplete"
 }
 
 /// The exports of one run: where they go and what was written.
@@ -36,8 +43,11 @@ public struct ExportedFile: Sendable, Equatable {
 /// (`ExportName.fileName`: never a file hubscript reads). Each export streams into a
 /// hidden temporary file created exclusively, which is synced and renamed to `NAME` when
 /// the export completes, replacing a plain file of that name but never a link or a
-/// folder (`ExportFolder`); an export that never completes (the recipe failed mid-way)
-/// leaves nothing behind once `finish()` runs. Names are reserved when an export
+/// folder (`ExportFolder`), and removing a `NAME.incomplete` an earlier pass left. An
+/// export that never completes (the run stopped mid-way: a limit, an error, a refused
+/// write) keeps what it wrote: `finish()` writes out its rows and renames it
+/// `NAME.incomplete` (`incompleteFiles`), so a stopped run's report is never lost and
+/// never passes for a finished one. Names are reserved when an export
 /// starts, so a name can be used once per run. Thread-safe.
 public final class ExportSession: @unchecked Sendable {
     /// Where this run's exports go (standardized when first read: a run that exports
@@ -66,25 +76,31 @@ public final class ExportSession: @unchecked Sendable {
 
     deinit { finish() }
 
-    /// The files completed so far, in order.
-    public var files: [ExportedFile] { lock.withLock { completed } }
+    /// The files completed so far, in order; after `finish()`, the files kept incomplete follow.
+    public var files: [ExportedFile] { lock.withLock { completed + incomplete } }
+
+    /// The exports `finish()` kept as `NAME.incomplete`, in the order they started.
+    public var incompleteFiles: [ExportedFile] { lock.withLock { incomplete } }
+    private var incomplete: [ExportedFile] = []
 
     /// `wrote 3 files to /…/out` (or `wrote 1 file …`); nil when nothing was exported.
     public var summaryLine: String? {
-        let files = self.files.filter { !$0.inVault }
+        let files = self.files.filter { !$0.inVault && !$0.incomplete }
         guard !files.isEmpty else { return nil }
         return "wrote \(files.count) \(files.count == 1 ? "file" : "files") to \(folder.path)"
     }
 
-    /// Ends the session: exports still in progress are abandoned and their temporary
-    /// files removed. Completed files stay. Idempotent; also runs on deinit.
+    /// Ends the session: a file export still in progress keeps what it wrote as
+    /// `NAME.incomplete` (`incompleteFiles`; removed if that cannot be done); a vault
+    /// export in progress is dropped. Completed files stay. Idempotent; also runs on deinit.
     public func finish() {
         let abandoned = lock.withLock {
-            let list = Array(active.values)
+            let list = active.sorted { $0.key < $1.key }.map(\.value)
             active.removeAll()
             return list
         }
-        for export in abandoned { export.abandon() }
+        let kept = abandoned.compactMap { $0.keepIncomplete() }
+        lock.withLock { incomplete += kept }
     }
 
     // MARK: Used by ExportPlugin

@@ -31,11 +31,14 @@ extension Journal {
     /// required), records it `pending` as `recordPending` does. A staged outcome of the
     /// previous write commits with it, so a live write costs one commit. `runReads`: the
     /// run's reads so far (every pass), kept with the write (`runs show` counts a dead
-    /// pass's reads from it).
+    /// pass's reads from it). `reads`: recorded reads of the run (`RecordedReads`) to
+    /// commit in the same transaction, before the write.
     /// - Throws: if the run is unknown or the journal cannot commit; then do not send.
     public func beginWrite(runID: String, sequence: Int, key: String, method: String, path: String,
-                           bodySHA256: String?, runReads: Int? = nil) throws -> WriteStart {
-        try transaction { db in
+                           bodySHA256: String?, runReads: Int? = nil, reads: [RecordedRead] = []) throws -> WriteStart {
+        let now = nowMs()
+        return try transaction { db in
+            if !reads.isEmpty { try Journal.insertReads(db, runID: runID, reads, at: now) }
             if let existing = try Journal.selectWrites(db, where: "run_id = ?1 AND key = ?2", [.text(runID), .text(key)]).first {
                 guard existing.method == method, existing.path == path, existing.bodySHA256 == bodySHA256 else {
                     return .conflict(existing)
@@ -147,5 +150,17 @@ extension Journal {
                 updatedAt: date(row.intOrNil(12)) ?? Date(timeIntervalSince1970: 0)))
         }
         return writes
+    }
+}
+
+extension Journal {
+    /// The keys of every write journalled for run `runID` (any state, every pass): the
+    /// writes the run has made or tried, which its write limit counts.
+    public func writeKeys(runID: String) throws -> Set<String> {
+        try reading { db in
+            var keys = Set<String>()
+            try db.query("SELECT key FROM writes WHERE run_id = ?1", [.text(runID)]) { keys.insert($0.text(0)) }
+            return keys
+        }
     }
 }

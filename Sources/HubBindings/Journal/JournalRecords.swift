@@ -33,6 +33,9 @@ public struct RunCounts: Sendable, Equatable {
     public var planned: Int
     /// Writes that failed or whose outcome is unknown.
     public var failed: Int
+    /// Reads answered from the run's record instead of the Hub (a resume's; not in
+    /// `reads`, and not kept in the journal's run totals).
+    public var readsReplayed = 0
 
     public init(reads: Int = 0, writes: Int = 0, replayed: Int = 0, planned: Int = 0, failed: Int = 0) {
         self.reads = reads
@@ -50,8 +53,10 @@ public struct RunCounts: Sendable, Equatable {
 
     /// The tallies of two passes of a run together.
     public static func + (a: RunCounts, b: RunCounts) -> RunCounts {
-        RunCounts(reads: a.reads + b.reads, writes: a.writes + b.writes, replayed: a.replayed + b.replayed,
-                  planned: a.planned + b.planned, failed: a.failed + b.failed)
+        var sum = RunCounts(reads: a.reads + b.reads, writes: a.writes + b.writes, replayed: a.replayed + b.replayed,
+                            planned: a.planned + b.planned, failed: a.failed + b.failed)
+        sum.readsReplayed = a.readsReplayed + b.readsReplayed
+        return sum
     }
 }
 

@@ -40,6 +40,13 @@ import SQLiteKit
 ///        status /* received|running|succeeded|failed */, deliveries /* how many arrived */,
 ///        received_at, updated_at /* ms */; PRIMARY KEY (event_id, trigger))`.
 ///
+/// Version 7 adds the answers to the Hub reads a run made (`RecordedReads`), so a resumed
+/// run is served the answers its earlier passes acted on; one row per read (a list reads
+/// one row per page), keyed like writes by the request and its occurrence:
+/// `reads(run_id → runs.id, key /* rd1-… */, seq /* order within the pass */,
+///        method, path, response /* JSON: {"body":…}, {"error":…} or {"items":[…],"next":…} */,
+///        bytes /* length of response */, created_at; PRIMARY KEY (run_id, key))`.
+///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
 ///
@@ -49,7 +56,7 @@ import SQLiteKit
 /// as in SQLite), and the version is the one row of `journal_schema`. A new version
 /// adds one step to `migrations` and one to `postgresMigrations`.
 enum JournalSchema {
-    static let version: Int32 = 6
+    static let version: Int32 = 7
 
     /// `migrations[n]` upgrades a file from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -144,6 +151,19 @@ enum JournalSchema {
             PRIMARY KEY (event_id, trigger)
         );
         """,
+        """
+        CREATE TABLE reads (
+            run_id     TEXT NOT NULL REFERENCES runs (id),
+            key        TEXT NOT NULL,
+            seq        INTEGER NOT NULL,
+            method     TEXT NOT NULL,
+            path       TEXT NOT NULL,
+            response   TEXT NOT NULL,
+            bytes      INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (run_id, key)
+        );
+        """,
     ]
 
     /// Brings the database to `version` inside one IMMEDIATE transaction, so two
@@ -180,8 +200,22 @@ enum JournalSchema {
     static let postgresBaseVersion = 6
 
     /// `postgresMigrations[n]` upgrades a PostgreSQL journal from version
-    /// `postgresBaseVersion + n` to the next (none yet).
-    static let postgresMigrations: [String] = []
+    /// `postgresBaseVersion + n` to the next.
+    static let postgresMigrations: [String] = [
+        """
+        CREATE TABLE reads (
+            run_id     TEXT COLLATE "C" NOT NULL REFERENCES runs (id),
+            key        TEXT COLLATE "C" NOT NULL,
+            seq        BIGINT NOT NULL,
+            method     TEXT NOT NULL,
+            path       TEXT NOT NULL,
+            response   TEXT NOT NULL,
+            bytes      BIGINT NOT NULL,
+            created_at BIGINT NOT NULL,
+            PRIMARY KEY (run_id, key)
+        );
+        """,
+    ]
 
     /// The PostgreSQL journal's tables at `postgresBaseVersion`.
     static let postgresTables = """

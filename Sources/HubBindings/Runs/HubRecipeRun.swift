@@ -12,6 +12,13 @@ public struct HubRunRequest: Sendable {
     public var runID: String?
     /// Resume even if the recipe file changed since the run started.
     public var force = false
+    /// `runs resume`, `run --run-id`: a run of `runID` that already succeeded is not run
+    /// again (its outputs stay as they are): `execute` throws `NothingToResume`. Off for
+    /// jobs and triggers, whose run ids the scheduler and the receiver manage.
+    public var resumesOnlyUnfinished = false
+    /// The bound of the run's record of Hub reads, every pass together (`RecordedReads`).
+    public var maxRecordedReads = RecordedReads.defaultMaxCount
+    public var maxRecordedReadBytes = RecordedReads.defaultMaxBytes
     /// `--max-writes`: the lower of this and the manifest's `limits.writes` applies.
     public var maxWrites: Int?
     /// `--timeout`: overrides the manifest.
@@ -117,6 +124,9 @@ public enum HubRecipeRun {
         let lock = try request.heldLock ?? journal.runLocks(state: state).acquire(runID)
         defer { if request.heldLock == nil { lock.release() } }
         let existing = isNew ? nil : try journal.run(id: runID)
+        if request.resumesOnlyUnfinished, case .run = request.mode, let existing, existing.status == .succeeded {
+            throw NothingToResume(run: existing)
+        }
         var request = request
         request.maxWrites = request.maxWrites ?? existing?.maxWrites
         request.timeout = request.timeout ?? existing?.timeoutSeconds
@@ -146,10 +156,20 @@ public enum HubRecipeRun {
         // noted (and the totals it noted at most a second apart, below).
         let earlier = existing == nil ? RunCounts() : started.counts
         request.onStart(started)
+        // The run's reads are recorded (not a plan's); a resume replays the earlier passes'.
+        let recorded: RecordedReads
+        if case .plan = writeMode {
+            recorded = .disabled(runID: runID)
+        } else {
+            recorded = try RecordedReads(runID: runID, journal: journal, replaying: existing != nil,
+                                         maxCount: request.maxRecordedReads, maxBytes: request.maxRecordedReadBytes)
+            recorded.onCapReached = { message in output.log(.warn, message, fields: [:]) }
+        }
         let pass = Pass(prepared: prepared, request: request, runID: runID, client: connection.client,
                         coordinator: coordinator, output: output, outputFolder: outputFolder,
                         progress: request.progress ?? TerminalProgressReporter(),
-                        state: (journal, StatePlugin.scope(recipe: prepared.manifest.name, profile: connection.profileName)))
+                        state: (journal, StatePlugin.scope(recipe: prepared.manifest.name, profile: connection.profileName)),
+                        recorded: recorded)
         // The run's reads so far go to the journal with each write and, while it only
         // reads, once a second: a pass killed with `kill -9` keeps its reads.
         coordinator.runReads = { [weak context = pass.context] in earlier.reads + (context?.reads ?? 0) }
@@ -175,7 +195,10 @@ public enum HubRecipeRun {
         // A read-only run with a key of unknown permissions ran on the Hub's say-so: a
         // finished run says so (a refused read says it in its own error).
         if let gateNote, report.succeeded { warnings.append(gateNote) }
-        let counts = RunCounts(reads: pass.context.reads, writes: coordinator.counts)
+        // A pass that stopped keeps its reads since its last write for a resume.
+        if !report.succeeded { try? recorded.flush() }
+        var counts = RunCounts(reads: pass.context.reads, writes: coordinator.counts)
+        counts.readsReplayed = recorded.replayedCount
         let status: RunStatus
         switch report.failure?.kind {
         case nil: status = .succeeded
@@ -183,6 +206,8 @@ public enum HubRecipeRun {
         default: status = .failed
         }
         try journal.finishRun(id: runID, status: status, counts: earlier + counts, exitCode: Int(report.exitCode))
+        // A run that succeeded has nothing to resume: its record of reads goes.
+        if status == .succeeded, recorded.isEnabled { try? journal.dropRecordedReads(runID: runID) }
         var plan: Plan?
         if case .plan = request.mode {
             plan = Plan(runID: runID, recipePath: recipePath, recipeSHA256: sha, profile: connection.profileName,
@@ -330,14 +355,14 @@ struct Pass {
 
     init(prepared: PreparedRecipe, request: HubRunRequest, runID: String, client: HubClient,
          coordinator: WriteCoordinator, output: any ScriptOutput, outputFolder: URL, progress: any ProgressReporter,
-         state: (journal: Journal, scope: String)) {
+         state: (journal: Journal, scope: String), recorded: RecordedReads? = nil) {
         self.prepared = prepared
         self.state = state
         self.request = request
         self.runID = runID
         self.output = output
         self.progress = progress
-        context = HubRunContext(client: client, writes: coordinator)
+        context = HubRunContext(client: client, writes: coordinator, recorded: recorded)
         context.progress = progress
         context.secretStore = request.secrets?.asStore
         context.onWrite = { intent, result in

@@ -4,9 +4,11 @@ import ScriptHost
 /// Dry-run is enforced here, never per binding.
 ///
 /// One coordinator per run, used from the run's thread only. Every `perform` is one
-/// logical write, numbered from 1 in call order; sent, replayed and planned writes all
-/// count against `writeLimit`. A write refused by the limit or by the plan consumes no
-/// number.
+/// logical write, numbered from 1 in call order. `writeLimit` bounds the distinct writes
+/// of the whole run, every pass together: a write whose key an earlier pass journalled
+/// (replayed, or resent after a crash) is not a new one, any other write (sent, or
+/// planned) is, so a run stopped at its limit and resumed sends nothing new. A write
+/// refused by the limit or by the plan consumes no number.
 ///
 /// Created ids across plan and apply: in plan mode a write whose intent `creates`
 /// something predicts a placeholder id (`usr_planned_1`, see `PlanPlaceholder`) and the
@@ -44,6 +46,15 @@ public final class WriteCoordinator {
     public private(set) var bindings = PlanBindings()
     /// The run's reads so far (every pass), journalled with each write sent.
     public var runReads: (() -> Int)?
+    /// The recorded reads not committed yet (`RecordedReads.takePending`): committed in
+    /// the transaction that journals the next write, so no write is durable before the
+    /// reads it was decided on.
+    public var pendingReads: (() -> [RecordedRead])?
+    /// The keys of the run's writes so far, every pass (the journal's, loaded on the
+    /// first write, plus this pass's): what `writeLimit` counts.
+    private var runKeys: Set<String>?
+    /// How many of `runKeys` earlier passes journalled.
+    private var earlierKeys = 0
 
     /// - Parameters:
     ///   - runID: the run's id; in apply mode, the plan's `runID`.
@@ -81,9 +92,6 @@ public final class WriteCoordinator {
     public func perform(_ intent: WriteIntent, send: (String) throws -> ScriptValue) throws -> WriteResult {
         try WriteIntentLimits.check(intent)
         let number = performed + 1
-        if let limit = writeLimit, number > limit {
-            throw ScriptLimitError(WriteMessages.limitReached(limit: limit, intent: intent))
-        }
         let body = WriteBody.normalized(intent.body)
         let canonical: String
         do { canonical = try WriteBody.canonical(body) } catch {
@@ -96,16 +104,31 @@ public final class WriteCoordinator {
         let occurrence = occurrences[identity, default: 0]
         let key = try intent.explicitKey.map(Self.checkedExplicitKey) ?? IdempotencyKey.derive(
             runID: runID, method: intent.method, path: intent.path, canonicalBody: canonical, occurrence: occurrence)
+        try checkLimit(key: key, intent: intent)
         let request = Request(number: number, key: key, intent: intent, body: body, bodySHA256: digest)
         var matched: (write: PlannedWrite, identity: String)?
         if case .apply(let plan) = mode { matched = try check(request, against: plan) }
         occurrences[identity] = occurrence + 1
+        runKeys?.insert(key)
         if let matched { planOccurrences[matched.identity, default: 0] += 1 }
         performed = number
         if case .plan = mode { return try recordPlanned(request) }
         let result = try performLive(request, send: send)
         if let creation = matched?.write.creates { bindings.bind(creation, response: result.value) }
         return result
+    }
+
+    /// Throws `ScriptLimitError` when `key` would be a new write of the run past
+    /// `writeLimit` (writes of earlier passes included).
+    private func checkLimit(key: String, intent: WriteIntent) throws {
+        guard let limit = writeLimit else { return }
+        if runKeys == nil {
+            // A plan journals no writes: only its own count.
+            if case .plan = mode { runKeys = [] } else { runKeys = try journal.writeKeys(runID: runID) }
+            earlierKeys = runKeys?.count ?? 0
+        }
+        guard let keys = runKeys, !keys.contains(key), keys.count >= limit else { return }
+        throw ScriptLimitError(WriteMessages.limitReached(limit: limit, intent: intent, earlier: earlierKeys))
     }
 
     /// Ends the run's writes. In apply mode, returns a warning when the plan had writes
@@ -199,7 +222,8 @@ public final class WriteCoordinator {
 
     private func performLive(_ r: Request, send: (String) throws -> ScriptValue) throws -> WriteResult {
         switch try journal.beginWrite(runID: runID, sequence: r.number, key: r.key, method: r.intent.method,
-                                      path: r.intent.path, bodySHA256: r.bodySHA256, runReads: runReads?()) {
+                                      path: r.intent.path, bodySHA256: r.bodySHA256, runReads: runReads?(),
+                                      reads: pendingReads?() ?? []) {
         case .conflict(let existing):
             throw ScriptStructuredError(code: "idempotency_key_reused",
                                         message: WriteMessages.keyReused(r, existing: existing),

@@ -7,9 +7,15 @@ import ScriptHost
 enum WriteMessages {
     static let newPlanAdvice = "Make a new plan with hubscript plan, review it, and apply that one."
 
-    static func limitReached(limit: Int, intent: WriteIntent) -> String {
-        "limit exceeded: writes: the recipe's limit is \(limit) (limits.writes / --max-writes); stopped before write \(limit + 1): "
+    /// `earlier`: the writes earlier passes of the run made (the limit counts them too).
+    static func limitReached(limit: Int, intent: WriteIntent, earlier: Int = 0) -> String {
+        var text = "limit exceeded: writes: the recipe's limit is \(limit) (limits.writes / --max-writes); stopped before write \(limit + 1): "
             + "\(f(intent.method)) \(f(intent.path))"
+        if earlier > 0 {
+            text += " (counted over the whole run: \(earlier) \(earlier == 1 ? "write" : "writes") in earlier passes; "
+                + "resume with a higher --max-writes to go on)"
+        }
+        return text
     }
 
     static func answerHoldsSecret(_ r: WriteCoordinator.Request, secret: String) -> String {

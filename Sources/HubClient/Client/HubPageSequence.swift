@@ -20,6 +20,14 @@ public struct HubPageSequence: Sequence, Sendable {
         HubPageIterator(sequence: self)
     }
 
+    /// An iterator whose first page is the one `cursor` names (a `next_cursor` an
+    /// earlier walk of the same list returned); nil: the list's first page.
+    public func makeIterator(resumingAt cursor: String?) -> HubPageIterator {
+        var iterator = HubPageIterator(sequence: self)
+        iterator.resume(at: cursor)
+        return iterator
+    }
+
     /// Fetches every page and returns all items, or throws the first error.
     public func allItems() throws -> [HubJSON] {
         var iterator = makeIterator()
@@ -44,6 +52,12 @@ public struct HubPageIterator: IteratorProtocol {
     init(sequence: HubPageSequence) {
         self.sequence = sequence
     }
+
+    mutating func resume(at cursor: String?) { self.cursor = cursor }
+
+    /// The cursor of the page the next `nextPage` fetches; nil when the list has no more
+    /// pages (or before the first page).
+    public var nextCursor: String? { finished ? nil : cursor }
 
     /// The next item, fetching the next page when the current one is used up; nil at the end.
     public mutating func nextItem() throws -> HubJSON? {

@@ -12,7 +12,10 @@ import Foundation
 public final class PrefetchingPages: @unchecked Sendable {
     private var iterator: HubPageIterator
     private var pending: DispatchWorkItem?
-    private var result: Result<HubListPage?, Error>?
+    private var result: Result<(page: HubListPage, next: String?)?, Error>?
+    /// The cursor of the page after the one `next` returned last (nil: it was the last
+    /// page): where a new walk of the list would go on from.
+    public private(set) var cursorAfterLastPage: String?
     /// The form the last `next` asked for; the prefetch of the following page uses it.
     private var canonical = false
     private var finished = false
@@ -30,10 +33,12 @@ public final class PrefetchingPages: @unchecked Sendable {
         if pending == nil { start() }
         pending!.wait()
         pending = nil
-        guard let page = try result!.get() else {
+        guard let (page, next) = try result!.get() else {
             finished = true
+            cursorAfterLastPage = nil
             return nil
         }
+        cursorAfterLastPage = next
         start()   // fetch the next page while this one is used
         switch (page, canonical) {
         case (.decoded, true): return .canonical(page.canonicalItems())
@@ -47,7 +52,10 @@ public final class PrefetchingPages: @unchecked Sendable {
     private func start() {
         let item = DispatchWorkItem { [weak self, canonical] in
             guard let self else { return }
-            self.result = Result { try self.iterator.nextPage(canonical: canonical) }
+            self.result = Result {
+                guard let page = try self.iterator.nextPage(canonical: canonical) else { return nil }
+                return (page, self.iterator.nextCursor)
+            }
         }
         pending = item
         queue.async(execute: item)

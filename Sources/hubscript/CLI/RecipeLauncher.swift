@@ -78,6 +78,8 @@ struct RecipeLauncher {
             return reporter.finish(outcome)
         } catch let done as PlanAlreadyApplied {
             return reporter.reportAlreadyApplied(done)
+        } catch let done as NothingToResume {
+            return reporter.reportNothingToResume(done)
         } catch let refusal as PlanRefusal {
             return reporter.reportSetupFailure(ScriptFailure(kind: .limit(.host), message: refusal.message), runID: runIDKnownBeforeStart)
         } catch let denied as HubGate.Denied {

@@ -43,6 +43,19 @@ struct RunReporter: Sendable {
         return ExitCode.success
     }
 
+    /// A resume of a run that already succeeded: says so; exit code 0.
+    func reportNothingToResume(_ done: NothingToResume) -> Int32 {
+        if json {
+            output.event("warning", ["message": .string(done.description)])
+            var summary = JSONEvents.summary(status: "ok", exitCode: ExitCode.success, runID: done.run.id)
+            summary["nothing_to_resume"] = .bool(true)
+            output.event("summary", summary)
+        } else {
+            output.writeStderr(TerminalText.text(done.description) + "\n")
+        }
+        return ExitCode.success
+    }
+
     /// The run id and, for people, the command that resumes it.
     func reportStart(_ run: RunRecord) {
         if json { output.event("start", JSONEvents.start(run)) } else { output.writeStderr(JSONEvents.startLine(run)) }
@@ -83,21 +96,29 @@ struct RunReporter: Sendable {
         if json {
             var summary = JSONEvents.summary(status: status, exitCode: outcome.exitCode, runID: outcome.runID, counts: c)
             summary["duration_ms"] = .integer(Int64(seconds * 1000))
+            summary["reads_replayed"] = .integer(Int64(c.readsReplayed))
             summary["memory_peak_bytes"] = .integer(Int64(outcome.report?.memoryPeakBytes ?? 0))
             summary["exports"] = .array(outcome.exports.map {
                 var fields: [String: ScriptValue] = ["name": .string($0.name), "rows": .integer(Int64($0.rows)), "path": .string($0.path)]
                 if let id = $0.objectID { fields["object_id"] = .string(id) }
+                if $0.incomplete { fields["incomplete"] = .bool(true) }
                 return .object(fields)
             })
             summary["output_folder"] = .string(outcome.outputFolder.path)
             items.append(.event("summary", summary))
-        } else if c.reads + c.writes + c.replayed + c.planned + c.failed > 0 || !outcome.exports.isEmpty {
+        } else if c.reads + c.readsReplayed + c.writes + c.replayed + c.planned + c.failed > 0 || !outcome.exports.isEmpty {
             // People get the summary when the run touched the Hub or exported something.
             let f = TerminalText.field
-            let (stored, files) = (outcome.exports.filter(\.inVault), outcome.exports.filter { !$0.inVault })
+            let stored = outcome.exports.filter(\.inVault)
+            let files = outcome.exports.filter { !$0.inVault && !$0.incomplete }
+            let unfinished = outcome.exports.filter(\.incomplete)
             if !files.isEmpty {
                 let list = files.map { "\(f($0.name)) (\($0.rows) rows)" }.joined(separator: ", ")
                 items.append(.stderr("exported \(list) to \(f(outcome.outputFolder.path))\n"))
+            }
+            if !unfinished.isEmpty {
+                let list = unfinished.map { "\(f($0.name)) (\($0.rows) rows)" }.joined(separator: ", ")
+                items.append(.stderr("kept incomplete: \(list) in \(f(outcome.outputFolder.path)) (the run stopped before finishing them; a resume writes them whole)\n"))
             }
             if !stored.isEmpty {
                 // vault:audit/ada.jsonl (obj_…) — a plan's are not stored.
@@ -105,6 +126,7 @@ struct RunReporter: Sendable {
                 items.append(.stderr("exported \(list) to the vault\n"))
             }
             var parts = ["\(c.reads) reads", "\(c.writes) writes"]
+            if c.readsReplayed > 0 { parts.insert("\(c.readsReplayed) reads replayed", at: 1) }
             if c.replayed > 0 { parts.append("\(c.replayed) replayed") }
             if c.planned > 0 { parts.append("\(c.planned) planned") }
             if c.failed > 0 { parts.append("\(c.failed) failed") }

@@ -47,6 +47,7 @@ struct RunCommand: Command {
         path = try RecipeHelp.resolve(written, libraries: launcher.request.libraries)
         launcher.request.runID = arguments.value("run-id")
         launcher.request.force = arguments.flag("force")
+        launcher.request.resumesOnlyUnfinished = true
         if arguments.flag("dry-run") { launcher.request.mode = .plan }
         self.launcher = launcher
     }

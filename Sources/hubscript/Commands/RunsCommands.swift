@@ -114,11 +114,15 @@ struct RunsShowCommand: Command {
         guard let r = try journal.run(id: id) else {
             return JSONEvents.refuse("no run \(id) in the journal (hubscript runs list shows the recent ones)", json: json, runID: id)
         }
-        let writes = try journal.writes(runID: id)
+        let writes = RunsShowCommand.inRunOrder(try journal.writes(runID: id))
+        let record = try journal.recordedReadTotals(runID: id)
         if json {
             var fields = RunsCommands.jsonFields(r, locks: journal.runLocks(state: common.state))
-            fields["writes_journalled"] = .array(writes.map { w in
+            fields["reads_recorded"] = .integer(Int64(record.count))
+            fields["reads_recorded_bytes"] = .integer(Int64(record.bytes))
+            fields["writes_journalled"] = .array(writes.enumerated().map { index, w in
                 .object([
+                    "order": .integer(Int64(index + 1)),
                     "seq": .integer(Int64(w.sequence)), "state": .string(w.state.rawValue), "method": .string(w.method),
                     "path": .string(w.path), "key": .string(w.key), "attempts": .integer(Int64(w.attempts)),
                     "http_status": w.httpStatus.map { .integer(Int64($0)) } ?? .null, "error": w.error.map(ScriptValue.string) ?? .null,
@@ -140,9 +144,17 @@ struct RunsShowCommand: Command {
         limits    \(r.maxWrites.map { "max writes \($0)" } ?? "no --max-writes"), \(r.timeoutSeconds.map { "timeout \(Self.seconds($0)) s" } ?? "the manifest's timeout")
 
         """
-        text += writes.isEmpty ? "no writes\n" : "\nWRITES\n"
-        for w in writes {
-            text += "  \(String(w.sequence).padding(toLength: 4, withPad: " ", startingAt: 0)) \(w.state.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(f(w.method).padding(toLength: 7, withPad: " ", startingAt: 0)) \(f(w.path))  \(f(w.key))\(w.error.map { "  (\(f($0)))" } ?? "")\n"
+        if record.count > 0 {
+            text += "record    \(record.count) reads recorded (\(record.bytes) bytes): a resume is served them\n"
+        }
+        text += writes.isEmpty ? "no writes\n" : "\nWRITES (every pass, in the order the run first made them)\n"
+        if !writes.isEmpty {
+            let width = max(1, String(writes.count).count)
+            func pad(_ s: String, _ n: Int) -> String { s.padding(toLength: max(n, s.count), withPad: " ", startingAt: 0) }
+            text += "  \(pad("#", width)) \(pad("STATE", 8)) \(pad("TRIES", 5)) \(pad("METHOD", 7)) PATH  KEY\n"
+            for (index, w) in writes.enumerated() {
+                text += "  \(pad(String(index + 1), width)) \(pad(w.state.rawValue, 8)) \(pad(String(w.attempts), 5)) \(pad(f(w.method), 7)) \(f(w.path))  \(f(w.key))\(w.error.map { "  (\(f($0)))" } ?? "")\n"
+            }
         }
         Console.out(text)
         return ExitCode.success
@@ -150,6 +162,16 @@ struct RunsShowCommand: Command {
 }
 
 extension RunsShowCommand {
+    /// The writes of every pass in the order the run first journalled them (a write
+    /// resent by a later pass keeps its place); `sequence` is only a pass's own number.
+    static func inRunOrder(_ writes: [WriteRecord]) -> [WriteRecord] {
+        writes.enumerated().sorted { a, b in
+            if a.element.createdAt != b.element.createdAt { return a.element.createdAt < b.element.createdAt }
+            if a.element.sequence != b.element.sequence { return a.element.sequence < b.element.sequence }
+            return a.offset < b.offset
+        }.map(\.element)
+    }
+
     /// `30` for 30.0, `2.5` for 2.5.
     static func seconds(_ s: Double) -> String {
         s == s.rounded() && abs(s) < 1e15 ? String(Int64(s)) : String(s)
@@ -169,8 +191,13 @@ struct RunsResumeCommand: Command {
             OptionSpec(name: "allow", valueName: "perm,perm", help: "Refuse the recipe (exit 3) if its needs go beyond these permissions.", repeatable: true),
         ] + OutputOptions.specs + CommonOptions.specs,
         discussion: """
-        The run keeps its params, profile, --max-writes and --timeout unless given here.
-        The configuration's libraries are checked against hubscript.lock as for a run.
+        The run keeps its params, profile, --max-writes and --timeout unless given here
+        (--max-writes counts every write of the run, earlier passes' too). The Hub reads
+        the run already made are answered from its record, so it makes the same decisions
+        and writes the same exports as a run that never stopped; reads past the point
+        where it stopped are live. A run that succeeded has nothing to resume: it says so,
+        exits 0 and leaves its outputs as they are. The configuration's libraries are
+        checked against hubscript.lock as for a run.
         """)
 
     let common: CommonOptions.Values
@@ -215,6 +242,7 @@ struct RunsResumeCommand: Command {
         launcher.journalCheck = .unlessClosedCleanly   // checked above; unchanged since, unless another process ran
         launcher.request.runID = id
         launcher.request.force = force
+        launcher.request.resumesOnlyUnfinished = true
         // Without --max-writes or --timeout, HubRecipeRun keeps the journalled ones.
         launcher.request.maxWrites = bounds.maxWrites
         launcher.request.timeout = bounds.timeout

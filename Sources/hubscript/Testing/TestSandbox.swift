@@ -177,6 +177,7 @@ final class TestSandbox: @unchecked Sendable {
             "replayed": .integer(Int64(outcome.counts.replayed)),
             "planned": .integer(Int64(outcome.counts.planned)),
             "reads": .integer(Int64(outcome.counts.reads)),
+            "reads_replayed": .integer(Int64(outcome.counts.readsReplayed)),
             "exports": .array(outcome.exports.map { .object(["name": .string($0.name), "rows": .integer(Int64($0.rows))]) }),
         ]
         if let plan = outcome.plan {

@@ -84,7 +84,9 @@ final class ExportJSONLTests: XCTestCase {
                        "recipes/test.lua:1: bad argument #3 to 'export.jsonl' (export.jsonl takes no options)")
     }
 
-    func testAFailedExportLeavesNoFileAndIteratorErrorsKeepTheirPosition() throws {
+    /// An export the run leaves unfinished keeps what it wrote, under a name that says
+    /// so (`NAME.incomplete`), never as `NAME`; no temporary file stays.
+    func testAFailedExportKeepsItsRowsMarkedIncompleteAndIteratorErrorsKeepTheirPosition() throws {
         let h = try RecipeHarness()
         let message = h.runFailing("""
         local n = 0
@@ -96,9 +98,19 @@ final class ExportJSONLTests: XCTestCase {
         """)
         XCTAssertEqual(message, "recipes/test.lua:4: source failed")
         let left = try FileManager.default.contentsOfDirectory(atPath: h.outFolder.path)
-        XCTAssertEqual(left, [], "the partial file is removed when the session finishes")
-        XCTAssertEqual(h.exports.files, [])
+        XCTAssertEqual(left, ["partial.jsonl.incomplete"], "the rows written so far, kept when the session finishes")
+        let kept = h.outFolder.appendingPathComponent("partial.jsonl.incomplete")
+        XCTAssertEqual(try String(contentsOf: kept, encoding: .utf8), "{\"n\":1}\n{\"n\":2}\n")
+        var expected = ExportedFile(name: "partial.jsonl.incomplete", rows: 2, bytes: 16, path: kept.path)
+        expected.incomplete = true
+        XCTAssertEqual(h.exports.files, [expected])
+        XCTAssertEqual(h.exports.incompleteFiles, [expected])
         XCTAssertNil(h.exports.summaryLine)
+
+        // A later pass that completes the export replaces the incomplete copy.
+        let again = try RecipeHarness(outFolder: h.outFolder)
+        again.runOK("export.jsonl('partial.jsonl', { {n = 1}, {n = 2}, {n = 3} })")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: h.outFolder.path), ["partial.jsonl"])
     }
 
     func testFolderAndFilesArePrivate() throws {

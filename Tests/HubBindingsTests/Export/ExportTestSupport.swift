@@ -13,16 +13,18 @@ final class RecipeHarness {
     var allowedFiles: Set<String> = []
     private(set) var csvSession: CSVSession?
 
-    init() throws {
+    /// `outFolder`: where exports go (default: `out` in the harness's own folder).
+    init(outFolder: URL? = nil) throws {
         root = FileManager.default.temporaryDirectory
             .appendingPathComponent("hubscript-export-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        exports = ExportSession(folder: root.appendingPathComponent("out"))
+        self.outFolder = outFolder ?? root.appendingPathComponent("out")
+        exports = ExportSession(folder: self.outFolder)
     }
 
     deinit { try? FileManager.default.removeItem(at: root) }
 
-    var outFolder: URL { root.appendingPathComponent("out") }
+    let outFolder: URL
 
     /// Writes `bytes` to a file under the root and returns its absolute path.
     @discardableResult

@@ -136,7 +136,7 @@ final class JournalTests: XCTestCase {
         try raw.run("UPDATE journal_schema SET version = 99")
         XCTAssertThrowsError(try Journal(postgres: url)) { error in
             XCTAssertEqual((error as? JournalError)?.code, .schemaTooNew)
-            XCTAssertTrue("\(error)".contains("has schema version 99, newer than this hubscript understands (6)"), "\(error)")
+            XCTAssertTrue("\(error)".contains("has schema version 99, newer than this hubscript understands (\(Journal.schemaVersion))"), "\(error)")
         }
         _ = journal
     }

@@ -174,6 +174,39 @@ final class LiveWriteTests: XCTestCase {
         }
     }
 
+    /// The limit bounds the run, not each pass: a pass that decides on other writes than
+    /// the pass before it (live data changed, or its reads were not recorded) may make
+    /// only what the limit leaves, and a failed or pending write of an earlier pass is
+    /// not a new one.
+    func testTheLimitCountsTheWritesOfEveryPass() throws {
+        try eachJournalBackend { backend in
+            let journal = try backend.journal()
+            try journal.startRun(Fixture.runStart())
+            let hub = FakeHub()
+            let first = coordinator(journal, limit: 3)
+            for user in ["usr_a", "usr_b", "usr_c"] { _ = try perform(first, hub, Fixture.suspend(user)) }
+            XCTAssertThrowsError(try perform(first, hub, Fixture.suspend("usr_d")))
+
+            // Another pass that wants other users: nothing new under the same limit.
+            let second = coordinator(journal, limit: 3)
+            XCTAssertLimitError(
+                "limit exceeded: writes: the recipe's limit is 3 (limits.writes / --max-writes); stopped before write 4: POST /users/usr_d/suspend"
+                    + " (counted over the whole run: 3 writes in earlier passes; resume with a higher --max-writes to go on)"
+            ) { try perform(second, hub, Fixture.suspend("usr_d")) }
+            XCTAssertEqual(hub.totalSends, 3)
+
+            // A limit of 5 over the run leaves 2: usr_d and usr_e, then the sixth is refused.
+            let third = coordinator(journal, limit: 5)
+            XCTAssertTrue(try perform(third, hub, Fixture.suspend("usr_a")).replayed, "an earlier pass's write is not new")
+            _ = try perform(third, hub, Fixture.suspend("usr_d"))
+            _ = try perform(third, hub, Fixture.suspend("usr_e"))
+            XCTAssertThrowsError(try perform(third, hub, Fixture.suspend("usr_f")))
+            XCTAssertEqual(hub.totalSends, 5)
+            XCTAssertEqual(Set(try journal.writes(runID: "run_test").map(\.path)),
+                           Set(["a", "b", "c", "d", "e"].map { "/users/usr_\($0)/suspend" }))
+        }
+    }
+
     func testReplayedWritesCountAgainstTheLimit() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
@@ -185,6 +218,7 @@ final class LiveWriteTests: XCTestCase {
             XCTAssertTrue(try perform(resumed, hub, Fixture.suspend("usr_ada")).replayed)
             XCTAssertLimitError(
                 "limit exceeded: writes: the recipe's limit is 1 (limits.writes / --max-writes); stopped before write 2: DELETE /users/usr_ada/sessions/ses_1"
+                    + " (counted over the whole run: 1 write in earlier passes; resume with a higher --max-writes to go on)"
             ) { try perform(resumed, hub, Fixture.revokeSession("usr_ada", "ses_1")) }
             XCTAssertEqual(hub.totalSends, 1)
         }

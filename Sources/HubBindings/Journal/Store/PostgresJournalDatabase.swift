@@ -68,12 +68,14 @@ final class PostgresJournalDatabase: JournalDatabase {
     func migrate() throws {
         try writeTransaction {
             try connection.exec("CREATE TABLE IF NOT EXISTS journal_schema (version INTEGER NOT NULL)")
-            let current = try connection.first("SELECT max(version) FROM journal_schema", []) { $0.intOrNil(0) } ?? nil
-            guard let current else {
+            var found = try connection.first("SELECT max(version) FROM journal_schema", []) { $0.intOrNil(0) } ?? nil
+            if found == nil {
+                // A new journal: the base tables, then the migrations after them.
                 try connection.exec(JournalSchema.postgresTables)
-                try connection.run("INSERT INTO journal_schema (version) VALUES ($1)", [.int(Int(JournalSchema.version))])
-                return
+                try connection.run("INSERT INTO journal_schema (version) VALUES ($1)", [.int(JournalSchema.postgresBaseVersion)])
+                found = JournalSchema.postgresBaseVersion
             }
+            guard let current = found else { return }
             guard current <= Int(JournalSchema.version) else { throw JournalSchema.tooNew(displayName, current) }
             let steps = JournalSchema.postgresMigrations
             for step in current..<Int(JournalSchema.version) {

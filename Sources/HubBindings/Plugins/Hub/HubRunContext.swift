@@ -12,7 +12,7 @@ public final class HubRunContext: @unchecked Sendable {
     /// vault. nil: such a binding refuses to run (`vault_not_open`) before sending.
     public var secretStore: (any SecretStore)?
     /// Open lists by handle (see `maxOpenLists`).
-    private(set) var lists: [Int: PrefetchingPages] = [:]
+    private(set) var lists: [Int: OpenList] = [:]
     private var listProgress: [Int: ProgressState] = [:]
     private var listBindings: [Int: String] = [:]
     /// Shows how many items each lazy list has fetched (a bar per list, total unknown).
@@ -25,8 +25,12 @@ public final class HubRunContext: @unchecked Sendable {
     /// lists unfinished (a `break`) would otherwise grow memory without bound. Past this
     /// many, opening a list closes the oldest open one.
     public static let maxOpenLists = 32
-    /// GET requests made by bindings (pages count once each).
+    /// GET requests made by bindings (pages count once each), sent to the Hub.
     public private(set) var reads = 0
+    /// Reads answered from the run's record (`RecordedReads`) instead of the Hub.
+    public var readsReplayed: Int { recorded.replayedCount }
+    /// The run's record of its reads (replayed on a resume; see `RecordedReads`).
+    public var recorded: RecordedReads
     /// The Hub feature flag of the binding running now (`HubFeatures`), put on its
     /// requests so a `501` turns the feature off for the run; nil for ungated bindings.
     var feature: String?
@@ -39,19 +43,34 @@ public final class HubRunContext: @unchecked Sendable {
     /// the journal. (A write needs none: the journal records each send.)
     public var onRead: (() -> Void)?
 
-    public init(client: HubClient, writes: WriteCoordinator) {
+    public init(client: HubClient, writes: WriteCoordinator, recorded: RecordedReads? = nil) {
         self.client = client
         self.writes = writes
+        self.recorded = recorded ?? RecordedReads.disabled(runID: writes.runID)
+        writes.pendingReads = { [weak self] in self?.recorded.takePending() ?? [] }
     }
 
     // MARK: Reads
 
     func get(_ path: String, _ query: [(name: String, value: String)] = []) throws -> ScriptValue {
         try checkFeature()
+        let key = recorded.key(method: "GET", path: path, query: query)
+        switch try recorded.replayed(key) {
+        case .body(let json)?: return ScriptValue(json)
+        case .error(let error)?: throw error
+        case .page?: recorded.mismatched()
+        case nil: break
+        }
         try writes.commitOutcomes()
         reads += 1
         onRead?()
-        return ScriptValue(try client.send(HubRequest(.get, path, query: query, feature: feature)).json)
+        let json: HubJSON
+        do { json = try client.send(HubRequest(.get, path, query: query, feature: feature)).json } catch let error as HubError {
+            if RecordedAnswer.isRecordable(error) { try recorded.record(key: key, method: "GET", path: path, .error(error)) }
+            throw error
+        }
+        try recorded.record(key: key, method: "GET", path: path, .body(json))
+        return ScriptValue(json)
     }
 
     /// Throws `feature_disabled` (nothing sent, no read counted) when the running
@@ -72,7 +91,7 @@ public final class HubRunContext: @unchecked Sendable {
         let id = nextList
         nextList += 1
         listBindings[id] = name
-        lists[id] = PrefetchingPages(client.paginate(path: path, query: query, limit: 100, feature: feature).makeIterator())
+        lists[id] = OpenList(path: path, query: query, feature: feature)
         if let progress {
             // Ids far above the progress module's own (1, 2, …).
             let bar = ProgressState(id: TerminalProgressReporter.listBarIDs + id, label: "reading \(Self.resource(of: name))",
@@ -119,7 +138,7 @@ public final class HubRunContext: @unchecked Sendable {
     /// Frees list `id` (its pages, its progress bar): at its end, when the recipe lets
     /// it go (the Lua object's `__gc`/`__close`), or to make room for a new one.
     func closeList(_ id: Int) {
-        lists.removeValue(forKey: id)?.close()
+        lists.removeValue(forKey: id)?.live?.close()
         listBindings[id] = nil
         if var bar = listProgress.removeValue(forKey: id) {
             bar.isDone = true
@@ -127,17 +146,40 @@ public final class HubRunContext: @unchecked Sendable {
         }
     }
 
-    /// The next page of list `id`, or nil at the end (the list is then closed).
+    /// The next page of list `id`, or nil at the end (the list is then closed). A page
+    /// the run's record holds is replayed from it (`RecordedReads`); once the record ends,
+    /// the list goes on live from the cursor of the last page it replayed.
     private func nextItems(_ id: Int, canonical: Bool) throws -> HubListPage? {
-        guard let pages = lists[id] else {
+        guard let list = lists[id] else {
             if evictedLists.contains(id) {
                 throw ScriptMessageError("this hub list was closed: more than \(Self.maxOpenLists) lists were open at once; finish a list (or let go of it) before opening many more")
             }
             return nil
         }
+        if list.ended {
+            if list.live != nil {
+                // Found live, as a list's end always was: it counts as a read (nothing is sent).
+                try writes.commitOutcomes()
+                reads += 1
+                onRead?()
+            }
+            closeList(id)
+            return nil
+        }
+        let key = recorded.key(method: "GET", path: list.path, query: list.pageQuery)
+        if list.live == nil, let answer = try recorded.replayed(key) {
+            if case .page(let items, let next) = answer {
+                list.advance(to: next)
+                let page: HubListPage = canonical ? .canonical(items) : .decoded(try items.map { try HubJSON.parse($0) })
+                advanceBar(id, by: page.count)
+                return page
+            }
+            recorded.mismatched()   // not a page: this read and every later one are live
+        }
         try writes.commitOutcomes()
         reads += 1
         onRead?()
+        let pages = list.live ?? list.goLive(client)
         let page: HubListPage?
         do { page = try pages.next(canonical: canonical) } catch let error as HubError where error.code == HubError.Code.forbidden {
             throw HubGate.forbidden(error, binding: listBindings[id] ?? "a hub list", context: self)
@@ -148,12 +190,18 @@ public final class HubRunContext: @unchecked Sendable {
             closeList(id)
             return nil
         }
+        list.advance(to: pages.cursorAfterLastPage)
+        try recorded.record(key: key, method: "GET", path: list.path, .page(items: page.canonicalItems(), next: pages.cursorAfterLastPage))
+        advanceBar(id, by: page.count)
+        return page
+    }
+
+    private func advanceBar(_ id: Int, by count: Int) {
         if var bar = listProgress[id] {
-            bar.count += Int64(page.count)
+            bar.count += Int64(count)
             listProgress[id] = bar
             progress?.advanced(bar)
         }
-        return page
     }
 
     // MARK: Writes
