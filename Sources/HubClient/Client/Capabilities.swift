@@ -24,7 +24,8 @@ public struct Capabilities: Sendable, Equatable {
     public var source: Source
     public var permissions: Set<String>
     /// For `.apiKeyUnknown` and `.apiKeyHubGate` with an `api_key_id`: why the key's
-    /// record could not be read (the Hub's answer), for the message that says what to do.
+    /// record gave no permissions (the Hub's answer to the read, a record that lists none,
+    /// or the record of another key), for the message that says what to do.
     public var recordUnreadable: String?
     /// Platform role ids the user holds (including the implicit `role_member`).
     public var roleIDs: [String]

@@ -23,7 +23,7 @@ final class UnknownPermissionsGateTests: XCTestCase {
             capability denied: profile '\(profile)' uses an API key whose permissions hubscript does not know, \
             and this recipe writes (it needs \(writes)); nothing ran.
             """
-        if let unreadable { text += "\nThe profile's api_key_id was not read: \(unreadable)." }
+        if let unreadable { text += "\nThe profile's api_key_id did not give the key's permissions: \(unreadable)." }
         return text + """
 
             hubscript never assumes what a key may do. Say it in the profile '\(profile)', one of:

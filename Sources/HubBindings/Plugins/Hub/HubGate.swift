@@ -16,7 +16,7 @@ public enum HubGate {
             /// declares (`declared`) or the key's record.
             case keyLacks(declared: Bool)
             /// The profile's API key has no known permissions (neither declared nor read
-            /// from its record: `recordUnreadable` says why the record was not read) and
+            /// from its record: `recordUnreadable` says why the record gave none) and
             /// the recipe writes: `missing` are its write permissions, none confirmed.
             case unknownPermissions(recordUnreadable: String?)
         }
@@ -74,7 +74,7 @@ public enum HubGate {
             """
         if let recordUnreadable {
             let reason = recordUnreadable.hasSuffix(".") ? String(recordUnreadable.dropLast()) : recordUnreadable
-            text += "\nThe profile's api_key_id was not read: \(reason)."
+            text += "\nThe profile's api_key_id did not give the key's permissions: \(reason)."
         }
         text += """
 
