@@ -150,6 +150,27 @@ final class UnknownPermissionsGateTests: XCTestCase {
                       resumed.failure?.message ?? "")
     }
 
+    /// A declaration that says more than the key holds (written by hand, or a line printed
+    /// before an administrator took a permission away): the gate lets the run start, and
+    /// the Hub's 403 says the declaration is wrong and how to print it again.
+    func testADeclarationTheHubContradictsSaysSoAtThe403() throws {
+        let h = try Harness()
+        let ops = try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops", declared: Capabilities.allPermissions)
+        let body = """
+            hub.users.suspend(params.user, { reason = "offboarded" })
+            hub.api_keys.revoke("key_ada_cli")
+            """
+        let outcome = try h.execute(try recipe(h, needs: Self.writingNeeds, body: body), ops)
+        XCTAssertEqual(outcome.exitCode, 1)
+        let message = try XCTUnwrap(outcome.failure?.message)
+        XCTAssertTrue(message.hasSuffix(
+            "the Hub refused hub.api_keys.revoke: This action requires the permission api_keys.manage. "
+                + "(it needs api_keys.manage, which the profile's api_key_permissions declare, but the key lacks it: print the line "
+                + "again with hubscript keys show KEY_ID --profile SESSION_PROFILE). "
+                + "The 1 write made before it is journalled and will not be repeated; the run can be resumed once the "
+                + "profile holds api_keys.manage: hubscript runs resume \(outcome.runID)"), message)
+    }
+
     /// What "a recipe that writes" means: no binding that writes needs a permission the
     /// gate counts as read-only. The one write that needs none marks the caller's own
     /// inbox read (a user session's; an API key has no inbox).

@@ -152,6 +152,9 @@ public enum HubGate {
             let capabilities = try? context.client.capabilities(refresh: true)
             if capabilities?.permissionsUnknown == true {
                 message += " (it needs \(required); this profile does not say which permissions its key holds, so the Hub is the gate)"
+            } else if capabilities?.source == .apiKeyDeclared && capabilities?.has(required) == true {
+                message += " (it needs \(required), which the profile's api_key_permissions declare, but the key lacks it: "
+                    + "print the line again with hubscript keys show KEY_ID --profile SESSION_PROFILE)"
             } else if capabilities?.has(required) == true {
                 message += " (it needs \(required), which your Capabilities still list: the Hub is the authority)"
             } else {
