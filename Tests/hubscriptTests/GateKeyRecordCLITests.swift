@@ -43,4 +43,42 @@ final class GateKeyRecordCLITests: XCTestCase {
         XCTAssertEqual(after.entitlements, before.entitlements)
         XCTAssertEqual(try lab.cli.run(["runs", "list"], expect: 0).stdout, "no runs yet\n")
     }
+
+    /// A key whose record says it is revoked can do nothing: the run does not start (no
+    /// journalled run to resume), and the message says to give the profile a live key.
+    func testARevokedKeysRecordStopsEveryRecipeBeforeItStarts() throws {
+        let lab = try GateLab(testCase: self)
+        defer { lab.server.stop() }
+        let config = try lab.config("""
+            admin = { hub_url = "URL", email = "admin@example.com", rate_limit_per_minute = 0 },
+            ada = { hub_url = "URL", api_key = "satk_test_ada_sandbox_000000000000000000", rate_limit_per_minute = 0, api_key_id = "key_ada_cli", api_key_record_profile = "admin" },
+            """)
+        try lab.login(config, profile: "admin")
+        let revoke = try lab.cli.file("revoke.lua", """
+            recipe { name = "revoke", needs = { "api_keys.manage" } }
+            hub.api_keys.revoke("key_ada_cli")
+            """)
+        _ = try lab.cli.run([revoke, "--config", config, "--profile", "admin"], expect: 0)
+        let reads = try lab.cli.file("reads.lua", """
+            recipe { name = "reads", needs = { "users.list" } }
+            print(hub.users.get("usr_ada").status)
+            """)
+        let runsBefore = try lab.cli.run(["runs", "list", "--config", config], expect: 0).stdout
+        let r = try lab.cli.run([reads, "--config", config, "--profile", "ada"])
+        XCTAssertEqual(r.status, 3, r.output)
+        XCTAssertEqual(r.stdout, "")
+        XCTAssertEqual(r.stderr, """
+            error: capability denied: profile 'ada' uses the API key key_ada_cli, whose record says it is revoked: \
+            it can do nothing; nothing ran.
+            Give the profile a live key (hubscript keys list --profile SESSION_PROFILE --all shows each key's status).
+
+            """)
+        let json = try lab.cli.run([reads, "--config", config, "--profile", "ada", "--json"])
+        XCTAssertEqual(json.status, 3, json.output)
+        let events = json.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        XCTAssertEqual((events.first?["error"] as? [String: Any])?["code"] as? String, "api_key_inactive", json.stdout)
+        XCTAssertEqual(try lab.cli.run(["runs", "list", "--config", config], expect: 0).stdout, runsBefore)
+    }
 }

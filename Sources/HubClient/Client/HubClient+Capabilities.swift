@@ -86,7 +86,10 @@ extension HubClient {
                 if let other = anotherKeysRecord(record.json, id: id) {
                     recordUnreadable = other
                 } else if let granted = record.json["permissions"]?.arrayValue {
-                    return Capabilities(source: .apiKeyRecord, permissions: Set(granted.compactMap(\.stringValue)))
+                    var fromRecord = Capabilities(source: .apiKeyRecord, permissions: Set(granted.compactMap(\.stringValue)))
+                    fromRecord.keyID = id
+                    fromRecord.keyStatus = record.json["status"]?.stringValue
+                    return fromRecord
                 } else {
                     recordUnreadable = "the record of \(id) lists no permissions"
                 }

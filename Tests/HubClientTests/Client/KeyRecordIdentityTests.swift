@@ -81,4 +81,19 @@ struct KeyRecordIdentityTests {
             #expect(caps.permissions == ["users.list", "users.manage"])
         }
     }
+
+    @Test("a record that says the key is revoked or expired marks it inactive; an active one, or none shown, does not",
+          arguments: TransportKind.allCases)
+    func recordStatus(kind: TransportKind) throws {
+        for (status, inactive) in [("revoked", true), ("expired", true), ("active", false), (nil, false)] as [(String?, Bool)] {
+            var record: HubJSON = ["id": "key_ops", "prefix": "satk_test_ops_", "permissions": ["users.list"]]
+            if let status { record = ["id": "key_ops", "prefix": "satk_test_ops_", "status": .string(status), "permissions": ["users.list"]] }
+            let h = try Harness(kind, credential: .apiKey(Self.opsSecret), configure: { $0.apiKeyID = "key_ops" }, Self.hub(record))
+            let caps = try h.client.capabilities()
+            #expect(caps.source == .apiKeyRecord)
+            #expect(caps.keyID == "key_ops")
+            #expect(caps.keyStatus == status)
+            #expect(caps.keyInactive == inactive, "\(status ?? "none")")
+        }
+    }
 }

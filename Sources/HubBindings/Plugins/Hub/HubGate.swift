@@ -19,6 +19,8 @@ public enum HubGate {
             /// from its record: `recordUnreadable` says why the record gave none) and
             /// the recipe writes: `missing` are its write permissions, none confirmed.
             case unknownPermissions(recordUnreadable: String?)
+            /// The key's record (`keyID`) says it is not active (`status`): it can do nothing.
+            case keyInactive(keyID: String, status: String)
         }
 
         public let missing: [String]
@@ -28,13 +30,21 @@ public enum HubGate {
         /// The stable code of the `--json` error: `capability_denied`, or
         /// `capabilities_unknown` when the key's permissions are not known.
         public var code: String {
-            if case .unknownPermissions = reason { return "capabilities_unknown" }
-            return "capability_denied"
+            switch reason {
+            case .unknownPermissions: return "capabilities_unknown"
+            case .keyInactive: return "api_key_inactive"
+            case .missing, .keyLacks: return "capability_denied"
+            }
         }
 
         public var description: String {
             if case .unknownPermissions(let unreadable) = reason {
                 return HubGate.unknownPermissionsMessage(profile: profile, writes: missing, recordUnreadable: unreadable)
+            }
+            if case .keyInactive(let keyID, let status) = reason {
+                return "capability denied: profile '\(profile)' uses the API key \(keyID), whose record says it is \(status): "
+                    + "it can do nothing; nothing ran.\n"
+                    + "Give the profile a live key (hubscript keys list --profile SESSION_PROFILE --all shows each key's status)."
             }
             if case .keyLacks(let declared) = reason {
                 let them = missing.count == 1 ? "it" : "them"
@@ -105,6 +115,9 @@ public enum HubGate {
         let needs = LocalCapabilities.hubPermissions(in: needs)
         guard !needs.isEmpty else { return nil }
         let capabilities = try client.capabilities(refresh: true)
+        if capabilities.keyInactive, let keyID = capabilities.keyID, let status = capabilities.keyStatus {
+            throw Denied(missing: needs, profile: profile, reason: .keyInactive(keyID: keyID, status: TerminalText.field(status)))
+        }
         switch capabilities.source {
         case .apiKeyHubGate:
             return nil
