@@ -1,3 +1,4 @@
+import Foundation
 import HubClient
 import ScriptHost
 
@@ -65,14 +66,22 @@ extension ConfigParser {
         }
     }
 
-    /// The Hub a profile talks to: its `hub_url` and `api_prefix`, without trailing slashes.
+    /// The Hub a profile talks to: its `hub_url` (scheme and host in lower case, without
+    /// the scheme's default port) and `api_prefix`, without trailing slashes.
     static func hubAddress(_ profile: HubProfile) -> String {
         func trimmed(_ text: String) -> String {
             var text = Substring(text)
             while text.hasSuffix("/") { text = text.dropLast() }
             return String(text)
         }
+        var url = profile.hubURL.absoluteString
+        if var parts = URLComponents(url: profile.hubURL, resolvingAgainstBaseURL: false) {
+            parts.scheme = parts.scheme?.lowercased()
+            parts.host = parts.host?.lowercased()
+            if (parts.scheme, parts.port) == ("https", 443) || (parts.scheme, parts.port) == ("http", 80) { parts.port = nil }
+            url = parts.string ?? url
+        }
         let prefix = trimmed(profile.apiPrefix)
-        return trimmed(profile.hubURL.absoluteString) + (prefix.isEmpty || prefix.hasPrefix("/") ? prefix : "/" + prefix)
+        return trimmed(url) + (prefix.isEmpty || prefix.hasPrefix("/") ? prefix : "/" + prefix)
     }
 }

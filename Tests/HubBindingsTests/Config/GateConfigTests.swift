@@ -36,6 +36,8 @@ final class GateConfigTests: XCTestCase {
             none = { hub_url = "https://h", api_key_ref = "hub/none", api_key_permissions = {} },
             strict = { hub_url = "https://h", api_key_ref = "hub/strict", gate = "capabilities" },
             admin = { hub_url = "https://h/", email = "admin@example.com" },
+            ci2 = { hub_url = "HTTPS://H:443", api_prefix = "v1", api_key = "satk_x", api_key_id = "key_ci", api_key_record_profile = "admin2" },
+            admin2 = { hub_url = "https://h/", api_prefix = "/v1/", email = "admin@example.com" },
             """)
         let ops = try hubProfile(config, "ops")
         XCTAssertTrue(ops.hubIsOnlyGate)
