@@ -171,6 +171,30 @@ final class UnknownPermissionsGateTests: XCTestCase {
                 + "profile holds api_keys.manage: hubscript runs resume \(outcome.runID)"), message)
     }
 
+    /// hub.capabilities() tells a recipe only what is known: with gate = "hub" the gate
+    /// assumes every permission, but a recipe that branches on them must not.
+    func testHubCapabilitiesListsOnlyKnownPermissions() throws {
+        let h = try Harness()
+        let body = """
+            local caps = hub.capabilities()
+            print(#caps.permissions, caps.permissions_known, caps.source)
+            """
+        let cases: [(HubConnection, String)] = [
+            (try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops", hubIsOnlyGate: true), "0\tfalse\tapi_key_hub_gate"),
+            (try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops"), "0\tfalse\tapi_key_unknown"),
+            (try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops", declared: ["users.list", "users.manage"]),
+             "2\ttrue\tapi_key_declared"),
+            (try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops", keyID: SandboxFixtures.opsKeyId),
+             "5\ttrue\tapi_key_record"),
+        ]
+        for (connection, expected) in cases {
+            let output = MemoryOutput()
+            let outcome = try h.execute(try recipe(h, needs: ["users.list"], body: body), connection, output: output)
+            XCTAssertNil(outcome.failure, outcome.failure?.message ?? "")
+            XCTAssertEqual(output.lines, [expected])
+        }
+    }
+
     /// What "a recipe that writes" means: no binding that writes needs a permission the
     /// gate counts as read-only. The one write that needs none marks the caller's own
     /// inbox read (a user session's; an API key has no inbox).
