@@ -62,7 +62,7 @@ final class GateCLITests: XCTestCase {
         XCTAssertEqual(unreadable.status, 3, unreadable.output)
         XCTAssertEqual(unreadable.stderr, Self.denial("unreadable").replacingOccurrences(
             of: "nothing ran.\n",
-            with: "nothing ran.\nThe profile's api_key_id was not read: reading the record of key_jobs: forbidden (403): "
+            with: "nothing ran.\nThe profile's api_key_id did not give the key's permissions: reading the record of key_jobs: forbidden (403): "
                 + "This action requires the permission api_keys.manage.\n"))
         // Nothing was written, and nothing was journalled.
         let after = try lab.adaState()

@@ -24,7 +24,7 @@ final class KeysCLITests: XCTestCase {
         XCTAssertEqual(unread.status, 3, unread.output)
         XCTAssertEqual(unread.stderr, GateCLITests.denial("ops").replacingOccurrences(
             of: "nothing ran.\n",
-            with: "nothing ran.\nThe profile's api_key_id was not read: reading the record of key_ops: session_ended (401): "
+            with: "nothing ran.\nThe profile's api_key_id did not give the key's permissions: reading the record of key_ops: session_ended (401): "
                 + "The session of profile admin ended: no stored session. Run `hubscript login --profile admin` to sign in again.\n"))
 
         try lab.login(config, profile: "admin")

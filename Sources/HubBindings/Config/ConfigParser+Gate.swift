@@ -1,3 +1,4 @@
+import Foundation
 import HubClient
 import ScriptHost
 
@@ -50,13 +51,37 @@ extension ConfigParser {
         }
     }
 
-    /// Each `api_key_record_profile` must name a profile that signs in as a user.
+    /// Each `api_key_record_profile` must name a profile that signs in as a user, to the
+    /// same Hub (`hub_url` and `api_prefix`): a key id read on another Hub is another key.
     func checkRecordProfiles(_ profiles: [String: HubConfig.ProfileSetting]) throws {
         for (name, setting) in profiles.sorted(by: { $0.key < $1.key }) {
             guard case .hub(let profile) = setting, let reader = profile.apiKeyRecordProfile else { continue }
             guard case .hub(let readerProfile)? = profiles[reader], case .session = readerProfile.auth else {
                 throw fail("profiles.\(name).api_key_record_profile = \"\(reader)\" must name a profile of this file that signs in as a user (email = …); the Hub shows a key's record only to a user session")
             }
+            let (hub, readerHub) = (Self.hubAddress(profile), Self.hubAddress(readerProfile))
+            guard hub == readerHub else {
+                throw fail("profiles.\(name).api_key_record_profile = \"\(reader)\" signs in to \(readerHub), not to this profile's Hub (\(hub)): a key's record is read on the key's own Hub")
+            }
         }
+    }
+
+    /// The Hub a profile talks to: its `hub_url` (scheme and host in lower case, without
+    /// the scheme's default port) and `api_prefix`, without trailing slashes.
+    static func hubAddress(_ profile: HubProfile) -> String {
+        func trimmed(_ text: String) -> String {
+            var text = Substring(text)
+            while text.hasSuffix("/") { text = text.dropLast() }
+            return String(text)
+        }
+        var url = profile.hubURL.absoluteString
+        if var parts = URLComponents(url: profile.hubURL, resolvingAgainstBaseURL: false) {
+            parts.scheme = parts.scheme?.lowercased()
+            parts.host = parts.host?.lowercased()
+            if (parts.scheme, parts.port) == ("https", 443) || (parts.scheme, parts.port) == ("http", 80) { parts.port = nil }
+            url = parts.string ?? url
+        }
+        let prefix = trimmed(profile.apiPrefix)
+        return trimmed(url) + (prefix.isEmpty || prefix.hasPrefix("/") ? prefix : "/" + prefix)
     }
 }

@@ -24,8 +24,17 @@ public struct Capabilities: Sendable, Equatable {
     public var source: Source
     public var permissions: Set<String>
     /// For `.apiKeyUnknown` and `.apiKeyHubGate` with an `api_key_id`: why the key's
-    /// record could not be read (the Hub's answer), for the message that says what to do.
+    /// record gave no permissions (the Hub's answer to the read, a record that lists none,
+    /// or the record of another key), for the message that says what to do.
     public var recordUnreadable: String?
+    /// For `.apiKeyRecord`: the key's id and the status its record shows (`active`,
+    /// `revoked`, `expired`; nil when the record shows none). A key that is not active
+    /// can do nothing, whatever permissions its record still lists.
+    public var keyID: String?
+    public var keyStatus: String?
+
+    /// Whether the key's record says it is not active (revoked, expired).
+    public var keyInactive: Bool { source == .apiKeyRecord && keyStatus.map { $0 != "active" } == true }
     /// Platform role ids the user holds (including the implicit `role_member`).
     public var roleIDs: [String]
     /// Whether `/roles?scope=platform` answered; when it is 403, the permissions of the

@@ -9,7 +9,7 @@ extension HubClient {
     /// API key (`satk_…`, not asked `/users/me`, which only answers `user_token_required`
     /// to a key; a bearer that gets that answer is treated the same): the permissions come
     /// from, in order: the key's record `GET /api-keys/{apiKeyID}` when the profile names
-    /// the key and the record can be read (with the user session of
+    /// the key, the record can be read and it is the sent key's (its `prefix`) (with the user session of
     /// `apiKeyRecordReader`, else by the key itself, which the sandbox allows and the Hub
     /// does not); the profile's declared `apiKeyPermissions`; else they are unknown
     /// (source `.apiKeyUnknown`, no permissions: a key cannot be mapped to its record
@@ -75,17 +75,24 @@ extension HubClient {
             adminOfOrgs: orgs.filter { $0["my_role"]?.stringValue == "org_admin" }.compactMap { $0["id"]?.stringValue })
     }
 
-    /// An API key's permissions: its record, else the profile's declaration, else
-    /// unknown (or assumed, when the Hub is the only gate); see `capabilities`.
+    /// An API key's permissions: its record (when it is the record of the key sent), else
+    /// the profile's declaration, else unknown (or assumed, when the Hub is the only
+    /// gate); see `capabilities`.
     private func apiKeyCapabilities() throws -> Capabilities {
         var recordUnreadable: String?
         if let id = options.apiKeyID {
             do {
                 let record = try options.apiKeyRecordReader?(id) ?? get("/api-keys/\(id)")
-                if let granted = record.json["permissions"]?.arrayValue {
-                    return Capabilities(source: .apiKeyRecord, permissions: Set(granted.compactMap(\.stringValue)))
+                if let other = anotherKeysRecord(record.json, id: id) {
+                    recordUnreadable = other
+                } else if let granted = record.json["permissions"]?.arrayValue {
+                    var fromRecord = Capabilities(source: .apiKeyRecord, permissions: Set(granted.compactMap(\.stringValue)))
+                    fromRecord.keyID = id
+                    fromRecord.keyStatus = record.json["status"]?.stringValue
+                    return fromRecord
+                } else {
+                    recordUnreadable = "the record of \(id) lists no permissions"
                 }
-                recordUnreadable = "the record of \(id) lists no permissions"
             } catch let error as HubError {
                 recordUnreadable = "reading the record of \(id): \(error.code)\(error.status.map { " (\($0))" } ?? ""): \(error.message)"
                 // A reader's session that ended says how to start a new one.
@@ -106,5 +113,18 @@ extension HubClient {
             : Capabilities(source: .apiKeyUnknown, permissions: [])
         unknown.recordUnreadable = recordUnreadable
         return unknown
+    }
+
+    /// Why `record` (read for `api_key_id` = `id`) is not the record of the key this
+    /// client sends, or nil when it is (or cannot be told: a record without `prefix`).
+    /// The Hub shows the first characters of a key's secret as `prefix`; a profile whose
+    /// `api_key_id` names another key (a slip when copying, a reader signed in to another
+    /// Hub) must not be gated by that key's permissions. The prefix itself is not shown:
+    /// it is part of a secret.
+    private func anotherKeysRecord(_ record: HubJSON, id: String) -> String? {
+        guard case .apiKey(let secret) = credential, let prefix = record["prefix"]?.stringValue, !prefix.isEmpty,
+              !secret.hasPrefix(prefix) else { return nil }
+        return "the record of \(id) is another key's (its prefix does not begin the key this profile sends): "
+            + "api_key_id must name the profile's own key"
     }
 }

@@ -175,7 +175,8 @@ extension HubClient {
             credential = .apiKey(secret)
         case .apiKey(.environment(let name)):
             guard let secret = environment[name], !secret.isEmpty else {
-                throw HubError(code: HubError.Code.configuration, message: "Profile \(profile.name) reads its API key from $\(name), which is not set",
+                throw HubError(code: HubError.Code.configuration,
+                               message: "Profile \(profile.name) reads its API key from $\(name), which is \(environment[name] == nil ? "not set" : "empty")",
                                hint: "Export \(name) with the API key secret, or change the profile's auth.")
             }
             credential = .apiKey(secret)

@@ -35,7 +35,9 @@ final class GateConfigTests: XCTestCase {
             ci = { hub_url = "https://h", api_key = "satk_x", api_key_id = "key_ci", api_key_record_profile = "admin" },
             none = { hub_url = "https://h", api_key_ref = "hub/none", api_key_permissions = {} },
             strict = { hub_url = "https://h", api_key_ref = "hub/strict", gate = "capabilities" },
-            admin = { hub_url = "https://h", email = "admin@example.com" },
+            admin = { hub_url = "https://h/", email = "admin@example.com" },
+            ci2 = { hub_url = "HTTPS://H:443", api_prefix = "v1", api_key = "satk_x", api_key_id = "key_ci", api_key_record_profile = "admin2" },
+            admin2 = { hub_url = "https://h/", api_prefix = "/v1/", email = "admin@example.com" },
             """)
         let ops = try hubProfile(config, "ops")
         XCTAssertTrue(ops.hubIsOnlyGate)
@@ -79,6 +81,10 @@ final class GateConfigTests: XCTestCase {
              "profiles.p.api_key_record_profile = \"admin\" must name a profile of this file that signs in as a user (email = …); the Hub shows a key's record only to a user session"),
             (#"p = { hub_url = "https://h", api_key = "k", api_key_id = "key_p", api_key_record_profile = "q" }, q = { hub_url = "https://h", api_key = "k2", gate = "hub" }"#,
              "profiles.p.api_key_record_profile = \"q\" must name a profile of this file that signs in as a user (email = …); the Hub shows a key's record only to a user session"),
+            (#"p = { hub_url = "https://h", api_key = "k", api_key_id = "key_p", api_key_record_profile = "q" }, q = { hub_url = "https://other", email = "me@x" }"#,
+             "profiles.p.api_key_record_profile = \"q\" signs in to https://other, not to this profile's Hub (https://h): a key's record is read on the key's own Hub"),
+            (#"p = { hub_url = "https://h", api_prefix = "/v1", api_key = "k", api_key_id = "key_p", api_key_record_profile = "q" }, q = { hub_url = "https://h", email = "me@x" }"#,
+             "profiles.p.api_key_record_profile = \"q\" signs in to https://h, not to this profile's Hub (https://h/v1): a key's record is read on the key's own Hub"),
         ]
         for (text, message) in cases {
             XCTAssertThrowsError(try load(text), text) { error in

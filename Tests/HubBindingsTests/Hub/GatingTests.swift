@@ -221,7 +221,8 @@ final class GatingTests: XCTestCase {
         XCTAssertEqual(output.lines, [
             "false\tforbidden\t403",
             "the Hub refused hub.organizations.remove_member: This action requires the permission organizations.manage. "
-                + "(it needs organizations.manage, which your Capabilities still list: the Hub is the authority)",
+                + "(it needs organizations.manage, which the profile's api_key_permissions declare, but the key lacks it: "
+                + "print the line again with hubscript keys show KEY_ID --profile SESSION_PROFILE)",
             "organizations.manage",
         ])
         // The refused write is journalled as failed (so a resume sends it again).
@@ -273,7 +274,8 @@ final class GatingTests: XCTestCase {
         XCTAssertEqual(output.lines.first, "false\tforbidden\t403")
         let message = output.lines.dropFirst().first ?? ""
         XCTAssertEqual(message, "the Hub refused hub.api_keys.list: This action requires the permission api_keys.manage. "
-                       + "(it needs api_keys.manage, which your Capabilities still list: the Hub is the authority)")
+                       + "(it needs api_keys.manage, which the profile's api_key_permissions declare, but the key lacks it: "
+                + "print the line again with hubscript keys show KEY_ID --profile SESSION_PROFILE)")
     }
 
     // MARK: Write limits

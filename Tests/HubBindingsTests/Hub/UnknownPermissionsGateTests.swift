@@ -23,7 +23,7 @@ final class UnknownPermissionsGateTests: XCTestCase {
             capability denied: profile '\(profile)' uses an API key whose permissions hubscript does not know, \
             and this recipe writes (it needs \(writes)); nothing ran.
             """
-        if let unreadable { text += "\nThe profile's api_key_id was not read: \(unreadable)." }
+        if let unreadable { text += "\nThe profile's api_key_id did not give the key's permissions: \(unreadable)." }
         return text + """
 
             hubscript never assumes what a key may do. Say it in the profile '\(profile)', one of:
@@ -148,6 +148,51 @@ final class UnknownPermissionsGateTests: XCTestCase {
         XCTAssertEqual(resumed.exitCode, 1)
         XCTAssertTrue(resumed.failure?.message.contains("The 2 writes made before it are journalled") == true,
                       resumed.failure?.message ?? "")
+    }
+
+    /// A declaration that says more than the key holds (written by hand, or a line printed
+    /// before an administrator took a permission away): the gate lets the run start, and
+    /// the Hub's 403 says the declaration is wrong and how to print it again.
+    func testADeclarationTheHubContradictsSaysSoAtThe403() throws {
+        let h = try Harness()
+        let ops = try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops", declared: Capabilities.allPermissions)
+        let body = """
+            hub.users.suspend(params.user, { reason = "offboarded" })
+            hub.api_keys.revoke("key_ada_cli")
+            """
+        let outcome = try h.execute(try recipe(h, needs: Self.writingNeeds, body: body), ops)
+        XCTAssertEqual(outcome.exitCode, 1)
+        let message = try XCTUnwrap(outcome.failure?.message)
+        XCTAssertTrue(message.hasSuffix(
+            "the Hub refused hub.api_keys.revoke: This action requires the permission api_keys.manage. "
+                + "(it needs api_keys.manage, which the profile's api_key_permissions declare, but the key lacks it: print the line "
+                + "again with hubscript keys show KEY_ID --profile SESSION_PROFILE). "
+                + "The 1 write made before it is journalled and will not be repeated; the run can be resumed once the "
+                + "profile holds api_keys.manage: hubscript runs resume \(outcome.runID)"), message)
+    }
+
+    /// hub.capabilities() tells a recipe only what is known: with gate = "hub" the gate
+    /// assumes every permission, but a recipe that branches on them must not.
+    func testHubCapabilitiesListsOnlyKnownPermissions() throws {
+        let h = try Harness()
+        let body = """
+            local caps = hub.capabilities()
+            print(#caps.permissions, caps.permissions_known, caps.source)
+            """
+        let cases: [(HubConnection, String)] = [
+            (try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops", hubIsOnlyGate: true), "0\tfalse\tapi_key_hub_gate"),
+            (try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops"), "0\tfalse\tapi_key_unknown"),
+            (try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops", declared: ["users.list", "users.manage"]),
+             "2\ttrue\tapi_key_declared"),
+            (try h.connection(key: SandboxFixtures.opsKeySecret, profile: "ops", keyID: SandboxFixtures.opsKeyId),
+             "5\ttrue\tapi_key_record"),
+        ]
+        for (connection, expected) in cases {
+            let output = MemoryOutput()
+            let outcome = try h.execute(try recipe(h, needs: ["users.list"], body: body), connection, output: output)
+            XCTAssertNil(outcome.failure, outcome.failure?.message ?? "")
+            XCTAssertEqual(output.lines, [expected])
+        }
     }
 
     /// What "a recipe that writes" means: no binding that writes needs a permission the

@@ -43,7 +43,14 @@ struct ProfileAndJSONTests {
                           environment: [:])
         }
         #expect(err?.code == HubError.Code.configuration)
-        #expect(err?.message.contains("$HUB_KEY") == true)
+        #expect(err?.message == "Profile jobs reads its API key from $HUB_KEY, which is not set")
+        // Set but empty (an unfilled CI secret): said as it is, never sent as an empty bearer.
+        let empty = hubError {
+            try HubClient(profile: profile, credentialStore: InMemoryCredentialStore(), transport: InProcessTransport(handler: hub.handle),
+                          environment: ["HUB_KEY": ""])
+        }
+        #expect(empty?.code == HubError.Code.configuration)
+        #expect(empty?.message == "Profile jobs reads its API key from $HUB_KEY, which is empty")
     }
 
     @Test("JSON values parse, encode canonically and keep integers integral")

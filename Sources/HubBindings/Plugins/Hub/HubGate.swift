@@ -16,9 +16,11 @@ public enum HubGate {
             /// declares (`declared`) or the key's record.
             case keyLacks(declared: Bool)
             /// The profile's API key has no known permissions (neither declared nor read
-            /// from its record: `recordUnreadable` says why the record was not read) and
+            /// from its record: `recordUnreadable` says why the record gave none) and
             /// the recipe writes: `missing` are its write permissions, none confirmed.
             case unknownPermissions(recordUnreadable: String?)
+            /// The key's record (`keyID`) says it is not active (`status`): it can do nothing.
+            case keyInactive(keyID: String, status: String)
         }
 
         public let missing: [String]
@@ -28,13 +30,21 @@ public enum HubGate {
         /// The stable code of the `--json` error: `capability_denied`, or
         /// `capabilities_unknown` when the key's permissions are not known.
         public var code: String {
-            if case .unknownPermissions = reason { return "capabilities_unknown" }
-            return "capability_denied"
+            switch reason {
+            case .unknownPermissions: return "capabilities_unknown"
+            case .keyInactive: return "api_key_inactive"
+            case .missing, .keyLacks: return "capability_denied"
+            }
         }
 
         public var description: String {
             if case .unknownPermissions(let unreadable) = reason {
                 return HubGate.unknownPermissionsMessage(profile: profile, writes: missing, recordUnreadable: unreadable)
+            }
+            if case .keyInactive(let keyID, let status) = reason {
+                return "capability denied: profile '\(profile)' uses the API key \(keyID), whose record says it is \(status): "
+                    + "it can do nothing; nothing ran.\n"
+                    + "Give the profile a live key (hubscript keys list --profile SESSION_PROFILE --all shows each key's status)."
             }
             if case .keyLacks(let declared) = reason {
                 let them = missing.count == 1 ? "it" : "them"
@@ -74,7 +84,7 @@ public enum HubGate {
             """
         if let recordUnreadable {
             let reason = recordUnreadable.hasSuffix(".") ? String(recordUnreadable.dropLast()) : recordUnreadable
-            text += "\nThe profile's api_key_id was not read: \(reason)."
+            text += "\nThe profile's api_key_id did not give the key's permissions: \(reason)."
         }
         text += """
 
@@ -105,6 +115,9 @@ public enum HubGate {
         let needs = LocalCapabilities.hubPermissions(in: needs)
         guard !needs.isEmpty else { return nil }
         let capabilities = try client.capabilities(refresh: true)
+        if capabilities.keyInactive, let keyID = capabilities.keyID, let status = capabilities.keyStatus {
+            throw Denied(missing: needs, profile: profile, reason: .keyInactive(keyID: keyID, status: TerminalText.field(status)))
+        }
         switch capabilities.source {
         case .apiKeyHubGate:
             return nil
@@ -152,6 +165,9 @@ public enum HubGate {
             let capabilities = try? context.client.capabilities(refresh: true)
             if capabilities?.permissionsUnknown == true {
                 message += " (it needs \(required); this profile does not say which permissions its key holds, so the Hub is the gate)"
+            } else if capabilities?.source == .apiKeyDeclared && capabilities?.has(required) == true {
+                message += " (it needs \(required), which the profile's api_key_permissions declare, but the key lacks it: "
+                    + "print the line again with hubscript keys show KEY_ID --profile SESSION_PROFILE)"
             } else if capabilities?.has(required) == true {
                 message += " (it needs \(required), which your Capabilities still list: the Hub is the authority)"
             } else {

@@ -93,10 +93,14 @@ struct Bindings {
             fn("available", nil, "hub.available(feature) -> false once the Hub turned the feature off this run (501), else true") { call, ctx in
                 .bool(ctx.client.isFeatureEnabled(try call.text(1, "feature", max: 64)))
             },
-            fn("capabilities", nil, "hub.capabilities() -> { permissions = {…}, source = …, user_id = … }") { _, ctx in
+            fn("capabilities", nil, "hub.capabilities() -> { permissions = {…}, permissions_known = bool, source = …, user_id = … }") { _, ctx in
                 let caps = try ctx.client.capabilities()
+                // A key whose permissions are not known (gate = "hub" assumes them all to
+                // let the Hub decide) lists none: a recipe never branches on an assumption.
+                let known = !caps.permissionsUnknown
                 var out: [String: ScriptValue] = [
-                    "permissions": .array(caps.permissions.sorted().map { .string($0) }),
+                    "permissions": .array(known ? caps.permissions.sorted().map { .string($0) } : []),
+                    "permissions_known": .bool(known),
                     "source": .string(caps.source.rawValue),
                 ]
                 if let id = caps.userID { out["user_id"] = .string(id) }
