@@ -72,7 +72,7 @@ extension HubClient {
             return nil
         }
         // The credential this request carried never comes back in what the client returns.
-        let answer = HubAnswerMask.masked(raw, authorization: auth.header)
+        let answer = HubAnswerMask.masked(raw, authorization: auth.header, carried: call.request.carriedSecrets)
         observe?(.answered(method: method, path: path, status: raw.status, seconds: options.clock.now() - started))
         pacer.observe(rateClass, raw.headers)
         warnIfDeprecated(raw.headers)
@@ -222,8 +222,9 @@ extension HubClient {
     /// lead to reusing the rotated token).
     var refresher: SessionManager.Refresher {
         { [self] refreshToken in
-            let response = try execute(HubRequest(.post, "/auth/token/refresh", body: ["refresh_token": .string(refreshToken)],
-                                                  authenticated: false), reapply: nil)
+            var request = HubRequest(.post, "/auth/token/refresh", body: ["refresh_token": .string(refreshToken)], authenticated: false)
+            request.carriedSecrets = [refreshToken]
+            let response = try execute(request, reapply: nil)
             return try IssuedTokens(response.json, requestID: response.requestID)
         }
     }

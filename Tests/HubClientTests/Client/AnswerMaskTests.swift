@@ -52,4 +52,79 @@ struct AnswerMaskTests {
         let ok = try h.client.get("/users/usr_1")
         #expect(ok.json["note"]?.stringValue == "Bearer <secret hub credential>")
     }
+
+    /// `text` as a JSON string's contents with every character written `\uXXXX`
+    /// (`upper`: upper-case hex digits), as some JSON writers escape.
+    static func unicodeEscaped(_ text: String, upper: Bool = false) -> String {
+        text.utf16.map { String(format: upper ? "\\u%04X" : "\\u%04x", $0) }.joined()
+    }
+
+    /// The JSON-string forms of `text` that a decoder reads back as `text` itself: every
+    /// character `\uXXXX` (either case of hex), every other one, and `/` as `\/` once only.
+    static func escapedForms(_ text: String) -> [String] {
+        let every = unicodeEscaped(text), everyUpper = unicodeEscaped(text, upper: true)
+        let alternate = text.enumerated().map { $0.offset % 2 == 0 ? unicodeEscaped(String($0.element)) : String($0.element) }.joined()
+        let oneSlash = text.replacingOccurrences(of: "/", with: "\\/", options: [], range: text.range(of: "/"))
+        return [every, everyUpper, alternate, oneSlash]
+    }
+
+    @Test("a key echoed with JSON \\u escapes is masked once decoded, at every status", arguments: TransportKind.allCases)
+    func unicodeEscapedEcho(kind: TransportKind) throws {
+        let forms = Self.escapedForms("Bearer " + Self.key)
+        let statuses = [200, 400, 401, 422, 500]
+        let h = try Harness(kind, credential: .apiKey(Self.key), configure: { $0.retry = RetryPolicy(maxAttempts: 1) }) { request, _ in
+            let index = Int(request.path.split(separator: "/").last!)!
+            let echo = forms[index % forms.count], status = statuses[index / forms.count]
+            let body = status == 200 ? "{\"id\":\"usr_1\",\"note\":\"\(echo)\"}"
+                : "{\"error\":{\"code\":\"c\(echo)\",\"message\":\"m\(echo)\",\"details\":{\"echo\":\"\(echo)\"}}}"
+            return HTTPResponseMessage(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+        }
+        for index in 0..<(forms.count * statuses.count) {
+            let text: String
+            if statuses[index / forms.count] == 200 {
+                text = try h.client.get("/probe/\(index)").json["note"]?.stringValue ?? ""
+                #expect(text == "Bearer <secret hub credential>", "\(index): \(text)")
+            } else {
+                let err = try #require(hubError { try h.client.post("/probe/\(index)", body: ["a": 1]) })
+                text = "\(err.code) \(err.message) \(err.details.map { "\($0)" } ?? "")"
+                #expect(err.message == "mBearer <secret hub credential>", "\(index): \(err.message)")
+            }
+            #expect(!text.contains("Echo/+=Key") && !text.contains("0123456789"), "\(index): \(text)")
+        }
+    }
+
+    @Test("a 2xx answer echoing the key in base64, hex or percent-encoded is masked too", arguments: TransportKind.allCases)
+    func encodedEchoInSuccess(kind: TransportKind) throws {
+        let forms = Self.encodings("Bearer " + Self.key)
+        let h = try Harness(kind, credential: .apiKey(Self.key)) { request, _ in
+            let echo = forms[Int(request.path.split(separator: "/").last!)!]
+            return jsonResponse(["id": "usr_1", "note": .string(echo)], headers: [("X-Echo", echo)])
+        }
+        for index in forms.indices {
+            let ok = try h.client.get("/users/\(index)")
+            let text = (ok.json["note"]?.stringValue ?? "") + " " + (ok.headers["X-Echo"] ?? "")
+            #expect(text.contains("<secret hub credential>"), "\(index): \(text)")
+            #expect(!text.contains("Echo/+=Key") && !text.contains("0123456789"), "\(index): \(text)")
+            for form in forms { #expect(!text.contains(form), "\(index): \(text)") }
+        }
+    }
+
+    @Test("a refresh token echoed in the refresh answer's error is masked", arguments: TransportKind.allCases)
+    func refreshTokenEcho(kind: TransportKind) throws {
+        let refresh = "rt_Echo/+=Refresh_0123456789"
+        let store = InMemoryCredentialStore(["test": StoredSession(refreshToken: refresh)])
+        let forms = Self.encodings(refresh) + Self.escapedForms(refresh)
+        let h = try Harness(kind, credential: .session(profile: "test", store: store),
+                            configure: { $0.retry = RetryPolicy(maxAttempts: 1) }) { request, _ in
+            let body = forms.map { "\"\($0)\"" }.joined(separator: ",")
+            return HTTPResponseMessage(status: 400, headers: ["Content-Type": "application/json", "X-Echo": forms[1]],
+                                       body: Data("{\"error\":{\"code\":\"bad_refresh\",\"message\":\"refused\",\"details\":{\"echo\":[\(body)]}}}".utf8))
+        }
+        let err = try #require(hubError { try h.client.get("/users/me") })
+        let text = "\(err.code) \(err.message) \(err.details.map { "\($0)" } ?? "") \(err.hint)"
+        #expect(h.requests.map(\.path) == ["/auth/token/refresh"])
+        #expect(text.contains("<secret hub credential>"), "\(text)")
+        #expect(!text.contains("Echo/+=Refresh") && !text.contains("0123456789"), "\(text)")
+        for form in forms { #expect(!text.contains(form), "\(text)") }
+    }
 }
