@@ -87,14 +87,31 @@ public final class DispatchClient: Sendable {
     }
 
     /// `https://…`, or `http://` to 127.0.0.0/8, ::1 or localhost (seed 003 §3: plain
-    /// HTTP is only for loopback development).
+    /// HTTP is only for loopback development), holding no credential (`checkCarriesNoCredential`).
     public static func checkURL(_ url: URL) throws {
+        try checkCarriesNoCredential(url)
         let scheme = url.scheme?.lowercased()
         if scheme == "https", url.host?.isEmpty == false { return }
         if scheme == "http", let host = url.host, LoopbackHTTPClient.isLoopback(host) { return }
         throw DispatchError(code: DispatchError.Code.insecureTransport,
                             message: "refusing the Dispatch URL \(url.absoluteString): only https:// is allowed, or http:// to 127.0.0.1, ::1 or localhost",
                             hint: "Use the server's https:// address.")
+    }
+
+    /// Refuses a URL with a user name, password, query or fragment (`configuration_error`):
+    /// the URL is shown by describe, in errors and to recipes, so no credential may ride in
+    /// it. The refusal shows the URL without them.
+    public static func checkCarriesNoCredential(_ url: URL) throws {
+        if url.user != nil || url.password != nil || url.query != nil || url.fragment != nil {
+            var shown = URLComponents()
+            shown.scheme = url.scheme
+            shown.host = url.host
+            shown.port = url.port
+            shown.path = url.path
+            throw DispatchError(code: DispatchError.Code.configuration,
+                                message: "refusing the Dispatch URL \(shown.string ?? "(unreadable)"): a Dispatch URL holds no user name, password, query or fragment, which describe, errors and recipes (conn.url) would show; give the server's base URL and keep its credential in a vault entry named by token_ref",
+                                hint: "Remove the user:password@, ?query and #fragment from the URL.")
+        }
     }
 
     /// Sends `notification` with `idempotencyKey` (1–255 visible ASCII characters; the
