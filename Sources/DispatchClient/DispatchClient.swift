@@ -41,8 +41,8 @@ public final class DispatchClient: Sendable {
     public let baseURL: URL
     public let retry: DispatchRetryPolicy
     private let token: String
-    /// Where the token came from, for people: `the vault entry 'dispatch/ci'`.
-    private let tokenSource: String
+    /// Where the token came from, for messages ("$NAME", "the vault entry 'dispatch/ci'").
+    public let tokenSource: String
     private let transport: any DispatchTransport
     private let sleep: @Sendable (TimeInterval) -> Void
     /// Paces sends under the machine token's limit.
@@ -97,6 +97,10 @@ public final class DispatchClient: Sendable {
                             message: "refusing the Dispatch URL \(url.absoluteString): only https:// is allowed, or http:// to 127.0.0.1, ::1 or localhost",
                             hint: "Use the server's https:// address.")
     }
+
+    /// Whether the token this client sends satisfies `test` (a comparison with another
+    /// credential); the token itself is never handed out.
+    public func token(satisfies test: (String) -> Bool) -> Bool { test(token) }
 
     /// Refuses a URL with a user name, password, query or fragment (`configuration_error`):
     /// the URL is shown by describe, in errors and to recipes, so no credential may ride in

@@ -104,7 +104,10 @@ public enum HubRecipeRun {
         try SecretsGate.check(prepared.manifest.secrets, secrets: request.secrets)
         // So are the destinations it declares: each defined by the configuration, its
         // token readable (and so masked from now on).
-        try TargetsGate.check(prepared.manifest.targets, targets: request.dispatchTargets, secrets: request.secrets)
+        try TargetsGate.check(prepared.manifest.targets, targets: request.dispatchTargets, secrets: request.secrets,
+                              profile: connection.profileName, isHubCredential: connection.client.holdsCredential)
+        try TargetsGate.checkProfileDispatch(request.dispatch, needs: prepared.manifest.needs, secrets: request.secrets,
+                                             profile: connection.profileName, isHubCredential: connection.client.holdsCredential)
         let sha = Digest.sha256Hex(prepared.file.source)
         // Absolute, so `runs resume` and `apply` find the recipe from any folder.
         let recipePath = AbsolutePath.of(prepared.file.path, resolvingParents: true)

@@ -120,6 +120,17 @@ public final class HubClient: Sendable {
         pacer = RatePacer(limitPerMinute: options.rateLimitPerMinute, clock: options.clock)
     }
 
+    /// Whether `value` is this client's credential: its API key, or its session's stored
+    /// refresh token. Lets a caller refuse to hand that credential to anyone else under
+    /// another name (a second environment variable, a copied vault entry).
+    public func holdsCredential(_ value: String) -> Bool {
+        switch credential {
+        case .apiKey(let key): return key == value
+        case .session(let profile, let store): return (try? store.load(profile: profile))?.refreshToken == value
+        case .none: return false
+        }
+    }
+
     // MARK: Calls
 
     /// Sends `request` and returns the 2xx response, or throws `HubError`.
