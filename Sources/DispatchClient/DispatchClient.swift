@@ -49,6 +49,8 @@ public final class DispatchClient: Sendable {
     public let pacer: DispatchSendPacer
     /// Masks the token, in its encodings, in what the server answers.
     private let answerMask: SecretMatcher
+    /// What the token becomes in an answer: `<secret NAME>`.
+    private let maskText: String
 
     /// - Throws: `DispatchError` `insecure_transport` unless `baseURL` is `https://`, or
     ///   `http://` to a loopback host; `configuration_error` for an empty token or one
@@ -72,13 +74,15 @@ public final class DispatchClient: Sendable {
         self.retry = retry
         self.sleep = sleep
         self.pacer = pacer
-        answerMask = SecretMatcher(SecretForms.all(Array(token.utf8), mask: Array("<secret \(tokenName)>".utf8)))
+        maskText = "<secret \(tokenName)>"
+        answerMask = SecretMatcher(SecretForms.all(Array(token.utf8), mask: Array(maskText.utf8)))
     }
 
     /// `error` with the token masked in everything the server may have put in it.
     func masked(_ error: DispatchError) -> DispatchError {
-        DispatchError(code: answerMask.masked(error.code), message: answerMask.masked(error.message), status: error.status,
-                      field: error.field.map(answerMask.masked), hint: answerMask.masked(error.hint))
+        func mask(_ text: String) -> String { SecretPieces.masked(answerMask.masked(text), secret: token, mask: maskText) }
+        return DispatchError(code: mask(error.code), message: mask(error.message), status: error.status,
+                             field: error.field.map(mask), hint: mask(error.hint))
     }
 
     /// Runs `body`, masking the token in any `DispatchError` it throws.

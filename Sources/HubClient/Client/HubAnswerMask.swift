@@ -33,9 +33,7 @@ enum HubAnswerMask {
     /// `raw` with `authorization`'s token (`Bearer TOKEN`) and each of `carried` masked in
     /// its body and headers.
     static func masked(_ raw: HTTPResponseMessage, authorization: String?, carried: [String] = []) -> HTTPResponseMessage {
-        var credentials = carried
-        if let authorization, authorization.hasPrefix("Bearer ") { credentials.append(String(authorization.dropFirst("Bearer ".count))) }
-        let matchers = credentials.filter { $0.utf8.count >= SecretForms.minimumLength }.map(matcher(for:))
+        let matchers = credentials(authorization, carried).map(matcher(for:))
         guard !matchers.isEmpty else { return raw }
         var out = raw
         var body = JSONEscapes.canonical(raw.body)
@@ -47,5 +45,27 @@ enum HubAnswerMask {
         if body != raw.body { out.body = body }
         if zip(headers, raw.headers.fields).contains(where: { $0.0.value != $0.1.value }) { out.headers = HTTPHeaders(headers.map { ($0.name, $0.value) }) }
         return out
+    }
+
+    /// `error` (a transport failure, whose text may quote the server's first bytes, cut
+    /// short) with each credential masked in its encodings and in pieces
+    /// (`SecretPieces`: any run of six or more of its characters).
+    static func masked(_ error: HubError, authorization: String?, carried: [String] = []) -> HubError {
+        var out = error
+        let text = String(decoding: mask, as: UTF8.self)
+        for credential in credentials(authorization, carried) {
+            let matcher = matcher(for: credential)
+            out.message = SecretPieces.masked(matcher.masked(out.message), secret: credential, mask: text)
+            out.hint = SecretPieces.masked(matcher.masked(out.hint), secret: credential, mask: text)
+        }
+        return out
+    }
+
+    /// The credentials a request carried: `authorization`'s bearer token and `carried`,
+    /// those long enough to mask.
+    private static func credentials(_ authorization: String?, _ carried: [String]) -> [String] {
+        var credentials = carried
+        if let authorization, authorization.hasPrefix("Bearer ") { credentials.append(String(authorization.dropFirst("Bearer ".count))) }
+        return credentials.filter { $0.utf8.count >= SecretForms.minimumLength }
     }
 }

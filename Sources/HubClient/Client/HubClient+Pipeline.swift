@@ -58,7 +58,9 @@ extension HubClient {
         do {
             raw = try transport.perform(message, baseURL: baseURL, timeouts: options.timeouts)
         } catch {
-            let failure = Self.transportFailure(error, requestID: requestID)
+            // Its text may quote what the server sent: never the credentials the request carried.
+            let failure = HubAnswerMask.masked(Self.transportFailure(error, requestID: requestID),
+                                               authorization: auth.header, carried: call.request.carriedSecrets)
             observe?(.transportFailed(method: method, path: path, message: failure.message,
                                       seconds: options.clock.now() - started))
             guard failure.code == HubError.Code.transportError, call.request.isRetryable,

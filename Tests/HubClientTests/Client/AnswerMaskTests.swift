@@ -127,4 +127,31 @@ struct AnswerMaskTests {
         #expect(!text.contains("Echo/+=Refresh") && !text.contains("0123456789"), "\(text)")
         for form in forms { #expect(!text.contains(form), "\(text)") }
     }
+
+    /// A transport that fails as a server that echoes the request into what is not an
+    /// HTTP answer would make it fail: the error's text quotes the server's first bytes,
+    /// cut at `cut` bytes.
+    struct EchoingBrokenTransport: HubTransport {
+        let prefix: String
+        let cut: Int
+        func perform(_ request: HTTPRequestMessage, baseURL: URL, timeouts: HubTimeouts) throws -> HTTPResponseMessage {
+            let echoed = prefix + (request.headers["Authorization"] ?? "")
+            throw HubTransportError(.connectionLost, "not an HTTP/1.1 status line: " + String(echoed.prefix(cut)))
+        }
+    }
+
+    @Test("a transport error quoting the server's bytes never carries the key, whole or cut short")
+    func transportErrorEcho() throws {
+        // The key whole, then cut after 20, 12 and 8 of its 30 characters.
+        for cut in [100, 40, 32, 28] {
+            let transport = EchoingBrokenTransport(prefix: "XTTP/1.1 200 ", cut: cut)
+            let client = try HubClient(baseURL: URL(string: "https://hub.test")!, credential: .apiKey(Self.key), transport: transport,
+                                       options: HubClientOptions(rateLimitPerMinute: 0, retry: RetryPolicy(maxAttempts: 1),
+                                                                 clock: FakeClock(), random: FixedRandom()))
+            let err = try #require(hubError { try client.get("/users/usr_1") })
+            #expect(err.code == HubError.Code.transportError)
+            #expect(err.message.hasPrefix("No response from the Hub: not an HTTP/1.1 status line: XTTP/1.1 200 Bearer <secret hub credential>"), "\(cut): \(err.message)")
+            #expect(!err.message.contains("satk_liv") && !err.message.contains("Echo/+=K"), "\(cut): \(err.message)")
+        }
+    }
 }
