@@ -95,6 +95,11 @@ public enum HubRecipeRun {
                                journal: Journal, state: StateDirectory, output: any ScriptOutput,
                                onWatchdog: (@Sendable (HubRunOutcome) -> Void)? = nil,
                                configure: (inout RunConfiguration) -> Void = { _ in }) throws -> HubRunOutcome {
+        // The profile's API key is masked in all the run shows, wherever the profile
+        // reads it from (a vault entry's value is registered when it is read).
+        if let name = connection.apiKeyName {
+            connection.client.withAPIKey { key in Array(key.utf8).withUnsafeBytes { SecretRedactor.shared.register($0, name: name) } }
+        }
         // A library recipe must still be the file its pin names, and ask for no more
         // than its caller allows.
         try LibraryRecipe.checkPin(prepared.file, libraries: request.libraries)

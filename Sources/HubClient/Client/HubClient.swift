@@ -131,6 +131,12 @@ public final class HubClient: Sendable {
         }
     }
 
+    /// Runs `body` with the API key this client sends, if its credential is one: for a
+    /// caller that must mask it in what it shows (the key is never given to a recipe).
+    public func withAPIKey(_ body: (String) -> Void) {
+        if case .apiKey(let key) = credential { body(key) }
+    }
+
     // MARK: Calls
 
     /// Sends `request` and returns the 2xx response, or throws `HubError`.
