@@ -80,9 +80,8 @@ public final class DispatchClient: Sendable {
 
     /// `error` with the token masked in everything the server may have put in it.
     func masked(_ error: DispatchError) -> DispatchError {
-        func mask(_ text: String) -> String { SecretPieces.masked(answerMask.masked(text), secret: token, mask: maskText) }
-        return DispatchError(code: mask(error.code), message: mask(error.message), status: error.status,
-                             field: error.field.map(mask), hint: mask(error.hint))
+        DispatchError(code: answerMask.masked(error.code), message: answerMask.masked(error.message), status: error.status,
+                      field: error.field.map(answerMask.masked), hint: answerMask.masked(error.hint))
     }
 
     /// Runs `body`, masking the token in any `DispatchError` it throws.
@@ -198,8 +197,13 @@ public final class DispatchClient: Sendable {
             } catch {
                 let failure = error as? HTTPClientError ?? HTTPClientError(.connectionLost, "\(error)")
                 if failure.kind == .tooLarge || failure.kind == .notLoopback || failure.kind == .wrongProtocol || last {
+                    // The failure may quote the server's first bytes, cut short: no piece of
+                    // the token stays in it. (Only here: pieces masked in what a server
+                    // repeats of a recipe's text would tell the recipe which guesses are
+                    // pieces of the token.)
+                    let quoted = SecretPieces.masked(failure.message, secret: token, mask: maskText)
                     throw DispatchError(code: DispatchError.Code.transportError,
-                                        message: "no answer from Dispatch at \(baseURL.absoluteString) after \(attempt) attempt\(attempt == 1 ? "" : "s"): \(failure.message)",
+                                        message: "no answer from Dispatch at \(baseURL.absoluteString) after \(attempt) attempt\(attempt == 1 ? "" : "s"): \(quoted)",
                                         hint: failure.kind == .wrongProtocol
                                             ? "Fix the Dispatch URL: http:// for a plain-HTTP loopback server, https:// for a TLS one."
                                             : failure.kind == .cannotConnect || failure.kind == .notLoopback

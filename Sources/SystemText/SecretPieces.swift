@@ -1,13 +1,13 @@
-/// Masks pieces of a secret: every run of at least `minimumLength` bytes of a text that
-/// also occurs in the secret, so a server's text cut short (an error quoting its first
+/// Masks pieces of a secret: every run of at least `minimumLength` (12) bytes of a text
+/// that also occurs in the secret, so a server's text cut short (an error quoting its first
 /// bytes) or a secret split into parts shows none of them.
 ///
 /// For short texts that quote a server (error messages): the work is about the text's
 /// length times the secret's, squared in the longest run; a long answer is masked with
-/// `SecretMatcher` instead. Runs shorter than `minimumLength` are left (they would mask
-/// ordinary text).
+/// `SecretMatcher` instead. Runs shorter than `minimumLength` are left: a token's readable
+/// parts (`satk_test_`, `sandbox`, `machine`) would mask ordinary text.
 public enum SecretPieces {
-    public static let minimumLength = 6
+    public static let minimumLength = 12
 
     /// `text` with each maximal run of bytes that occurs in `secret` (at least
     /// `minimumLength` long) replaced by `mask`.

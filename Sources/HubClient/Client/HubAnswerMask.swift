@@ -49,7 +49,7 @@ enum HubAnswerMask {
 
     /// `error` (a transport failure, whose text may quote the server's first bytes, cut
     /// short) with each credential masked in its encodings and in pieces
-    /// (`SecretPieces`: any run of six or more of its characters).
+    /// (`SecretPieces`: any run of twelve or more of its characters).
     static func masked(_ error: HubError, authorization: String?, carried: [String] = []) -> HubError {
         var out = error
         let text = String(decoding: mask, as: UTF8.self)
