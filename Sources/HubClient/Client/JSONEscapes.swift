@@ -8,10 +8,12 @@ enum JSONEscapes {
     /// becomes that character in UTF-8, `\/` becomes `/`; `"` and `\` stay `\"` and `\\`;
     /// a control character is `\n`, `\r`, `\t` or `\u00xx` (lower-case hex). A valid JSON
     /// text decodes to the same value before and after (a backslash occurs only inside
-    /// strings). A body without a backslash is returned as it is; the work is linear in
-    /// the body and never depends on any secret.
+    /// strings). A body without a backslash, or that does not start (after white space)
+    /// like a JSON object, array or string — a CSV export, a text page — is returned as it
+    /// is. The work is linear in the body and never depends on any secret.
     static func canonical(_ body: Data) -> Data {
-        guard body.contains(0x5C) else { return body }
+        guard let first = body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }),
+              [0x7B, 0x5B, 0x22].contains(first), body.contains(0x5C) else { return body }
         let bytes = [UInt8](body)
         let n = bytes.count
         var out: [UInt8] = []

@@ -154,4 +154,20 @@ struct AnswerMaskTests {
             #expect(!err.message.contains("satk_live_Ec") && !err.message.contains("Echo/+=K"), "\(cut): \(err.message)")
         }
     }
+
+    @Test("an answer that is not JSON keeps its backslashes as they are")
+    func nonJSONAnswerIsLeftAlone() throws {
+        let csv = "path,note\nC:\\u0041dir\\x,\\/ok\n"
+        let json = #" {"note":"\u0041\/b\\u0041","n":"\"\u000a"}"#
+        let h = try Harness(.inProcess, credential: .apiKey(Self.key)) { request, _ in
+            let body = request.path.hasSuffix("csv") ? csv : json
+            return HTTPResponseMessage(status: 200, headers: ["Content-Type": "text/plain"], body: Data(body.utf8))
+        }
+        var raw = HubRequest(.get, "/exports/csv")
+        raw.decodesBody = false
+        #expect(String(decoding: try h.client.send(raw).body, as: UTF8.self) == csv)
+        var page = HubRequest(.get, "/exports/json")
+        page.decodesBody = false
+        #expect(String(decoding: try h.client.send(page).body, as: UTF8.self) == #" {"note":"A/b\\u0041","n":"\"\n"}"#)
+    }
 }
