@@ -41,14 +41,16 @@ public final class DispatchClient: Sendable {
     public let baseURL: URL
     public let retry: DispatchRetryPolicy
     private let token: String
-    /// Where the token came from, for people: `the vault entry 'dispatch/ci'`.
-    private let tokenSource: String
+    /// Where the token came from, for messages ("$NAME", "the vault entry 'dispatch/ci'").
+    public let tokenSource: String
     private let transport: any DispatchTransport
     private let sleep: @Sendable (TimeInterval) -> Void
     /// Paces sends under the machine token's limit.
     public let pacer: DispatchSendPacer
     /// Masks the token, in its encodings, in what the server answers.
     private let answerMask: SecretMatcher
+    /// What the token becomes in an answer: `<secret NAME>`.
+    private let maskText: String
 
     /// - Throws: `DispatchError` `insecure_transport` unless `baseURL` is `https://`, or
     ///   `http://` to a loopback host; `configuration_error` for an empty token or one
@@ -72,7 +74,8 @@ public final class DispatchClient: Sendable {
         self.retry = retry
         self.sleep = sleep
         self.pacer = pacer
-        answerMask = SecretMatcher(SecretForms.all(Array(token.utf8), mask: Array("<secret \(tokenName)>".utf8)))
+        maskText = "<secret \(tokenName)>"
+        answerMask = SecretMatcher(SecretForms.all(Array(token.utf8), mask: Array(maskText.utf8)))
     }
 
     /// `error` with the token masked in everything the server may have put in it.
@@ -87,14 +90,35 @@ public final class DispatchClient: Sendable {
     }
 
     /// `https://…`, or `http://` to 127.0.0.0/8, ::1 or localhost (seed 003 §3: plain
-    /// HTTP is only for loopback development).
+    /// HTTP is only for loopback development), holding no credential (`checkCarriesNoCredential`).
     public static func checkURL(_ url: URL) throws {
+        try checkCarriesNoCredential(url)
         let scheme = url.scheme?.lowercased()
         if scheme == "https", url.host?.isEmpty == false { return }
         if scheme == "http", let host = url.host, LoopbackHTTPClient.isLoopback(host) { return }
         throw DispatchError(code: DispatchError.Code.insecureTransport,
                             message: "refusing the Dispatch URL \(url.absoluteString): only https:// is allowed, or http:// to 127.0.0.1, ::1 or localhost",
                             hint: "Use the server's https:// address.")
+    }
+
+    /// Whether the token this client sends satisfies `test` (a comparison with another
+    /// credential); the token itself is never handed out.
+    public func token(satisfies test: (String) -> Bool) -> Bool { test(token) }
+
+    /// Refuses a URL with a user name, password, query or fragment (`configuration_error`):
+    /// the URL is shown by describe, in errors and to recipes, so no credential may ride in
+    /// it. The refusal shows the URL without them.
+    public static func checkCarriesNoCredential(_ url: URL) throws {
+        if url.user != nil || url.password != nil || url.query != nil || url.fragment != nil {
+            var shown = URLComponents()
+            shown.scheme = url.scheme
+            shown.host = url.host
+            shown.port = url.port
+            shown.path = url.path
+            throw DispatchError(code: DispatchError.Code.configuration,
+                                message: "refusing the Dispatch URL \(shown.string ?? "(unreadable)"): a Dispatch URL holds no user name, password, query or fragment, which describe, errors and recipes (conn.url) would show; give the server's base URL and keep its credential in a vault entry named by token_ref",
+                                hint: "Remove the user:password@, ?query and #fragment from the URL.")
+        }
     }
 
     /// Sends `notification` with `idempotencyKey` (1–255 visible ASCII characters; the
@@ -173,8 +197,13 @@ public final class DispatchClient: Sendable {
             } catch {
                 let failure = error as? HTTPClientError ?? HTTPClientError(.connectionLost, "\(error)")
                 if failure.kind == .tooLarge || failure.kind == .notLoopback || failure.kind == .wrongProtocol || last {
+                    // The failure may quote the server's first bytes, cut short: no piece of
+                    // the token stays in it. (Only here: pieces masked in what a server
+                    // repeats of a recipe's text would tell the recipe which guesses are
+                    // pieces of the token.)
+                    let quoted = SecretPieces.masked(failure.message, secret: token, mask: maskText)
                     throw DispatchError(code: DispatchError.Code.transportError,
-                                        message: "no answer from Dispatch at \(baseURL.absoluteString) after \(attempt) attempt\(attempt == 1 ? "" : "s"): \(failure.message)",
+                                        message: "no answer from Dispatch at \(baseURL.absoluteString) after \(attempt) attempt\(attempt == 1 ? "" : "s"): \(quoted)",
                                         hint: failure.kind == .wrongProtocol
                                             ? "Fix the Dispatch URL: http:// for a plain-HTTP loopback server, https:// for a TLS one."
                                             : failure.kind == .cannotConnect || failure.kind == .notLoopback

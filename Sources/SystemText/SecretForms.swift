@@ -1,8 +1,9 @@
 /// The ways a secret commonly appears in text a server sends back: as itself,
 /// JSON-escaped (with and without `\/`), base64 and base64url at each of the three
-/// offsets it can start at, hex (lower and upper case) and percent-encoded (as RFC 3986,
+/// offsets it can start at, hex (lower and upper case), percent-encoded (as RFC 3986,
 /// Foundation's `.alphanumerics`, `encodeURIComponent` or every byte; upper and lower
-/// case hex).
+/// case hex), with its letters all upper or all lower case, and in UTF-16 (either byte
+/// order).
 ///
 /// Each form becomes a `SecretMatcher.Pattern` masked by `mask`. Forms shorter than
 /// `minimumLength` bytes are left out (they would mask ordinary text).
@@ -18,7 +19,8 @@ public enum SecretForms {
     public static func all(_ secret: [UInt8], mask: [UInt8]) -> [SecretMatcher.Pattern] {
         guard secret.count >= minimumLength else { return [] }
         var forms = plain(secret, mask: mask)
-        var texts = [hex(secret, upper: false), hex(secret, upper: true)]
+        var texts = [hex(secret, upper: false), hex(secret, upper: true), caseChanged(secret, upper: true),
+                     caseChanged(secret, upper: false), utf16(secret, bigEndian: false), utf16(secret, bigEndian: true)]
         for keep in PercentKeeps.allCases {
             texts += [percent(secret, keeping: keep, upper: true), percent(secret, keeping: keep, upper: false)]
         }
@@ -58,6 +60,24 @@ public enum SecretForms {
             j += 1
         }
         return (core, startBit % 6 != 0, endBit % 6 != 0)
+    }
+
+    /// The secret with its ASCII letters in one case.
+    static func caseChanged(_ secret: [UInt8], upper: Bool) -> [UInt8] {
+        secret.map { b in
+            if upper, b >= 0x61, b <= 0x7A { return b - 0x20 }
+            if !upper, b >= 0x41, b <= 0x5A { return b + 0x20 }
+            return b
+        }
+    }
+
+    /// The secret's text in UTF-16 (a server answering in it); the secret as it is when it
+    /// is not UTF-8.
+    static func utf16(_ secret: [UInt8], bigEndian: Bool) -> [UInt8] {
+        guard let text = String(validating: secret, as: UTF8.self) else { return secret }
+        return text.utf16.flatMap { unit in
+            bigEndian ? [UInt8(unit >> 8), UInt8(unit & 0xFF)] : [UInt8(unit & 0xFF), UInt8(unit >> 8)]
+        }
     }
 
     static func hex(_ secret: [UInt8], upper: Bool) -> [UInt8] {

@@ -265,4 +265,32 @@ final class DispatchClientTests: XCTestCase {
             try self.client { _, _ in HTTPResponseMessage(status: 404) }.health()
         }
     }
+
+    /// A server that answers with something that is not HTTP, echoing the request: the
+    /// transport error quotes its first bytes, which may cut the token short. Neither the
+    /// whole token nor any run of twelve or more of its characters reaches the error. A piece
+    /// in a server's own error message is left as it is: a server may repeat a recipe's
+    /// text, and masking pieces there would tell the recipe which of its guesses are
+    /// pieces of the token (a known prefix, then one character at a time).
+    func testAnErrorQuotingTheServerShowsNoPieceOfTheToken() throws {
+        let token = "dsp_live_Pieces0123456789abcdef"
+        for cut in [200, 40, 32] {   // the whole token, then its first 20 and 12 characters
+            let c = try client(token: token, retry: DispatchRetryPolicy(maxAttempts: 1)) { _, request in
+                let echoed = "XTTP/1.1 200 " + (request.headers["Authorization"] ?? "")
+                throw HTTPClientError(.invalidResponse, "not an HTTP/1.1 status line: " + String(echoed.prefix(cut)))
+            }
+            XCTAssertThrowsError(try c.send(note(), idempotencyKey: "k-\(cut)")) { error in
+                let e = error as! DispatchError
+                XCTAssertEqual(e.message, "no answer from Dispatch at http://127.0.0.1:8471 after 1 attempt: not an HTTP/1.1 status line: XTTP/1.1 200 Bearer <secret dispatch token>", "\(cut)")
+            }
+        }
+        let repeating = try client(token: token) { _, request in
+            let title = (try? JSONSerialization.jsonObject(with: request.body) as? [String: String])?["title"] ?? ""
+            return HTTPResponseMessage(status: 400, headers: ["Content-Type": "application/json"],
+                                       body: Data(#"{"error":{"code":"invalid_title","message":"no title like \#(title)"}}"#.utf8))
+        }
+        XCTAssertThrowsError(try repeating.send(note("dsp_live_P"), idempotencyKey: "k-guess")) { error in
+            XCTAssertEqual((error as! DispatchError).message, "Dispatch refused the notification: no title like dsp_live_P")
+        }
+    }
 }

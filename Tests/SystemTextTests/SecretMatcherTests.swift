@@ -130,6 +130,26 @@ final class SecretMatcherTests: XCTestCase {
         }
     }
 
+    /// A server answering in UTF-16 (either byte order), or changing the token's case,
+    /// hands back nothing of it: a recipe could drop the zero bytes, or try the few case
+    /// patterns a token's letters allow.
+    func testUTF16AndCaseChangedEchoesAreMasked() {
+        let matcher = SecretMatcher(SecretForms.all(bytes(Self.token), mask: bytes("<secret t>")))
+        let header = "Bearer " + Self.token
+        let texts: [(String, [UInt8])] = [
+            ("utf16le", Array(("error: " + header).data(using: .utf16LittleEndian)!)),
+            ("utf16be", Array(("error: " + header).data(using: .utf16BigEndian)!)),
+            ("upper", bytes("error: " + header.uppercased())),
+            ("lower", bytes("error: " + header.lowercased())),
+        ]
+        for (name, text) in texts {
+            let masked = text.withUnsafeBytes { matcher.masked($0) } ?? text
+            XCTAssertTrue(String(decoding: masked, as: UTF8.self).contains("<secret t>"), name)
+            let letters = String(decoding: masked.filter { $0 != 0 }, as: UTF8.self).lowercased()
+            XCTAssertFalse(letters.contains("qx9"), "\(name): \(letters)")
+        }
+    }
+
     func testFormsShorterThanTheMinimumAreLeftOut() {
         XCTAssertEqual(SecretForms.all(bytes("abc"), mask: bytes("#")), [])
         let forms = SecretForms.all(bytes("abcd"), mask: bytes("#")).map { String(decoding: $0.bytes, as: UTF8.self) }

@@ -98,4 +98,30 @@ final class DispatchTargetsCLITests: CLITestCase {
         XCTAssertEqual(run.exitCode, 2, run.stdout + run.stderr)
         XCTAssertTrue(run.stderr.contains("dispatch_targets.ops.token_ref = \"sessions/me\" is where `hubscript login` keeps a profile's session: a recipe can make Dispatch carry its token"), run.stderr)
     }
+
+    /// The profile's API key reached under another name — a second environment variable
+    /// holding the same value, or a literal key copied into one — is still the API key: a
+    /// target never carries the run's Hub credential, whatever its token_ref is called.
+    func testTheRunsHubCredentialUnderAnotherNameIsNeverADispatchToken() throws {
+        try folder.write("page.lua", Self.recipe)
+        let key = "satk_live_Alias0123456789"
+        let profiles = [#"api_key_env = "HUB_KEY""#, #"api_key = "\#(key)""#]
+        for (index, auth) in profiles.enumerated() {
+            try folder.write("hubscript.config.lua", """
+                return {
+                  dispatch_targets = { ops = { url = "https://attacker.example.com", token_ref = "env:PAGER_TOKEN" } },
+                  profiles = { prod = { hub_url = "https://hub.example.com", \(auth), api_key_permissions = { "users.list" } } },
+                }
+                """)
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-alias-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            let environment = try HubscriptProcess.isolatedEnvironment(scratch: scratch, sandboxConfig: false,
+                                                                       extra: ["HUB_KEY": key, "PAGER_TOKEN": key])
+            let run = try HubscriptProcess.run(["page.lua", "--config", "hubscript.config.lua"], in: folder.url, environment: environment)
+            XCTAssertEqual(run.exitCode, 2, "\(index): " + run.stdout + run.stderr)
+            XCTAssertEqual(run.stdout, "", "\(index)")
+            XCTAssertTrue(run.stderr.contains("the recipe sends to the Dispatch target 'ops', which cannot be used: its token ($PAGER_TOKEN) is the Hub credential of profile 'prod' under another name: a recipe can make Dispatch carry its token, so it may never be a session or an API key. Keep Dispatch's machine token in its own vault entry (hubscript vault set dispatch/NAME) and name that"), "\(index): " + run.stderr)
+            XCTAssertFalse(run.stderr.contains("Alias0123456789"), run.stderr)
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import DispatchClient
 import Foundation
 import HubClient
 import ScriptHost
@@ -90,6 +91,7 @@ struct ConfigParser {
         var dispatch: URL?
         if let d = try string(f, "dispatch_url", name) {
             guard let u = URL(string: d), u.scheme != nil else { throw fail("profiles.\(name).dispatch_url is not a URL") }
+            do { try DispatchClient.checkCarriesNoCredential(u) } catch let error as DispatchError { throw fail("profiles.\(name).dispatch_url: \(error.message)") }
             dispatch = u
         }
         // A relative ca_file is relative to the configuration file's folder; whether it

@@ -102,6 +102,11 @@ public enum HubRecipeRun {
                                journal: Journal, state: StateDirectory, output: any ScriptOutput,
                                onWatchdog: (@Sendable (HubRunOutcome) -> Void)? = nil,
                                configure: (inout RunConfiguration) -> Void = { _ in }) throws -> HubRunOutcome {
+        // The profile's API key is masked in all the run shows, wherever the profile
+        // reads it from (a vault entry's value is registered when it is read).
+        if let name = connection.apiKeyName {
+            connection.client.withAPIKey { key in Array(key.utf8).withUnsafeBytes { SecretRedactor.shared.register($0, name: name) } }
+        }
         // A library recipe must still be the file its pin names, and ask for no more
         // than its caller allows.
         try LibraryRecipe.checkPin(prepared.file, libraries: request.libraries)
@@ -111,7 +116,10 @@ public enum HubRecipeRun {
         try SecretsGate.check(prepared.manifest.secrets, secrets: request.secrets)
         // So are the destinations it declares: each defined by the configuration, its
         // token readable (and so masked from now on).
-        try TargetsGate.check(prepared.manifest.targets, targets: request.dispatchTargets, secrets: request.secrets)
+        try TargetsGate.check(prepared.manifest.targets, targets: request.dispatchTargets, secrets: request.secrets,
+                              profile: connection.profileName, isHubCredential: connection.client.holdsCredential)
+        try TargetsGate.checkProfileDispatch(request.dispatch, needs: prepared.manifest.needs, secrets: request.secrets,
+                                             profile: connection.profileName, isHubCredential: connection.client.holdsCredential)
         let sha = Digest.sha256Hex(prepared.file.source)
         // Absolute, so `runs resume` and `apply` find the recipe from any folder.
         let recipePath = AbsolutePath.of(prepared.file.path, resolvingParents: true)

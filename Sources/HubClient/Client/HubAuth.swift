@@ -24,8 +24,9 @@ public struct HubAuth: Sendable {
     /// used. Throws `mfa_required` when MFA is needed and no code was given.
     public func login(email: String, password: String, mfaCode: String? = nil) throws {
         let session = try requireSession()
-        var answer = try client.send(HubRequest(.post, "/auth/login", body: ["email": .string(email), "password": .string(password)],
-                                                authenticated: false))
+        var signIn = HubRequest(.post, "/auth/login", body: ["email": .string(email), "password": .string(password)], authenticated: false)
+        signIn.carriedSecrets = [password]
+        var answer = try client.send(signIn)
         if answer.json["mfa_required"]?.boolValue == true {
             guard let mfaToken = answer.json["mfa_token"]?.stringValue else {
                 throw HubError(code: HubError.Code.invalidResponse, message: "MFA is required but no mfa_token came back",

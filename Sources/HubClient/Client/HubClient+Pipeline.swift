@@ -58,7 +58,9 @@ extension HubClient {
         do {
             raw = try transport.perform(message, baseURL: baseURL, timeouts: options.timeouts)
         } catch {
-            let failure = Self.transportFailure(error, requestID: requestID)
+            // Its text may quote what the server sent: never the credentials the request carried.
+            let failure = HubAnswerMask.masked(Self.transportFailure(error, requestID: requestID),
+                                               authorization: auth.header, carried: call.request.carriedSecrets)
             observe?(.transportFailed(method: method, path: path, message: failure.message,
                                       seconds: options.clock.now() - started))
             guard failure.code == HubError.Code.transportError, call.request.isRetryable,
@@ -72,7 +74,7 @@ extension HubClient {
             return nil
         }
         // The credential this request carried never comes back in what the client returns.
-        let answer = HubAnswerMask.masked(raw, authorization: auth.header)
+        let answer = HubAnswerMask.masked(raw, authorization: auth.header, carried: call.request.carriedSecrets)
         observe?(.answered(method: method, path: path, status: raw.status, seconds: options.clock.now() - started))
         pacer.observe(rateClass, raw.headers)
         warnIfDeprecated(raw.headers)
@@ -222,8 +224,9 @@ extension HubClient {
     /// lead to reusing the rotated token).
     var refresher: SessionManager.Refresher {
         { [self] refreshToken in
-            let response = try execute(HubRequest(.post, "/auth/token/refresh", body: ["refresh_token": .string(refreshToken)],
-                                                  authenticated: false), reapply: nil)
+            var request = HubRequest(.post, "/auth/token/refresh", body: ["refresh_token": .string(refreshToken)], authenticated: false)
+            request.carriedSecrets = [refreshToken]
+            let response = try execute(request, reapply: nil)
             return try IssuedTokens(response.json, requestID: response.requestID)
         }
     }

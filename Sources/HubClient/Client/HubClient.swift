@@ -123,6 +123,23 @@ public final class HubClient: Sendable {
         pacer = RatePacer(limitPerMinute: options.rateLimitPerMinute, clock: options.clock)
     }
 
+    /// Whether `value` is this client's credential: its API key, or its session's stored
+    /// refresh token. Lets a caller refuse to hand that credential to anyone else under
+    /// another name (a second environment variable, a copied vault entry).
+    public func holdsCredential(_ value: String) -> Bool {
+        switch credential {
+        case .apiKey(let key): return key == value
+        case .session(let profile, let store): return (try? store.load(profile: profile))?.refreshToken == value
+        case .none: return false
+        }
+    }
+
+    /// Runs `body` with the API key this client sends, if its credential is one: for a
+    /// caller that must mask it in what it shows (the key is never given to a recipe).
+    public func withAPIKey(_ body: (String) -> Void) {
+        if case .apiKey(let key) = credential { body(key) }
+    }
+
     // MARK: Calls
 
     /// Sends `request` and returns the 2xx response, or throws `HubError`.

@@ -42,6 +42,10 @@ public struct HubRequest: Sendable {
     /// `.null` and the body unchecked, for a caller that reads the raw `body` itself
     /// (list pages bound for an export). Error bodies are always parsed.
     public var decodesBody = true
+    /// Credentials the request carries in its body (a refresh token, a password): masked
+    /// in the answer, in their common encodings, as the `Authorization` header's token is,
+    /// so a server that echoes the request hands none of them back.
+    public var carriedSecrets: [String] = []
 
     public init(_ method: HubMethod, _ path: String, query: [(name: String, value: String)] = [],
                 body: HubJSON? = nil, idempotencyKey: String? = nil, ifMatch: String? = nil,

@@ -15,12 +15,26 @@ public final class HubConnection: Sendable {
     /// (`api_key` or `api_key_env`) of a Hub that is not on this machine; the caller shows
     /// it once per process.
     public let hint: String?
+    /// What to call the profile's API key where it is masked (`$HUB_KEY`, `api_key of
+    /// profile 'prod'`, the vault entry's name); nil for the built-in sandbox's published
+    /// key and for a user session.
+    public let apiKeyName: String?
 
-    init(profileName: String, client: HubClient, notice: String?, hint: String? = nil) {
+    init(profileName: String, client: HubClient, notice: String?, hint: String? = nil, apiKeyName: String? = nil) {
         self.profileName = profileName
         self.client = client
         self.notice = notice
         self.hint = hint
+        self.apiKeyName = apiKeyName
+    }
+
+    /// The name `apiKeyName` gives the API key `source` of profile `profile`.
+    static func apiKeyName(_ source: HubProfile.SecretSource, profile: String) -> String {
+        switch source {
+        case .environment(let variable): "$\(variable)"
+        case .literal: "api_key of profile '\(profile)'"
+        case .reference(let entry): entry
+        }
     }
 
     /// The hint for a profile whose API key is in the config file or the environment.
@@ -69,7 +83,9 @@ public final class HubConnection: Sendable {
             // A Hub on this machine (a served sandbox, a tunnel) is a developer's: no hint.
             let local = profile.hubURL.host.map(HubTransportPolicy.isLoopback) ?? false
             if case .apiKey(let source) = profile.auth, source.isPlain, !local { hint = plainKeyHint(profile: profileName) }
-            return HubConnection(profileName: profileName, client: client, notice: nil, hint: hint)
+            var keyName: String?
+            if case .apiKey(let source) = profile.auth { keyName = apiKeyName(source, profile: profileName) }
+            return HubConnection(profileName: profileName, client: client, notice: nil, hint: hint, apiKeyName: keyName)
         }
     }
 }

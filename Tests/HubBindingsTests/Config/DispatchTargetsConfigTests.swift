@@ -66,6 +66,23 @@ final class DispatchTargetsConfigTests: XCTestCase {
         XCTAssertTrue(reason.hasSuffix("defines no Dispatch target 'oncall' for profile 'prod' (targets: ops, pager): add dispatch_targets = { oncall = { url = \"https://…\", token_ref = \"dispatch/oncall\" } } at its top level or in the profile"), reason)
     }
 
+    /// A URL's user name, password, query or fragment would be shown wherever the URL is
+    /// (describe, errors, a recipe's `conn.url`) and sent along: a credential never rides
+    /// in a Dispatch URL, and the refusal never repeats it.
+    func testADispatchURLCarriesNoCredentialAndTheRefusalDoesNotShowIt() {
+        let expected = "refusing the Dispatch URL https://d.example.com/relay: a Dispatch URL holds no user name, password, query or fragment, which describe, errors and recipes (conn.url) would show; give the server's base URL and keep its credential in a vault entry named by token_ref"
+        for url in ["https://ops:Hunter2pw@d.example.com/relay", "https://Hunter2pw@d.example.com/relay",
+                    "https://d.example.com/relay?token=Hunter2pw", "https://d.example.com/relay#Hunter2pw",
+                    "https://ops:Hunter2pw@d.example.com/relay?token=Hunter2pw#Hunter2pw"] {
+            let target = refusal(#"return { dispatch_targets = { ops = { url = "\#(url)", token_ref = "dispatch/ops" } } }"#)
+            XCTAssertEqual(target, "dispatch_targets.ops.url: " + expected, url)
+            let inProfile = refusal(#"return { profiles = { \#(Self.profile), dispatch_targets = { ops = { url = "\#(url)", token_ref = "dispatch/ops" } } } } }"#)
+            XCTAssertEqual(inProfile, "profiles.prod.dispatch_targets.ops.url: " + expected, url)
+            let dispatchURL = refusal(#"return { profiles = { \#(Self.profile), dispatch_url = "\#(url)", dispatch_token_ref = "dispatch/ci" } } }"#)
+            XCTAssertEqual(dispatchURL, "profiles.prod.dispatch_url: " + expected, url)
+        }
+    }
+
     func testMistakesInATargetNameTheKey() {
         let cases: [(String, String)] = [
             (#"return { dispatch_targets = { ops = { url = "https://d.example.com" } } }"#,
