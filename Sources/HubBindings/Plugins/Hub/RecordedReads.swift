@@ -109,14 +109,21 @@ public final class RecordedReads {
 
     /// While replaying: the recorded answer of `key`, or nil — and then the run goes
     /// live for good. Nil at once when live.
-    public func replayed(_ key: String) throws -> RecordedAnswer? {
+    /// A record that is not an answer to this request (`method`, `path`), or whose text
+    /// is not a well-formed answer, is damaged: the resume stops before acting on it.
+    public func replayed(_ key: String, method: String, path: String) throws -> RecordedAnswer? {
         guard isReplaying, let journal else { return nil }
-        guard let text = try journal.recordedRead(runID: runID, key: key) else {
+        guard let entry = try journal.recordedReadEntry(runID: runID, key: key) else {
             isReplaying = false
             return nil
         }
         let answer: RecordedAnswer
-        do { answer = try RecordedAnswer.parse(text) } catch {
+        do {
+            guard entry.method == method, entry.path == path else {
+                throw JournalError(.corrupt, "it answers \(entry.method) \(ShownText.cut(entry.path, max: 120)), not \(method) \(ShownText.cut(path, max: 120))")
+            }
+            answer = try RecordedAnswer.parse(entry.response)
+        } catch {
             throw JournalError(.corrupt, """
                 the journal's record of read \(key) of run \(runID) cannot be read (\(error)); the run cannot be resumed \
                 as it ran: start a new run (a new run checks the Hub's data again)
@@ -210,10 +217,18 @@ public enum RecordedAnswer: Equatable {
     static func parse(_ text: String) throws -> RecordedAnswer {
         let json = try HubJSON.parse(Data(text.utf8))
         if let body = json["body"] { return .body(body) }
-        if let items = json["items"]?.arrayValue {
-            return .page(items: items.map { $0.encoded() }, next: json["next"]?.stringValue)
+        if let items = json["items"] {
+            // A page's items are objects, and its `next` a cursor or null: anything else
+            // would end or shape a list silently.
+            guard let items = items.arrayValue, items.allSatisfy({ $0.objectValue != nil }),
+                  let next = json["next"], next.isNull || next.stringValue != nil
+            else { throw JournalError(.corrupt, "a recorded page needs a list of objects and a next cursor (a string or null)") }
+            return .page(items: items.map { $0.encoded() }, next: next.stringValue)
         }
         if let e = json["error"], let code = e["code"]?.stringValue {
+            guard e["status"] == nil || e["status"]?.intValue != nil else {
+                throw JournalError(.corrupt, "a recorded error's status is not a number")
+            }
             return .error(HubError(code: code, message: e["message"]?.stringValue ?? "", status: e["status"]?.intValue,
                                    details: e["details"], requestID: e["request_id"]?.stringValue,
                                    hint: e["hint"]?.stringValue))
