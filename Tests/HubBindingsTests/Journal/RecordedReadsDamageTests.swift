@@ -8,6 +8,7 @@ import XCTest
 /// a record that parses but cannot be an answer to the request (another request's, a page
 /// whose `next` is not a cursor, items that are not objects, an error whose status is not
 /// a number) would otherwise end a list early or shape the recipe's decisions silently.
+/// And the record's bounds are exact.
 final class RecordedReadsDamageTests: XCTestCase {
     typealias Harness = RecordedReadsTests.Harness
 
@@ -50,5 +51,49 @@ final class RecordedReadsDamageTests: XCTestCase {
                 XCTAssertEqual(resumed.counts.writes, 0, "\(backend), \(damage.name)")
             }
         }
+    }
+
+    /// The cap holds reads up to and including its bounds, counts every pass together,
+    /// and says so once, at the first read past it.
+    func testTheCapHoldsReadsUpToItsBoundsOverEveryPass() throws {
+        let journal = try Journal.inMemory()
+        try journal.startRun(Fixture.runStart())
+        let answer = RecordedAnswer.body(["id": "usr_ada"])
+        let size = answer.text.utf8.count
+        func recorder(count: Int, bytes: Int) throws -> (RecordedReads, () -> [String]) {
+            let recorded = try RecordedReads(runID: "run_test", journal: journal, replaying: false, maxCount: count, maxBytes: bytes)
+            var messages: [String] = []
+            recorded.onRecordingStopped = { messages.append($0) }
+            return (recorded, { messages })
+        }
+        func record(_ recorded: RecordedReads, _ n: Int) throws {
+            for _ in 0..<n {
+                try recorded.record(key: recorded.key(method: "GET", path: "/users/usr_ada", query: []), method: "GET",
+                                    path: "/users/usr_ada", answer)
+            }
+            try recorded.flush()
+        }
+        // Bytes: exactly three answers fit.
+        let (first, firstMessages) = try recorder(count: 10, bytes: 3 * size)
+        try record(first, 3)
+        XCTAssertEqual(try journal.recordedReadTotals(runID: "run_test"), RecordedReadTotals(count: 3, bytes: 3 * size))
+        XCTAssertEqual(firstMessages(), [])
+        try record(first, 2)
+        XCTAssertEqual(try journal.recordedReadTotals(runID: "run_test").count, 3)
+        XCTAssertEqual(firstMessages().count, 1)
+        XCTAssertTrue(first.isFull)
+        // Count: a later pass gets what is left of the run's cap, exactly.
+        let (second, secondMessages) = try recorder(count: 5, bytes: 1 << 20)
+        XCTAssertFalse(second.isFull)
+        for _ in 0..<3 { _ = second.key(method: "GET", path: "/users/usr_ada", query: []) }   // past the first pass's keys
+        try record(second, 2)
+        XCTAssertEqual(try journal.recordedReadTotals(runID: "run_test").count, 5)
+        XCTAssertEqual(secondMessages(), [])
+        try record(second, 1)
+        XCTAssertEqual(try journal.recordedReadTotals(runID: "run_test").count, 5)
+        XCTAssertEqual(secondMessages().count, 1)
+        // A pass that starts at the cap records nothing.
+        let (third, _) = try recorder(count: 5, bytes: 1 << 20)
+        XCTAssertTrue(third.isFull)
     }
 }
