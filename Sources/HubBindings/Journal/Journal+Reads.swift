@@ -40,6 +40,16 @@ extension Journal {
         }
     }
 
+    /// The recorded read `key` of run `runID` — the request it answered and its answer
+    /// (JSON text) — or nil.
+    public func recordedReadEntry(runID: String, key: String) throws -> (method: String, path: String, response: String)? {
+        try reading { db in
+            try db.first("SELECT method, path, response FROM reads WHERE run_id = ?1 AND key = ?2", [.text(runID), .text(key)]) {
+                (method: $0.text(0), path: $0.text(1), response: $0.text(2))
+            }
+        }
+    }
+
     /// How many reads run `runID` has recorded, and their bytes.
     public func recordedReadTotals(runID: String) throws -> RecordedReadTotals {
         try reading { db in

@@ -171,7 +171,7 @@ public enum HubRecipeRun {
         } else {
             recorded = try RecordedReads(runID: runID, journal: journal, replaying: existing != nil,
                                          maxCount: request.maxRecordedReads, maxBytes: request.maxRecordedReadBytes)
-            recorded.onCapReached = { message in output.log(.warn, message, fields: [:]) }
+            recorded.onRecordingStopped = { message in output.log(.warn, message, fields: [:]) }
         }
         let pass = Pass(prepared: prepared, request: request, runID: runID, client: connection.client,
                         coordinator: coordinator, output: output, outputFolder: outputFolder,

@@ -55,7 +55,7 @@ public final class HubRunContext: @unchecked Sendable {
     func get(_ path: String, _ query: [(name: String, value: String)] = []) throws -> ScriptValue {
         try checkFeature()
         let key = recorded.key(method: "GET", path: path, query: query)
-        switch try recorded.replayed(key) {
+        switch try recorded.replayed(key, method: "GET", path: path) {
         case .body(let json)?: return ScriptValue(json)
         case .error(let error)?: throw error
         case .page?: recorded.mismatched()
@@ -167,7 +167,7 @@ public final class HubRunContext: @unchecked Sendable {
             return nil
         }
         let key = recorded.key(method: "GET", path: list.path, query: list.pageQuery)
-        if list.live == nil, let answer = try recorded.replayed(key) {
+        if list.live == nil, let answer = try recorded.replayed(key, method: "GET", path: list.path) {
             if case .page(let items, let next) = answer {
                 list.advance(to: next)
                 let page: HubListPage = canonical ? .canonical(items) : .decoded(try items.map { try HubJSON.parse($0) })

@@ -19,8 +19,13 @@ import ScriptHost
 ///   transaction: a write is never durable before the reads it was decided on) or at
 ///   `flushEvery` reads, and at the end of the pass (`flush`). A pass killed between
 ///   writes loses only the reads since its last write, which a resume reads live.
+/// - An answer holding a loaded secret's text is not recorded: kept masked, a replay
+///   would hand the recipe the mask, telling it that text it read (or wrote earlier and
+///   read back) was the secret. Nor is any later read of the pass, so the record ends
+///   there: a resume reads that answer live, exactly as the Hub gives it, and every read
+///   after it. The run says so once (`onRecordingStopped`).
 /// - The record of a run is bounded (`maxCount` reads, `maxBytes` bytes, every pass
-///   together). Past either, reads are not recorded: the run says so once (`onCapReached`),
+///   together). Past either, reads are not recorded: the run says so once (`onRecordingStopped`),
 ///   and a resume reads those live (and may decide differently from the pass that stopped).
 ///
 /// Plan mode records nothing (`isEnabled` false). Used from the run's thread only.
@@ -42,8 +47,11 @@ public final class RecordedReads {
     public private(set) var replayedCount = 0
     /// Whether the cap was reached (reads are no longer recorded).
     public private(set) var isFull = false
-    /// Called once, when the cap is reached, with a message for the run's output.
-    public var onCapReached: ((String) -> Void)?
+    /// Whether this pass stopped recording at an answer holding a loaded secret's text.
+    public private(set) var stoppedAtSecret = false
+    /// Called once, when reads stop being recorded (the cap is reached, or an answer
+    /// holds a loaded secret's text), with a message for the run's output.
+    public var onRecordingStopped: ((String) -> Void)?
     private var totals: RecordedReadTotals
     private var pending: [RecordedRead] = []
     private var occurrences: [String: Int] = [:]
@@ -101,14 +109,21 @@ public final class RecordedReads {
 
     /// While replaying: the recorded answer of `key`, or nil — and then the run goes
     /// live for good. Nil at once when live.
-    public func replayed(_ key: String) throws -> RecordedAnswer? {
+    /// A record that is not an answer to this request (`method`, `path`), or whose text
+    /// is not a well-formed answer, is damaged: the resume stops before acting on it.
+    public func replayed(_ key: String, method: String, path: String) throws -> RecordedAnswer? {
         guard isReplaying, let journal else { return nil }
-        guard let text = try journal.recordedRead(runID: runID, key: key) else {
+        guard let entry = try journal.recordedReadEntry(runID: runID, key: key) else {
             isReplaying = false
             return nil
         }
         let answer: RecordedAnswer
-        do { answer = try RecordedAnswer.parse(text) } catch {
+        do {
+            guard entry.method == method, entry.path == path else {
+                throw JournalError(.corrupt, "it answers \(entry.method) \(ShownText.cut(entry.path, max: 120)), not \(method) \(ShownText.cut(path, max: 120))")
+            }
+            answer = try RecordedAnswer.parse(entry.response)
+        } catch {
             throw JournalError(.corrupt, """
                 the journal's record of read \(key) of run \(runID) cannot be read (\(error)); the run cannot be resumed \
                 as it ran: start a new run (a new run checks the Hub's data again)
@@ -128,12 +143,21 @@ public final class RecordedReads {
 
     /// Keeps the answer of a live read (see the type's contract).
     public func record(key: String, method: String, path: String, _ answer: RecordedAnswer) throws {
-        guard journal != nil, !isFull else { return }
-        let text = SecretRedactor.shared.redact(answer.text)
+        guard journal != nil, !isFull, !stoppedAtSecret else { return }
+        let text = answer.text
+        if let secret = SecretRedactor.shared.firstSecret(in: text) {
+            stoppedAtSecret = true
+            onRecordingStopped?("""
+                a Hub read (\(method) \(ShownText.cut(path, max: 120))) was answered with the text of the secret \
+                '\(secret)'; it is not recorded (a resume would be handed it masked), nor is any later read of this \
+                pass, so a resume of this run reads them live and may decide differently from this pass
+                """)
+            return
+        }
         let bytes = text.utf8.count
         guard totals.count + 1 <= maxCount, totals.bytes + bytes <= maxBytes else {
             isFull = true
-            onCapReached?("""
+            onRecordingStopped?("""
                 this run's record of Hub reads is full (\(totals.count) reads, \(totals.bytes) bytes; \
                 the cap is \(maxCount) reads or \(maxBytes >> 20) MiB); later reads are not recorded, so a \
                 resume of this run reads them live and may decide differently from this pass
@@ -193,10 +217,18 @@ public enum RecordedAnswer: Equatable {
     static func parse(_ text: String) throws -> RecordedAnswer {
         let json = try HubJSON.parse(Data(text.utf8))
         if let body = json["body"] { return .body(body) }
-        if let items = json["items"]?.arrayValue {
-            return .page(items: items.map { $0.encoded() }, next: json["next"]?.stringValue)
+        if let items = json["items"] {
+            // A page's items are objects, and its `next` a cursor or null: anything else
+            // would end or shape a list silently.
+            guard let items = items.arrayValue, items.allSatisfy({ $0.objectValue != nil }),
+                  let next = json["next"], next.isNull || next.stringValue != nil
+            else { throw JournalError(.corrupt, "a recorded page needs a list of objects and a next cursor (a string or null)") }
+            return .page(items: items.map { $0.encoded() }, next: next.stringValue)
         }
         if let e = json["error"], let code = e["code"]?.stringValue {
+            guard e["status"] == nil || e["status"]?.intValue != nil else {
+                throw JournalError(.corrupt, "a recorded error's status is not a number")
+            }
             return .error(HubError(code: code, message: e["message"]?.stringValue ?? "", status: e["status"]?.intValue,
                                    details: e["details"], requestID: e["request_id"]?.stringValue,
                                    hint: e["hint"]?.stringValue))
