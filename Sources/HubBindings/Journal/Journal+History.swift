@@ -130,12 +130,16 @@ extension Journal {
         case (.missing, nil):
             file = try ensureCommitTable(sqlite)
         }
+        // The record first, whole (another process opening meanwhile, or after a kill,
+        // finds it complete or missing, never empty), then the path that makes a missing
+        // record an alarm.
+        if case .missing = side {
+            try JournalCommitLog.createIfMissing(commitRecordPath(path), journalID: file?.journalID ?? "", commits: file?.commits ?? 0)
+        }
         if file?.path != path {
             _ = try sqlite.transaction { try sqlite.run("UPDATE journal_commits SET journal_path = ?1 WHERE id = 1", [.text(path)]) }
         }
-        let log = try JournalCommitLog(path: commitRecordPath(path), journalID: file?.journalID ?? "")
-        if case .missing = side { log.record(file?.commits ?? 0) }
-        return log
+        return try JournalCommitLog(path: commitRecordPath(path), journalID: file?.journalID ?? "")
     }
 
     static func lostCommits(_ path: String, recorded: Int, held: Int) -> JournalError {
@@ -203,6 +207,7 @@ extension Journal {
         guard let sqlite = journal.sqlite else { throw JournalError(.historyLost, "the journal \(path) is not a SQLite file") }
         let file = try mappingStoreErrors { try ensureCommitTable(sqlite) }
         try mappingStoreErrors { try journal.db.migrate() }
+        try JournalCommitLog.createIfMissing(commitRecordPath(path), journalID: file.journalID, commits: file.commits)
         let log = try JournalCommitLog(path: commitRecordPath(path), journalID: file.journalID)
         log.overwrite(file.commits)
         return AcceptedLoss(recorded: recorded, held: file.commits, logCopy: logCopy)
@@ -234,10 +239,10 @@ final class JournalCommitLog: @unchecked Sendable {
         case present(CommitCount)
     }
 
-    /// Opens (creating, mode 0600) the record at `path`; a link or anything but a
+    /// Opens the record at `path` (made by `createIfMissing`); a link or anything but a
     /// regular file there is refused.
     init(path: String, journalID: String) throws {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
+        let fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else {
             throw JournalError(.historyLost, "cannot open the journal's commit record \(path): \(String(cString: strerror(errno)))")
         }
@@ -255,6 +260,32 @@ final class JournalCommitLog: @unchecked Sendable {
     deinit {
         close(fd)
         scratch.deallocate()
+    }
+
+    /// Puts a record holding `commits` at `path` unless one is there, whole: written
+    /// (mode 0600) under a temporary name, then linked into place. A record made in
+    /// place would be empty until written, and an empty record is a damaged one to
+    /// every other process opening the journal meanwhile, or ever after a kill.
+    static func createIfMissing(_ path: String, journalID: String, commits: Int) throws {
+        let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { unlink(temporary) }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else {
+            throw JournalError(.historyLost, "cannot create the journal's commit record \(path): \(String(cString: strerror(errno)))")
+        }
+        _ = fchmod(fd, 0o600)   // whatever the umask
+        let digits = String(commits)
+        let line = Array((journalID + " " + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + "\n").utf8)
+        let written = line.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+        let failure = written == line.count ? 0 : (written < 0 ? errno : ENOSPC)
+        close(fd)
+        guard failure == 0 else {
+            throw JournalError(.historyLost,
+                "cannot write the journal's commit record \(path): \(String(cString: strerror(failure))); free some space and run again")
+        }
+        if link(temporary, path) != 0 && errno != EEXIST {
+            throw JournalError(.historyLost, "cannot create the journal's commit record \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// The record's line for `commits`.
@@ -325,6 +356,9 @@ final class JournalCommitLog: @unchecked Sendable {
         defer { close(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return .damaged("not a regular file") }
+        // Shared with other readers, not with a writer's `pwrite`: a read that raced one
+        // could see half of the old mark and half of the new one.
+        while flock(fd, LOCK_SH) != 0 && errno == EINTR {}
         var buffer = [UInt8](repeating: 0, count: 256)
         let count = buffer.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress, $0.count) }
         guard count >= 0 else { return .damaged(String(cString: strerror(errno))) }

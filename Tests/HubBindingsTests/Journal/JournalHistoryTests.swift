@@ -174,6 +174,32 @@ final class JournalHistoryTests: XCTestCase {
         }
     }
 
+    /// While a journal is opened for the first time, its record is missing or whole at
+    /// every instant: a process opening it meanwhile, or after a kill, never finds it
+    /// empty or half written (which would stop every run as a damaged record).
+    func testANewRecordIsNeverSeenHalfMade() throws {
+        let seen = FailureList()
+        for round in 0..<150 {
+            let folder = dir.appendingPathComponent("round-\(round)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let path = folder.appendingPathComponent("journal.sqlite").path
+            let done = StopFlag()
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) {
+                while !done.isSet {
+                    if case .damaged(let reason) = JournalCommitLog.read(Journal.commitRecordPath(path)) {
+                        seen.add("round \(round): \(reason)")
+                        return
+                    }
+                }
+            }
+            _ = try Journal.openChecked(path: path)
+            done.set()
+            group.wait()
+        }
+        XCTAssertEqual(seen.all.first, nil, "\(seen.all.count) of 150 new journals showed a damaged record")
+    }
+
     /// An older copy of the journal put back in place (a backup restored over newer
     /// history) holds fewer commits than recorded.
     func testAnOlderCopyPutBackIsRefused() throws {
@@ -271,4 +297,12 @@ final class FailureList: @unchecked Sendable {
     private var failures: [String] = []
     func add(_ f: String) { lock.withLock { failures.append(f) } }
     var all: [String] { lock.withLock { failures } }
+}
+
+/// A flag one thread sets and another polls.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }
