@@ -121,7 +121,7 @@ extension Journal {
             // A journal copied or moved without its record (a backup, `mv` to another
             // name) is adopted where it now is; at the path it was last used, a missing
             // record could hide a loss.
-            if counted.commits > 0 && counted.path == path {
+            if counted.path == path {
                 throw historyError(path, """
                     its commit record \(commitRecordPath(path)) is missing (the journal's history mark is \
                     \(counted.commits)), so whether the journal lost committed history cannot be told

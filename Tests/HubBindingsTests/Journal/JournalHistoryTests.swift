@@ -155,6 +155,21 @@ final class JournalHistoryTests: XCTestCase {
             """)
     }
 
+    /// A new journal's first runs, its log and its record deleted together before any
+    /// checkpoint: the file knows from its creation where it is used, so it is not
+    /// taken for a new journal.
+    func testAFirstRunsLogDeletedWithTheRecordIsRefused() throws {
+        try record(["run_a"])
+        unlink(log)
+        unlink(Journal.commitRecordPath(path))
+        assertRefused("""
+            the journal \(path): its commit record \(path)-commits is missing (the journal's history mark is 0), so \
+            whether the journal lost committed history cannot be told. Nothing was run: a run it forgot would be started afresh \
+            and not resumed. Keep a copy of its files (cp -p \(path)* SOMEWHERE/), then either restore them from a \
+            backup, or accept the loss with hubscript runs repair --accept-loss (check on the Hub what runs of that time did).
+            """)
+    }
+
     func testADamagedRecordIsRefused() throws {
         try record(["run_a"])
         let recordPath = Journal.commitRecordPath(path)
