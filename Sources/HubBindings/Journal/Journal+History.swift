@@ -138,6 +138,9 @@ extension Journal {
         }
         if file?.path != path {
             _ = try sqlite.transaction { try sqlite.run("UPDATE journal_commits SET journal_path = ?1 WHERE id = 1", [.text(path)]) }
+            // Into the file now (once per move), not at the next checkpoint: a log deleted
+            // with the record before then would make the file an adoptable copy again.
+            try? sqlite.exec("PRAGMA wal_checkpoint(PASSIVE)")
         }
         return try JournalCommitLog(path: commitRecordPath(path), journalID: file?.journalID ?? "")
     }

@@ -170,6 +170,24 @@ final class JournalHistoryTests: XCTestCase {
             """)
     }
 
+    /// A journal moved to another path is adopted there at once, in the file: its first
+    /// runs there, their log deleted with the record, are not taken for a fresh copy's.
+    func testAMovedJournalsLogDeletedWithTheRecordIsRefused() throws {
+        try record(["run_a"])
+        let moved = dir.appendingPathComponent("moved.sqlite").path
+        for suffix in ["", "-wal"] { try FileManager.default.moveItem(atPath: path + suffix, toPath: moved + suffix) }
+        do {
+            let journal = try Journal.openChecked(path: moved)
+            try journal.startRun(Fixture.runStart("run_b"))
+        }
+        unlink(moved + "-wal")
+        unlink(Journal.commitRecordPath(moved))
+        XCTAssertThrowsError(try Journal.openChecked(path: moved)) { error in
+            XCTAssertEqual((error as? JournalError)?.code, .historyLost, "\(error)")
+            XCTAssertTrue("\(error)".contains("its commit record \(moved)-commits is missing"), "\(error)")
+        }
+    }
+
     func testADamagedRecordIsRefused() throws {
         try record(["run_a"])
         let recordPath = Journal.commitRecordPath(path)
