@@ -247,7 +247,11 @@ final class JournalCommitLog: @unchecked Sendable {
     init(path: String, journalID: String) throws {
         let fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else {
-            throw JournalError(.historyLost, "cannot open the journal's commit record \(path): \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            throw JournalError(.historyLost, """
+                cannot open the journal's commit record \(path): \(reason); if it is not a file (a folder, a link), \
+                move it aside and run again
+                """)
         }
         var status = stat()
         guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {

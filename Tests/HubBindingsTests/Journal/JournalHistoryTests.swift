@@ -233,6 +233,31 @@ final class JournalHistoryTests: XCTestCase {
         XCTAssertEqual(seen.all.first, nil, "\(seen.all.count) of 150 new journals showed a damaged record")
     }
 
+    /// Repairing cannot make a record where a folder or a link stands: it says so and
+    /// what to do, and follows no link.
+    func testRepairRefusesARecordThatIsNotAFile() throws {
+        try record(["run_a"])
+        let recordPath = Journal.commitRecordPath(path)
+        let target = dir.appendingPathComponent("elsewhere").path
+        unlink(recordPath)
+        XCTAssertEqual(mkdir(recordPath, 0o700), 0)
+        XCTAssertThrowsError(try Journal.acceptLoss(path: path)) { error in
+            XCTAssertEqual((error as? JournalError)?.message, """
+                cannot open the journal's commit record \(recordPath): Is a directory; if it is not a file (a folder, a \
+                link), move it aside and run again
+                """)
+        }
+        rmdir(recordPath)
+        XCTAssertEqual(symlink(target, recordPath), 0)
+        XCTAssertThrowsError(try Journal.acceptLoss(path: path)) { error in
+            XCTAssertEqual((error as? JournalError)?.message, """
+                cannot open the journal's commit record \(recordPath): Too many levels of symbolic links; if it is not a \
+                file (a folder, a link), move it aside and run again
+                """)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target), "the link was followed")
+    }
+
     /// An older copy of the journal put back in place (a backup restored over newer
     /// history) holds fewer commits than recorded.
     func testAnOlderCopyPutBackIsRefused() throws {
