@@ -194,11 +194,21 @@ extension Journal {
         }
         _ = fchmod(made, 0o600)   // whatever the umask
         close(made)
-        do {   // the schema (and the count of commits) in the file
+        // The schema, the count of commits and the path it is used at, in the file; its
+        // commit record beside it. From its first open a missing record is an alarm: a
+        // first run's log deleted with the record is not taken for a new journal.
+        let mark: CommitCount
+        do {
             let made = try Journal(path: temporary)
-            if let sqlite = made.sqlite { _ = try mappingStoreErrors { try ensureCommitTable(sqlite) } }
+            guard let sqlite = made.sqlite else { throw JournalError(.sqlite, "cannot create the journal \(path)") }
+            mark = try mappingStoreErrors {
+                let mark = try ensureCommitTable(sqlite)
+                _ = try sqlite.transaction { try sqlite.run("UPDATE journal_commits SET journal_path = ?1 WHERE id = 1", [.text(path)]) }
+                return mark
+            }
             made.markClosedCleanly(keepingLogUpTo: 0)
         }
+        try JournalCommitLog.createIfMissing(commitRecordPath(temporary), journalID: mark.journalID, commits: mark.commits)
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -217,6 +227,11 @@ extension Journal {
             }
         }
         for suffix in ["-shm", "-closed", "-commits"] { unlink(path + suffix) }
+        // The record first: a kill between the two leaves a record without a journal,
+        // which the next creation replaces.
+        if link(commitRecordPath(temporary), commitRecordPath(path)) != 0 {
+            throw JournalError(.sqlite, "cannot create the journal's commit record \(commitRecordPath(path)): \(String(cString: strerror(errno)))")
+        }
         if link(temporary, path) != 0 && errno != EEXIST {
             throw JournalError(.sqlite, "cannot create the journal \(path): \(String(cString: strerror(errno)))")
         }

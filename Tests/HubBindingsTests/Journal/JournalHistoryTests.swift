@@ -155,6 +155,39 @@ final class JournalHistoryTests: XCTestCase {
             """)
     }
 
+    /// A new journal's first runs, its log and its record deleted together before any
+    /// checkpoint: the file knows from its creation where it is used, so it is not
+    /// taken for a new journal.
+    func testAFirstRunsLogDeletedWithTheRecordIsRefused() throws {
+        try record(["run_a"])
+        unlink(log)
+        unlink(Journal.commitRecordPath(path))
+        assertRefused("""
+            the journal \(path): its commit record \(path)-commits is missing (the journal's history mark is 0), so \
+            whether the journal lost committed history cannot be told. Nothing was run: a run it forgot would be started afresh \
+            and not resumed. Keep a copy of its files (cp -p \(path)* SOMEWHERE/), then either restore them from a \
+            backup, or accept the loss with hubscript runs repair --accept-loss (check on the Hub what runs of that time did).
+            """)
+    }
+
+    /// A journal moved to another path is adopted there at once, in the file: its first
+    /// runs there, their log deleted with the record, are not taken for a fresh copy's.
+    func testAMovedJournalsLogDeletedWithTheRecordIsRefused() throws {
+        try record(["run_a"])
+        let moved = dir.appendingPathComponent("moved.sqlite").path
+        for suffix in ["", "-wal"] { try FileManager.default.moveItem(atPath: path + suffix, toPath: moved + suffix) }
+        do {
+            let journal = try Journal.openChecked(path: moved)
+            try journal.startRun(Fixture.runStart("run_b"))
+        }
+        unlink(moved + "-wal")
+        unlink(Journal.commitRecordPath(moved))
+        XCTAssertThrowsError(try Journal.openChecked(path: moved)) { error in
+            XCTAssertEqual((error as? JournalError)?.code, .historyLost, "\(error)")
+            XCTAssertTrue("\(error)".contains("its commit record \(moved)-commits is missing"), "\(error)")
+        }
+    }
+
     func testADamagedRecordIsRefused() throws {
         try record(["run_a"])
         let recordPath = Journal.commitRecordPath(path)
@@ -172,6 +205,57 @@ final class JournalHistoryTests: XCTestCase {
         XCTAssertThrowsError(try Journal.openChecked(path: path)) { error in
             XCTAssertTrue("\(error)".contains("commit record \(recordPath) is damaged (not a regular file)"), "\(error)")
         }
+    }
+
+    /// While a journal is opened for the first time, its record is missing or whole at
+    /// every instant: a process opening it meanwhile, or after a kill, never finds it
+    /// empty or half written (which would stop every run as a damaged record).
+    func testANewRecordIsNeverSeenHalfMade() throws {
+        let seen = FailureList()
+        for round in 0..<150 {
+            let folder = dir.appendingPathComponent("round-\(round)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let path = folder.appendingPathComponent("journal.sqlite").path
+            let done = StopFlag()
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) {
+                while !done.isSet {
+                    if case .damaged(let reason) = JournalCommitLog.read(Journal.commitRecordPath(path)) {
+                        seen.add("round \(round): \(reason)")
+                        return
+                    }
+                }
+            }
+            _ = try Journal.openChecked(path: path)
+            done.set()
+            group.wait()
+        }
+        XCTAssertEqual(seen.all.first, nil, "\(seen.all.count) of 150 new journals showed a damaged record")
+    }
+
+    /// Repairing cannot make a record where a folder or a link stands: it says so and
+    /// what to do, and follows no link.
+    func testRepairRefusesARecordThatIsNotAFile() throws {
+        try record(["run_a"])
+        let recordPath = Journal.commitRecordPath(path)
+        let target = dir.appendingPathComponent("elsewhere").path
+        unlink(recordPath)
+        XCTAssertEqual(mkdir(recordPath, 0o700), 0)
+        XCTAssertThrowsError(try Journal.acceptLoss(path: path)) { error in
+            XCTAssertEqual((error as? JournalError)?.message, """
+                cannot open the journal's commit record \(recordPath): Is a directory; if it is not a file (a folder, a \
+                link), move it aside and run again
+                """)
+        }
+        rmdir(recordPath)
+        XCTAssertEqual(symlink(target, recordPath), 0)
+        XCTAssertThrowsError(try Journal.acceptLoss(path: path)) { error in
+            XCTAssertEqual((error as? JournalError)?.message, """
+                cannot open the journal's commit record \(recordPath): Too many levels of symbolic links; if it is not a \
+                file (a folder, a link), move it aside and run again
+                """)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target), "the link was followed")
     }
 
     /// An older copy of the journal put back in place (a backup restored over newer
@@ -271,4 +355,12 @@ final class FailureList: @unchecked Sendable {
     private var failures: [String] = []
     func add(_ f: String) { lock.withLock { failures.append(f) } }
     var all: [String] { lock.withLock { failures } }
+}
+
+/// A flag one thread sets and another polls.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }
