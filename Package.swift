@@ -59,22 +59,37 @@ let package = Package(
         .systemLibrary(name: "CVault", path: "Sources/CVault"),
         // The encrypted vault (libsodium). No Lua.
         .target(name: "Vault", dependencies: ["CSodium", "CVault"]),
-        // The recipe side of the Hub: the hub, export, csv and progress plugins, the config
-        // file's evaluation (profiles and jobs), the journal (over SQLite or PostgreSQL),
-        // writes, plans, runs and their locks, and fires.
-        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "PostgresKit", "SystemText", "CSodium", "DispatchClient", "Vault", "Scheduler"]),
+        // The journal: runs, writes, recorded reads, fires, trigger events and state, on SQLite
+        // or PostgreSQL, and the run locks kept beside it. No Lua: it stores JSON text.
+        .target(name: "RunJournal", dependencies: ["HubClient", "SQLiteKit", "PostgresKit", "SystemText", "CSodium"]),
+        // Where a run's secrets come from (the vault, the environment) and the handles a recipe holds.
+        .target(name: "Secrets", dependencies: ["ScriptHost", "HubClient", "Vault"]),
+        // What a recipe calls: the hub, dispatch, state, vault, export, csv and progress modules,
+        // the gate, and the write path (idempotency keys, the write coordinator, plans).
+        .target(name: "RecipeModules", dependencies: ["ScriptHost", "HubClient", "RunJournal", "Secrets", "SystemText", "DispatchClient", "Vault", "HTTPKit"]),
+        // The configuration file: its evaluation, profiles, Dispatch targets, libraries (git and
+        // pins), jobs, triggers and the journal's location, and its trust.
+        .target(name: "Configuration", dependencies: ["ScriptHost", "HubClient", "SystemText", "RunJournal", "RecipeModules", "Scheduler", "DispatchClient", "Secrets", "PostgresKit"]),
+        // One recipe run against a Hub from start to outcome: passes, resume, plan and apply.
+        .target(name: "Runs", dependencies: ["ScriptHost", "HubClient", "SystemText", "RunJournal", "Secrets", "RecipeModules", "Configuration"]),
+        // What starts runs unattended: the job scheduler and its fire pool, the webhook trigger listener.
+        .target(name: "Automation", dependencies: ["ScriptHost", "HubClient", "HTTPKit", "RunJournal", "Secrets", "Configuration", "Scheduler"]),
         // libcurl and libpq loaded on first use, not at start-up (lazy_load.h): what
         // FoundationNetworking and PostgresKit call, for the statically linked release build.
         .target(name: "CLazyLibraries", path: "Sources/CLazyLibraries", linkerSettings: [.linkedLibrary("dl")]),
         // The Swift runtime's CommandLine hooks, without its /proc/self/maps scan at start-up.
         .target(name: "CProcessArguments"),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
-        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "HubBindings", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "CProcessArguments", "SystemText"]),
+        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "RunJournal", "Secrets", "RecipeModules", "Configuration", "Runs", "Automation", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "CProcessArguments", "SystemText"]),
         // The client side of scripts/bench-client (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubClient", "DispatchClient", "HTTPKit"], path: "Sources/hubscript-bench"),
         // Prints Sources/CLuaChunks/prelude_bytecode.c for scripts/generate-prelude-bytecode (not installed).
         .executableTarget(name: "prelude-bytecode", dependencies: ["ScriptHost"], path: "Sources/prelude-bytecode"),
 
+        // What several test targets share (the PostgreSQL test server). Not shipped.
+        .target(name: "TestSupport", dependencies: ["PostgresKit"], path: "Tests/TestSupport"),
+        // Journals on both backends, and a journal test's fixed clock and runs. Not shipped.
+        .target(name: "JournalTestSupport", dependencies: ["RunJournal", "PostgresKit", "TestSupport"], path: "Tests/JournalTestSupport"),
         .testTarget(name: "JSONKitTests", dependencies: ["JSONKit"]),
         .testTarget(name: "SystemTextTests", dependencies: ["SystemText"]),
         .testTarget(name: "ScriptHostTests", dependencies: ["ScriptHost"], resources: [.copy("Fixtures")]),
@@ -83,7 +98,10 @@ let package = Package(
         .testTarget(name: "DispatchClientTests", dependencies: ["DispatchClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit", "JSONKit", "CSodium"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
-        .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "PostgresKit", "SQLiteKit"]),
+        .testTarget(name: "RunJournalTests", dependencies: ["JournalTestSupport", "RunJournal", "HubClient", "SQLiteKit", "PostgresKit", "SystemText", "TestSupport"]),
+        .testTarget(name: "RecipeModulesTests", dependencies: ["JournalTestSupport", "TestSupport", "RecipeModules", "Runs", "Secrets", "Configuration", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "SystemText"]),
+        .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "ScriptHost", "Scheduler", "SystemText", "Vault"]),
+        .testTarget(name: "AutomationTests", dependencies: ["JournalTestSupport", "Automation", "Runs", "Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "Scheduler", "SystemText", "TestSupport"]),
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault", "PostgresKit"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import XCTest
 import ScriptHost
 

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 
 /// The console: `print` to stdout, logs to stderr as `[level] message k=v`; with
 /// `json`, every print, log line and event is one JSON object per line on stdout.

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 
 /// Writes lines to a file descriptor as they are made: a line is staged in a fixed
 /// 64 KiB buffer and goes out with one `write(2)` when it ends, so nothing waits in

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 
 /// What the process could not write to its standard output: a full disk (`/dev/full`,
 /// ENOSPC), a closed pipe (EPIPE: the CLI ignores SIGPIPE, so a reader that went away

@@ -1,6 +1,6 @@
 import HubClient
-import HubBindings
 import HubSandbox
+import RecipeModules
 
 extension CommonOptions.Values {
     /// The chosen profile's Dispatch (`DispatchTarget.forProfile`), and whether it is the

@@ -1,8 +1,9 @@
 import Foundation
 import SystemText
-import HubBindings
 import HubClient
 import ScriptHost
+import RunJournal
+import Configuration
 
 /// Options every command that talks to a Hub takes.
 enum CommonOptions {

@@ -1,6 +1,6 @@
 import Foundation
-import HubBindings
 import ScriptHost
+import Configuration
 
 /// Picks the subcommand; `hubscript FILE.lua …` is shorthand for `hubscript run FILE.lua …`.
 enum HubscriptCLI {

@@ -1,6 +1,7 @@
 import Foundation
-import HubBindings
 import ScriptHost
+import RunJournal
+import Configuration
 
 /// The `--json` contract (docs/json-events.md): one JSON object per line on stdout,
 /// each with `type` and `ts`. `schemaVersion` is in the `start` and `summary` events;

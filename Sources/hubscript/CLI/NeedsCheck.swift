@@ -1,6 +1,6 @@
-import HubBindings
 import HubClient
 import ScriptHost
+import RecipeModules
 
 /// `needs` against the permission catalogue, before anything connects: a typo is a
 /// manifest error (exit 2) with a did-you-mean, not a capability denial at run time.

@@ -1,8 +1,8 @@
 import Foundation
 import SystemText
-import HubBindings
 import HubClient
 import ScriptHost
+import RecipeModules
 
 /// How much a run says on stderr besides the recipe's own output: `--quiet`,
 /// `--verbose`, `--no-progress`.

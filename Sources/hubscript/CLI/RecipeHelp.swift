@@ -1,7 +1,7 @@
 import Foundation
-import HubBindings
 import HubClient
 import ScriptHost
+import Configuration
 
 /// Help and usage checks for the commands that take a recipe FILE (run, plan).
 enum RecipeHelp {

@@ -1,8 +1,11 @@
 import HubClient
 import Foundation
 import SystemText
-import HubBindings
 import ScriptHost
+import RunJournal
+import RecipeModules
+import Configuration
+import Runs
 
 /// The flow shared by run, plan, apply and runs resume: validate the recipe, connect,
 /// run through the journal, report. Returns the exit code.

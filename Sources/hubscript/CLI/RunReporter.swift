@@ -1,7 +1,8 @@
 import Foundation
 import SystemText
-import HubBindings
 import ScriptHost
+import RunJournal
+import Runs
 
 /// Prints how a run ended: a message on stderr for people, a `summary` event with
 /// `--json`. Returns the exit code.

@@ -1,8 +1,8 @@
 import Foundation
 import SystemText
-import HubBindings
 import HubClient
 import Vault
+import Secrets
 
 /// How runs and commands other than `hubscript vault` reach the vault: its folder
 /// (`$HUBSCRIPT_VAULT_DIR`, else `vault/` in the state directory) and its key from the

@@ -1,5 +1,4 @@
 import Foundation
-import HubBindings
 import ScriptHost
 
 /// `hubscript check FILE…`: syntax and manifest of each file, without running any.

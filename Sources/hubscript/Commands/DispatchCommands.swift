@@ -1,6 +1,6 @@
+import SystemText
 import DispatchClient
 import Foundation
-import HubBindings
 import HubClient
 import ScriptHost
 

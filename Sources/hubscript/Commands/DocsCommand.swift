@@ -1,8 +1,9 @@
 import Foundation
 import HTTPKit
-import HubBindings
 import HubClient
 import ScriptHost
+import RunJournal
+import RecipeModules
 
 /// `hubscript docs modules`: the module reference as Markdown (docs/modules.md).
 struct DocsCommand: Command {

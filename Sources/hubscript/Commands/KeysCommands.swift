@@ -1,6 +1,5 @@
 import Foundation
 import SystemText
-import HubBindings
 import HubClient
 import ScriptHost
 

@@ -1,8 +1,12 @@
 import Foundation
 import HTTPKit
-import HubBindings
 import HubClient
 import ScriptHost
+import RunJournal
+import RecipeModules
+import Configuration
+import Runs
+import Automation
 
 /// `hubscript listen`: receives the Hub's webhook deliveries on loopback and runs the
 /// configuration's triggers (docs/webhooks.md).

@@ -1,8 +1,8 @@
 import Foundation
-import HubBindings
 import HubClient
 import ScriptHost
 import Vault
+import Configuration
 
 /// `hubscript listen --setup`: registers the webhook the configuration's triggers need
 /// at each trigger's Hub and puts its signing secret straight into the vault entry the

@@ -1,5 +1,4 @@
 import Foundation
-import HubBindings
 import HubClient
 
 /// `hubscript login --profile P`: signs in to a session profile and stores its

@@ -1,6 +1,7 @@
 import Foundation
-import HubBindings
 import ScriptHost
+import RecipeModules
+import Configuration
 
 /// `hubscript run FILE`: validates the manifest and params, checks Capabilities, then
 /// runs the recipe against the profile's Hub with every write journalled.

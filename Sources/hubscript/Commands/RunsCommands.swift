@@ -1,7 +1,8 @@
 import Foundation
-import HubBindings
 import HubClient
 import ScriptHost
+import RunJournal
+import Runs
 
 enum RunsCommands {
     static let group = CommandGroup(

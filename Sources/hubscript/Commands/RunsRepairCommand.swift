@@ -1,5 +1,5 @@
 import Foundation
-import HubBindings
+import RunJournal
 
 /// `hubscript runs repair [--accept-loss]`: checks that the journal lost no committed
 /// history (as every command that opens it does) and, with `--accept-loss`, makes a

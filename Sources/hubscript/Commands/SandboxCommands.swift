@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import HTTPKit
-import HubBindings
 import HubClient
 import HubSandbox
 

@@ -1,6 +1,5 @@
 import HubClient
 import Foundation
-import HubBindings
 import HubSandbox
 import ScriptHost
 

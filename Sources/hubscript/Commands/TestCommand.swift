@@ -1,7 +1,7 @@
 import Foundation
-import HubBindings
 import HubClient
 import ScriptHost
+import Configuration
 
 /// `hubscript test [PATH…]`: runs recipe tests (`*_test.lua`) against fresh built-in sandboxes.
 struct TestCommand: Command {

@@ -1,7 +1,7 @@
 import Foundation
-import HubBindings
 import HubClient
 import ScriptHost
+import Configuration
 
 /// The configuration's libraries for `trust` and `verify`, with those named (all when
 /// none is) and the lock file beside the configuration. An argument is a library's

@@ -1,5 +1,4 @@
 import Foundation
-import HubBindings
 import ScriptHost
 import SystemText
 

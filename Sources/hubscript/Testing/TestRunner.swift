@@ -1,8 +1,8 @@
 import Foundation
-import HubBindings
 import HubClient
 import HubSandbox
 import ScriptHost
+import Configuration
 
 /// One case's outcome.
 struct TestCaseResult: Sendable {

@@ -1,10 +1,13 @@
 import Foundation
 import DispatchClient
 import HTTPKit
-import HubBindings
 import HubClient
 import HubSandbox
 import ScriptHost
+import RunJournal
+import Secrets
+import RecipeModules
+import Runs
 
 /// One `test.sandbox{…}`: a fresh in-memory built-in sandbox (Hub and Dispatch), its own
 /// in-memory journal, and the runs made against it. Recipes run through the real

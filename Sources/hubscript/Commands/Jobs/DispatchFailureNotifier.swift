@@ -1,7 +1,7 @@
 import Foundation
 import DispatchClient
-import HubBindings
 import HubClient
+import Automation
 
 /// `on_failure = { dispatch = "PROFILE" }`: a failed fire is sent as one notification
 /// through that profile's Dispatch (its `dispatch_url` and the vault entry named by

@@ -1,8 +1,10 @@
 import Foundation
-import HubBindings
 import HubClient
 import Scheduler
 import ScriptHost
+import RunJournal
+import Configuration
+import Automation
 
 /// `hubscript jobs …`: the scheduled jobs of the configuration file (docs/jobs.md).
 enum JobsCommands {

@@ -1,5 +1,4 @@
 import Foundation
-import HubBindings
 import ScriptHost
 
 /// `hubscript jobs history [JOB]`: the journal's record of fires, newest first.

@@ -1,5 +1,4 @@
 import Foundation
-import HubBindings
 import Scheduler
 import ScriptHost
 

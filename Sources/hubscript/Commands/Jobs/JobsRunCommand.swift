@@ -1,5 +1,4 @@
 import Foundation
-import HubBindings
 
 /// `hubscript jobs run JOB`: a fire by hand, now.
 struct JobsRunCommand: Command {

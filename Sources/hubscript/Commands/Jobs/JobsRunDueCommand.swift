@@ -1,5 +1,4 @@
 import Foundation
-import HubBindings
 
 /// `hubscript jobs run-due`: one scheduler pass, for a crontab line every minute.
 struct JobsRunDueCommand: Command {

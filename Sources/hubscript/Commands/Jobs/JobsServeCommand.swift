@@ -1,7 +1,7 @@
 import Foundation
-import HubBindings
 import Scheduler
 import ScriptHost
+import Configuration
 
 /// `hubscript jobs serve`: the foreground scheduler, for systemd or a container.
 struct JobsServeCommand: Command {

@@ -1,8 +1,12 @@
 import Foundation
-import HubBindings
 import HubClient
 import Scheduler
 import ScriptHost
+import RunJournal
+import RecipeModules
+import Configuration
+import Runs
+import Automation
 
 /// Runs a fire's recipe as `hubscript run RECIPE --run-id JOB@TIME` would: the job's
 /// params and profile, its `timeout` and `allow`, the configuration's libraries (pins
