@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // hubscript — a sandboxed Lua 5.4 host for Substratal Hub recipes.
-// Layout and module boundaries: docs/architecture.md.
+// Layout and module boundaries: docs/architecture.md; the dependency rule that
+// scripts/module-graph checks: scripts/lib/module-layers.txt.
 import PackageDescription
 
 let package = Package(
@@ -45,7 +46,7 @@ let package = Package(
         .target(name: "HTTPKit", dependencies: ["CSodium"]),
         // Cron schedules, time zones, fire planning and job definitions. No Lua.
         .target(name: "Scheduler"),
-        // The Dispatch client (seed 003 §5). No Lua.
+        // The Dispatch client (docs/dispatch.md). No Lua.
         .target(name: "DispatchClient", dependencies: ["HTTPKit", "JSONKit", "SystemText"]),
         // The emulated Hub and Dispatch services. Only the CLI and tests depend on it.
         .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit", "JSONKit"]),
@@ -81,11 +82,11 @@ let package = Package(
         .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler"]),
         .testTarget(name: "DispatchClientTests", dependencies: ["DispatchClient", "HubSandbox", "HTTPKit"]),
-        .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit", "JSONKit", "CSodium"]),
+        .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit", "JSONKit", "CSodium", "SQLiteKit"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubBindingsTests", dependencies: ["HubBindings", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "PostgresKit", "SQLiteKit"]),
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit"]),
-        .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault", "PostgresKit"]),
+        .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault", "PostgresKit", "HTTPKit"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),
     ]
 )
