@@ -25,9 +25,10 @@ let package = Package(
             name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]),
 
-        // Plain words for file-system errors, shared by the runtime and the client (Foundation only).
         // The scanning core of SystemText's secret masking (a rolling hash per length).
         .target(name: "CSecretScan"),
+        // Plain words for file-system errors, start-up-cheap system helpers and secret
+        // masking, shared by the runtime and the client (Foundation only).
         .target(name: "SystemText", dependencies: ["CSecretScan"]),
         // The one JSON parser (JSONReader, into any JSONBuilder) and writer (JSONWriter,
         // canonical objects with sorted keys). Foundation only.
