@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // hubscript — a sandboxed Lua 5.4 host for Substratal Hub recipes.
-// Layout and module boundaries: docs/architecture.md.
+// Layout and module boundaries: docs/architecture.md; the dependency rule that
+// scripts/module-graph checks: scripts/lib/module-layers.txt.
 import PackageDescription
 
 let package = Package(
@@ -24,9 +25,10 @@ let package = Package(
             name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]),
 
-        // Plain words for file-system errors, shared by the runtime and the client (Foundation only).
         // The scanning core of SystemText's secret masking (a rolling hash per length).
         .target(name: "CSecretScan"),
+        // Plain words for file-system errors, start-up-cheap system helpers and secret
+        // masking, shared by the runtime and the client (Foundation only).
         .target(name: "SystemText", dependencies: ["CSecretScan"]),
         // The one JSON parser (JSONReader, into any JSONBuilder) and writer (JSONWriter,
         // canonical objects with sorted keys). Foundation only.
@@ -45,7 +47,7 @@ let package = Package(
         .target(name: "HTTPKit", dependencies: ["CSodium"]),
         // Cron schedules, time zones, fire planning and job definitions. No Lua.
         .target(name: "Scheduler"),
-        // The Dispatch client (seed 003 §5). No Lua.
+        // The Dispatch client (docs/dispatch.md). No Lua.
         .target(name: "DispatchClient", dependencies: ["HTTPKit", "JSONKit", "SystemText"]),
         // The emulated Hub and Dispatch services. Only the CLI and tests depend on it.
         .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit", "JSONKit"]),
@@ -96,14 +98,14 @@ let package = Package(
         .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler"]),
         .testTarget(name: "DispatchClientTests", dependencies: ["DispatchClient", "HubSandbox", "HTTPKit"]),
-        .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit", "JSONKit", "CSodium"]),
+        .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit", "JSONKit", "CSodium", "SQLiteKit"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "RunJournalTests", dependencies: ["JournalTestSupport", "RunJournal", "HubClient", "SQLiteKit", "PostgresKit", "SystemText", "TestSupport"]),
         .testTarget(name: "RecipeModulesTests", dependencies: ["JournalTestSupport", "TestSupport", "RecipeModules", "Runs", "Secrets", "Configuration", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "SystemText"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "ScriptHost", "Scheduler", "SystemText", "Vault"]),
         .testTarget(name: "AutomationTests", dependencies: ["JournalTestSupport", "Automation", "Runs", "Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "Scheduler", "SystemText", "TestSupport"]),
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit"]),
-        .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault", "PostgresKit"]),
+        .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault", "PostgresKit", "HTTPKit"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),
     ]
 )

@@ -2,8 +2,9 @@
 // wrappers that forward to it (lazy_curl.c, lazy_pq.c).
 //
 // Why: linked normally, libcurl and libpq each load ~20-30 further libraries (TLS,
-// Kerberos, LDAP, IDN…) before main — about 10 ms of every start, for a recipe that
-// uses neither HTTPS nor a PostgreSQL journal. The release build (scripts/lib/
+// Kerberos, LDAP, IDN…) before main: the larger part of a dynamically linked start
+// (docs/performance.md, "Start-up"), for a recipe that uses neither HTTPS nor a
+// PostgreSQL journal. The release build (scripts/lib/
 // bootstrap.sh) links these wrappers in place of the libraries and drops them from the
 // binary's needed list; the first call loads the real library and each wrapper resolves
 // its function with dlsym. In the dynamically linked debug build the libraries are

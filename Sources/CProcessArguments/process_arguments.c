@@ -2,8 +2,8 @@
 //
 // In the statically linked Swift runtime they live in CommandLine.cpp.o of libswiftCore.a,
 // whose static constructor finds argv by reading /proc/self/maps and parsing every line
-// with sscanf: an open, several reads of a file the kernel generates, and ~126 000
-// instructions, 2.6 % of a hello run's (callgrind, scripts/bench-runtime). glibc hands
+// with sscanf: an open, several reads of a file the kernel generates, and a parse, at
+// every start (docs/performance.md, "What start-up avoids"). glibc hands
 // argc and argv to every .init_array function of the program, so this file keeps them
 // from there; defining both functions here means the linker never takes that archive
 // member (and never runs its constructor). scripts/test-release checks that it is gone.

@@ -26,8 +26,8 @@ extension HubConfig {
     }
 
     /// `locate`'s file as the absolute path its `URL` would give (`AbsolutePath.of`):
-    /// what a run's start reads, without a `URL` whose `path` would cost 360 000
-    /// instructions on its first call.
+    /// what a run's start reads, without a `URL` whose `path` is costly on its first call
+    /// (docs/performance.md, "What start-up avoids").
     static func locatePath(explicit: String?, environment: [String: String], currentDirectory: String) throws -> String? {
         if let explicit {
             guard PathStatus.exists(explicit) else {

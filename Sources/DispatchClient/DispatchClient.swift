@@ -28,7 +28,7 @@ public struct DispatchRetryPolicy: Sendable, Equatable {
     }
 }
 
-/// The client of the Dispatch relay (seed 003 §5): `POST /v1/notifications` with a
+/// The client of the Dispatch relay (docs/dispatch.md): `POST /v1/notifications` with a
 /// machine bearer token and an Idempotency-Key, and `GET /health`.
 ///
 /// The token goes into the `Authorization` header and nowhere else: no message, error or
@@ -89,8 +89,9 @@ public final class DispatchClient: Sendable {
         do { return try body() } catch let error as DispatchError { throw masked(error) }
     }
 
-    /// `https://…`, or `http://` to 127.0.0.0/8, ::1 or localhost (seed 003 §3: plain
-    /// HTTP is only for loopback development), holding no credential (`checkCarriesNoCredential`).
+    /// `https://…`, or `http://` to 127.0.0.0/8, ::1 or localhost (docs/dispatch.md: plain
+    /// HTTP is only for development on one machine), holding no credential
+    /// (`checkCarriesNoCredential`).
     public static func checkURL(_ url: URL) throws {
         try checkCarriesNoCredential(url)
         let scheme = url.scheme?.lowercased()

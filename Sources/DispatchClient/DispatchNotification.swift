@@ -1,6 +1,6 @@
 import Foundation
 
-/// A notification for `POST /v1/notifications` (seed 003 §5), checked as the server
+/// A notification for `POST /v1/notifications` (docs/dispatch.md), checked as the server
 /// checks it: the title 1–100 and the body 1–1000 characters, where a character is a
 /// Swift `Character` (an extended grapheme cluster: `é` written as `e` + U+0301 is one,
 /// a flag emoji is one), exactly what the server's `String.count` counts.

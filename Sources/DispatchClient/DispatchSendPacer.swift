@@ -2,8 +2,8 @@ import Foundation
 import SystemText
 import HTTPKit
 
-/// Paces sends under Dispatch's limit per machine token (seed 000 §4: 600 sends a
-/// minute per key), so a bulk recipe waits for slots instead of collecting `429`s.
+/// Paces sends under Dispatch's limit per machine token (600 sends a minute per key:
+/// docs/hub-api.md, "Rate limits"), so a bulk recipe waits for slots instead of collecting `429`s.
 ///
 /// A token bucket of `limit` tokens refilled at 97 % of `limit / 60` per second (the
 /// margin keeps rounding and jitter from landing a send on the instant the server's

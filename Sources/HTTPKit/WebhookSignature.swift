@@ -1,7 +1,7 @@
 import CSodium
 import Foundation
 
-/// The Hub's webhook signature (HUB-API-REFERENCE.md §4.4):
+/// The Hub's webhook signature (docs/webhooks.md, "Delivery"):
 /// `Substratal-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "{t}.{raw body}")>`,
 /// with one `v1=` per live secret (two during a rotation's 24-hour overlap). The sandbox
 /// signs with it; `hubscript listen` verifies with it.

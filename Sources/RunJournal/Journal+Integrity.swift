@@ -3,8 +3,8 @@ import SystemText
 import SQLiteKit
 
 extension Journal {
-    /// When `openChecked` runs SQLite's `PRAGMA quick_check`, which reads the whole file
-    /// (about 150–230 ms for 100 000 writes: scripts/bench-journal).
+    /// When `openChecked` runs SQLite's `PRAGMA quick_check`, which reads the whole file,
+    /// so its time grows with the journal (scripts/bench-journal; docs/performance.md).
     public enum IntegrityCheck: Sendable {
         /// Always: before resuming a run.
         case always
@@ -119,8 +119,8 @@ extension Journal {
         }
         guard let stamp = Journal.closeStamp(path) else { return }
         // Rewritten in place, not synced, neither cut to 0 bytes nor replaced by a rename
-        // (on ext4 both make the file flush to disk first: a third of a millisecond of
-        // every run). A marker torn or lost by a crash or a power cut only fails to match,
+        // (on ext4 both make the file flush to disk first, which every run would wait
+        // for). A marker torn or lost by a crash or a power cut only fails to match,
         // which costs the next run a check.
         let fd = open(path + "-closed", O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return }

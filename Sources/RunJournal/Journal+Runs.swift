@@ -36,9 +36,10 @@ extension Journal {
     }
 
     /// Records the start of a run under a new id — one `runExists` said the journal does
-    /// not hold — and returns the record as inserted, without reading it back (the read
-    /// and its statement were a tenth of a hello run's instructions). Never resumes: if
-    /// another process took the id in the meantime, it throws and records nothing.
+    /// not hold — and returns the record as inserted, without reading it back (a
+    /// statement to prepare and a row to decode that every run's start would pay). Never
+    /// resumes: if another process took the id in the meantime, it throws and records
+    /// nothing.
     @discardableResult
     public func startNewRun(_ start: RunStart) throws -> RunRecord {
         // Neither backend keeps text past a NUL byte (SQLite's rows are read as C strings,

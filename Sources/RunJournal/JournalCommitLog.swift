@@ -80,7 +80,7 @@ final class JournalCommitLog: @unchecked Sendable {
     /// After a commit that brought the file's mark to `commits`: writes it unless the
     /// record already holds as much. Best effort: a record left behind only narrows
     /// what a later loss is measured against. No allocation: it runs after every
-    /// commit (`flock`, `pread`, `pwrite`, `flock`: about 5 µs).
+    /// commit (`flock`, `pread`, `pwrite`, `flock`; its cost: scripts/bench-journal).
     func record(_ commits: Int) {
         withLock {
             let count = pread(fd, scratch.baseAddress, scratch.count, 0)

@@ -4,8 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Absolute paths built as strings. `URL.path` costs about 0.6 M instructions on its
-/// first call in a process (run-time lookups inside Foundation), which a run that only
+/// Absolute paths built as strings. `URL.path` is costly on its first call in a process
+/// (run-time lookups inside Foundation; docs/performance.md), which a run that only
 /// prints should not pay; these give the same paths as `URL(fileURLWithPath:)`'s `path`
 /// and `standardizedFileURL.path` (SystemTextTests compares them).
 public enum AbsolutePath {

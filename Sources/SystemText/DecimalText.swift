@@ -1,6 +1,6 @@
 /// Numbers as text without `String(format:)`, whose `CVarArg` boxing costs a dynamic
-/// cast and a protocol-conformance scan per call (tens of thousands of instructions;
-/// start-up formatted a dozen: scripts/bench-runtime).
+/// cast and a protocol-conformance scan per call, on the start-up path
+/// (docs/performance.md, "What start-up avoids").
 public enum DecimalText {
     /// `n` in decimal, left-padded with zeros to at least `width` digits: `padded(7, 2)`
     /// is `07`. A negative `n` keeps its sign before the zeros (`-07`).

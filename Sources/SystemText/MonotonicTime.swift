@@ -6,8 +6,8 @@ import Darwin
 
 /// Seconds on the system's monotonic clock (`CLOCK_MONOTONIC`: never goes back; any
 /// epoch), for pacing, timeouts and progress intervals. What
-/// `ProcessInfo.processInfo.systemUptime` gave, without making `ProcessInfo`: its first
-/// use cost 63 000 instructions of every run's start (scripts/bench-runtime). Every
+/// `ProcessInfo.processInfo.systemUptime` gave, without making `ProcessInfo`, whose first
+/// use is a cost of every run's start (docs/performance.md). Every
 /// source that compares such times uses this one clock.
 public enum MonotonicTime {
     public static func seconds() -> Double {

@@ -6,8 +6,8 @@ import Darwin
 
 /// Whether something is at a path, with `stat` (symbolic links followed, as
 /// `FileManager.fileExists(atPath:)` does): without `FileManager.default`, whose first
-/// use cost 21 000 instructions of every run's start, spent looking for a file that is
-/// usually not there (the configuration file).
+/// use is a cost every run's start would pay to look for a file that is usually not
+/// there (the configuration file; docs/performance.md, "What start-up avoids").
 public enum PathStatus {
     public static func exists(_ path: String) -> Bool {
         var status = stat()

@@ -8,8 +8,8 @@ import Synchronization
 /// The process's environment variables, read straight from `environ`.
 ///
 /// `ProcessInfo.processInfo.environment` builds its dictionary through Foundation's
-/// string bridging, about 10 000 instructions per variable, on every call; start-up read
-/// it a dozen times (scripts/bench-runtime). `all` builds the dictionary once and hands
+/// string bridging, every variable on every call, and start-up reads it many times
+/// (docs/performance.md, "What start-up avoids"). `all` builds the dictionary once and hands
 /// it out again for as long as the raw `NAME=value` bytes are unchanged (compared in place
 /// on every call, so a `setenv` in a test is seen at once).
 public enum ProcessEnvironment {

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import HubSandbox
 
-/// The admin endpoints of HUB-API.md "More of the admin API": one rule per assertion,
+/// The admin endpoints of docs/hub-api.md, "The rest of the admin API": one rule per assertion,
 /// with the exact error code (and fields) the sandbox answers.
 final class AdminEndpointTests: XCTestCase {
     private func events(_ hub: HubSandbox, _ action: String, target: String? = nil) -> [JSON] {

@@ -111,7 +111,7 @@ def fib():
             lua.append(float(subprocess.run(["lua5.4", os.path.join(HERE, "fib.lua")], capture_output=True, text=True,
                                             check=True).stdout.split()[1]))
     hs_ms, lua_ms = statistics.median(hs) * 1000, statistics.median(lua) * 1000
-    # This machine's speed drifts by 20-30 % within a minute (a shared host): each pair ran
+    # This machine's speed drifts by tens of percent within a minute (a shared host): each pair ran
     # back to back, so the median of the pairs' ratios is steadier than a ratio of medians.
     ratios = sorted(h / l for h, l in zip(hs, lua))
     overhead = (statistics.median(ratios) - 1) * 100

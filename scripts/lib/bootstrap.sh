@@ -38,7 +38,7 @@ ensure_swift() {
   command -v swift >/dev/null 2>&1 || { echo "hubscript: Swift 6 toolchain not found (expected at /opt/swift)" >&2; exit 2; }
 }
 
-# The release build starts fast (docs/architecture.md, "Start-up"): the Swift runtime and
+# The release build starts fast (docs/performance.md, "Start-up"): the Swift runtime and
 # Foundation are linked statically (--static-swift-stdlib), so is Lua (Debian's
 # liblua5.4.a, whole, so the interpreter is not position-independent shared code), and
 # neither libcurl nor libpq is loaded at start-up: Sources/CLazyLibraries resolves each
@@ -47,7 +47,7 @@ ensure_swift() {
 # and of the module maps); nothing refers to them any more, so patchelf drops them,
 # after checking that no symbol of theirs is left undefined.
 #
-# Then the layout (docs/architecture.md, "Start-up"): linked by lld, with relative
+# Then the layout (docs/performance.md, "Start-up"): linked by lld, with relative
 # relocations packed (-z pack-relative-relocs: 16 KiB instead of 2 MiB of .rela.dyn to read
 # at every start), and every function the start-up path runs placed first, together, in
 # the order of scripts/lib/startup-order.txt (made by scripts/startup-order), so a start
@@ -65,8 +65,8 @@ release_flags=(--static-swift-stdlib -Xlinker --whole-archive -Xlinker "$lua_arc
 release_flags+=(-Xlinker --whole-archive -Xlinker "$lib_dir/libsqlite3.a" -Xlinker "$lib_dir/libsodium.a" -Xlinker --no-whole-archive)
 # And the C++ library the Swift runtime uses, from GCC's archive: the toolchain names
 # -lstdc++, which finds the linker script below (INPUT of libstdc++.a) before GCC's
-# shared library. Loaded as a shared library it made the loader bind 2 500 symbols at
-# every start (LD_DEBUG=bindings), a third of a hello run's instructions.
+# shared library. Loaded as a shared library it made the loader bind thousands of
+# symbols at every start (LD_DEBUG=bindings; docs/performance.md, "Start-up").
 libstdcxx_archive="$(gcc -print-file-name=libstdc++.a 2>/dev/null || true)"
 if [ -f "$libstdcxx_archive" ]; then
   mkdir -p "$repo_root/.build/static-libstdcxx"

@@ -2,7 +2,7 @@ import Foundation
 import HTTPKit
 
 /// Checks a Hub delivery's `Substratal-Signature: t=<unix>,v1=<hex>[,v1=<hex>]`
-/// (HUB-API-REFERENCE.md §4.4): HMAC-SHA256 keyed with the signing secret over
+/// (docs/webhooks.md, "Delivery"): HMAC-SHA256 keyed with the signing secret over
 /// `"{t}.{raw body}"`, compared in constant time against each `v1`, and `t` within
 /// `tolerance` seconds of now (older or further in the future is refused).
 public enum WebhookVerifier {

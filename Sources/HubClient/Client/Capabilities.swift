@@ -1,6 +1,7 @@
 import Foundation
 
-/// What the caller may do, computed as in seed 000 §5. Navigation and gating read only
+/// What the caller may do, computed as the Hub's client rules say (docs/hub-api.md,
+/// "Client rules"). Navigation and gating read only
 /// this; the server stays the authority (a 403 marks it stale).
 public struct Capabilities: Sendable, Equatable {
     /// Where the permissions came from.

@@ -6,7 +6,7 @@ import Darwin
 #endif
 
 /// What survives between runs of a user session: the rotating refresh token. The
-/// access token lives in memory only (seed 000 §3).
+/// access token lives in memory only (docs/hub-api.md, "Client rules").
 public struct StoredSession: Codable, Sendable, Equatable {
     public var refreshToken: String
     /// The account, for messages only.

@@ -27,11 +27,11 @@ public struct HubIssuedKey: Sendable {
     public let replayed: Bool
 }
 
-/// API key management (HUB-API.md "More of the admin API"). A key's secret comes back
-/// once; these calls take it out of the record at once so nothing downstream (journal,
-/// plan, output) gets it with the record. Errors are the Hub's (`400
-/// user_token_required` for an API-key caller, `403 role_escalation_forbidden`, `422
-/// unknown_permission` …), and `502 secret_missing` when a 2xx answer has no secret.
+/// API key management (docs/hub-api.md, "The rest of the admin API"). A key's secret comes
+/// back once; these calls take it out of the record at once so nothing downstream (journal,
+/// plan, output) gets it with the record. Errors are the Hub's (`400 user_token_required`
+/// for an API-key caller, `403 role_escalation_forbidden`, `422 unknown_permission` …), and
+/// `502 secret_missing` when a 2xx answer has no secret.
 extension HubClient {
     /// `POST /api-keys` with `body` (`{name, scope, permissions, mode, …}`).
     public func createAPIKey(_ body: HubJSON, idempotencyKey: String? = nil) throws -> HubIssuedKey {

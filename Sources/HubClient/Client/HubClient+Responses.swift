@@ -53,7 +53,8 @@ extension HubClient {
         }
         var details = error["details"].flatMap { $0.isNull ? nil : $0 }
         // Field errors come as `details.fields[]` (the public reference) or as a bare
-        // `details[]` of `{field, …}` (seed 000): both read as `details.fields`.
+        // `details[]` of `{field, …}` (the client rules; docs/hub-api.md, "Where the
+        // sources disagree"): both read as `details.fields`.
         if let items = details?.arrayValue, items.contains(where: { $0["field"] != nil }) {
             details = .object(["fields": .array(items)])
         }

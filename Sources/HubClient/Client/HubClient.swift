@@ -20,7 +20,8 @@ public enum HubClientVersion {
     }()
 }
 
-/// Settings of one `HubClient`. Defaults match seed 000 §4.
+/// Settings of one `HubClient`. Defaults follow the Hub's client rules (docs/hub-api.md,
+/// "Client rules").
 public struct HubClientOptions: Sendable {
     /// Path prefix before every path (`/v1` on older deployments); empty for none.
     public var apiPrefix: String

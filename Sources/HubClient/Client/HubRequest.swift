@@ -27,12 +27,12 @@ public struct HubRequest: Sendable {
     /// Sent as `If-Match`; when nil on a PATCH/DELETE of a user, entitlement, role or
     /// settings resource, the client sends the ETag it cached for the path, if any.
     public var ifMatch: String?
-    /// The feature flag that gates this endpoint (e.g. `notifications`). A `501` turns
-    /// the feature off for the client's lifetime (seed 000 §10), and so does a `404`
-    /// on a path that names no resource id (a list or create call: "this Hub has no
-    /// such endpoint"); a 404 on `/webhooks/whk_x` only means that webhook is gone.
-    /// Once off, the client fails the feature's requests with `feature_disabled`
-    /// without sending them.
+    /// The feature flag that gates this endpoint (e.g. `notifications`). A `501` turns the
+    /// feature off for the client's lifetime (docs/hub-api.md, "Client rules"), and so does
+    /// a `404` on a path that names no resource id (a list or create call: "this Hub has no
+    /// such endpoint"); a 404 on `/webhooks/whk_x` only means that webhook is gone. Once
+    /// off, the client fails the feature's requests with `feature_disabled` without sending
+    /// them.
     public var feature: String?
     /// Whether to send the credential. Login and refresh calls do not.
     public var authenticated: Bool

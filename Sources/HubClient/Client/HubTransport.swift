@@ -61,7 +61,7 @@ public struct HubTransportError: Error, Sendable, Equatable, CustomStringConvert
     public var description: String { "\(kind.rawValue): \(message)" }
 }
 
-/// Transport rules shared by every transport (seed 002).
+/// Transport rules shared by every transport (docs/hub-api.md, "Client rules").
 public enum HubTransportPolicy {
     /// The largest response body the client accepts: 16 MiB.
     public static let maxResponseBytes = 16 * 1024 * 1024

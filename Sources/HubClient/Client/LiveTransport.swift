@@ -7,21 +7,21 @@ import FoundationNetworking
 
 /// The network transport over `URLSession`.
 ///
-/// Rules (seed 002): HTTPS only, except plain HTTP to loopback hosts; redirects are
-/// never followed (the 3xx response is returned and the client rejects it); bodies over
-/// `HubTransportPolicy.maxResponseBytes` are cut off and fail; no cookies, no cache.
-/// `timeouts.read` is the idle timeout between bytes. URLSession has no connect timeout
-/// of its own (under libcurl only its idle timer bounds a connect), so before it sends to
-/// a host:port no connection reached in the last `reachableFor` seconds, the transport
-/// makes a TCP handshake itself (`TCPConnectProbe`) within `timeouts.connect` (10 s),
-/// sending nothing: an unreachable or blackholed Hub fails after 10 s with
-/// `cannotConnect`, known unprocessed. The probe also sends a TLS ClientHello and
-/// reads the first bytes back: a server speaking plain HTTP on the `https://` port
-/// fails at once with `wrongProtocol` (not retried), a silent one after the connect
-/// timeout — libcurl would busy-poll a whole CPU waiting for its TLS answer until the
-/// idle timeout, on each retry. Skipped when a proxy is configured
-/// (`https_proxy`, `all_proxy`…): then URLSession connects to the proxy, not the host.
-/// The loopback client bounds each new connection's handshake by `timeouts.connect`.
+/// Rules (docs/hub-api.md, "Client rules"): HTTPS only, except plain HTTP to loopback
+/// hosts; redirects are never followed (the 3xx response is returned and the client rejects
+/// it); bodies over `HubTransportPolicy.maxResponseBytes` are cut off and fail; no cookies,
+/// no cache. `timeouts.read` is the idle timeout between bytes. URLSession has no connect
+/// timeout of its own (under libcurl only its idle timer bounds a connect), so before it
+/// sends to a host:port no connection reached in the last `reachableFor` seconds, the
+/// transport makes a TCP handshake itself (`TCPConnectProbe`) within `timeouts.connect`
+/// (10 s), sending nothing: an unreachable or blackholed Hub fails after 10 s with
+/// `cannotConnect`, known unprocessed. The probe also sends a TLS ClientHello and reads the
+/// first bytes back: a server speaking plain HTTP on the `https://` port fails at once with
+/// `wrongProtocol` (not retried), a silent one after the connect timeout — libcurl would
+/// busy-poll a whole CPU waiting for its TLS answer until the idle timeout, on each retry.
+/// Skipped when a proxy is configured (`https_proxy`, `all_proxy`…): then URLSession
+/// connects to the proxy, not the host. The loopback client bounds each new connection's
+/// handshake by `timeouts.connect`.
 ///
 /// Connections: reads (GET, HEAD) share one session whose keep-alive connections are
 /// reused across calls and threads. Every other method goes out on a connection of its

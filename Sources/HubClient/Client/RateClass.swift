@@ -3,9 +3,9 @@ import HTTPKit
 
 /// The Hub's rate-limit classes beyond the per-caller bucket (docs/hub-api.md, "Rate
 /// limits"): entitlement grants and user creation at 20 a minute, token refresh at 30,
-/// notification sends at 600 a minute per key (seed 000 §4). Every authenticated
-/// request also counts against the caller's bucket (`rateLimitPerMinute`); a refresh
-/// is anonymous, so only its class paces it.
+/// notification sends at 600 a minute per key. Every authenticated request also counts
+/// against the caller's bucket (`rateLimitPerMinute`); a refresh is anonymous, so only its
+/// class paces it.
 public enum RateClass: String, Sendable, CaseIterable {
     case grant, userCreation = "user_creation", refresh, notificationSend = "notification_send"
 

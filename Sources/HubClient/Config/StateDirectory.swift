@@ -6,8 +6,8 @@ import SystemText
 /// `~/.local/state/hubscript`. Created with 0700 permissions on first use.
 public struct StateDirectory: Sendable {
     /// The directory's absolute path (no trailing slash), built as a string: `URL.path`
-    /// costs about 0.6 M instructions on its first call in a process (run-time lookups of
-    /// Foundation's generic code), which a run that only prints should not pay.
+    /// is costly on its first call in a process (run-time lookups of Foundation's generic
+    /// code), which a run that only prints should not pay.
     public let path: String
     public let url: URL
 

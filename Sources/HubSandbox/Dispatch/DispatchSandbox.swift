@@ -43,7 +43,7 @@ public struct RegisteredDevice: Sendable, Equatable {
     public let active: Bool
 }
 
-/// The Dispatch relay of seed 003 §5 in log mode, state in memory. Thread-safe.
+/// The Dispatch relay (docs/dispatch.md) in log mode, state in memory. Thread-safe.
 ///
 /// - `GET /health` → 200 `{"status":"ok"}`.
 /// - `POST /v1/devices` (enrollment bearer) `{deviceToken (64–200 hex chars, even length),

@@ -28,7 +28,7 @@ public final class StoredDispatchSandbox: @unchecked Sendable {
     private let limiter: RateLimiter
     private let clock: any SandboxClock
 
-    /// Sends per machine token per minute (seed 000 §4: 600 sends a minute per key).
+    /// Sends per machine token per minute (docs/hub-api.md, "Rate limits": 600 a minute per key).
     public static let sendsPerMinute = 600
 
     /// Opens (creating the tables if missing) the store in `storage`. With `rateLimits`

@@ -3,9 +3,9 @@ import Foundation
 
 /// API keys: create, rotate, update (list, read and revoke are in SessionsAndKeys.swift).
 ///
-/// Rules (HUB-API-REFERENCE.md §2.9): only a user token may create, change or rotate a
-/// key (an API key gets `400 user_token_required`), with `api_keys.manage`. A new or
-/// changed key may hold only permissions the caller holds (`403
+/// Rules (docs/hub-api.md, "The rest of the admin API"): only a user token may create,
+/// change or rotate a key (an API key gets `400 user_token_required`), with
+/// `api_keys.manage`. A new or changed key may hold only permissions the caller holds (`403
 /// role_escalation_forbidden`, `details.missing_permissions`); unknown keys are `422
 /// unknown_permission`; an application-scoped key may hold only `entitlements.manage`,
 /// `roles.manage`, `users.list` and `audit.view` (`422 permission_not_grantable_to_scope`).

@@ -1,9 +1,9 @@
 import SQLiteKit
 import Foundation
 
-/// `GET /users/{id}/apps/{appId}/effective-permissions` (HUB-API-REFERENCE.md §3.6):
-/// always 200 for a user and an application that exist (404 otherwise), for the user
-/// themself or a caller with `users.list` or `entitlements.manage`.
+/// `GET /users/{id}/apps/{appId}/effective-permissions` (docs/hub-api.md, "The rest of the
+/// admin API"): always 200 for a user and an application that exist (404 otherwise), for
+/// the user themself or a caller with `users.list` or `entitlements.manage`.
 ///
 /// `access_paths` lists every entitlement of the user to the application that is not
 /// revoked (personal rows, and org seats with `member_decision: included`);

@@ -7,7 +7,7 @@ import Foundation
 /// not_found`; any other field is `422 read_only_field`. Setting the state it already
 /// has answers 200 and changes nothing. An item without a row in `notification_states`
 /// is `unread`. The inbox is the user's own: marking an item writes no audit event (no
-/// AuditAction covers it, HUB-API-REFERENCE.md §3.1).
+/// audit action of the Hub covers it: docs/hub-api.md, "The rest of the admin API").
 extension HubEngine {
     static let inboxStates = ["unread", "read", "archived"]
     static let inboxColumns = """

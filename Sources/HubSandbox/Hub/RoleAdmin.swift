@@ -3,15 +3,16 @@ import Foundation
 
 /// Platform roles: read one, create, update, delete (`roles.manage`).
 ///
-/// Rules (HUB-API-REFERENCE.md §2.4): a name matches `^[a-z][a-z0-9_]{1,40}$` and a new
-/// role's id is `role_platform_<name>`; a name in use is `409 role_name_taken`; unknown
-/// permission keys are `422 unknown_permission` (`details.permissions`); a role may hold
-/// only permissions the caller holds (`403 role_escalation_forbidden`,
-/// `details.missing_permissions`); the four seed roles cannot change or go (`403
-/// seed_role_immutable`); a role still assigned cannot be deleted (`409 role_in_use`,
-/// `details.assignment_count`). Only the `platform` scope exists in the sandbox (another
-/// scope is `422 validation_failed`, `scope: unsupported`). PATCH and DELETE take
-/// If-Match. Each change writes one `role.created`, `role.updated` or `role.deleted` event.
+/// Rules (docs/hub-api.md, "The rest of the admin API"): a name matches
+/// `^[a-z][a-z0-9_]{1,40}$` and a new role's id is `role_platform_<name>`; a name in use is
+/// `409 role_name_taken`; unknown permission keys are `422 unknown_permission`
+/// (`details.permissions`); a role may hold only permissions the caller holds (`403
+/// role_escalation_forbidden`, `details.missing_permissions`); the four seed roles cannot
+/// change or go (`403 seed_role_immutable`); a role still assigned cannot be deleted (`409
+/// role_in_use`, `details.assignment_count`). Only the `platform` scope exists in the
+/// sandbox (another scope is `422 validation_failed`, `scope: unsupported`). PATCH and
+/// DELETE take If-Match. Each change writes one `role.created`, `role.updated` or
+/// `role.deleted` event.
 extension HubEngine {
     static let roleDescriptionMaxLength = 2000
 

@@ -15,10 +15,10 @@ import Foundation
 ///   `GET /users/{id}`, a second DELETE, the invitation and the export answer `404
 ///   not_found` (other writes refuse a deleted user by its status).
 /// - `GET /users/{id}/export` (`users.manage` or self; at most 5 per user per day when
-///   limits are standard) → the bundle of HUB-API-REFERENCE.md §3.4 `UserExport`. It
+///   limits are standard) → the Hub's `UserExport` bundle (docs/hub-api.md). It
 ///   never holds a secret (no API key secret, token or password).
 extension HubEngine {
-    /// Limits of HUB-API-REFERENCE.md §2.2.
+    /// The Hub's field limits (docs/hub-api.md, "Client rules").
     static let emailMaxLength = 254
     static let displayNameMaxLength = 100
 

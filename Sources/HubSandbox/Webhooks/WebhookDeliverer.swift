@@ -8,7 +8,7 @@ import SQLiteKit
 /// attempts in all, as the real schedule's count); each attempt is recorded on the
 /// delivery row. Started by `HubSandbox.startWebhookDelivery()` (`sandbox serve` does).
 final class WebhookDeliverer: @unchecked Sendable {
-    /// Attempts per delivery (HUB-API-REFERENCE.md §4.5: 6).
+    /// Attempts per delivery: the Hub's schedule makes 6 (docs/webhooks.md, "Delivery").
     static let maxAttempts = 6
     /// The first retry's delay; each further one doubles it.
     static let retryBaseMs = 200

@@ -1,7 +1,7 @@
 import SQLiteKit
 import Foundation
 
-/// The Hub's webhook subscriptions (HUB-API.md "Webhooks", HUB-API-REFERENCE.md §2.8, §4).
+/// The Hub's webhook subscriptions (docs/webhooks.md, "The sandbox's webhooks").
 /// Every audit event whose action is a webhook event type is written, in the same
 /// transaction, as one `wev_` event and one pending delivery per subscribed webhook (a
 /// transactional outbox); `WebhookDeliverer` posts them later, never inside a request.
@@ -22,7 +22,7 @@ extension HubEngine {
     """
     static let webhookTables = ["webhooks", "webhook_events", "webhook_deliveries"]
 
-    /// The event types a subscription may name (HUB-API-REFERENCE.md §4.2).
+    /// The event types a subscription may name (the Hub's; docs/webhooks.md lists them).
     static let webhookEventTypes: Set<String> = [
         "access.granted", "access.revoked", "entitlement.granted", "entitlement.disabled", "entitlement.revoked",
         "entitlement.expired", "entitlement.updated", "entitlement.member_scope_changed", "entitlement.deleted",

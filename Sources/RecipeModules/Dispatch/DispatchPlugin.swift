@@ -3,11 +3,11 @@ import DispatchClient
 import Foundation
 import ScriptHost
 
-/// The `dispatch` module: notifications through the Dispatch relay (seed 003 §5). Every
-/// send is a write of the run — keyed, journalled, planned, applied and counted against
-/// the write limit like a `hub` write — and needs `dispatch.send` in the manifest's
-/// `needs`. The reference page (docs/modules.md) is generated from these declarations;
-/// docs/dispatch.md explains them.
+/// The `dispatch` module: notifications through the Dispatch relay. Every send is a write
+/// of the run — keyed, journalled, planned, applied and counted against the write limit
+/// like a `hub` write — and needs `dispatch.send` in the manifest's `needs`. The reference
+/// page (docs/modules.md) is generated from these declarations; docs/dispatch.md explains
+/// them.
 public enum DispatchPlugin {
     /// The module for one run; `target` is the profile's Dispatch (nil: none is set up,
     /// and `dispatch.send` says so); `targets` the named ones the configuration defines

@@ -3,9 +3,9 @@ import ScriptHost
 /// The most a recipe may pass to a `hub` binding. Each value is checked as soon as the
 /// binding has read it, before any other work (percent-encoding, hashing, journalling,
 /// sending): a bigger value could never be valid at the Hub and would only cost time and
-/// journal space. The figures follow the Hub's stated limits (HUB-API-REFERENCE §1.12:
-/// strings 255 by default, free text and `reason` 2,000, `custom`/`overrides` 16 KB, a
-/// body 1 MB). docs/recipe-sandbox.md lists them.
+/// journal space. The figures follow the Hub's field limits (docs/hub-api.md, "Client
+/// rules": strings 255 by default, free text and `reason` 2,000, `custom`/`overrides`
+/// 16 KB, a body 1 MB). docs/recipe-sandbox.md lists them.
 public enum HubArgumentLimits {
     /// An id or an email in a path or a lookup (`usr_…`, role and application ids; an
     /// email address has at most 254 bytes).

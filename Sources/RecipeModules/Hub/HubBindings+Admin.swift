@@ -2,9 +2,9 @@ import Foundation
 import HubClient
 import ScriptHost
 
-/// The admin bindings of HUB-API.md "More of the admin API": user creation and
-/// lifecycle, the GDPR export, role management, effective permissions, entitlement
-/// changes beyond status, and the caller's inbox state. Writes go through the run's
+/// The admin bindings of docs/hub-api.md, "The rest of the admin API": user creation and
+/// lifecycle, the GDPR export, role management, effective permissions, entitlement changes
+/// beyond status, and the caller's inbox state. Writes go through the run's
 /// `WriteCoordinator` like every other (derived idempotency key, journal, plan/apply).
 extension Bindings {
     static let userCreateFields = ["email", "display_name", "status", "send_invitation"]

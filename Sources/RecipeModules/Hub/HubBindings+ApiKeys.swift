@@ -4,20 +4,20 @@ import HubClient
 import ScriptHost
 import Secrets
 
-/// `hub.api_keys.create`, `rotate` and `update` (HUB-API.md "More of the admin API").
+/// `hub.api_keys.create`, `rotate` and `update` (docs/hub-api.md, "The rest of the admin API").
 ///
-/// Seed 004: results, never keys. The Hub returns a key's `secret` once, from create and
-/// rotate; the client splits it off the record (`HubClient.createAPIKey`, a
-/// `HubOnceSecret`). These bindings, inside the send, register it with
-/// `SecretRedactor`, write it into the run's vault as the entry the recipe names
-/// (`{store = "hub/keys/ci"}`), and only then hand the answer — without the secret — to
-/// the write coordinator, which journals it. The recipe gets the key's record with
+/// Results, never keys (docs/vault.md): a recipe never holds a secret. The Hub returns a
+/// key's `secret` once, from create and rotate; the client splits it off the record
+/// (`HubClient.createAPIKey`, a `HubOnceSecret`). These bindings, inside the send, register
+/// it with `SecretRedactor`, write it into the run's vault as the entry the recipe names
+/// (`{store = "hub/keys/ci"}`), and only then hand the answer — without the secret — to the
+/// write coordinator, which journals it. The recipe gets the key's record with
 /// `secret_stored_in = ENTRY` and `secret = <secret ENTRY>`, an opaque handle (see the
 /// `vault` module). So no recipe, journal, plan, log or export holds the secret, and a
-/// journal replay of a create (a resumed run) needs nothing but the entry name: the
-/// vault entry was written before the journal recorded the write as done. A crash
-/// between the Hub's answer and the vault write leaves the write pending; the resume
-/// resends it with the same Idempotency-Key and the Hub replays its stored answer.
+/// journal replay of a create (a resumed run) needs nothing but the entry name: the vault
+/// entry was written before the journal recorded the write as done. A crash between the
+/// Hub's answer and the vault write leaves the write pending; the resume resends it with
+/// the same Idempotency-Key and the Hub replays its stored answer.
 extension Bindings {
     static let apiKeyFields = ["name", "scope", "permissions", "mode", "intended_use", "restrict_destructive", "expires_at"]
     static let apiKeyUpdateFields = ["name", "permissions", "restrict_destructive"]

@@ -2,14 +2,14 @@ import Foundation
 import HubClient
 import ScriptHost
 
-/// `hub.webhooks.*` (HUB-API.md "Webhooks"), gated by `webhooks.manage`.
+/// `hub.webhooks.*` (docs/webhooks.md), gated by `webhooks.manage`.
 ///
-/// Seed 004: results, never keys. The Hub returns a subscription's `signing_secret` only
-/// from create and rotate-secret; these bindings take it out of the response before the
-/// write is journalled or returned, so no recipe, journal, plan or log ever holds it. The
-/// result says `signing_secret_withheld = true`. `hubscript listen --setup TRIGGER`
-/// creates (or rotates) the trigger's webhook and writes the secret straight into the
-/// vault entry the trigger names (docs/webhooks.md).
+/// Results, never keys (docs/vault.md): a recipe never holds a secret. The Hub returns a
+/// subscription's `signing_secret` only from create and rotate-secret; these bindings take
+/// it out of the response before the write is journalled or returned, so no recipe,
+/// journal, plan or log ever holds it. The result says `signing_secret_withheld = true`.
+/// `hubscript listen --setup TRIGGER` creates (or rotates) the trigger's webhook and writes
+/// the secret straight into the vault entry the trigger names (docs/webhooks.md).
 extension Bindings {
     static let deliveryFilters = ["event_id", "status", "since"]
 

@@ -1,7 +1,8 @@
-/// Which `hub` bindings a Hub feature flag gates (seed 000 §10). A gated binding's
-/// requests carry the flag, so the Hub answering `501 not_implemented` turns the feature
-/// off for the run: the client warns once and sends none of its requests again, and the
-/// binding returns its "unavailable" result (an empty list, or nil) instead of an error.
+/// Which `hub` bindings a Hub feature flag gates (docs/hub-api.md, "Client rules"). A gated
+/// binding's requests carry the flag, so the Hub answering `501 not_implemented` turns the
+/// feature off for the run: the client warns once and sends none of its requests again, and
+/// the binding returns its "unavailable" result (an empty list, or nil) instead of an
+/// error.
 enum HubFeatures {
     /// The flag gating binding `name` (dotted, without `hub.`), or nil.
     static func feature(of name: String) -> String? {

@@ -9,7 +9,7 @@ enum HubModuleLua {
     /// Built once per process (a string built from `listBindings`).
     static let source: String = {
         // A loop, not `joined(separator:)`: the generic join's first call resolves its
-        // associated types at run time (a tenth of a millisecond of every start).
+        // associated types at run time, a cost every start would pay.
         var lists = ""
         for name in listBindings { lists += (lists.isEmpty ? "" : ", ") + "[\"" + name + "\"] = true" }
         return """

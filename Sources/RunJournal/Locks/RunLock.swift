@@ -84,7 +84,7 @@ public final class RunLock: HeldRunLock, @unchecked Sendable {
     /// The lock file of `runID` in the locks folder `folder`.
     private static func filePath(_ runID: String, folder: String) -> String {
         // String(prefix), not a Substring appended: that goes through the generic append,
-        // whose first call resolves associated types at run time (~0.1 ms).
+        // whose first call resolves associated types at run time, on every start.
         folder + "/" + String(Digest.sha256Hex(runID).prefix(32)) + ".lock"
     }
 
@@ -150,7 +150,7 @@ public final class RunLock: HeldRunLock, @unchecked Sendable {
     /// crashed: the kernel dropped their locks, not their files). Each is removed only
     /// while this process holds its lock, and only if the path still names it.
     /// (`opendir`/`readdir`, not FileManager: this runs at the end of every run, and
-    /// FileManager's listing cost a third of a millisecond of it.)
+    /// FileManager's listing costs far more than the listing itself.)
     static func sweep(_ folderPath: String) {
         guard let directory = opendir(folderPath) else { return }
         var names: [String] = []

@@ -171,8 +171,8 @@ final class LuaVM {
         var hostFunctions = Dictionary(uniqueKeysWithValues: host.map { ($0.name, ScriptValue.function($0)) })
         let shelf = moduleShelf
         // A module's functions are registered when it is built, on its first read, not
-        // at install: a run pays only for the modules it uses (registering every
-        // plugin's functions was 4 % of a hello run's instructions).
+        // at install: a run pays only for the modules it uses (docs/performance.md,
+        // "Start-up").
         shelf.onBuild = { [unowned self] module, functions, hasWrapper in
             for function in functions { _ = self.register(function, qualifiedName: module + "." + function.name) }
             if hasWrapper { self.internalChunks.insert(module) }

@@ -40,8 +40,8 @@ enum PreludeChunk {
         var hash = FNV1a64()
         func mix(_ byte: UInt8) { hash.mix(byte) }
         // Over the contiguous UTF-8 when the string has it (a literal does): iterating
-        // `source.utf8` one byte at a time cost some 25 instructions a byte: 4 % of the
-        // instructions of a hello run, for these two texts.
+        // `source.utf8` one byte at a time costs many times more per byte, and every
+        // run hashes both preludes.
         var text = source
         text.withUTF8 { bytes in for byte in bytes { mix(byte) } }
         var release = luaRelease

@@ -1,7 +1,7 @@
 /// Reads a Lua table constructor made only of plain literals — what almost every recipe
 /// manifest is — without starting a Lua state for it: the data-only state a manifest is
-/// otherwise evaluated in was 6 % of the instructions of a hello run (its set-up, its
-/// prelude, its teardown).
+/// otherwise evaluated in (its set-up, its prelude, its teardown) was a sizeable part of
+/// a short run's start (docs/performance.md, "Start-up").
 ///
 /// It is a fast path, never a second judge: `parse` returns nil for anything outside
 /// the small grammar below, and the caller then evaluates the text in the data-only
@@ -66,7 +66,8 @@ enum LiteralTable {
         }
     }
 
-    /// Lua's reserved words (a switch: building a `Set` of them cost 20 000 instructions).
+    /// Lua's reserved words (a switch: a `Set` of them would be built and hashed at every
+    /// start).
     static func isKeyword(_ name: String) -> Bool {
         switch name {
         case "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",

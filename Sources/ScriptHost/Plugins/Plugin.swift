@@ -82,8 +82,8 @@ public struct Plugin: Sendable {
 
     /// A plugin whose functions (and wrapper text) are made when first needed — when a
     /// recipe first reads the module (`ModuleShelf.build`), or a reference lists them —
-    /// not when every run starts: making the `hub` module's 80 functions and its wrapper
-    /// was 4 % of a hello run's instructions.
+    /// not when every run starts: a run that never reads `hub` should not make its
+    /// dozens of functions and its wrapper text.
     public init(module: String, summary: String = "", makingFunctions: @escaping @Sendable () -> [ScriptFunction],
                 values: [String: ScriptValue] = [:], luaWrapper: @escaping @autoclosure @Sendable () -> String? = nil) {
         self.module = module

@@ -30,9 +30,9 @@ public enum LuaDataFile {
 
     /// The value `source` returns. A file that only returns a table of plain literals
     /// (`return { … }`, as configuration files do) is read without a Lua state
-    /// (`LiteralTable`, which gives the same value or leaves the file to Lua); evaluating
-    /// a configuration in a state of its own cost 350 000 instructions, and a run reads
-    /// it up to four times. `displayPath` is made only when Lua evaluates the file.
+    /// (`LiteralTable`, which gives the same value or leaves the file to Lua): a Lua
+    /// state of its own, set up and torn down, costs far more than the reading, and a run
+    /// reads the file more than once. `displayPath` is made only when Lua evaluates the file.
     public static func evaluate(source: String, displayPath: @autoclosure () -> String) throws -> ScriptValue {
         if let literal = LiteralTable.parseReturnedTable(source) { return literal }
         return try evaluateInLua(source: source, displayPath: displayPath())

@@ -6,8 +6,8 @@ public struct RecipeFile: Sendable {
     /// The path as the user gave it; used in chunk names, so messages read `recipes/x.lua:12:`.
     public let displayPath: String
     /// Where the file is. Made when first asked for, from `path` (hubscript never
-    /// changes its working folder): a relative path made into a `URL` cost 600 000
-    /// instructions, 13 % of a hello run's, and most runs never ask.
+    /// changes its working folder): making a relative path into a `URL` is one of the
+    /// dearest things a start could do (docs/performance.md), and most runs never ask.
     public var url: URL { givenURL ?? URL(fileURLWithPath: path) }
     private let givenURL: URL?
     /// `url`'s path as it was given (relative paths stay relative).
@@ -71,8 +71,8 @@ public struct RunConfiguration: Sendable {
     public var onWatchdog: (@Sendable (RunReport) -> Void)?
     /// Leave the run's Lua state to the process's exit instead of closing it: closing
     /// frees every object the recipe made (and runs its last `__gc` finalizers, which
-    /// can call no binding) — 2.5 % of a hello run's instructions, and far more after a
-    /// recipe that built a lot. Only for a process that exits right after the run (the
+    /// can call no binding): work that grows with what the recipe built, for memory the
+    /// exit gives back anyway. Only for a process that exits right after the run (the
     /// CLI's `run`, `plan`, `apply`, `runs resume`); a process that runs recipe after
     /// recipe must close each one. The host's own objects are released either way.
     public var leavesLuaStateToExit = false

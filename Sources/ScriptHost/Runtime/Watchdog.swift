@@ -14,7 +14,7 @@ import Foundation
 /// A plain POSIX thread waiting on a condition over `CLOCK_MONOTONIC` (the clock of
 /// `MonotonicClock` and of the hook's deadline), not a Dispatch timer: the first use of
 /// Dispatch in a process starts its whole machinery (an epoll loop, a timer descriptor
-/// and a worker thread), a tenth of a millisecond of every start. `disarm()` drops
+/// and a worker thread), which every start would pay. `disarm()` drops
 /// both actions and ends the thread, so a finished run (its output, plugins, VM) is
 /// not kept alive until the deadline.
 final class Watchdog: @unchecked Sendable {

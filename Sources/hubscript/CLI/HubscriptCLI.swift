@@ -58,8 +58,8 @@ enum HubscriptCLI {
             Console.out("hubscript \(HubscriptVersion.current)\n")
             return ExitCode.success
         default:
-            // A run skips building `subcommands` (every command's configuration: 2 % of
-            // the instructions of a hello run). No subcommand's name ends in ".lua"
+            // A run skips building `subcommands` (every command's configuration, which a
+            // run never reads). No subcommand's name ends in ".lua"
             // (HubscriptCLITests), so the shorthand cannot shadow one.
             if first == RunCommand.configuration.name { return RunCommand.main(Array(args.dropFirst())) }
             if first.hasSuffix(".lua") { return RunCommand.main(args) }
