@@ -65,7 +65,7 @@ let package = Package(
         // or PostgreSQL, and the run locks kept beside it. No Lua: it stores JSON text.
         .target(name: "RunJournal", dependencies: ["HubClient", "SQLiteKit", "PostgresKit", "SystemText", "CSodium"]),
         // Where a run's secrets come from (the vault, the environment) and the handles a recipe holds.
-        .target(name: "Secrets", dependencies: ["ScriptHost", "HubClient", "Vault"]),
+        .target(name: "Secrets", dependencies: ["ScriptHost", "HubClient", "Vault", "SystemText"]),
         // What a recipe calls: the hub, dispatch, state, vault, export, csv and progress modules,
         // the gate, and the write path (idempotency keys, the write coordinator, plans).
         .target(name: "RecipeModules", dependencies: ["ScriptHost", "HubClient", "RunJournal", "Secrets", "SystemText", "DispatchClient", "Vault", "HTTPKit"]),
@@ -94,14 +94,14 @@ let package = Package(
         .target(name: "JournalTestSupport", dependencies: ["RunJournal", "PostgresKit", "TestSupport"], path: "Tests/JournalTestSupport"),
         .testTarget(name: "JSONKitTests", dependencies: ["JSONKit"]),
         .testTarget(name: "SystemTextTests", dependencies: ["SystemText"]),
-        .testTarget(name: "ScriptHostTests", dependencies: ["ScriptHost"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ScriptHostTests", dependencies: ["ScriptHost", "SystemText"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),
         .testTarget(name: "SchedulerTests", dependencies: ["Scheduler"]),
         .testTarget(name: "DispatchClientTests", dependencies: ["DispatchClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit", "JSONKit", "CSodium", "SQLiteKit"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "RunJournalTests", dependencies: ["JournalTestSupport", "RunJournal", "HubClient", "SQLiteKit", "PostgresKit", "SystemText", "TestSupport"]),
-        .testTarget(name: "RecipeModulesTests", dependencies: ["JournalTestSupport", "TestSupport", "RecipeModules", "Runs", "Secrets", "Configuration", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "SystemText"]),
+        .testTarget(name: "RecipeModulesTests", dependencies: ["SQLiteKit", "JournalTestSupport", "TestSupport", "RecipeModules", "Runs", "Secrets", "Configuration", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "SystemText"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "ScriptHost", "Scheduler", "SystemText", "Vault"]),
         .testTarget(name: "AutomationTests", dependencies: ["JournalTestSupport", "Automation", "Runs", "Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "Scheduler", "SystemText", "TestSupport"]),
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit"]),

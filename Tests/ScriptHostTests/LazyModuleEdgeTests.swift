@@ -1,7 +1,7 @@
 import XCTest
 import ScriptHost
 
-/// Lazy modules that need no Hub (see also HubBindingsTests'
+/// Lazy modules that need no Hub (see also RecipeModulesTests'
 /// LazyHubModuleIsolationTests).
 final class LazyModuleEdgeTests: RecipeTestCase {
     /// A plugin named like a built-in global (`os` here) is what the recipe sees: the lazy

@@ -111,7 +111,7 @@ extension HubConnection {
 
 /// The built-in sandbox Hub as the client sees it: a transport and the API key to send.
 /// The CLI provides it (it composes the sandbox with the client); neither this module
-/// nor HubBindings depends on the sandbox.
+/// nor the recipe modules depend on the sandbox.
 public protocol EmbeddedHubOpener: Sendable {
     /// The id and secret of the API key the built-in profile uses.
     var apiKeyID: String { get }

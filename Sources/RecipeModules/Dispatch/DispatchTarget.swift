@@ -20,7 +20,7 @@ public struct DispatchTarget: Sendable {
     public enum Endpoint: Sendable {
         /// The in-process sandbox Dispatch, opened by the first send: `open` returns the
         /// function that answers its requests (the CLI passes `StoredDispatchSandbox.handle`;
-        /// HubBindings does not depend on HubSandbox) and the machine token it accepts.
+        /// RecipeModules does not depend on HubSandbox) and the machine token it accepts.
         case sandbox(open: SandboxDispatchOpener)
         /// A Dispatch server; its machine token is the vault entry `tokenRef`
         /// (`dispatch_token_ref`), or the environment variable NAME for `env:NAME`.
