@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "SystemText", dependencies: ["CSecretScan"]),
         // The one JSON parser (JSONReader, into any JSONBuilder) and writer (JSONWriter,
         // canonical objects with sorted keys). Foundation only.
-        .target(name: "JSONKit"),
+        .target(name: "JSONKit", dependencies: ["SystemText"]),
         // Generic Lua runtime: knows nothing about the Hub.
         .target(name: "ScriptHost", dependencies: ["CLua", "CLuaChunks", "JSONKit", "SystemText"]),
         // The preludes compiled to Lua bytecode (written by scripts/generate-prelude-bytecode).
@@ -42,13 +42,13 @@ let package = Package(
         // never show a password. No Lua, no Hub.
         .target(name: "PostgresKit", dependencies: ["CPostgres"]),
         // HTTP/1.1 message types, the small loopback server, and the Hub's webhook signature (libsodium's HMAC-SHA256).
-        .target(name: "HTTPKit", dependencies: ["CSodium"]),
+        .target(name: "HTTPKit", dependencies: ["CSodium", "SystemText"]),
         // Cron schedules, time zones, fire planning and job definitions. No Lua.
-        .target(name: "Scheduler"),
+        .target(name: "Scheduler", dependencies: ["SystemText"]),
         // The Dispatch client (seed 003 §5). No Lua.
         .target(name: "DispatchClient", dependencies: ["HTTPKit", "JSONKit", "SystemText"]),
         // The emulated Hub and Dispatch services. Only the CLI and tests depend on it.
-        .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit", "JSONKit"]),
+        .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit", "JSONKit", "SystemText"]),
         // The Hub client (transports, auth, retries, pagination), profiles, configuration
         // types, the state directory, credentials and HubConnection. No Lua.
         .target(name: "HubClient", dependencies: ["HTTPKit", "JSONKit", "SystemText", "CCurlEasy"]),
@@ -58,7 +58,7 @@ let package = Package(
         // SHA-256 with the x86 SHA extensions (the vault's object ids; libsodium's is slower).
         .systemLibrary(name: "CVault", path: "Sources/CVault"),
         // The encrypted vault (libsodium). No Lua.
-        .target(name: "Vault", dependencies: ["CSodium", "CVault"]),
+        .target(name: "Vault", dependencies: ["CSodium", "CVault", "SystemText"]),
         // The recipe side of the Hub: the hub, export, csv and progress plugins, the config
         // file's evaluation (profiles and jobs), the journal (over SQLite or PostgreSQL),
         // writes, plans, runs and their locks, and fires.
