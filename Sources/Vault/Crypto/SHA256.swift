@@ -1,12 +1,18 @@
 import CSodium
 import CVault
 
-/// Incremental SHA-256: the x86 SHA extensions where the CPU has them (CVault,
-/// about 1 GiB/s), else libsodium's `crypto_hash_sha256_*`. The same digest either way
-/// (VaultTests checks one against the other).
-struct SHA256 {
+/// The one SHA-256 of hubscript: the vault's object ids and the journal's recipe, body
+/// and library digests. The x86 SHA extensions where the CPU has them (CVault, about
+/// 1 GiB/s), else libsodium's `crypto_hash_sha256_*` (portable, 130–220 MiB/s). The same
+/// digest either way (VaultTests checks one against the other and against FIPS 180-4's
+/// vectors). It lives beside the vault because the accelerated code is the vault's C
+/// target; it needs no key and no vault.
+public struct SHA256 {
     /// Whether this process hashes with the SHA extensions.
     static let accelerated = hs_sha256_ni_available() != 0
+
+    /// The digest's length in bytes.
+    public static let byteCount = 32
 
     private enum State {
         case accelerated(hs_sha256_ni_state)
@@ -15,7 +21,9 @@ struct SHA256 {
 
     private var state: State
 
-    init(accelerated: Bool = SHA256.accelerated) {
+    public init() { self.init(accelerated: SHA256.accelerated) }
+
+    init(accelerated: Bool) {
         if accelerated {
             var s = hs_sha256_ni_state()
             hs_sha256_ni_init(&s)
@@ -27,8 +35,17 @@ struct SHA256 {
         }
     }
 
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+    /// The 32-byte digest of `bytes` (an empty buffer, also with no base address, is the
+    /// empty message).
+    public static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(bytes)
+        return hasher.finish()
+    }
+
+    /// Adds `bytes` to the message.
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > 0, let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         switch state {
         case .accelerated(var s):
             hs_sha256_ni_update(&s, base, bytes.count)
@@ -39,8 +56,9 @@ struct SHA256 {
         }
     }
 
-    mutating func finish() -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Sodium.sha256Bytes)
+    /// The digest of everything added (the hasher is spent).
+    public mutating func finish() -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Self.byteCount)
         switch state {
         case .accelerated(var s): hs_sha256_ni_final(&s, &digest)
         case .sodium(var s): crypto_hash_sha256_final(&s, &digest)
