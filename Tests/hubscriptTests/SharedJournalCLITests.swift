@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// Several hosts on one PostgreSQL journal (`journal = "postgresql://…"`), end to end:
 /// the built binary, two state folders standing for two hosts, one `sandbox serve` Hub,

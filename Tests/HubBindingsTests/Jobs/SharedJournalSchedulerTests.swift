@@ -3,13 +3,14 @@ import Foundation
 import HubClient
 import Scheduler
 import XCTest
+import TestSupport
 
 /// Schedulers on several hosts (each with a state directory of its own) sharing one
 /// PostgreSQL journal: its run locks and its single-writer transactions make each fire
 /// run once, whoever fires it.
 final class SharedJournalSchedulerTests: XCTestCase {
     func fixture(now: String) throws -> JobsFixture {
-        try JobsFixture(now: now, journal: .postgres(TestPostgres.freshSchema(TestPostgres.requiredBaseURL())))
+        try JobsFixture(now: now, journal: .postgres(TestPostgres.freshSchema()))
     }
 
     func testTwoHostsSharingOnePostgresJournalRunEachFireOnce() throws {
@@ -66,7 +67,7 @@ final class SharedJournalSchedulerTests: XCTestCase {
     /// Webhook deliveries of one event reaching listeners on several hosts at once:
     /// exactly one is the first.
     func testOneEventDeliveredToSeveralHostsAtOnceIsNewOnlyOnce() throws {
-        let location = JournalLocation.postgres(try TestPostgres.freshSchema(TestPostgres.requiredBaseURL()))
+        let location = JournalLocation.postgres(try TestPostgres.freshSchema())
         let journals = try (0..<4).map { _ in try Journal(location) }
         let firsts = ErrorList()
         let group = DispatchGroup()

@@ -3,11 +3,12 @@ import Foundation
 import HubClient
 import PostgresKit
 import XCTest
+import TestSupport
 
 /// `PostgresRunLocks`: the run locks of a PostgreSQL journal, shared by every host.
 final class PostgresRunLockTests: XCTestCase {
     func journal() throws -> Journal {
-        try Journal(postgres: TestPostgres.freshSchema(TestPostgres.requiredBaseURL()))
+        try Journal(postgres: TestPostgres.freshSchema())
     }
 
     func state(_ name: String) -> StateDirectory {

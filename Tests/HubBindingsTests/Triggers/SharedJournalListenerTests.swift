@@ -3,6 +3,7 @@ import HTTPKit
 import HubClient
 import ScriptHost
 import XCTest
+import TestSupport
 @testable import HubBindings
 
 /// A trigger executor double that blocks each run until released.
@@ -46,7 +47,7 @@ final class SharedJournalListenerTests: XCTestCase {
     }
 
     func testARedeliveryToAnotherReplicaWhileTheEventRunsRunsNothingThere() throws {
-        let location = JournalLocation.postgres(try TestPostgres.freshSchema(TestPostgres.requiredBaseURL()))
+        let location = JournalLocation.postgres(try TestPostgres.freshSchema())
         let (journalA, journalB) = (try Journal(location), try Journal(location))
         let (executorA, executorB) = (BlockingExecutor(), BlockingExecutor())
         let logB = LockedLines()
