@@ -57,12 +57,14 @@ let package = Package(
         .target(name: "CCurlEasy", path: "Sources/CCurlEasy", linkerSettings: [.linkedLibrary("dl")]),
         // SHA-256 with the x86 SHA extensions (the vault's object ids; libsodium's is slower).
         .systemLibrary(name: "CVault", path: "Sources/CVault"),
+        // The one SHA-256 (CVault's where the CPU has the SHA extensions, else libsodium's).
+        .target(name: "SHA256Kit", dependencies: ["CSodium", "CVault"]),
         // The encrypted vault (libsodium). No Lua.
-        .target(name: "Vault", dependencies: ["CSodium", "CVault", "SystemText"]),
+        .target(name: "Vault", dependencies: ["CSodium", "CVault", "SHA256Kit", "SystemText"]),
         // The recipe side of the Hub: the hub, export, csv and progress plugins, the config
         // file's evaluation (profiles and jobs), the journal (over SQLite or PostgreSQL),
         // writes, plans, runs and their locks, and fires.
-        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "PostgresKit", "SystemText", "CSodium", "DispatchClient", "Vault", "Scheduler"]),
+        .target(name: "HubBindings", dependencies: ["HubClient", "ScriptHost", "HTTPKit", "SQLiteKit", "PostgresKit", "SystemText", "DispatchClient", "Vault", "Scheduler", "SHA256Kit"]),
         // libcurl and libpq loaded on first use, not at start-up (lazy_load.h): what
         // FoundationNetworking and PostgresKit call, for the statically linked release build.
         .target(name: "CLazyLibraries", path: "Sources/CLazyLibraries", linkerSettings: [.linkedLibrary("dl")]),
@@ -89,5 +91,6 @@ let package = Package(
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit", "TestSupport"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault", "PostgresKit", "TestSupport"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),
+        .testTarget(name: "SHA256KitTests", dependencies: ["SHA256Kit", "SystemText"]),
     ]
 )

@@ -6,7 +6,7 @@ import XCTest
 /// PostgresKit against the real server of `HUBSCRIPT_TEST_POSTGRES` (scripts/test).
 final class PostgresConnectionTests: XCTestCase {
     func testParametersAreBoundAndRowsTyped() throws {
-        let db = try PostgresConnection(url: PostgresURL(try TestPostgres.baseURL()))
+        let db = try PostgresConnection(url: PostgresURL(try TestPostgres.requiredBaseURL()))
         try db.exec("CREATE TEMPORARY TABLE t (id BIGINT PRIMARY KEY, name TEXT, note TEXT)")
         XCTAssertEqual(try db.run("INSERT INTO t VALUES ($1, $2, $3), ($4, $5, $6)",
                                   [.int(1), .text("it's; DROP TABLE t; --"), .null, .int(Int.max), .text("é\u{1F600}"), .text("")]), 2)
@@ -21,7 +21,7 @@ final class PostgresConnectionTests: XCTestCase {
     }
 
     func testATransactionRollsBackWhenItsBodyThrowsAndErrorsCarrySQLSTATE() throws {
-        let db = try PostgresConnection(url: PostgresURL(try TestPostgres.baseURL()))
+        let db = try PostgresConnection(url: PostgresURL(try TestPostgres.requiredBaseURL()))
         try db.exec("CREATE TEMPORARY TABLE u (k TEXT PRIMARY KEY)")
         struct Stop: Error {}
         XCTAssertThrowsError(try db.transaction {

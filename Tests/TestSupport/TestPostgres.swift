@@ -13,28 +13,26 @@ public enum TestPostgres {
         }
     }
 
-    /// The server's URL; `XCTSkip` when none is configured on a developer's machine, an
-    /// error under `CI`.
-    public static func baseURL() throws -> String {
-        guard let url = try configuredBaseURL() else {
-            throw XCTSkip("HUBSCRIPT_TEST_POSTGRES is not set (scripts/test starts a PostgreSQL server and sets it)")
-        }
-        return url
-    }
-
-    /// The server's URL; nil (with a note on stdout) when none is configured on a
-    /// developer's machine, an error under `CI`. For suites that run their SQLite half anyway.
-    public static func configuredBaseURL() throws -> String? {
+    /// The server's URL; nil (or `XCTSkip` when `required`) when none is configured on
+    /// a developer's machine; an error under `CI`.
+    public static func baseURL(required: Bool = true) throws -> String? {
         let environment = ProcessInfo.processInfo.environment
         if let url = environment["HUBSCRIPT_TEST_POSTGRES"], !url.isEmpty { return url }
         if let ci = environment["CI"], !ci.isEmpty { throw Missing() }
         print("note: HUBSCRIPT_TEST_POSTGRES is not set: PostgreSQL is not tested (scripts/test sets it)")
+        if required { throw XCTSkip("HUBSCRIPT_TEST_POSTGRES is not set (scripts/test starts a server and sets it)") }
         return nil
+    }
+
+    /// The server's URL, or `XCTSkip` (an error under `CI`) when none is configured.
+    public static func requiredBaseURL() throws -> String {
+        guard let url = try baseURL(required: true) else { throw XCTSkip("no PostgreSQL test server") }
+        return url
     }
 
     /// The socket folder of the test server (`host=` of its URL).
     public static func socketFolder() throws -> String {
-        let base = try baseURL()
+        let base = try requiredBaseURL()
         guard let range = base.range(of: "host=") else { throw XCTSkip("the test URL has no host=") }
         return String(base[range.upperBound...].prefix { $0 != "&" })
     }
@@ -49,12 +47,6 @@ public enum TestPostgres {
         return base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
     }
 
-    /// `freshSchemaURL` on the configured server.
-    public static func freshSchemaURL() throws -> String { try freshSchemaURL(try baseURL()) }
-
     /// `freshSchemaURL(base)`, parsed.
     public static func freshSchema(_ base: String) throws -> PostgresURL { try PostgresURL(freshSchemaURL(base)) }
-
-    /// `freshSchemaURL()`, parsed.
-    public static func freshSchema() throws -> PostgresURL { try PostgresURL(freshSchemaURL()) }
 }

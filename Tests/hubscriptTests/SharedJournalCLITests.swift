@@ -14,7 +14,7 @@ final class SharedJournalCLITests: XCTestCase {
     var journalURL: String!
 
     override func setUpWithError() throws {
-        journalURL = try TestPostgres.freshSchemaURL()
+        journalURL = try TestPostgres.freshSchemaURL(TestPostgres.requiredBaseURL())
         cli = try CLIHarness(testCase: self)
         try cli.file("recipes/notify.lua", JobsCLITests.notify)
     }

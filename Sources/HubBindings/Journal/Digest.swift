@@ -1,9 +1,9 @@
 import Foundation
 import SystemText
-import Vault
+import SHA256Kit
 
 /// SHA-256 digests as lowercase hex: recipe digests, body digests and idempotency keys
-/// (one SHA-256 for the whole program: `Vault.SHA256`).
+/// (one SHA-256 for the whole program: `SHA256Kit`).
 public enum Digest {
     /// The SHA-256 of `data` as 64 lowercase hex characters.
     public static func sha256Hex(_ data: Data) -> String {

@@ -10,7 +10,7 @@ import TestSupport
 /// run once, whoever fires it.
 final class SharedJournalSchedulerTests: XCTestCase {
     func fixture(now: String) throws -> JobsFixture {
-        try JobsFixture(now: now, journal: .postgres(TestPostgres.freshSchema()))
+        try JobsFixture(now: now, journal: .postgres(TestPostgres.freshSchema(TestPostgres.requiredBaseURL())))
     }
 
     func testTwoHostsSharingOnePostgresJournalRunEachFireOnce() throws {
@@ -67,7 +67,7 @@ final class SharedJournalSchedulerTests: XCTestCase {
     /// Webhook deliveries of one event reaching listeners on several hosts at once:
     /// exactly one is the first.
     func testOneEventDeliveredToSeveralHostsAtOnceIsNewOnlyOnce() throws {
-        let location = JournalLocation.postgres(try TestPostgres.freshSchema())
+        let location = JournalLocation.postgres(try TestPostgres.freshSchema(TestPostgres.requiredBaseURL()))
         let journals = try (0..<4).map { _ in try Journal(location) }
         let firsts = ErrorList()
         let group = DispatchGroup()

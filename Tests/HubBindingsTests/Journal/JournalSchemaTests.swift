@@ -42,7 +42,7 @@ final class JournalSchemaTests: XCTestCase {
     }
 
     func postgresColumns() throws -> (columns: [Column], collatedC: [String]) {
-        let url = try TestPostgres.freshSchema()
+        let url = try TestPostgres.freshSchema(TestPostgres.requiredBaseURL())
         _ = try Journal(postgres: url)
         let raw = try PostgresConnection(url: url)
         defer { raw.close() }

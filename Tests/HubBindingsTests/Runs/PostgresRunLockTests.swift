@@ -8,7 +8,7 @@ import TestSupport
 /// `PostgresRunLocks`: the run locks of a PostgreSQL journal, shared by every host.
 final class PostgresRunLockTests: XCTestCase {
     func journal() throws -> Journal {
-        try Journal(postgres: TestPostgres.freshSchema())
+        try Journal(postgres: TestPostgres.freshSchema(TestPostgres.requiredBaseURL()))
     }
 
     func state(_ name: String) -> StateDirectory {

@@ -47,7 +47,7 @@ final class SharedJournalListenerTests: XCTestCase {
     }
 
     func testARedeliveryToAnotherReplicaWhileTheEventRunsRunsNothingThere() throws {
-        let location = JournalLocation.postgres(try TestPostgres.freshSchema())
+        let location = JournalLocation.postgres(try TestPostgres.freshSchema(TestPostgres.requiredBaseURL()))
         let (journalA, journalB) = (try Journal(location), try Journal(location))
         let (executorA, executorB) = (BlockingExecutor(), BlockingExecutor())
         let logB = LockedLines()

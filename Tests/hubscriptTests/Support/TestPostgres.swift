@@ -11,7 +11,7 @@ extension TestPostgres {
         var url: String { "postgresql:///hubscript?host=\(folder)&user=hubscript" }
 
         init() throws {
-            _ = try TestPostgres.baseURL()   // the same rule: skip, or fail under CI
+            _ = try TestPostgres.requiredBaseURL()   // the same rule: skip, or fail under CI
             folder = "/tmp/hs-pg-" + UUID().uuidString.prefix(8).lowercased()
             try script("start")
         }

@@ -4,9 +4,8 @@ import CVault
 /// The one SHA-256 of hubscript: the vault's object ids and the journal's recipe, body
 /// and library digests. The x86 SHA extensions where the CPU has them (CVault, about
 /// 1 GiB/s), else libsodium's `crypto_hash_sha256_*` (portable, 130–220 MiB/s). The same
-/// digest either way (VaultTests checks one against the other and against FIPS 180-4's
-/// vectors). It lives beside the vault because the accelerated code is the vault's C
-/// target; it needs no key and no vault.
+/// digest either way (SHA256KitTests checks one against the other and against FIPS
+/// 180-4's vectors).
 public struct SHA256 {
     /// Whether this process hashes with the SHA extensions.
     static let accelerated = hs_sha256_ni_available() != 0
