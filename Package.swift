@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "SystemText", dependencies: ["CSecretScan"]),
         // The one JSON parser (JSONReader, into any JSONBuilder) and writer (JSONWriter,
         // canonical objects with sorted keys). Foundation only.
-        .target(name: "JSONKit"),
+        .target(name: "JSONKit", dependencies: ["SystemText"]),
         // Generic Lua runtime: knows nothing about the Hub.
         .target(name: "ScriptHost", dependencies: ["CLua", "CLuaChunks", "JSONKit", "SystemText"]),
         // The preludes compiled to Lua bytecode (written by scripts/generate-prelude-bytecode).
@@ -44,13 +44,13 @@ let package = Package(
         // never show a password. No Lua, no Hub.
         .target(name: "PostgresKit", dependencies: ["CPostgres"]),
         // HTTP/1.1 message types, the small loopback server, and the Hub's webhook signature (libsodium's HMAC-SHA256).
-        .target(name: "HTTPKit", dependencies: ["CSodium"]),
+        .target(name: "HTTPKit", dependencies: ["CSodium", "SystemText"]),
         // Cron schedules, time zones, fire planning and job definitions. No Lua.
-        .target(name: "Scheduler"),
+        .target(name: "Scheduler", dependencies: ["SystemText"]),
         // The Dispatch client (docs/dispatch.md). No Lua.
         .target(name: "DispatchClient", dependencies: ["HTTPKit", "JSONKit", "SystemText"]),
         // The emulated Hub and Dispatch services. Only the CLI and tests depend on it.
-        .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit", "JSONKit"]),
+        .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit", "JSONKit", "SystemText"]),
         // The Hub client (transports, auth, retries, pagination), profiles, configuration
         // types, the state directory, credentials and HubConnection. No Lua.
         .target(name: "HubClient", dependencies: ["HTTPKit", "JSONKit", "SystemText", "CCurlEasy"]),
@@ -59,11 +59,13 @@ let package = Package(
         .target(name: "CCurlEasy", path: "Sources/CCurlEasy", linkerSettings: [.linkedLibrary("dl")]),
         // SHA-256 with the x86 SHA extensions (the vault's object ids; libsodium's is slower).
         .systemLibrary(name: "CVault", path: "Sources/CVault"),
+        // The one SHA-256 (CVault's where the CPU has the SHA extensions, else libsodium's).
+        .target(name: "SHA256Kit", dependencies: ["CSodium", "CVault"]),
         // The encrypted vault (libsodium). No Lua.
-        .target(name: "Vault", dependencies: ["CSodium", "CVault"]),
+        .target(name: "Vault", dependencies: ["CSodium", "CVault", "SHA256Kit", "SystemText"]),
         // The journal: runs, writes, recorded reads, fires, trigger events and state, on SQLite
         // or PostgreSQL, and the run locks kept beside it. No Lua: it stores JSON text.
-        .target(name: "RunJournal", dependencies: ["HubClient", "SQLiteKit", "PostgresKit", "SystemText", "CSodium"]),
+        .target(name: "RunJournal", dependencies: ["HubClient", "SQLiteKit", "PostgresKit", "SystemText", "SHA256Kit"]),
         // Where a run's secrets come from (the vault, the environment) and the handles a recipe holds.
         .target(name: "Secrets", dependencies: ["ScriptHost", "HubClient", "Vault", "SystemText"]),
         // What a recipe calls: the hub, dispatch, state, vault, export, csv and progress modules,
@@ -75,7 +77,7 @@ let package = Package(
         // One recipe run against a Hub from start to outcome: passes, resume, plan and apply.
         .target(name: "Runs", dependencies: ["ScriptHost", "HubClient", "SystemText", "RunJournal", "Secrets", "RecipeModules", "Configuration"]),
         // What starts runs unattended: the job scheduler and its fire pool, the webhook trigger listener.
-        .target(name: "Automation", dependencies: ["ScriptHost", "HubClient", "HTTPKit", "RunJournal", "Secrets", "Configuration", "Scheduler"]),
+        .target(name: "Automation", dependencies: ["ScriptHost", "HubClient", "HTTPKit", "RunJournal", "Secrets", "Configuration", "Runs", "Scheduler"]),
         // libcurl and libpq loaded on first use, not at start-up (lazy_load.h): what
         // FoundationNetworking and PostgresKit call, for the statically linked release build.
         .target(name: "CLazyLibraries", path: "Sources/CLazyLibraries", linkerSettings: [.linkedLibrary("dl")]),
@@ -104,8 +106,9 @@ let package = Package(
         .testTarget(name: "RecipeModulesTests", dependencies: ["SQLiteKit", "JournalTestSupport", "TestSupport", "RecipeModules", "Runs", "Secrets", "Configuration", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "SystemText"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "ScriptHost", "Scheduler", "SystemText", "Vault"]),
         .testTarget(name: "AutomationTests", dependencies: ["JournalTestSupport", "Automation", "Runs", "Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "Scheduler", "SystemText", "TestSupport"]),
-        .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit"]),
-        .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault", "PostgresKit", "HTTPKit"]),
+        .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit", "TestSupport"]),
+        .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault", "PostgresKit", "HTTPKit", "TestSupport"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),
+        .testTarget(name: "SHA256KitTests", dependencies: ["SHA256Kit", "SystemText"]),
     ]
 )

@@ -3,8 +3,8 @@
 // 1. SHA-256 with the x86 SHA extensions, for the vault's object ids (the SHA-256 of
 // every object file). libsodium's portable SHA-256 is slower than the put-object
 // target, and this several times faster (scripts/bench-vault; docs/performance.md,
-// "The vault"). Sources/Vault/Crypto/SHA256.swift uses it only where the CPU has the
-// extensions (hs_sha256_ni_available) and libsodium everywhere else; VaultTests
+// "The vault"). Sources/SHA256Kit/SHA256.swift uses it only where the CPU has the
+// extensions (hs_sha256_ni_available) and libsodium everywhere else; SHA256KitTests
 // checks it against libsodium. A system library target cannot hold .c files, so
 // everything here is static inline; names start with hs_.
 #ifndef HUBSCRIPT_CVAULT_SHIM_H

@@ -1,5 +1,6 @@
 import CSodium
 import Foundation
+import SystemText
 
 /// The Hub's webhook signature (docs/webhooks.md, "Delivery"):
 /// `Substratal-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "{t}.{raw body}")>`,
@@ -23,7 +24,7 @@ public enum WebhookSignature {
 
     /// The lowercase hex HMAC of `"{timestamp}.{body}"` keyed with `secret`'s UTF-8 bytes.
     public static func hex(secret: String, timestamp: Int, body: Data) -> String {
-        mac(secret: Array(secret.utf8), timestamp: timestamp, body: body).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(mac(secret: Array(secret.utf8), timestamp: timestamp, body: body))
     }
 
     /// Whether `a` and `b` are equal, in time that depends only on their lengths.

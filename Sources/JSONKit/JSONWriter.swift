@@ -1,3 +1,5 @@
+import SystemText
+
 /// The JSON writer: compact JSON appended to a byte buffer (no whitespace, no String
 /// built along the way). Its users pick the values; the text of each is decided here:
 ///
@@ -66,8 +68,8 @@ public enum JSONWriter {
             case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
             default:
                 appendASCII("\\u00", into: &out)
-                out.append(hexDigit(byte >> 4))
-                out.append(hexDigit(byte & 0xF))
+                out.append(Hex.digit(byte >> 4))
+                out.append(Hex.digit(byte))
             }
             i += 1
             start = i
@@ -141,7 +143,4 @@ public enum JSONWriter {
     public static func appendASCII(_ s: StaticString, into out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
-
-    @inlinable
-    static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 48 + v : 87 + v }
 }

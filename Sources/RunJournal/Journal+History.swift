@@ -87,7 +87,7 @@ extension Journal {
     }
 
     static func randomJournalID() -> String {
-        (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255) })
     }
 
     /// Compares the side record with the file (read in that order: see above) and

@@ -50,121 +50,135 @@ import SQLiteKit
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
 ///
-/// PostgreSQL (`PostgresJournalDatabase`) starts at version 6: `postgresTables` is the
-/// schema above as it stands at that version, in PostgreSQL's types (`BIGINT` for
-/// integers and times, an identity column for `fires.id`, `COLLATE "C"` so text sorts
-/// as in SQLite), and the version is the one row of `journal_schema`. A new version
-/// adds one step to `migrations` and one to `postgresMigrations`.
+/// PostgreSQL (`PostgresJournalDatabase`) runs the same steps, in its types (see
+/// `migrations(for:)`); its version is the one row of `journal_schema`. A new version
+/// adds one step to `migrations(for:)`, written once for both.
 enum JournalSchema {
     static let version: Int32 = 7
 
-    /// `migrations[n]` upgrades a file from version `n` to `n + 1`.
-    static let migrations: [String] = [
-        """
-        CREATE TABLE runs (
-            id            TEXT PRIMARY KEY,
-            recipe_path   TEXT NOT NULL,
-            recipe_sha256 TEXT NOT NULL,
-            params        TEXT NOT NULL,
-            profile       TEXT NOT NULL,
-            mode          TEXT NOT NULL CHECK (mode IN ('run', 'plan', 'apply')),
-            status        TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'stopped')),
-            started_at    INTEGER NOT NULL,
-            finished_at   INTEGER,
-            reads         INTEGER NOT NULL DEFAULT 0,
-            writes        INTEGER NOT NULL DEFAULT 0,
-            replayed      INTEGER NOT NULL DEFAULT 0,
-            planned       INTEGER NOT NULL DEFAULT 0,
-            failed        INTEGER NOT NULL DEFAULT 0,
-            output_folder TEXT,
-            attempts      INTEGER NOT NULL DEFAULT 1
-        );
-        CREATE INDEX runs_started ON runs (started_at);
-        CREATE TABLE writes (
-            run_id      TEXT NOT NULL REFERENCES runs (id),
-            seq         INTEGER NOT NULL,
-            key         TEXT NOT NULL,
-            method      TEXT NOT NULL,
-            path        TEXT NOT NULL,
-            body_sha256 TEXT,
-            state       TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')),
-            http_status INTEGER,
-            response    TEXT,
-            error       TEXT,
-            attempts    INTEGER NOT NULL DEFAULT 1,
-            created_at  INTEGER NOT NULL,
-            updated_at  INTEGER NOT NULL,
-            PRIMARY KEY (run_id, key)
-        );
-        CREATE INDEX writes_run_seq ON writes (run_id, seq);
-        """,
-        """
-        ALTER TABLE runs ADD COLUMN max_writes INTEGER;
-        ALTER TABLE runs ADD COLUMN timeout_ms INTEGER;
-        """,
-        """
-        CREATE TABLE state (
-            scope      TEXT NOT NULL,
-            key        TEXT NOT NULL,
-            value      TEXT NOT NULL,
-            run_id     TEXT NOT NULL,
-            updated_at INTEGER NOT NULL,
-            PRIMARY KEY (scope, key)
-        );
-        """,
-        """
-        CREATE TABLE fires (
-            id             INTEGER PRIMARY KEY AUTOINCREMENT,
-            job            TEXT NOT NULL,
-            scheduled_at   INTEGER NOT NULL,
-            missed_through INTEGER,
-            trigger        TEXT NOT NULL CHECK (trigger IN ('schedule', 'manual')),
-            run_id         TEXT NOT NULL,
-            status         TEXT NOT NULL
-                           CHECK (status IN ('queued', 'fired', 'skipped', 'missed', 'failed', 'succeeded')),
-            reason         TEXT,
-            started_at     INTEGER,
-            finished_at    INTEGER,
-            duration_ms    INTEGER,
-            exit_code      INTEGER,
-            notified       TEXT,
-            recorded_at    INTEGER NOT NULL
-        );
-        CREATE INDEX fires_job_scheduled ON fires (job, scheduled_at);
-        CREATE INDEX fires_run ON fires (run_id);
-        """,
-        """
-        ALTER TABLE runs ADD COLUMN exit_code INTEGER;
-        ALTER TABLE writes ADD COLUMN run_reads INTEGER;
-        """,
-        """
-        CREATE TABLE trigger_events (
-            event_id    TEXT NOT NULL,
-            trigger     TEXT NOT NULL,
-            event_type  TEXT NOT NULL,
-            body        TEXT NOT NULL,
-            run_id      TEXT NOT NULL,
-            status      TEXT NOT NULL CHECK (status IN ('received', 'running', 'succeeded', 'failed')),
-            deliveries  INTEGER NOT NULL DEFAULT 1,
-            received_at INTEGER NOT NULL,
-            updated_at  INTEGER NOT NULL,
-            PRIMARY KEY (event_id, trigger)
-        );
-        """,
-        """
-        CREATE TABLE reads (
-            run_id     TEXT NOT NULL REFERENCES runs (id),
-            key        TEXT NOT NULL,
-            seq        INTEGER NOT NULL,
-            method     TEXT NOT NULL,
-            path       TEXT NOT NULL,
-            response   TEXT NOT NULL,
-            bytes      INTEGER NOT NULL,
-            created_at INTEGER NOT NULL,
-            PRIMARY KEY (run_id, key)
-        );
-        """,
-    ]
+    /// `migrations[n]` upgrades a SQLite file from version `n` to `n + 1`.
+    static let migrations = migrations(for: .sqlite)
+
+    /// `postgresMigrations[n]` upgrades a PostgreSQL journal from version `n` to `n + 1`.
+    static let postgresMigrations = migrations(for: .postgres)
+
+    /// The one description of the journal's tables, version by version, in `dialect`.
+    /// The dialects differ only in three types: integers (SQLite's `INTEGER` is 64-bit,
+    /// PostgreSQL's is not: `BIGINT`), the key columns' text (`COLLATE "C"` on
+    /// PostgreSQL, so keys sort and compare bytewise as in SQLite) and `fires.id`, the
+    /// claim order (`AUTOINCREMENT`, an identity column).
+    static func migrations(for dialect: JournalDialect) -> [String] {
+        let (int, key, serial) = switch dialect {
+        case .sqlite: ("INTEGER", "TEXT", "INTEGER PRIMARY KEY AUTOINCREMENT")
+        case .postgres: ("BIGINT", #"TEXT COLLATE "C""#, "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")
+        }
+        return [
+            """
+            CREATE TABLE runs (
+                id            \(key) PRIMARY KEY,
+                recipe_path   TEXT NOT NULL,
+                recipe_sha256 TEXT NOT NULL,
+                params        TEXT NOT NULL,
+                profile       TEXT NOT NULL,
+                mode          TEXT NOT NULL CHECK (mode IN ('run', 'plan', 'apply')),
+                status        TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'stopped')),
+                started_at    \(int) NOT NULL,
+                finished_at   \(int),
+                reads         \(int) NOT NULL DEFAULT 0,
+                writes        \(int) NOT NULL DEFAULT 0,
+                replayed      \(int) NOT NULL DEFAULT 0,
+                planned       \(int) NOT NULL DEFAULT 0,
+                failed        \(int) NOT NULL DEFAULT 0,
+                output_folder TEXT,
+                attempts      \(int) NOT NULL DEFAULT 1
+            );
+            CREATE INDEX runs_started ON runs (started_at);
+            CREATE TABLE writes (
+                run_id      \(key) NOT NULL REFERENCES runs (id),
+                seq         \(int) NOT NULL,
+                key         \(key) NOT NULL,
+                method      TEXT NOT NULL,
+                path        TEXT NOT NULL,
+                body_sha256 TEXT,
+                state       TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')),
+                http_status \(int),
+                response    TEXT,
+                error       TEXT,
+                attempts    \(int) NOT NULL DEFAULT 1,
+                created_at  \(int) NOT NULL,
+                updated_at  \(int) NOT NULL,
+                PRIMARY KEY (run_id, key)
+            );
+            CREATE INDEX writes_run_seq ON writes (run_id, seq);
+            """,
+            """
+            ALTER TABLE runs ADD COLUMN max_writes \(int);
+            ALTER TABLE runs ADD COLUMN timeout_ms \(int);
+            """,
+            """
+            CREATE TABLE state (
+                scope      \(key) NOT NULL,
+                key        \(key) NOT NULL,
+                value      TEXT NOT NULL,
+                run_id     TEXT NOT NULL,
+                updated_at \(int) NOT NULL,
+                PRIMARY KEY (scope, key)
+            );
+            """,
+            """
+            CREATE TABLE fires (
+                id             \(serial),
+                job            \(key) NOT NULL,
+                scheduled_at   \(int) NOT NULL,
+                missed_through \(int),
+                trigger        TEXT NOT NULL CHECK (trigger IN ('schedule', 'manual')),
+                run_id         \(key) NOT NULL,
+                status         TEXT NOT NULL
+                               CHECK (status IN ('queued', 'fired', 'skipped', 'missed', 'failed', 'succeeded')),
+                reason         TEXT,
+                started_at     \(int),
+                finished_at    \(int),
+                duration_ms    \(int),
+                exit_code      \(int),
+                notified       TEXT,
+                recorded_at    \(int) NOT NULL
+            );
+            CREATE INDEX fires_job_scheduled ON fires (job, scheduled_at);
+            CREATE INDEX fires_run ON fires (run_id);
+            """,
+            """
+            ALTER TABLE runs ADD COLUMN exit_code \(int);
+            ALTER TABLE writes ADD COLUMN run_reads \(int);
+            """,
+            """
+            CREATE TABLE trigger_events (
+                event_id    \(key) NOT NULL,
+                trigger     \(key) NOT NULL,
+                event_type  TEXT NOT NULL,
+                body        TEXT NOT NULL,
+                run_id      TEXT NOT NULL,
+                status      TEXT NOT NULL CHECK (status IN ('received', 'running', 'succeeded', 'failed')),
+                deliveries  \(int) NOT NULL DEFAULT 1,
+                received_at \(int) NOT NULL,
+                updated_at  \(int) NOT NULL,
+                PRIMARY KEY (event_id, trigger)
+            );
+            """,
+            """
+            CREATE TABLE reads (
+                run_id     \(key) NOT NULL REFERENCES runs (id),
+                key        \(key) NOT NULL,
+                seq        \(int) NOT NULL,
+                method     TEXT NOT NULL,
+                path       TEXT NOT NULL,
+                response   TEXT NOT NULL,
+                bytes      \(int) NOT NULL,
+                created_at \(int) NOT NULL,
+                PRIMARY KEY (run_id, key)
+            );
+            """,
+        ]
+    }
 
     /// Brings the database to `version` inside one IMMEDIATE transaction, so two
     /// processes opening a new file at once create the schema exactly once.
@@ -195,108 +209,4 @@ enum JournalSchema {
             understands (\(version)); upgrade hubscript or use another journal
             """)
     }
-
-    /// The version `postgresTables` creates.
-    static let postgresBaseVersion = 6
-
-    /// `postgresMigrations[n]` upgrades a PostgreSQL journal from version
-    /// `postgresBaseVersion + n` to the next.
-    static let postgresMigrations: [String] = [
-        """
-        CREATE TABLE reads (
-            run_id     TEXT COLLATE "C" NOT NULL REFERENCES runs (id),
-            key        TEXT COLLATE "C" NOT NULL,
-            seq        BIGINT NOT NULL,
-            method     TEXT NOT NULL,
-            path       TEXT NOT NULL,
-            response   TEXT NOT NULL,
-            bytes      BIGINT NOT NULL,
-            created_at BIGINT NOT NULL,
-            PRIMARY KEY (run_id, key)
-        );
-        """,
-    ]
-
-    /// The PostgreSQL journal's tables at `postgresBaseVersion`.
-    static let postgresTables = """
-        CREATE TABLE runs (
-            id            TEXT COLLATE "C" PRIMARY KEY,
-            recipe_path   TEXT NOT NULL,
-            recipe_sha256 TEXT NOT NULL,
-            params        TEXT NOT NULL,
-            profile       TEXT NOT NULL,
-            mode          TEXT NOT NULL CHECK (mode IN ('run', 'plan', 'apply')),
-            status        TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'stopped')),
-            started_at    BIGINT NOT NULL,
-            finished_at   BIGINT,
-            reads         BIGINT NOT NULL DEFAULT 0,
-            writes        BIGINT NOT NULL DEFAULT 0,
-            replayed      BIGINT NOT NULL DEFAULT 0,
-            planned       BIGINT NOT NULL DEFAULT 0,
-            failed        BIGINT NOT NULL DEFAULT 0,
-            output_folder TEXT,
-            attempts      BIGINT NOT NULL DEFAULT 1,
-            max_writes    BIGINT,
-            timeout_ms    BIGINT,
-            exit_code     BIGINT
-        );
-        CREATE INDEX runs_started ON runs (started_at);
-        CREATE TABLE writes (
-            run_id      TEXT COLLATE "C" NOT NULL REFERENCES runs (id),
-            seq         BIGINT NOT NULL,
-            key         TEXT COLLATE "C" NOT NULL,
-            method      TEXT NOT NULL,
-            path        TEXT NOT NULL,
-            body_sha256 TEXT,
-            state       TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')),
-            http_status BIGINT,
-            response    TEXT,
-            error       TEXT,
-            attempts    BIGINT NOT NULL DEFAULT 1,
-            created_at  BIGINT NOT NULL,
-            updated_at  BIGINT NOT NULL,
-            run_reads   BIGINT,
-            PRIMARY KEY (run_id, key)
-        );
-        CREATE INDEX writes_run_seq ON writes (run_id, seq);
-        CREATE TABLE state (
-            scope      TEXT COLLATE "C" NOT NULL,
-            key        TEXT COLLATE "C" NOT NULL,
-            value      TEXT NOT NULL,
-            run_id     TEXT NOT NULL,
-            updated_at BIGINT NOT NULL,
-            PRIMARY KEY (scope, key)
-        );
-        CREATE TABLE fires (
-            id             BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-            job            TEXT COLLATE "C" NOT NULL,
-            scheduled_at   BIGINT NOT NULL,
-            missed_through BIGINT,
-            trigger        TEXT NOT NULL CHECK (trigger IN ('schedule', 'manual')),
-            run_id         TEXT COLLATE "C" NOT NULL,
-            status         TEXT NOT NULL
-                           CHECK (status IN ('queued', 'fired', 'skipped', 'missed', 'failed', 'succeeded')),
-            reason         TEXT,
-            started_at     BIGINT,
-            finished_at    BIGINT,
-            duration_ms    BIGINT,
-            exit_code      BIGINT,
-            notified       TEXT,
-            recorded_at    BIGINT NOT NULL
-        );
-        CREATE INDEX fires_job_scheduled ON fires (job, scheduled_at);
-        CREATE INDEX fires_run ON fires (run_id);
-        CREATE TABLE trigger_events (
-            event_id    TEXT COLLATE "C" NOT NULL,
-            trigger     TEXT COLLATE "C" NOT NULL,
-            event_type  TEXT NOT NULL,
-            body        TEXT NOT NULL,
-            run_id      TEXT NOT NULL,
-            status      TEXT NOT NULL CHECK (status IN ('received', 'running', 'succeeded', 'failed')),
-            deliveries  BIGINT NOT NULL DEFAULT 1,
-            received_at BIGINT NOT NULL,
-            updated_at  BIGINT NOT NULL,
-            PRIMARY KEY (event_id, trigger)
-        );
-        """
 }

@@ -80,10 +80,7 @@ public enum SecretForms {
         }
     }
 
-    static func hex(_ secret: [UInt8], upper: Bool) -> [UInt8] {
-        let digits = Array((upper ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
-        return secret.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }
-    }
+    static func hex(_ secret: [UInt8], upper: Bool) -> [UInt8] { Hex.encodedBytes(secret, uppercase: upper) }
 
     /// Which bytes a percent-encoder leaves as they are.
     enum PercentKeeps: CaseIterable {
@@ -98,7 +95,6 @@ public enum SecretForms {
     }
 
     static func percent(_ secret: [UInt8], keeping keep: PercentKeeps, upper: Bool) -> [UInt8] {
-        let digits = Array((upper ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
         var out: [UInt8] = []
         for b in secret {
             let alphanumeric = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
@@ -108,7 +104,7 @@ public enum SecretForms {
             case .unreserved: alphanumeric || Array("-._~".utf8).contains(b)
             case .component: alphanumeric || Array("-._~!'()*".utf8).contains(b)
             }
-            if kept { out.append(b) } else { out += [0x25, digits[Int(b >> 4)], digits[Int(b & 15)]] }
+            if kept { out.append(b) } else { out += [0x25, Hex.digit(b >> 4, uppercase: upper), Hex.digit(b, uppercase: upper)] }
         }
         return out
     }
@@ -119,7 +115,6 @@ public enum SecretForms {
     static func jsonEscaped(_ secret: [UInt8]) -> [[UInt8]] {
         func escape(others: Bool) -> [UInt8] {
             var out: [UInt8] = []
-            let digits = Array("0123456789abcdef".utf8)
             for b in secret {
                 switch b {
                 case 0x22: out += Array("\\\"".utf8)
@@ -130,7 +125,7 @@ public enum SecretForms {
                 case 0x2F where others: out += Array("\\/".utf8)
                 case 0x08 where others: out += Array("\\b".utf8)
                 case 0x0C where others: out += Array("\\f".utf8)
-                case 0..<0x20: out += Array("\\u00".utf8) + [digits[Int(b >> 4)], digits[Int(b & 15)]]
+                case 0..<0x20: out += Array("\\u00".utf8) + [Hex.digit(b >> 4), Hex.digit(b)]
                 case 0x7F where others: out += Array("\\u007f".utf8)
                 default: out.append(b)
                 }

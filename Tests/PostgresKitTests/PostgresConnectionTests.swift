@@ -1,28 +1,12 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import PostgresKit
 
 /// PostgresKit against the real server of `HUBSCRIPT_TEST_POSTGRES` (scripts/test).
 final class PostgresConnectionTests: XCTestCase {
-    /// The test server's URL: skipped without one, failed under CI.
-    func base() throws -> String {
-        let environment = ProcessInfo.processInfo.environment
-        if let url = environment["HUBSCRIPT_TEST_POSTGRES"], !url.isEmpty { return url }
-        if let ci = environment["CI"], !ci.isEmpty {
-            XCTFail("HUBSCRIPT_TEST_POSTGRES is not set under CI: run the tests with scripts/test")
-        }
-        throw XCTSkip("HUBSCRIPT_TEST_POSTGRES is not set (scripts/test starts a server and sets it)")
-    }
-
-    /// The server's socket folder (`host=` of the test URL).
-    func socketFolder() throws -> String {
-        let base = try base()
-        guard let range = base.range(of: "host=") else { throw XCTSkip("the test URL has no host=") }
-        return String(base[range.upperBound...].prefix { $0 != "&" })
-    }
-
     func testParametersAreBoundAndRowsTyped() throws {
-        let db = try PostgresConnection(url: PostgresURL(try base()))
+        let db = try PostgresConnection(url: PostgresURL(try TestPostgres.requiredBaseURL()))
         try db.exec("CREATE TEMPORARY TABLE t (id BIGINT PRIMARY KEY, name TEXT, note TEXT)")
         XCTAssertEqual(try db.run("INSERT INTO t VALUES ($1, $2, $3), ($4, $5, $6)",
                                   [.int(1), .text("it's; DROP TABLE t; --"), .null, .int(Int.max), .text("é\u{1F600}"), .text("")]), 2)
@@ -37,7 +21,7 @@ final class PostgresConnectionTests: XCTestCase {
     }
 
     func testATransactionRollsBackWhenItsBodyThrowsAndErrorsCarrySQLSTATE() throws {
-        let db = try PostgresConnection(url: PostgresURL(try base()))
+        let db = try PostgresConnection(url: PostgresURL(try TestPostgres.requiredBaseURL()))
         try db.exec("CREATE TEMPORARY TABLE u (k TEXT PRIMARY KEY)")
         struct Stop: Error {}
         XCTAssertThrowsError(try db.transaction {
@@ -59,7 +43,7 @@ final class PostgresConnectionTests: XCTestCase {
     }
 
     func testAWrongPasswordIsRefusedWithoutShowingIt() throws {
-        let socket = try socketFolder()
+        let socket = try TestPostgres.socketFolder()
         let url = try PostgresURL("postgresql://hubscript_pw:not-the-password@/hubscript?host=\(socket)")
         XCTAssertThrowsError(try PostgresConnection(url: url)) { error in
             let e = error as? PostgresError

@@ -127,7 +127,7 @@ final class JournalTests: XCTestCase {
 
     /// PostgreSQL: the version is the one row of `journal_schema`; a newer one is refused.
     func testThePostgresSchemaVersionIsRecordedAndNewerOnesAreRefused() throws {
-        let url = try TestPostgres.freshSchema(try TestPostgres.requiredBaseURL())
+        let url = try TestPostgres.freshSchema(TestPostgres.requiredBaseURL())
         let journal = try Journal(postgres: url)
         let raw = try PostgresConnection(url: url)
         XCTAssertEqual(try raw.first("SELECT version FROM journal_schema", [], { $0.int(0) }), Journal.schemaVersion)

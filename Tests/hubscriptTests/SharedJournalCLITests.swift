@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// Several hosts on one PostgreSQL journal (`journal = "postgresql://…"`), end to end:
 /// the built binary, two state folders standing for two hosts, one `sandbox serve` Hub,
@@ -13,7 +14,7 @@ final class SharedJournalCLITests: XCTestCase {
     var journalURL: String!
 
     override func setUpWithError() throws {
-        journalURL = try TestPostgres.freshSchemaURL()
+        journalURL = try TestPostgres.freshSchemaURL(TestPostgres.requiredBaseURL())
         cli = try CLIHarness(testCase: self)
         try cli.file("recipes/notify.lua", JobsCLITests.notify)
     }

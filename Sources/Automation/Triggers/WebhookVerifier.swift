@@ -1,5 +1,6 @@
 import Foundation
 import HTTPKit
+import SystemText
 
 /// Checks a Hub delivery's `Substratal-Signature: t=<unix>,v1=<hex>[,v1=<hex>]`
 /// (docs/webhooks.md, "Delivery"): HMAC-SHA256 keyed with the signing secret over
@@ -33,7 +34,7 @@ public enum WebhookVerifier {
             switch kv[0] {
             case "t": t = Int(kv[1])
             case "v1":
-                guard let bytes = hexBytes(kv[1]), bytes.count == 32 else { throw Failure.malformed }
+                guard let bytes = Hex.decode(kv[1]), bytes.count == 32 else { throw Failure.malformed }
                 signatures.append(bytes)
             default: continue   // other schemes are ignored, as the reference asks
             }
@@ -51,27 +52,5 @@ public enum WebhookVerifier {
         var matched = false
         for s in signatures where WebhookSignature.constantTimeEqual(s, expected) { matched = true }
         guard matched else { throw Failure.mismatch }
-    }
-
-    static func hexBytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(digits.count / 2)
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 48...57: c - 48
-            case 97...102: c - 87
-            case 65...70: c - 55
-            default: nil
-            }
-        }
-        var i = 0
-        while i < digits.count {
-            guard let hi = nibble(digits[i]), let lo = nibble(digits[i + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-            i += 2
-        }
-        return out
     }
 }

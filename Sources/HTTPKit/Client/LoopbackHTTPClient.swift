@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A small HTTP/1.1 client for plain HTTP to loopback hosts (the served sandbox, local
 /// development servers), with a pool of keep-alive connections.
@@ -11,11 +12,11 @@ import Foundation
 /// Idempotency-Key). HTTPS always goes through URLSession.
 ///
 /// Thread-safe: each request uses one connection exclusively.
-public final class LoopbackHTTPClient: @unchecked Sendable {
+public final class LoopbackHTTPClient: Sendable {
     public let maxIdlePerHost: Int
     public let maxResponseBytes: Int
-    private let lock = NSLock()
-    private var idle: [String: [Int32]] = [:]
+    /// Idle keep-alive connections by host and port.
+    private let idle = Mutex<[String: [Int32]]>([:])
 
     public init(maxIdlePerHost: Int = 8, maxResponseBytes: Int = 16 << 20) {
         self.maxIdlePerHost = maxIdlePerHost
@@ -23,7 +24,7 @@ public final class LoopbackHTTPClient: @unchecked Sendable {
     }
 
     deinit {
-        for fds in idle.values { for fd in fds { close(fd) } }
+        idle.withLock { idle in for fds in idle.values { for fd in fds { close(fd) } } }
     }
 
     /// Whether `host` is a loopback host this client serves.
@@ -61,7 +62,7 @@ public final class LoopbackHTTPClient: @unchecked Sendable {
 
     private func connection(_ key: String, address: Socket.Loopback, port: UInt16, timeout: Double,
                             connectTimeout: Double) throws -> (Int32, Bool) {
-        if let fd = lock.withLock({ idle[key]?.popLast() }) {
+        if let fd = idle.withLock({ $0[key]?.popLast() }) {
             Socket.setTimeout(fd, timeout)
             return (fd, true)
         }
@@ -69,7 +70,7 @@ public final class LoopbackHTTPClient: @unchecked Sendable {
     }
 
     private func checkIn(_ fd: Int32, _ key: String) {
-        let kept = lock.withLock { () -> Bool in
+        let kept = idle.withLock { idle -> Bool in
             guard idle[key, default: []].count < maxIdlePerHost else { return false }
             idle[key, default: []].append(fd)
             return true

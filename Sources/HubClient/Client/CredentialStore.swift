@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -48,9 +49,10 @@ public final class InMemoryCredentialStore: CredentialStore, @unchecked Sendable
 /// Keeps each profile's session in `<directory>/<profile>.json`, mode 0600, in a
 /// directory of mode 0700. Writes go to a temporary file in the same directory, are
 /// flushed with `fsync`, then renamed over the old file.
-public final class FileCredentialStore: CredentialStore, @unchecked Sendable {
+public final class FileCredentialStore: CredentialStore, Sendable {
     public let directory: URL
-    private let lock = NSLock()
+    /// One load, save or wipe at a time in this process.
+    private let fileAccess = Mutex(())
 
     /// `directory` is typically `<state dir>/credentials`; it is created on first save.
     public init(directory: URL) {
@@ -63,37 +65,40 @@ public final class FileCredentialStore: CredentialStore, @unchecked Sendable {
     }
 
     public func load(profile: String) throws -> StoredSession? {
-        lock.lock(); defer { lock.unlock() }
-        let url = fileURL(profile: profile)
-        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(StoredSession.self, from: data)
+        try fileAccess.withLock { _ in
+            let url = fileURL(profile: profile)
+            guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            return try decoder.decode(StoredSession.self, from: data)
+        }
     }
 
     public func save(_ session: StoredSession, profile: String) throws {
-        lock.lock(); defer { lock.unlock() }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(session)
-        let target = fileURL(profile: profile)
-        let temp = directory.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp")
-        try FileCredentialStore.writeDurably(data, to: temp.path)
-        guard rename(temp.path, target.path) == 0 else {
-            let code = errno
-            unlink(temp.path)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "rename to \(target.path) failed: errno \(code)"])
+        try fileAccess.withLock { _ in
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            encoder.outputFormatting = [.sortedKeys]
+            let data = try encoder.encode(session)
+            let target = fileURL(profile: profile)
+            let temp = directory.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp")
+            try FileCredentialStore.writeDurably(data, to: temp.path)
+            guard rename(temp.path, target.path) == 0 else {
+                let code = errno
+                unlink(temp.path)
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "rename to \(target.path) failed: errno \(code)"])
+            }
         }
     }
 
     public func wipe(profile: String) throws {
-        lock.lock(); defer { lock.unlock() }
-        let path = fileURL(profile: profile).path
-        if unlink(path) != 0 && errno != ENOENT {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot remove \(path): errno \(errno)"])
+        try fileAccess.withLock { _ in
+            let path = fileURL(profile: profile).path
+            if unlink(path) != 0 && errno != ENOENT {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot remove \(path): errno \(errno)"])
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPKit
 import SystemText
+import Synchronization
 
 /// Masks, in what the Hub answers, the credentials the request carried — the
 /// `Authorization` header's token (an API key or an access token) and any credential in
@@ -15,13 +16,12 @@ import SystemText
 /// escapes of any of its characters is masked as the decoder would read it. Header values
 /// are masked like the body. The masks are `<secret hub credential>`.
 enum HubAnswerMask {
-    private static let lock = NSLock()
     /// The last few credentials' matchers (a process uses one or two).
-    private nonisolated(unsafe) static var cache: [(credential: String, all: SecretMatcher)] = []
+    private static let cache = Mutex<[(credential: String, all: SecretMatcher)]>([])
     static let mask = Array("<secret hub credential>".utf8)
 
     static func matcher(for credential: String) -> SecretMatcher {
-        lock.withLock {
+        cache.withLock { cache in
             if let hit = cache.first(where: { $0.credential == credential }) { return hit.all }
             let made = SecretMatcher(SecretForms.all(Array(credential.utf8), mask: mask))
             cache.insert((credential, made), at: 0)

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 
 /// JSON string escapes in one form, so that text a decoder would read as a secret shows
 /// the secret in a form a masker looks for.
@@ -42,8 +43,7 @@ enum JSONEscapes {
             case 0x0D: out += [0x5C, 0x72]
             case 0x09: out += [0x5C, 0x74]
             case 0..<0x20:
-                let digits = Array("0123456789abcdef".utf8)
-                out += Array("\\u00".utf8) + [digits[Int(value >> 4)], digits[Int(value & 15)]]
+                out += Array("\\u00".utf8) + [Hex.digit(UInt8(value >> 4)), Hex.digit(UInt8(value & 15))]
             default:
                 out += Array(String(Character(Unicode.Scalar(value)!)).utf8)
             }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A source of "now" for the sandbox: token expiry, cursor expiry, rate-limit refill,
 /// seeded timestamps. Tests inject a `ManualClock`.
@@ -13,20 +14,19 @@ public struct SystemClock: SandboxClock {
 }
 
 /// A clock that only moves when told to. Thread-safe.
-public final class ManualClock: SandboxClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
+public final class ManualClock: SandboxClock, Sendable {
+    private let current: Mutex<Date>
 
     /// Starts at `start` (default 2026-01-15T12:00:00Z, a fixed instant).
-    public init(start: Date = Date(timeIntervalSince1970: 1_768_478_400)) { current = start }
+    public init(start: Date = Date(timeIntervalSince1970: 1_768_478_400)) { current = Mutex(start) }
 
-    public func now() -> Date { lock.withLock { current } }
+    public func now() -> Date { current.withLock { $0 } }
 
     /// Moves the clock forward by `seconds`.
-    public func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
+    public func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
 
     /// Sets the clock to `date`.
-    public func set(_ date: Date) { lock.withLock { current = date } }
+    public func set(_ date: Date) { current.withLock { $0 = date } }
 }
 
 /// Configuration of a `HubSandbox`.

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 
 /// Timestamps are whole UTC seconds since 1970 internally, RFC 3339 (`2026-01-15T12:00:00Z`)
 /// on the wire. Formatting is hand-rolled because it runs for every field of every row.
@@ -21,9 +22,8 @@ enum Time {
 
     /// Writes the 20 bytes of `format(t)` into `b`.
     private static func fill(_ t: Int, _ b: UnsafeMutableBufferPointer<UInt8>) {
-        let days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
-        let secs = t - days * 86_400
-        let (y, m, d) = civil(fromDays: days)
+        let (days, secs) = CivilDate.dayAndSecond(t)
+        let (y, m, d) = CivilDate.date(days: days)
         let h = secs / 3600, mi = secs / 60 % 60, se = secs % 60
         b[0] = UInt8(48 + y / 1000 % 10); b[1] = UInt8(48 + y / 100 % 10)
         b[2] = UInt8(48 + y / 10 % 10); b[3] = UInt8(48 + y % 10); b[4] = 45
@@ -47,7 +47,7 @@ enum Time {
         }
         guard let y = num(0, 4), c.count >= 10, c[4] == 45, let mo = num(5, 2), c[7] == 45, let d = num(8, 2),
               (1...12).contains(mo), (1...31).contains(d) else { return nil }
-        let day = days(fromCivil: y, mo, d)
+        let day = CivilDate.days(year: y, month: mo, day: d)
         if c.count == 10 { return day * 86_400 }
         guard c.count >= 20, c[10] == 84 || c[10] == 116 || c[10] == 32, let h = num(11, 2), c[13] == 58,
               let mi = num(14, 2), c[16] == 58, let se = num(17, 2), h < 24, mi < 60, se < 61 else { return nil }
@@ -60,27 +60,5 @@ enum Time {
             offset = (oh * 3600 + om * 60) * (c[k] == 45 ? -1 : 1)
         } else { return nil }
         return day * 86_400 + h * 3600 + mi * 60 + se - offset
-    }
-
-    /// Howard Hinnant's days-from-civil.
-    static func days(fromCivil y0: Int, _ m: Int, _ d: Int) -> Int {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    static func civil(fromDays z0: Int) -> (Int, Int, Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }

@@ -70,16 +70,14 @@ final class PostgresJournalDatabase: JournalDatabase {
             try connection.exec("CREATE TABLE IF NOT EXISTS journal_schema (version INTEGER NOT NULL)")
             var found = try connection.first("SELECT max(version) FROM journal_schema", []) { $0.intOrNil(0) } ?? nil
             if found == nil {
-                // A new journal: the base tables, then the migrations after them.
-                try connection.exec(JournalSchema.postgresTables)
-                try connection.run("INSERT INTO journal_schema (version) VALUES ($1)", [.int(JournalSchema.postgresBaseVersion)])
-                found = JournalSchema.postgresBaseVersion
+                // A new journal: every step from the first, as a new SQLite file takes them.
+                try connection.run("INSERT INTO journal_schema (version) VALUES ($1)", [.int(0)])
+                found = 0
             }
             guard let current = found else { return }
             guard current <= Int(JournalSchema.version) else { throw JournalSchema.tooNew(displayName, current) }
-            let steps = JournalSchema.postgresMigrations
             for step in current..<Int(JournalSchema.version) {
-                try connection.exec(steps[step - JournalSchema.postgresBaseVersion])
+                try connection.exec(JournalSchema.postgresMigrations[step])
             }
             if current < Int(JournalSchema.version) {
                 try connection.run("UPDATE journal_schema SET version = $1", [.int(Int(JournalSchema.version))])

@@ -1,3 +1,5 @@
+import SystemText
+
 /// A minute of wall-clock time with no zone attached: a proleptic Gregorian date and a
 /// time of day. Its `seconds` count from 1970-01-01 00:00 on the same wall clock, so a
 /// zone's offset turns them into an instant (see `ZoneClock`).
@@ -14,19 +16,9 @@ struct WallTime: Hashable, Comparable, Sendable {
 
     /// The minute that contains wall-clock second `seconds`.
     init(seconds: Int64) {
-        let minutes = Self.floorDiv(seconds, 60)
-        let days = Int(Self.floorDiv(minutes, 1440))
-        let minuteOfDay = Int(minutes - Int64(days) * 1440)
-        var year = 1970 + days / 366
-        while Self.daysBefore(year: year + 1) <= days { year += 1 }
-        while Self.daysBefore(year: year) > days { year -= 1 }
-        var rest = days - Self.daysBefore(year: year)
-        var month = 1
-        while rest >= Self.daysIn(month: month, year: year) {
-            rest -= Self.daysIn(month: month, year: year)
-            month += 1
-        }
-        self.init(year: year, month: month, day: rest + 1, hour: minuteOfDay / 60, minute: minuteOfDay % 60)
+        let (days, secondOfDay) = CivilDate.dayAndSecond(Int(seconds))
+        let (year, month, day) = CivilDate.date(days: days)
+        self.init(year: year, month: month, day: day, hour: secondOfDay / 3600, minute: secondOfDay / 60 % 60)
     }
 
     static func < (a: WallTime, b: WallTime) -> Bool {
@@ -42,7 +34,7 @@ struct WallTime: Hashable, Comparable, Sendable {
     }
 
     /// Days since 1970-01-01.
-    private var dayNumber: Int { Self.daysBefore(year: year) + Self.daysBefore(month: month, year: year) + day - 1 }
+    private var dayNumber: Int { CivilDate.days(year: year, month: month, day: day) }
 
     // MARK: Moving by calendar fields (for the schedule search)
 
@@ -83,28 +75,5 @@ struct WallTime: Hashable, Comparable, Sendable {
 
     // MARK: Calendar arithmetic
 
-    static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
-
-    static func daysIn(month: Int, year: Int) -> Int {
-        month == 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].contains(month) ? 30 : 31
-    }
-
-    /// Days from 1970-01-01 to January 1 of `year`.
-    static func daysBefore(year: Int) -> Int {
-        func leapDays(through y: Int) -> Int {
-            Int(floorDiv(Int64(y), 4) - floorDiv(Int64(y), 100) + floorDiv(Int64(y), 400))
-        }
-        return 365 * (year - 1970) + leapDays(through: year - 1) - leapDays(through: 1969)
-    }
-
-    /// Days from January 1 to the first of `month`.
-    static func daysBefore(month: Int, year: Int) -> Int {
-        let table = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334]
-        return table[month - 1] + (month > 2 && isLeap(year) ? 1 : 0)
-    }
-
-    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
-        let q = a / b
-        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
-    }
+    static func daysIn(month: Int, year: Int) -> Int { CivilDate.daysIn(month: month, year: year) }
 }

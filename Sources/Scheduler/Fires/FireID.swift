@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 
 /// One fire of a job, named by its run id `JOB@<scheduled time>`, the time in RFC 3339
 /// UTC to the second (`nightly-sync@2026-03-08T07:00:00Z`).
@@ -27,11 +28,7 @@ public struct FireID: Hashable, Sendable, CustomStringConvertible {
 
     /// `date` in RFC 3339 UTC to the second (a fraction is dropped): `2026-03-08T07:00:00Z`.
     public static func timestamp(_ date: Date) -> String {
-        let seconds = Int64(floor(date.timeIntervalSince1970))
-        let t = WallTime(seconds: seconds)
-        let second = Int(seconds - WallTime.floorDiv(seconds, 60) * 60)
-        return "\(digits(t.year, 4))-\(digits(t.month, 2))-\(digits(t.day, 2))"
-            + "T\(digits(t.hour, 2)):\(digits(t.minute, 2)):\(digits(second, 2))Z"
+        UTCFields(secondsSince1970: Int64(floor(date.timeIntervalSince1970))).description
     }
 
     /// The run id of a fire of `job` asked for by hand at `date`: `JOB@manual-<RFC 3339
@@ -66,16 +63,11 @@ public struct FireID: Hashable, Sendable, CustomStringConvertible {
               let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else {
             throw fail("expected JOB@YYYY-MM-DDThh:mm:ssZ")
         }
-        guard year >= 1, (1...12).contains(month), day >= 1, day <= WallTime.daysIn(month: month, year: year),
+        guard year >= 1, (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(month: month, year: year),
               hour < 24, minute < 60, second < 60 else {
             throw fail("\(String(c)) is not a UTC time")
         }
         let wall = WallTime(year: year, month: month, day: day, hour: hour, minute: minute)
         return FireID(job: job, scheduled: Date(timeIntervalSince1970: Double(wall.seconds + Int64(second))))
-    }
-
-    private static func digits(_ n: Int, _ width: Int) -> String {
-        let text = String(n)
-        return String(repeating: "0", count: max(0, width - text.count)) + text
     }
 }

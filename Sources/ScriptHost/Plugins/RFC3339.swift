@@ -1,3 +1,5 @@
+import SystemText
+
 /// RFC 3339 timestamps ⇄ seconds since the Unix epoch, in pure Swift (proleptic
 /// Gregorian calendar, no leap seconds, years 0001–9999).
 ///
@@ -42,7 +44,7 @@ public enum RFC3339 {
         guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2),
               expect(0x54, 0x74), let hour = digits(2), expect(0x3A), let minute = digits(2), expect(0x3A),
               let second = digits(2) else { return nil }
-        guard year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+        guard year >= 1, (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(month: month, year: year),
               hour <= 23, minute <= 59, second <= 59 else { return nil }
         var fraction: Double?
         if i < b.count, b[i] == 0x2E {
@@ -70,7 +72,7 @@ public enum RFC3339 {
             offset = sign * (oh * 3600 + om * 60)
         }
         guard i == b.count else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDate.days(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offset)
         return Instant(seconds: seconds, fraction: fraction)
     }
@@ -79,9 +81,8 @@ public enum RFC3339 {
     /// `micros` (0–999 999) adds a fraction with trailing zeros dropped.
     /// Precondition: `earliest ≤ seconds ≤ latest`.
     public static func format(seconds: Int64, micros: Int = 0, dateOnly: Bool = false) -> String {
-        let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
-        let secondOfDay = Int(seconds - Int64(days) * 86_400)
-        let (year, month, day) = civilFromDays(days)
+        let (days, secondOfDay) = CivilDate.dayAndSecond(Int(seconds))
+        let (year, month, day) = CivilDate.date(days: days)
         let date = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
         if dateOnly { return date }
         var time = pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
@@ -91,39 +92,6 @@ public enum RFC3339 {
             time += "." + digits
         }
         return date + "T" + time + "Z"
-    }
-
-    static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
-
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return isLeap(year) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The date `days` after 1970-01-01 (inverse of `daysFromCivil`).
-    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func pad(_ n: Int, _ width: Int) -> String {

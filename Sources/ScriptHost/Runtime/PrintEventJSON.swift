@@ -1,3 +1,5 @@
+import SystemText
+
 /// The `--json` line of a printed Lua string, streamed: byte for byte what
 /// `JSONCodec.encode(.object(["text": .string(String(decoding: bytes, as: UTF8.self)),
 /// "type": "print"]))` gives, without building the String or the encoded copy (a
@@ -14,7 +16,6 @@ enum PrintEventJSON {
         sink.put(ascii: #"","type":"print"}"#)
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// The inside of a JSON string (no quotes), escaped as `JSONWriter.writeString` (JSONKit)
     /// escapes; ill-formed UTF-8 becomes U+FFFD as `String(decoding:as:)` makes it.
@@ -39,7 +40,7 @@ enum PrintEventJSON {
                 case 0x09: sink.put(ascii: #"\t"#)
                 default:
                     let text: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                         hexDigits[Int(b >> 4)], hexDigits[Int(b & 0xF)]]
+                                         Hex.digit(b >> 4), Hex.digit(b)]
                     text.withUnsafeBytes { sink.put($0) }
                 }
                 i += 1

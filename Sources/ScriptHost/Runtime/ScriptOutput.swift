@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 public enum LogLevel: String, Sendable, CaseIterable, Comparable {
     case debug, info, warn, error
@@ -31,28 +32,27 @@ extension ScriptOutput {
 }
 
 /// Collects output in memory (tests, embedding).
-public final class MemoryOutput: ScriptOutput, @unchecked Sendable {
-    private let lock = NSLock()
-    private var _lines: [String] = []
-    private var _logs: [(LogLevel, String, [String: ScriptValue])] = []
-    private var _events: [(String, [String: ScriptValue])] = []
+public final class MemoryOutput: ScriptOutput, Sendable {
+    private struct Collected {
+        var lines: [String] = []
+        var logs: [(level: LogLevel, message: String, fields: [String: ScriptValue])] = []
+        var events: [(type: String, fields: [String: ScriptValue])] = []
+    }
+
+    private let collected = Mutex(Collected())
 
     public init() {}
 
-    public var lines: [String] { lock.withLock { _lines } }
-    public var logs: [(level: LogLevel, message: String, fields: [String: ScriptValue])] {
-        lock.withLock { _logs.map { (level: $0.0, message: $0.1, fields: $0.2) } }
-    }
-    public var events: [(type: String, fields: [String: ScriptValue])] {
-        lock.withLock { _events.map { (type: $0.0, fields: $0.1) } }
-    }
+    public var lines: [String] { collected.withLock { $0.lines } }
+    public var logs: [(level: LogLevel, message: String, fields: [String: ScriptValue])] { collected.withLock { $0.logs } }
+    public var events: [(type: String, fields: [String: ScriptValue])] { collected.withLock { $0.events } }
 
-    public func printLine(_ text: String) { lock.withLock { _lines.append(text) } }
+    public func printLine(_ text: String) { collected.withLock { $0.lines.append(text) } }
     public func log(_ level: LogLevel, _ message: String, fields: [String: ScriptValue]) {
-        lock.withLock { _logs.append((level, message, fields)) }
+        collected.withLock { $0.logs.append((level, message, fields)) }
     }
     public func event(_ type: String, _ fields: [String: ScriptValue]) {
-        lock.withLock { _events.append((type, fields)) }
+        collected.withLock { $0.events.append((type, fields)) }
     }
     public func flush() {}
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SystemText
+import Synchronization
 
 /// What the process could not write to its standard output: a full disk (`/dev/full`,
 /// ENOSPC), a closed pipe (EPIPE: the CLI ignores SIGPIPE, so a reader that went away
@@ -18,16 +19,15 @@ public enum StandardOutputLoss {
         public var bytes: Int
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var recorded: Loss?
+    private static let recorded = Mutex<Loss?>(nil)
 
     /// What was lost so far, if anything.
-    public static var loss: Loss? { lock.withLock { recorded } }
+    public static var loss: Loss? { recorded.withLock { $0 } }
 
     /// Notes that `bytes` bytes could not be written to `fd` (only stdout, fd 1, counts).
     static func note(fd: Int32, errorNumber: Int32, bytes: Int) {
         guard fd == 1 else { return }
-        lock.withLock {
+        recorded.withLock { recorded in
             if recorded == nil { recorded = Loss(errorNumber: errorNumber, bytes: 0) }
             recorded!.bytes += bytes
         }
@@ -49,5 +49,5 @@ public enum StandardOutputLoss {
     }
 
     /// Forgets what was noted (tests).
-    static func reset() { lock.withLock { recorded = nil } }
+    static func reset() { recorded.withLock { $0 = nil } }
 }

@@ -1,3 +1,5 @@
+import SystemText
+
 /// Makes recipe-controlled text safe to show on a terminal.
 ///
 /// A recipe controls much of what people read: printed lines, log lines, write
@@ -143,18 +145,16 @@ public enum TerminalText {
         }
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
-
     /// `\xNN`.
     private static func putHex<Sink: ByteSink>(_ b: UInt8, into sink: inout Sink) {
-        let text: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x"), hexDigits[Int(b >> 4)], hexDigits[Int(b & 0xF)]]
+        let text: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x"), Hex.digit(b >> 4, uppercase: true), Hex.digit(b, uppercase: true)]
         text.withUnsafeBytes { sink.put($0) }
     }
 
     /// `\u{0085}`, `\u{202E}`: four hex digits.
     private static func putEscape<Sink: ByteSink>(ofScalar scalar: UInt32, into sink: inout Sink) {
         var text: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "{")]
-        for shift in stride(from: 12, through: 0, by: -4) { text.append(hexDigits[Int((scalar >> UInt32(shift)) & 0xF)]) }
+        for shift in stride(from: 12, through: 0, by: -4) { text.append(Hex.digit(UInt8(truncatingIfNeeded: scalar >> UInt32(shift)), uppercase: true)) }
         text.append(UInt8(ascii: "}"))
         text.withUnsafeBytes { sink.put($0) }
     }

@@ -154,6 +154,8 @@ struct WatchdogError: Error, CustomStringConvertible {
 /// interrupt and the watchdog's memory figure. `detach()` must run before the VM is
 /// freed; after it returns the VM is never touched again.
 final class RunningVM: @unchecked Sendable {
+    /// An NSLock, not a Mutex: the VM is not Sendable and is shared on purpose with the
+    /// watchdog's thread, which a Mutex's region checking cannot express.
     private let lock = NSLock()
     private var vm: LuaVM?
 

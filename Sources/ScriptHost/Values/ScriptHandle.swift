@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An opaque value a binding hands to Lua: the recipe can hold it, store it in
 /// tables and pass it to bindings, but never read it.
@@ -33,15 +34,14 @@ public final class ScriptHandle: Sendable, Hashable, CustomStringConvertible {
 
 /// One handle per name for a run: a binding that hands out handles (`vault.secret`)
 /// returns the same one for the same name, so a run holds as many as it has names.
-public final class ScriptHandleCache: @unchecked Sendable {
+public final class ScriptHandleCache: Sendable {
     public let kind: String
-    private let lock = NSLock()
-    private var handles: [String: ScriptHandle] = [:]
+    private let handles = Mutex<[String: ScriptHandle]>([:])
 
     public init(kind: String) { self.kind = kind }
 
     public func handle(_ name: String) -> ScriptHandle {
-        lock.withLock {
+        handles.withLock { handles in
             if let h = handles[name] { return h }
             let h = ScriptHandle(kind: kind, name: name)
             handles[name] = h

@@ -1,4 +1,5 @@
 import CSodium
+import SystemText
 
 /// The vault's only door to libsodium's one-shot primitives (streams:
 /// `SecretStream.swift`; locked memory: `SecretBytes.swift`). Sizes are the format's
@@ -99,12 +100,8 @@ enum Sodium {
 
     // MARK: Text forms
 
-    /// Lowercase hex (`sodium_bin2hex`).
-    static func hex(_ bytes: [UInt8]) -> String {
-        var text = [CChar](repeating: 0, count: bytes.count * 2 + 1)
-        _ = sodium_bin2hex(&text, text.count, bytes, bytes.count)
-        return String(decoding: text.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    /// Lowercase hex of ids and digests (never of a key: `createKeyFile` writes those in place).
+    static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
     /// Decodes exactly `key.count` bytes of hex or standard base64 from `text` into
     /// `key` (`sodium_hex2bin` / `sodium_base642bin`, no copies). False if `text` is

@@ -1,3 +1,5 @@
+import SHA256Kit
+
 /// The index seal that ends a format-2 vault file (docs/vault-format.md):
 ///
 ///     24  nonce (random for every write)

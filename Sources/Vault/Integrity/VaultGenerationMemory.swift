@@ -1,4 +1,5 @@
 import Foundation
+import SHA256Kit
 
 /// What this machine remembers of each vault it opened: the highest generation it
 /// saw (docs/vault-format.md, "Rollback"). A vault whose file is at a lower generation

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 
 /// Where the key that opens a vault comes from.
 public enum VaultKeySource: Sendable {
@@ -78,10 +79,9 @@ public enum VaultKeyMaterial {
         let text = try SecretBytes(count: Sodium.keyBytes * 2 + 1)
         key.withUnsafeBytes { k in
             text.withUnsafeMutableBytes { t in
-                let digits = Array("0123456789abcdef".utf8)
                 for (i, b) in k.enumerated() {
-                    t[2 * i] = digits[Int(b >> 4)]
-                    t[2 * i + 1] = digits[Int(b & 0x0F)]
+                    t[2 * i] = Hex.digit(b >> 4)
+                    t[2 * i + 1] = Hex.digit(b)
                 }
                 t[t.count - 1] = 0x0A
             }

@@ -1,4 +1,5 @@
 import Foundation
+import SHA256Kit
 
 extension Vault {
     /// A writer that streams a new object into the vault (see `VaultObjectWriter`);

@@ -1,4 +1,5 @@
 import Foundation
+import SHA256Kit
 
 /// Streams one object into the vault in constant memory: plaintext is gathered into
 /// one chunk of locked memory, sealed with `crypto_secretstream_xchacha20poly1305`

@@ -1,4 +1,5 @@
 import Foundation
+import HubBindings
 import ScriptHost
 import SystemText
 
@@ -171,9 +172,9 @@ enum UsageReport {
 enum ExitCode {
     static let success: Int32 = 0
     static let recipeFailed: Int32 = 1
-    static let usage: Int32 = 2
-    static let capabilityDenied: Int32 = 3
-    static let limit: Int32 = 4
+    static let usage = RunExitCode.usage
+    static let capabilityDenied = RunExitCode.capabilityDenied
+    static let limit = RunExitCode.limit
     /// The command ended, but some of what it wrote to stdout was lost (full disk,
     /// closed pipe): `StandardOutputLoss`. A command that ended non-zero keeps its own
     /// code (5 is `plan --detailed-exitcode`'s "the plan has writes").

@@ -3,6 +3,7 @@ import HTTPKit
 import HubClient
 import HubSandbox
 import ScriptHost
+import Synchronization
 
 /// The built-in sandbox Hub composed with the client: the only place (with `sandbox
 /// serve`) where the CLI hands the embedded `HubSandbox` to anything. The client sees
@@ -37,15 +38,14 @@ struct EmbeddedSandbox: EmbeddedHubOpener {
 /// A sandbox Hub opened on its first request. If opening fails, every request is
 /// answered `503 service_unavailable` with the reason.
 final class LazySandbox: @unchecked Sendable {
-    private let lock = NSLock()
     private let open: () throws -> HubSandbox
-    private var opened: Result<HubSandbox, Error>?
+    private let opened = Mutex<Result<HubSandbox, Error>?>(nil)
 
     init(_ open: @escaping () throws -> HubSandbox) { self.open = open }
 
     var hub: HubSandbox {
         get throws {
-            try lock.withLock {
+            try opened.withLock { opened in
                 if opened == nil { opened = Result { try open() } }
                 return try opened!.get()
             }

@@ -1,6 +1,7 @@
 import Foundation
 import HubClient
 import HubSandbox
+import Synchronization
 
 /// Webhook deliveries from the built-in (embedded) sandbox Hub, so `hubscript listen`
 /// receives the changes a recipe makes without `sandbox serve` (docs/webhooks.md).
@@ -18,22 +19,21 @@ import HubSandbox
 ///   (another run, or `sandbox serve`); a note on stderr says so.
 /// - Each attempt is claimed in the store first, so this process and a `sandbox serve`
 ///   on the same folder never send one attempt twice.
-final class EmbeddedWebhooks: @unchecked Sendable {
+final class EmbeddedWebhooks: Sendable {
     static let shared = EmbeddedWebhooks()
     /// The most `finish` spends delivering before the process exits.
     static let finishBound = 3.0
 
-    private let lock = NSLock()
     /// The sandbox of each state folder this process opened, by its file's path: one per
     /// folder, shared by every connection (a `jobs serve` or `listen` opens one per fire or
     /// event; they share its store and its one delivery thread).
-    private var sandboxes: [String: HubSandbox] = [:]
+    private let sandboxes = Mutex<[String: HubSandbox]>([:])
 
     /// The embedded sandbox of `state`, opened by `open` the first time; its delivery
     /// thread started then if it has webhooks.
     func sandbox(state: StateDirectory, open: () throws -> HubSandbox) throws -> HubSandbox {
         let path = try state.sandboxFile.path
-        return try lock.withLock {
+        return try sandboxes.withLock { sandboxes in
             if let known = sandboxes[path] { return known }
             let sandbox = try open()
             sandboxes[path] = sandbox
@@ -44,7 +44,7 @@ final class EmbeddedWebhooks: @unchecked Sendable {
 
     /// Stops the delivery threads and sends what is due (see the type's contract).
     func finish() {
-        let opened = lock.withLock { () -> [HubSandbox] in
+        let opened = sandboxes.withLock { sandboxes -> [HubSandbox] in
             defer { sandboxes = [:] }
             return Array(sandboxes.values)
         }

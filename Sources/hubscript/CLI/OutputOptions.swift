@@ -3,6 +3,7 @@ import SystemText
 import HubClient
 import ScriptHost
 import RecipeModules
+import Synchronization
 
 /// How much a run says on stderr besides the recipe's own output: `--quiet`,
 /// `--verbose`, `--no-progress`.
@@ -88,13 +89,12 @@ enum RateLimitNotice {
 
     /// The waits announced so far: one that ends with (or before) the last one is the
     /// same pause, heard by another caller.
-    final class Waits: @unchecked Sendable {
-        private let lock = NSLock()
-        private var lastEnd = -Double.infinity
+    final class Waits: Sendable {
+        private let lastEnd = Mutex(-Double.infinity)
 
         func isNew(_ seconds: Double) -> Bool {
             let end = MonotonicTime.seconds() + seconds
-            return lock.withLock {
+            return lastEnd.withLock { lastEnd in
                 guard end > lastEnd + 0.25 else { return false }
                 lastEnd = end
                 return true

@@ -84,31 +84,34 @@ struct RecipeLauncher {
         } catch let done as NothingToResume {
             return reporter.reportNothingToResume(done)
         } catch let refusal as PlanRefusal {
-            return reporter.reportSetupFailure(ScriptFailure(kind: .limit(.host), message: refusal.message), runID: runIDKnownBeforeStart)
+            return reporter.reportSetupFailure(ScriptFailure(kind: .limit(.host), message: refusal.message),
+                                               exitCode: RunExitCode.of(refusal), runID: runIDKnownBeforeStart)
         } catch let denied as HubGate.Denied {
             let structured = ScriptValue.object([
                 "code": .string(denied.code), "profile": .string(denied.profile),
                 "missing": .array(denied.missing.map(ScriptValue.string)),
             ])
             return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: denied.description, structured: structured),
-                                               exitCode: ExitCode.capabilityDenied, runID: runIDKnownBeforeStart)
+                                               exitCode: RunExitCode.of(denied), runID: runIDKnownBeforeStart)
         } catch let notAllowed as NotAllowed {
             return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: notAllowed.description, structured: notAllowed.structured),
-                                               exitCode: ExitCode.capabilityDenied, runID: runIDKnownBeforeStart)
+                                               exitCode: RunExitCode.of(notAllowed), runID: runIDKnownBeforeStart)
         } catch let pins as LibraryPinError {
             // The recipe's own library does not match its pins: exit 2; under --json an
             // `error` event with `code`, `lock`, `libraries` and `changes`.
             guard json else {
-                return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: pins.description), exitCode: ExitCode.usage,
+                return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: pins.description), exitCode: RunExitCode.of(pins),
                                                    runID: runIDKnownBeforeStart)
             }
             output.event("error", JSONEvents.hostError(pins))
-            output.event("summary", JSONEvents.summary(status: "failed", exitCode: ExitCode.usage, runID: runIDKnownBeforeStart))
-            return ExitCode.usage
+            output.event("summary", JSONEvents.summary(status: "failed", exitCode: RunExitCode.of(pins), runID: runIDKnownBeforeStart))
+            return RunExitCode.of(pins)
         } catch let busy as RunLock.Busy {
-            return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: busy.description), runID: busy.runID)
+            return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: busy.description), exitCode: RunExitCode.of(busy),
+                                               runID: busy.runID)
         } catch {
-            return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: "\(error)"), runID: runIDKnownBeforeStart)
+            return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: "\(error)"), exitCode: RunExitCode.of(error),
+                                               runID: runIDKnownBeforeStart)
         }
     }
 

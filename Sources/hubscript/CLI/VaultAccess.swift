@@ -3,6 +3,7 @@ import SystemText
 import HubClient
 import Vault
 import Secrets
+import Synchronization
 
 /// How runs and commands other than `hubscript vault` reach the vault: its folder
 /// (`$HUBSCRIPT_VAULT_DIR`, else `vault/` in the state directory) and its key from the
@@ -25,22 +26,21 @@ enum VaultAccess {
     /// unlocked once however many parts of the command read it).
     static func resolver(state: StateDirectory) -> VaultSecretResolver {
         let folder = folderPath(state: state)
-        return lock.withLock {
-            if let known = resolvers[folder] { return known }
+        return shared.withLock { shared in
+            if let known = shared.resolvers[folder] { return known }
             let made = VaultSecretResolver(folder: URL(fileURLWithPath: folder, isDirectory: true), options: VaultCommands.options(state: state)) {
                 if let key = try VaultKeyMaterial.environmentKey("HUBSCRIPT_VAULT_KEY") { return .key(key) }
                 if let file = ProcessEnvironment.value("HUBSCRIPT_VAULT_KEY_FILE"), !file.isEmpty { return .keyFile(file) }
                 if let phrase = try VaultKeyMaterial.environmentPassphrase("HUBSCRIPT_VAULT_PASSPHRASE") { return .passphrase(phrase) }
                 return nil
             }
-            resolvers[folder] = made
+            shared.resolvers[folder] = made
             return made
         }
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var resolvers: [String: VaultSecretResolver] = [:]
-    nonisolated(unsafe) private static var hintShown = false
+    /// The process's resolvers by vault folder, and whether the vault hint was shown.
+    private static let shared = Mutex<(resolvers: [String: VaultSecretResolver], hintShown: Bool)>(([:], false))
 
     /// Opens the profile `name` of `config` with the vault: a profile's `api_key_ref` is
     /// read from it, and a session profile keeps its session in it when a vault exists
@@ -62,7 +62,7 @@ enum VaultAccess {
         }
         let connection = try HubConnection.open(config: config, profile: name, state: state, embeddedHub: EmbeddedSandbox(),
                                                 credentialStore: store, secrets: resolver, observe: observe)
-        if let hint = connection.hint, !quiet, lock.withLock({ defer { hintShown = true }; return !hintShown }) {
+        if let hint = connection.hint, !quiet, shared.withLock({ s in defer { s.hintShown = true }; return !s.hintShown }) {
             Console.err(hint + "\n")
         }
         return connection

@@ -152,7 +152,7 @@ struct RecipeTriggerExecutor: TriggerExecutor {
                 throw HubConfigError("\(error) (a trigger's recipe declares params = { event = { type = \"table\" } })")
             }
         } catch {
-            return FireResult(exitCode: ExitCode.usage, message: "\(error)")
+            return FireResult(stoppedBy: error)
         }
         if let problem = NeedsCheck.problem(in: prepared.file, manifest: prepared.manifest) {
             return FireResult(exitCode: ExitCode.usage, message: problem)
@@ -174,14 +174,9 @@ struct RecipeTriggerExecutor: TriggerExecutor {
                 Console.err("\(event.runID): the recipe did not stop at its deadline; hubscript exits (code 4)\n")
                 _exit(ExitCode.limit)
             })
-            guard let failure = outcome.failure else { return FireResult(exitCode: outcome.exitCode) }
-            return FireResult(exitCode: outcome.exitCode, message: (failure.location.map { "\($0): " } ?? "") + failure.message)
-        } catch let denied as HubGate.Denied {
-            return FireResult(exitCode: ExitCode.capabilityDenied, message: denied.description)
-        } catch let notAllowed as NotAllowed {
-            return FireResult(exitCode: ExitCode.capabilityDenied, message: notAllowed.description)
+            return FireResult(outcome)
         } catch {
-            return FireResult(exitCode: ExitCode.usage, message: "\(error)")
+            return FireResult(stoppedBy: error)
         }
     }
 }

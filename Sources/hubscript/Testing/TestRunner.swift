@@ -3,6 +3,7 @@ import HubClient
 import HubSandbox
 import ScriptHost
 import Configuration
+import Synchronization
 
 /// One case's outcome.
 struct TestCaseResult: Sendable {
@@ -19,9 +20,9 @@ final class TestSession: @unchecked Sendable {
     let state: StateDirectory
     /// The configuration's libraries (pins checked), for the recipes the tests run.
     let libraries: [ModuleLibrary]
-    private let lock = NSLock()
-    private var sandboxes: [TestSandbox] = []
-    private(set) var results: [TestCaseResult] = []
+    private let sandboxes = Mutex<[TestSandbox]>([])
+    private let reported = Mutex<[TestCaseResult]>([])
+    var results: [TestCaseResult] { reported.withLock { $0 } }
     private let onResult: @Sendable (TestCaseResult) -> Void
 
     init(file: String, state: StateDirectory, libraries: [ModuleLibrary] = [],
@@ -35,7 +36,7 @@ final class TestSession: @unchecked Sendable {
 
     func report(name: String, ok: Bool, message: String?) {
         let result = TestCaseResult(file: file, name: name, ok: ok, message: message)
-        lock.withLock { results.append(result) }
+        reported.withLock { $0.append(result) }
         onResult(result)
     }
 
@@ -59,14 +60,14 @@ final class TestSession: @unchecked Sendable {
         } catch let e as FixtureError {
             throw ScriptMessageError("test.sandbox: \(e.message)")
         }
-        return lock.withLock {
+        return sandboxes.withLock { sandboxes in
             sandboxes.append(sandbox)
             return sandboxes.count
         }
     }
 
     func sandbox(_ id: Int64) throws -> TestSandbox {
-        try lock.withLock {
+        try sandboxes.withLock { sandboxes in
             guard id >= 1, id <= sandboxes.count else { throw ScriptMessageError("not a sandbox made by test.sandbox") }
             return sandboxes[Int(id) - 1]
         }

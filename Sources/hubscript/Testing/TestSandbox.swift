@@ -8,6 +8,7 @@ import RunJournal
 import Secrets
 import RecipeModules
 import Runs
+import Synchronization
 
 /// One `test.sandbox{…}`: a fresh in-memory built-in sandbox (Hub and Dispatch), its own
 /// in-memory journal, and the runs made against it. Recipes run through the real
@@ -21,8 +22,7 @@ final class TestSandbox: @unchecked Sendable {
     /// `kill_during_write`: armed for one run at a time.
     let kill = WriteKill()
     /// Plans made with `mode = "plan"`, by run id, for `mode = "apply"`.
-    private let lock = NSLock()
-    private var plans: [String: Plan] = [:]
+    private let plans = Mutex<[String: Plan]>([:])
 
     /// The sandbox's vault: what bindings store (a new API key's secret), in memory.
     let secrets = MemorySecrets()
@@ -128,7 +128,7 @@ final class TestSandbox: @unchecked Sendable {
         case "run": request.mode = .run
         case "plan": request.mode = .plan
         case "apply":
-            guard let id = options.planRunID, let plan = lock.withLock({ plans[id] }) else {
+            guard let id = options.planRunID, let plan = plans.withLock({ $0[id] }) else {
                 throw ScriptMessageError("s:run: mode \"apply\" needs plan = the result of a run with mode = \"plan\" in this sandbox")
             }
             request.mode = .apply(plan)
@@ -170,7 +170,7 @@ final class TestSandbox: @unchecked Sendable {
         } catch {
             return Self.setupFailure("\(error)", exitCode: 2)
         }
-        if let plan = outcome.plan { lock.withLock { plans[outcome.runID] = plan } }
+        if let plan = outcome.plan { plans.withLock { $0[outcome.runID] = plan } }
         var result: [String: ScriptValue] = [
             "exit_code": .integer(Int64(outcome.exitCode)),
             "run_id": .string(outcome.runID),

@@ -2,6 +2,7 @@ import Foundation
 import HTTPKit
 import HubClient
 import ScriptHost
+import Synchronization
 
 /// `kill_during_write = N` in a recipe test: models a process killed while its N-th
 /// write was in flight — the request reached the Hub (its change is made) but the
@@ -9,25 +10,28 @@ import ScriptHost
 /// unknown), as `kill -9` at that moment leaves it. From then on nothing reaches the
 /// Hub and every binding stops the run (a limit, which `pcall` cannot swallow), as if
 /// the process were gone. `s:resume` then resends the pending write under its key.
-final class WriteKill: @unchecked Sendable {
-    private let lock = NSLock()
-    private var target: Int?
-    private var sent = 0
-    private var killed = false
+final class WriteKill: Sendable {
+    private struct State {
+        var target: Int?
+        var sent = 0
+        var killed = false
+    }
+
+    private let state = Mutex(State())
 
     /// Arms it for one run: the `write`-th write the run sends loses its response (nil: never).
     func arm(_ write: Int?) {
-        lock.withLock { (target, sent, killed) = (write, 0, false) }
+        state.withLock { $0 = State(target: write) }
     }
 
-    var hasKilled: Bool { lock.withLock { killed } }
+    var hasKilled: Bool { state.withLock { $0.killed } }
 
     /// Counts a write sent; true when it is the one whose response is lost.
     fileprivate func sentWrite() -> Bool {
-        lock.withLock {
-            sent += 1
-            if sent == target { killed = true }
-            return killed
+        state.withLock { s in
+            s.sent += 1
+            if s.sent == s.target { s.killed = true }
+            return s.killed
         }
     }
 

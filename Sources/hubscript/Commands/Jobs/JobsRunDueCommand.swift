@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// `hubscript jobs run-due`: one scheduler pass, for a crontab line every minute.
 struct JobsRunDueCommand: Command {
@@ -41,9 +42,8 @@ struct JobsRunDueCommand: Command {
 }
 
 /// Set by any thread when a fire fails.
-final class FailureFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
+final class FailureFlag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
 }

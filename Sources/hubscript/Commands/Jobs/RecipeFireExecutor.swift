@@ -39,7 +39,7 @@ struct RecipeFireExecutor: FireExecutor {
             let path = try fire.job.library.map { try LibraryRecipe.file($0, in: libraries).path } ?? fire.job.recipe.path
             prepared = try PreparedRecipe(path: path, cliParams: Self.cliParams(job.params))
         } catch {
-            return FireResult(exitCode: ExitCode.usage, message: "\(error)")
+            return FireResult(stoppedBy: error)
         }
         if let problem = NeedsCheck.problem(in: prepared.file, manifest: prepared.manifest) {
             return FireResult(exitCode: ExitCode.usage, message: problem)
@@ -67,15 +67,9 @@ struct RecipeFireExecutor: FireExecutor {
                 Console.err("\(runID): \(message)\n")
                 _exit(ExitCode.limit)
             })
-            guard let failure = outcome.failure else { return FireResult(exitCode: outcome.exitCode) }
-            let location = failure.location.map { "\($0): " } ?? ""
-            return FireResult(exitCode: outcome.exitCode, message: location + failure.message)
-        } catch let denied as HubGate.Denied {
-            return FireResult(exitCode: ExitCode.capabilityDenied, message: denied.description)
-        } catch let notAllowed as NotAllowed {
-            return FireResult(exitCode: ExitCode.capabilityDenied, message: notAllowed.description)
+            return FireResult(outcome)
         } catch {
-            return FireResult(exitCode: ExitCode.usage, message: "\(error)")
+            return FireResult(stoppedBy: error)
         }
     }
 
