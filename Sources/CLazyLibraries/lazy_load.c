@@ -6,14 +6,6 @@
 
 static pthread_mutex_t loading = PTHREAD_MUTEX_INITIALIZER;
 
-// Aligned to a cache line, which makes the release binary's whole .text 64-byte aligned:
-// scripts/lib/startup-order.txt places the Lua interpreter's loop and call path
-// (luaV_execute, luaD_precall: their objects from liblua5.4.a) first in .text, so they start
-// at the same offsets within a cache line in every build: how those two functions fall
-// within a cache line changes the interpreter's speed markedly (docs/performance.md,
-// "Start-up"), and the linker's 16-byte alignment left their offsets to the size of
-// whatever preceded .text, so they changed with every build.
-__attribute__((aligned(64)))
 void *lazy_resolve(lazy_library *library, const char *name) {
     void *handle = __atomic_load_n(&library->handle, __ATOMIC_ACQUIRE);
     if (handle == NULL) {

@@ -84,7 +84,7 @@ def calls():
 
 def interpreter_offsets():
     """Where the interpreter's hot functions start within a cache line (their speed
-    depends on it: Sources/CLazyLibraries/lazy_load.c)."""
+    depends on it: docs/performance.md, "What each start-up device buys")."""
     try:
         symbols = subprocess.run(["nm", BIN], capture_output=True, text=True, check=True).stdout.split("\n")
     except (OSError, subprocess.CalledProcessError):
@@ -117,7 +117,7 @@ def fib():
     overhead = (statistics.median(ratios) - 1) * 100
     q1, q3 = ratios[len(ratios) // 4], ratios[(3 * len(ratios)) // 4]
     print(f"fib(32), CPU-bound Lua (median of {runs} runs, CPU time inside the interpreter)")
-    print(f"  (offsets in a 64-byte line: {interpreter_offsets()}; see Sources/CLazyLibraries/lazy_load.c)")
+    print(f"  (offsets in a 64-byte line: {interpreter_offsets()}; see docs/performance.md)")
     print(f"  hubscript (limits in force)  {hs_ms:8.1f} ms")
     print(f"  lua5.4                       {lua_ms:8.1f} ms")
     print(f"  overhead {overhead:+.1f}% (median of the {runs} back-to-back pairs; middle half "

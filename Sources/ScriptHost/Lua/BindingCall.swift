@@ -33,7 +33,7 @@ public struct BindingCall {
     }
 
     /// The function's qualified name, e.g. `json.encode`, for error messages.
-    public var functionName: String { names._withUnsafeGuaranteedRef { $0.names[id] } }
+    public var functionName: String { names.takeUnretainedValue().names[id] }
 
     // MARK: Errors
 

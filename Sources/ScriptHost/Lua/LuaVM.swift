@@ -43,10 +43,9 @@ final class LuaVM {
     let L: OpaquePointer
     @exclusivity(unchecked) private(set) var refs = LuaRefs()
     @exclusivity(unchecked) private var functions: [ScriptFunction] = []
-    /// What `invoke` needs per id, in a plain buffer so the hot path borrows
-    /// instead of retaining (see scripts/bench-runtime).
+    /// What `invoke` needs per id, in a plain buffer indexed by the id C passes
+    /// (`functions` keeps each function alive).
     private struct Entry {
-        let body: ScriptFunction.Body
         let gated: Bool
         let function: Unmanaged<ScriptFunction>
     }
@@ -230,7 +229,7 @@ final class LuaVM {
             entries = bigger
             entryCapacity *= 2
         }
-        (entries + id).initialize(to: Entry(body: function.body, gated: function.isGated,
+        (entries + id).initialize(to: Entry(gated: function.isGated,
                                             function: Unmanaged.passUnretained(function)))
         ids[Int(bitPattern: ObjectIdentifier(function))] = id
         return id
@@ -469,9 +468,7 @@ final class LuaVM {
         var count: Int32 = 0
         do {
             if entry.pointee.gated, let gate { try gate(entry.pointee.function.takeUnretainedValue()) }
-            // Through the function object borrowed +0: copying `body` out of the buffer
-            // retained and released its closure context on every call.
-            switch try entry.pointee.function._withUnsafeGuaranteedRef({ try $0.body(callArgs) }) {
+            switch try entry.pointee.function.takeUnretainedValue().body(callArgs) {
             case .none: break
             // One scalar goes back in the context, not through result ops (HS_DIRECT_RESULT).
             case .value(.integer(let i)): return direct(Int32(HS_OP_INT), i: lua_Integer(i))
@@ -521,10 +518,10 @@ final class LuaVM {
 
 /// The message handler's call for a table error value (see `hs_raise_fn`).
 private let luaVMTableError: hs_raise_fn = { state, host in
-    Unmanaged<LuaVM>.fromOpaque(host!)._withUnsafeGuaranteedRef { $0.noteTableError(state!) }
+    Unmanaged<LuaVM>.fromOpaque(host!).takeUnretainedValue().noteTableError(state!)
 }
 
 /// The C entry point every trampoline calls (see `hs_entry_fn`).
 private let luaVMEntry: hs_entry_fn = { state, host, id, depth in
-    Unmanaged<LuaVM>.fromOpaque(host!)._withUnsafeGuaranteedRef { $0.invoke(state!, Int(id), depth: Int(depth)) }
+    Unmanaged<LuaVM>.fromOpaque(host!).takeUnretainedValue().invoke(state!, Int(id), depth: Int(depth))
 }

@@ -1,5 +1,5 @@
 import Foundation
-import HubBindings
+import Runs
 import ScriptHost
 import SystemText
 

@@ -3,7 +3,8 @@ import PostgresKit
 import SQLiteKit
 import TestSupport
 import XCTest
-@testable import HubBindings
+import JournalTestSupport
+@testable import RunJournal
 
 /// The journal's tables are described once (`JournalSchema.migrations(for:)`) and come
 /// out the same on SQLite and PostgreSQL: the same tables, the same columns in the same
