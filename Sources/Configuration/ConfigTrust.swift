@@ -25,7 +25,7 @@ enum ConfigTrust {
         try check(info, path: path)
         // Into one buffer the file's size (plus a byte, to see the end in one more read),
         // grown only if the file grew: a zeroed 64 KiB chunk copied into `Data` cost
-        // 70 000 instructions a read, and a run reads the file up to four times.
+        // 70 000 instructions.
         // A file larger than `maxBytes` (say a sparse one of terabytes) is refused before
         // any buffer is made: a buffer of its size failed to allocate and aborted.
         guard info.st_size <= Self.maxBytes else { throw Self.tooLarge(path) }
