@@ -213,10 +213,10 @@ struct RunsResumeCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("expected one run ID") }
         id = arguments.positionals[0]
-        common = try CommonOptions.Values(arguments)
         force = arguments.flag("force")
         json = arguments.flag("json")
         let given = try RunCommand.launcher(arguments)
+        common = given.common   // the configuration, read once for the whole resume
         bounds = given.request
         chatter = given.chatter
     }
