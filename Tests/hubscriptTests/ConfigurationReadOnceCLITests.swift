@@ -132,3 +132,44 @@ final class ConfigurationReadOnceCLITests: XCTestCase {
         try assertTheBrokenFileIsRefused()
     }
 }
+
+/// Every command opens its configuration file exactly once, however many of its parts
+/// it uses (profiles, libraries, the journal, Dispatch targets, jobs) and however many
+/// recipes it runs. Counted from outside the process (`FileOpenCounter`).
+final class ConfigurationOpenedOnceCLITests: XCTestCase {
+    func testEveryCommandOpensItsConfigurationOnce() throws {
+        let cli = try CLIHarness(testCase: self)
+        let rows = try cli.file("rows.csv", "name\nada\n")
+        try cli.file("recipes/count.lua", """
+            recipe { name = "count", params = { rows = { type = "file" } }, targets = { "ops" } }
+            local tell = require("ops.tell")
+            for _ in csv.rows(params.rows) do print(tell.word) end
+            """)
+        try cli.file("ops/tell.lua", #"return { word = "row" }"#)
+        try cli.file("ops/second.lua", #"recipe { name = "second" } print("second")"#)
+        try cli.file("flaky.lua", #"recipe { name = "flaky" } if not params then error("never") end error("stops here")"#)
+        try cli.file("tests/a_test.lua", #"test.case("a", function() expect(require("ops.tell").word).to_be("row") end)"#)
+        let config = try cli.file("hubscript.config.lua", """
+            return { default_profile = "lab", profiles = { lab = { sandbox = true } }, libraries = { ops = "ops" },
+                     dispatch_targets = { ops = { url = "https://dispatch.example.com", token_ref = "dispatch/ops" } },
+                     jobs = { a_count = { recipe = "recipes/count.lua", schedule = "* * * * *", params = { rows = "\(rows)" } },
+                              b_second = { recipe = "ops:second", schedule = "* * * * *" } } }
+            """)
+        let opens = try FileOpenCounter(config)
+        let commands: [([String], Int32)] = [
+            (["trust"], 0), (["verify"], 0),
+            (["run", "recipes/count.lua", "--param", "rows=\(rows)"], 0),
+            (["plan", "recipes/count.lua", "--param", "rows=\(rows)"], 0),
+            (["run", "ops:second"], 0),
+            (["run", "flaky.lua", "--run-id", "flaky-1"], 1), (["runs", "resume", "flaky-1"], 1),
+            (["jobs", "run-due", "--now", "2026-01-01T10:00:05Z"], 0), (["jobs", "run", "b_second"], 0),
+            (["jobs", "list"], 0), (["jobs", "history"], 0), (["runs", "list"], 0),
+            (["test", cli.root.appendingPathComponent("tests").path], 0),
+        ]
+        for (command, status) in commands {
+            let r = try cli.run(command + ["--config", config])
+            XCTAssertEqual(r.status, status, "\(command): \(r.output)")
+            XCTAssertEqual(opens.opens(), 1, "\(command)")
+        }
+    }
+}
