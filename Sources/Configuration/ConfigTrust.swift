@@ -24,8 +24,8 @@ enum ConfigTrust {
         guard fstat(fd, &info) == 0 else { throw HubConfigError("config \(path): cannot read it: \(reason())") }
         try check(info, path: path)
         // Into one buffer the file's size (plus a byte, to see the end in one more read),
-        // grown only if the file grew: a zeroed 64 KiB chunk copied into `Data` at every
-        // read costs more than the read, and a run reads the file more than once.
+        // grown only if the file grew: a zeroed 64 KiB chunk copied into `Data` costs more
+        // than the read itself.
         // A file larger than `maxBytes` (say a sparse one of terabytes) is refused before
         // any buffer is made: a buffer of its size failed to allocate and aborted.
         guard info.st_size <= Self.maxBytes else { throw Self.tooLarge(path) }

@@ -57,23 +57,3 @@ public struct JobsConfig: Sendable {
         throw HubConfigError("no job '\(name)' in \(source.path) (\(known))")
     }
 }
-
-/// The configuration file as every part of hubscript reads it: the Hub profiles
-/// (`HubConfig`) and the jobs.
-public struct LoadedConfig: Sendable {
-    public let hub: HubConfig
-    public let jobs: JobsConfig
-
-    /// Finds, trusts and evaluates the configuration once (the search order of
-    /// `HubConfig.load`) and reads both parts. With no file: no profiles and no jobs.
-    public static func load(explicit: String?, environment: [String: String] = ProcessEnvironment.all,
-                            currentDirectory: String = AbsolutePath.currentDirectory()) throws -> LoadedConfig {
-        guard let file = try HubConfig.locate(explicit: explicit, environment: environment,
-                                              currentDirectory: currentDirectory) else {
-            return LoadedConfig(hub: .empty, jobs: JobsConfig(source: nil, jobs: []))
-        }
-        let value = try HubConfig.evaluate(file: file)
-        let hub = try ConfigParser(file: file.path).parse(value, source: file)
-        return LoadedConfig(hub: hub, jobs: try JobsConfigParser(file: file, hub: hub).parse(value))
-    }
-}

@@ -18,18 +18,6 @@ import RunJournal
 /// with what to write. No message shows the URL's password (PGPASSWORD or ~/.pgpass
 /// keep it out of the file altogether).
 public enum JournalConfig {
-    /// The journal the configuration names (the search order of `HubConfig.load`):
-    /// PostgreSQL when the file says so, else SQLite at `state`'s journal file.
-    public static func location(explicit: String?, state: StateDirectory,
-                                environment: [String: String] = ProcessEnvironment.all,
-                                currentDirectory: String = AbsolutePath.currentDirectory()) throws -> JournalLocation {
-        if let path = try HubConfig.locatePath(explicit: explicit, environment: environment, currentDirectory: currentDirectory),
-           let url = try parse(try HubConfig.evaluate(path: path), file: URL(fileURLWithPath: path)) {
-            return .postgres(url)
-        }
-        return .sqlite(path: try state.journalFilePath)
-    }
-
     /// The PostgreSQL URL of the file's `journal` key; nil when it has none.
     static func parse(_ value: ScriptValue, file: URL) throws -> PostgresURL? {
         guard case .object(let top) = value, let setting = top["journal"] else { return nil }

@@ -10,19 +10,40 @@ import RunJournal
 /// commit: `GitLibrarySource`). `require("ops.offboarding")` looks in the recipe's own
 /// folder first (`ops/offboarding.lua`), then in library `ops`'s folder (`offboarding.lua`).
 public enum LibrariesConfig {
-    /// The libraries of the configuration `explicit` or the search order finds, their
-    /// pins checked; none without a configuration file. Every folder must exist; a git
-    /// library's commit is fetched into `state` if it is not there yet.
-    public static func load(explicit: String?, state: StateDirectory,
-                            environment: [String: String] = ProcessEnvironment.all,
-                            currentDirectory: String = AbsolutePath.currentDirectory()) throws -> [ModuleLibrary] {
-        // A configuration that cannot be found or read is not this function's to report:
-        // the run reads it again to connect, before anything runs, and reports it there.
-        guard let path = try? HubConfig.locatePath(explicit: explicit, environment: environment,
-                                                   currentDirectory: currentDirectory),
-              let value = try? HubConfig.evaluate(path: path) else { return [] }
-        let file = URL(fileURLWithPath: path)
-        return try pinned(try parse(value, file: file, state: state, checkoutProblem: nil), config: file)
+    /// One entry of the `libraries` table as the file declares it, its syntax checked
+    /// when the configuration is loaded; its folder is found (a git library's commit
+    /// fetched into the state directory) only when a command needs it
+    /// (`LoadedConfiguration.libraries(state:)`).
+    struct Declaration: Sendable {
+        let name: String
+        let git: GitLibrarySource?
+        /// The folder as written (relative to the configuration file's folder unless absolute).
+        let path: String
+    }
+
+    /// The declared libraries of the configuration `value` of `file`, by name.
+    /// - Throws: `HubConfigError` naming the entry at fault.
+    static func declarations(_ value: ScriptValue, file: URL) throws -> [Declaration] {
+        func fail(_ message: String) -> HubConfigError { HubConfigError("config \(file.path): \(message)") }
+        guard case .object(let top) = value, let libraries = top["libraries"] else { return [] }
+        let table: [String: ScriptValue]
+        switch libraries {
+        case .object(let t): table = t
+        case .array([]): table = [:]
+        default: throw fail("libraries must be a table of name = \"folder\" (or \"git+URL@COMMIT\")")
+        }
+        return try table.keys.sorted().map { name in
+            guard let first = name.unicodeScalars.first, ("a"..."z").contains(first) || first == "_",
+                  name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) else {
+                throw fail("libraries: '\(name)' is not a library name (lowercase letters, digits and _, as in require(\"\(name).module\"))")
+            }
+            guard let path = table[name]?.stringValue, !path.isEmpty else {
+                throw fail("libraries.\(name) must be a folder path or git+URL@COMMIT (a string)")
+            }
+            do { return Declaration(name: name, git: try GitLibrarySource.parse(path), path: path) } catch {
+                throw fail("libraries.\(name): \(error)")
+            }
+        }
     }
 
     /// The libraries, each with its pin checks: a run checks only what it loads, so one
@@ -58,7 +79,7 @@ public enum LibrariesConfig {
     }
 
     /// The configuration file and its libraries, pins not checked (`hubscript trust`,
-    /// `hubscript verify`); nil without a configuration file.
+    /// `hubscript verify`).
     public struct Unpinned {
         public let config: URL
         public let libraries: [ModuleLibrary]
@@ -68,39 +89,18 @@ public enum LibrariesConfig {
         public let checkoutProblems: [String]
     }
 
-    public static func unpinned(explicit: String?, state: StateDirectory) throws -> Unpinned? {
-        guard let file = try HubConfig.locate(explicit: explicit, environment: ProcessEnvironment.all,
-                                              currentDirectory: AbsolutePath.currentDirectory()) else { return nil }
-        var problems: [String] = []
-        let libraries = try parse(try HubConfig.evaluate(file: file), file: file, state: state) { problems.append($0) }
-        return Unpinned(config: file, libraries: libraries, checkoutProblems: problems)
-    }
-
-    /// The libraries of the configuration `value`. With `checkoutProblem`, each git
-    /// checkout that was there already is checked with git as well, and told to it when
-    /// it is not exactly its commit (a new one was checked as it was fetched).
-    static func parse(_ value: ScriptValue, file: URL, state: StateDirectory,
-                      checkoutProblem: ((String) -> Void)?) throws -> [ModuleLibrary] {
+    /// The folders of `declarations` (of the configuration `file`). Every folder must
+    /// exist; a git library's commit is fetched into `state` if it is not there yet.
+    /// With `checkoutProblem`, each git checkout that was there already is checked with
+    /// git as well, and told to it when it is not exactly its commit (a new one was
+    /// checked as it was fetched).
+    static func resolve(_ declarations: [Declaration], file: URL, state: StateDirectory,
+                        checkoutProblem: ((String) -> Void)?) throws -> [ModuleLibrary] {
         func fail(_ message: String) -> HubConfigError { HubConfigError("config \(file.path): \(message)") }
-        guard case .object(let top) = value, let libraries = top["libraries"] else { return [] }
-        let table: [String: ScriptValue]
-        switch libraries {
-        case .object(let t): table = t
-        case .array([]): table = [:]
-        default: throw fail("libraries must be a table of name = \"folder\" (or \"git+URL@COMMIT\")")
-        }
         let base = file.deletingLastPathComponent()
-        return try table.keys.sorted().map { name in
-            guard let first = name.unicodeScalars.first, ("a"..."z").contains(first) || first == "_",
-                  name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) else {
-                throw fail("libraries: '\(name)' is not a library name (lowercase letters, digits and _, as in require(\"\(name).module\"))")
-            }
-            guard let path = table[name]?.stringValue, !path.isEmpty else {
-                throw fail("libraries.\(name) must be a folder path or git+URL@COMMIT (a string)")
-            }
-            let git: GitLibrarySource?
-            do { git = try GitLibrarySource.parse(path) } catch { throw fail("libraries.\(name): \(error)") }
-            if let git {
+        return try declarations.map { declaration in
+            let name = declaration.name
+            if let git = declaration.git {
                 do {
                     let (folder, fetched) = try GitCheckout.checkout(git, name: name, state: state)
                     if let checkoutProblem, !fetched {
@@ -113,6 +113,7 @@ public enum LibrariesConfig {
                     throw fail("libraries.\(name): \(error)")
                 }
             }
+            let path = declaration.path
             let folder = path.hasPrefix("/") ? URL(fileURLWithPath: path, isDirectory: true)
                 : base.appendingPathComponent(path, isDirectory: true)
             var isFolder: ObjCBool = false

@@ -51,17 +51,6 @@ public struct TriggersConfig: Sendable {
 
     /// The triggers an event of `type` fires.
     public func matching(_ type: String) -> [ConfiguredTrigger] { triggers.filter { $0.matches(type) } }
-
-    /// The configuration's Hub profiles and triggers (the search order of `HubConfig.load`).
-    public static func load(explicit: String?, environment: [String: String] = ProcessEnvironment.all,
-                            currentDirectory: String = AbsolutePath.currentDirectory()) throws -> (HubConfig, TriggersConfig) {
-        guard let file = try HubConfig.locate(explicit: explicit, environment: environment, currentDirectory: currentDirectory) else {
-            return (.empty, TriggersConfig(source: nil, triggers: []))
-        }
-        let value = try HubConfig.evaluate(file: file)
-        let hub = try ConfigParser(file: file.path).parse(value, source: file)
-        return (hub, try TriggersConfigParser(file: file, hub: hub).parse(value))
-    }
 }
 
 /// Reads the `triggers` table. Every message starts `config FILE: ` and names the

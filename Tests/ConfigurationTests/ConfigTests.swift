@@ -2,6 +2,7 @@ import Foundation
 import HubClient
 import ScriptHost
 import XCTest
+import Configuration
 
 /// The configuration file: its search order, how it is evaluated, and its profiles.
 final class ConfigTests: XCTestCase {
@@ -24,7 +25,7 @@ final class ConfigTests: XCTestCase {
     }
 
     func testNoConfigMeansTheBuiltinSandbox() throws {
-        let config = try HubConfig.load(explicit: nil, environment: ["HOME": folder.path], currentDirectory: folder.path)
+        let config = try LoadedConfiguration.load(explicit: nil, environment: ["HOME": folder.path], currentDirectory: folder.path).hub
         XCTAssertNil(config.source)
         let (name, setting) = try config.profile(named: nil)
         XCTAssertEqual(name, "sandbox")
@@ -38,12 +39,12 @@ final class ConfigTests: XCTestCase {
         _ = try write("xdg/hubscript/config.lua", #"return { profiles = { d = { sandbox = true } } }"#)
         let env = ["HUBSCRIPT_CONFIG": fromEnv.path, "XDG_CONFIG_HOME": folder.appendingPathComponent("xdg").path]
         let cwd = folder.appendingPathComponent("cwd").path
-        XCTAssertEqual(try HubConfig.load(explicit: explicit.path, environment: env, currentDirectory: cwd).profiles.keys.first, "a")
-        XCTAssertEqual(try HubConfig.load(explicit: nil, environment: env, currentDirectory: cwd).profiles.keys.first, "b")
+        XCTAssertEqual(try LoadedConfiguration.load(explicit: explicit.path, environment: env, currentDirectory: cwd).hub.profiles.keys.first, "a")
+        XCTAssertEqual(try LoadedConfiguration.load(explicit: nil, environment: env, currentDirectory: cwd).hub.profiles.keys.first, "b")
         var noEnv = env
         noEnv["HUBSCRIPT_CONFIG"] = nil
-        XCTAssertEqual(try HubConfig.load(explicit: nil, environment: noEnv, currentDirectory: cwd).profiles.keys.first, "c")
-        XCTAssertEqual(try HubConfig.load(explicit: nil, environment: noEnv, currentDirectory: folder.path).profiles.keys.first, "d")
+        XCTAssertEqual(try LoadedConfiguration.load(explicit: nil, environment: noEnv, currentDirectory: cwd).hub.profiles.keys.first, "c")
+        XCTAssertEqual(try LoadedConfiguration.load(explicit: nil, environment: noEnv, currentDirectory: folder.path).hub.profiles.keys.first, "d")
     }
 
     func testProfilesParseIntoHubProfiles() throws {
@@ -59,7 +60,7 @@ final class ConfigTests: XCTestCase {
               },
             }
             """)
-        let config = try HubConfig.load(explicit: url.path)
+        let config = try LoadedConfiguration.load(explicit: url.path).hub
         let (name, setting) = try config.profile(named: nil)
         XCTAssertEqual(name, "prod")
         guard case .hub(let prod) = setting else { return XCTFail("prod is a hub profile") }
@@ -83,7 +84,7 @@ final class ConfigTests: XCTestCase {
               none = { hub_url = "https://h", api_key_env = "K" },
             } }
             """)
-        let config = try HubConfig.load(explicit: url.path)
+        let config = try LoadedConfiguration.load(explicit: url.path).hub
         func caFile(_ name: String) throws -> String? {
             guard case .hub(let profile) = try config.profile(named: name).setting else { XCTFail("\(name) is a hub profile"); return nil }
             return profile.caFile
@@ -92,7 +93,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(try caFile("abs"), "/etc/ssl/private-ca.pem")
         XCTAssertNil(try caFile("none"))
         let bad = try write("bad-ca.lua", #"return { profiles = { p = { hub_url = "https://h", api_key_env = "K", ca_file = 1 } } }"#)
-        XCTAssertThrowsError(try HubConfig.load(explicit: bad.path)) { error in
+        XCTAssertThrowsError(try LoadedConfiguration.load(explicit: bad.path).hub) { error in
             XCTAssertEqual("\(error)", "config \(bad.path): profiles.p.ca_file must be a non-empty string")
         }
     }
@@ -110,7 +111,7 @@ final class ConfigTests: XCTestCase {
         ]
         for (text, message) in cases {
             let url = try write("bad.lua", text)
-            XCTAssertThrowsError(try HubConfig.load(explicit: url.path)) { error in
+            XCTAssertThrowsError(try LoadedConfiguration.load(explicit: url.path).hub) { error in
                 XCTAssertEqual("\(error)", "config \(url.path): \(message)")
             }
         }
@@ -118,21 +119,21 @@ final class ConfigTests: XCTestCase {
 
     func testConfigFilesAreDataOnly() throws {
         let url = try write("evil.lua", #"return { profiles = { p = { hub_url = io.read() } } }"#)
-        XCTAssertThrowsError(try HubConfig.load(explicit: url.path)) { error in
+        XCTAssertThrowsError(try LoadedConfiguration.load(explicit: url.path).hub) { error in
             XCTAssertTrue("\(error)".hasSuffix("evil.lua:1: only literal values are allowed here (data only), not the global 'io'"), "\(error)")
         }
     }
 
     func testUnknownProfileAndAmbiguousDefault() throws {
         let url = try write("two.lua", #"return { profiles = { a = { sandbox = true }, b = { sandbox = true } } }"#)
-        let config = try HubConfig.load(explicit: url.path)
+        let config = try LoadedConfiguration.load(explicit: url.path).hub
         XCTAssertThrowsError(try config.profile(named: "zz")) { error in
             XCTAssertEqual("\(error)", "no profile 'zz' in \(url.path) (profiles: a, b, or 'sandbox')")
         }
         XCTAssertThrowsError(try config.profile(named: nil)) { error in
             XCTAssertEqual("\(error)", "\(url.path) has several profiles and no default_profile; pass --profile NAME")
         }
-        XCTAssertThrowsError(try HubConfig.load(explicit: folder.appendingPathComponent("missing.lua").path)) { error in
+        XCTAssertThrowsError(try LoadedConfiguration.load(explicit: folder.appendingPathComponent("missing.lua").path).hub) { error in
             XCTAssertTrue("\(error)".hasSuffix("does not exist (given with --config)"))
         }
     }

@@ -66,56 +66,63 @@ final class ConfigTrustTests: XCTestCase {
         }
     }
 
-    /// A run evaluates its file once, however often it reads it: the same bytes give
-    /// the value already made, other bytes are evaluated anew, and every read checks
-    /// the file's trust again.
-    func testTheSameBytesAreEvaluatedOnceAndTrustIsCheckedOnEveryRead() throws {
+    /// Nothing is kept between loads: each load evaluates the file's bytes anew and
+    /// checks its trust again, so a command never gets a value made from an earlier
+    /// version of the file, or from a file that has since become untrusted.
+    func testEveryLoadEvaluatesTheFileAnewAndChecksItsTrustAgain() throws {
         let path = folder.appendingPathComponent("expr.lua").path
         func put(_ text: String, mode: mode_t = 0o600) throws {
             try Data(text.utf8).write(to: URL(fileURLWithPath: path))
             XCTAssertEqual(chmod(path, mode), 0)
         }
-        try put("return { seconds = 60 * 60 }")   // not plain literals: evaluated in Lua
-        XCTAssertEqual(try HubConfig.evaluate(path: path), .object(["seconds": .integer(3600)]))
-        XCTAssertEqual(try HubConfig.evaluate(path: path), .object(["seconds": .integer(3600)]))
-        try put("return { seconds = 60 * 61 }")   // same size, other bytes
-        XCTAssertEqual(try HubConfig.evaluate(path: path), .object(["seconds": .integer(3660)]))
-        try put("return { seconds = 60 * 61 }", mode: 0o622)
-        XCTAssertThrowsError(try HubConfig.evaluate(path: path)) {
-            XCTAssertTrue("\($0)".contains("is writable by its group and others"), "\($0)")
+        let evaluations = EvaluationCounter()
+        func load() throws -> LoadedConfiguration {
+            try LoadedConfiguration.load(explicit: path, evaluator: evaluations.evaluator)
         }
+        try put(#"return { default_profile = "a" .. "b" }"#)   // not plain literals: evaluated in Lua
+        XCTAssertEqual(try load().hub.defaultProfile, "ab")
+        XCTAssertEqual(try load().hub.defaultProfile, "ab")
+        XCTAssertEqual(evaluations.count, 2)
+        try put(#"return { default_profile = "a" .. "c" }"#)   // same size, other bytes
+        XCTAssertEqual(try load().hub.defaultProfile, "ac")
+        XCTAssertEqual(evaluations.count, 3)
+        try put(#"return { default_profile = "a" .. "c" }"#, mode: 0o602)
+        XCTAssertThrowsError(try load()) {
+            XCTAssertEqual("\($0)", "config \(path): is writable by others (mode 0602); \(Self.why). Fix: chmod go-w \(path)")
+        }
+        XCTAssertEqual(evaluations.count, 3, "an untrusted file is never evaluated")
     }
 
     func testAConfigWritableByOthersIsRefusedHoweverItIsFound() throws {
         let path = try write("hubscript.config.lua", mode: 0o666)
         let expected = "config \(path): is writable by its group and others (mode 0666); \(Self.why). Fix: chmod go-w \(path)"
         let noConfigHome = ["XDG_CONFIG_HOME": folder.appendingPathComponent("none").path]
-        XCTAssertThrowsError(try HubConfig.load(explicit: nil, environment: noConfigHome, currentDirectory: folder.path)) {
+        XCTAssertThrowsError(try LoadedConfiguration.load(explicit: nil, environment: noConfigHome, currentDirectory: folder.path).hub) {
             XCTAssertEqual("\($0)", expected)
         }
-        XCTAssertThrowsError(try HubConfig.load(explicit: path)) { XCTAssertEqual("\($0)", expected) }
-        XCTAssertThrowsError(try HubConfig.load(explicit: nil, environment: ["HUBSCRIPT_CONFIG": path])) {
+        XCTAssertThrowsError(try LoadedConfiguration.load(explicit: path).hub) { XCTAssertEqual("\($0)", expected) }
+        XCTAssertThrowsError(try LoadedConfiguration.load(explicit: nil, environment: ["HUBSCRIPT_CONFIG": path]).hub) {
             XCTAssertEqual("\($0)", expected)
         }
         XCTAssertEqual(chmod(path, 0o646), 0)
-        XCTAssertThrowsError(try HubConfig.load(explicit: path)) {
+        XCTAssertThrowsError(try LoadedConfiguration.load(explicit: path).hub) {
             XCTAssertEqual("\($0)", "config \(path): is writable by others (mode 0646); \(Self.why). Fix: chmod go-w \(path)")
         }
         XCTAssertEqual(chmod(path, 0o664), 0)
-        XCTAssertThrowsError(try HubConfig.load(explicit: path)) {
+        XCTAssertThrowsError(try LoadedConfiguration.load(explicit: path).hub) {
             XCTAssertEqual("\($0)", "config \(path): is writable by its group (mode 0664); \(Self.why). Fix: chmod go-w \(path)")
         }
         XCTAssertEqual(chmod(path, 0o644), 0)
-        XCTAssertEqual(try HubConfig.load(explicit: path).profiles.keys.sorted(), ["evil"])
+        XCTAssertEqual(try LoadedConfiguration.load(explicit: path).hub.profiles.keys.sorted(), ["evil"])
         XCTAssertEqual(chmod(path, 0o600), 0)
-        XCTAssertEqual(try HubConfig.load(explicit: path).profiles.keys.sorted(), ["evil"])
+        XCTAssertEqual(try LoadedConfiguration.load(explicit: path).hub.profiles.keys.sorted(), ["evil"])
     }
 
     func testALinkToAnUntrustedFileIsRefused() throws {
         let target = try write("shared.lua", mode: 0o666)
         let link = folder.appendingPathComponent("hubscript.config.lua").path
         XCTAssertEqual(symlink(target, link), 0)
-        XCTAssertThrowsError(try HubConfig.load(explicit: link)) {
+        XCTAssertThrowsError(try LoadedConfiguration.load(explicit: link).hub) {
             XCTAssertEqual("\($0)", "config \(link): is writable by its group and others (mode 0666); \(Self.why). Fix: chmod go-w \(link)")
         }
     }
@@ -136,7 +143,7 @@ final class ConfigTrustTests: XCTestCase {
         guard geteuid() == 0 else { throw XCTSkip("changing a file's owner needs root") }
         let path = try write("hubscript.config.lua", mode: 0o644)
         XCTAssertEqual(chown(path, 65534, 65534), 0)
-        XCTAssertThrowsError(try HubConfig.load(explicit: nil, environment: [:], currentDirectory: folder.path)) {
+        XCTAssertThrowsError(try LoadedConfiguration.load(explicit: nil, environment: [:], currentDirectory: folder.path).hub) {
             XCTAssertEqual("\($0)", "config \(path): is owned by another user (uid 65534), not by you (uid 0) or root; \(Self.why). Fix: chown root \(path), or use a file of your own (--config)")
         }
     }
@@ -144,7 +151,7 @@ final class ConfigTrustTests: XCTestCase {
     func testAFIFOIsRefusedWithoutWaiting() throws {
         let path = folder.appendingPathComponent("config.lua").path
         XCTAssertEqual(mkfifo(path, 0o600), 0)
-        XCTAssertThrowsError(try HubConfig.load(explicit: path)) {
+        XCTAssertThrowsError(try LoadedConfiguration.load(explicit: path).hub) {
             XCTAssertEqual("\($0)", "config \(path): is not a regular file")
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HubClient
 import XCTest
+import Configuration
 import RecipeModules
 
 /// `dispatch_targets`: the configuration binds each Dispatch credential to its URL, and
@@ -11,6 +12,9 @@ final class DispatchTargetsConfigTests: XCTestCase {
     override func setUpWithError() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-targets-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // The recipe a trigger below names: the whole file is validated.
+        try #"recipe { name = "r", params = { event = { type = "table" } } }"#.write(
+            to: folder.appendingPathComponent("r.lua"), atomically: true, encoding: .utf8)
     }
 
     override func tearDownWithError() throws {
@@ -20,7 +24,7 @@ final class DispatchTargetsConfigTests: XCTestCase {
     func load(_ text: String) throws -> HubConfig {
         let url = folder.appendingPathComponent("config-\(UUID().uuidString).lua")
         try text.write(to: url, atomically: true, encoding: .utf8)
-        return try HubConfig.load(explicit: url.path)
+        return try LoadedConfiguration.load(explicit: url.path).hub
     }
 
     func refusal(_ text: String) -> String? {

@@ -1,6 +1,7 @@
 import Foundation
 import HubClient
 import XCTest
+import Configuration
 
 /// The profile keys that say how an API key's permissions are known: `api_key_permissions`
 /// (checked against the catalogue), `api_key_id` with `api_key_record_profile`, and
@@ -20,7 +21,7 @@ final class GateConfigTests: XCTestCase {
     func load(_ profiles: String) throws -> HubConfig {
         let url = folder.appendingPathComponent("c.lua")
         try "return { profiles = { \(profiles) } }".write(to: url, atomically: true, encoding: .utf8)
-        return try HubConfig.load(explicit: url.path)
+        return try LoadedConfiguration.load(explicit: url.path).hub
     }
 
     func hubProfile(_ config: HubConfig, _ name: String) throws -> HubProfile {

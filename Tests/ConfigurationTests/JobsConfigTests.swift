@@ -39,7 +39,7 @@ final class JobsConfigTests: XCTestCase {
               },
             }
             """)
-        let config = try LoadedConfig.load(explicit: url.path)
+        let config = try LoadedConfiguration.load(explicit: url.path)
         XCTAssertEqual(config.hub.profiles.keys.sorted(), ["prod"])
         XCTAssertEqual(config.jobs.jobs.map(\.name), ["hourly", "nightly-sync"])
         let nightly = try config.jobs.job(named: "nightly-sync")
@@ -52,14 +52,14 @@ final class JobsConfigTests: XCTestCase {
         XCTAssertEqual(nightly.definition.onFailureDispatch, "ops-pager")
         XCTAssertEqual(try config.jobs.job(named: "hourly").definition.catchUp, .latest)
         // The profiles alone, for every other command, ignore the jobs.
-        XCTAssertEqual(try HubConfig.load(explicit: url.path).profiles.keys.sorted(), ["prod"])
+        XCTAssertEqual(try LoadedConfiguration.load(explicit: url.path).hub.profiles.keys.sorted(), ["prod"])
         XCTAssertThrowsError(try config.jobs.job(named: "weekly")) { error in
             XCTAssertEqual("\(error)", "no job 'weekly' in \(url.path) (jobs: hourly, nightly-sync)")
         }
     }
 
     func testNoConfigurationMeansNoJobs() throws {
-        let config = try LoadedConfig.load(explicit: nil, environment: ["HOME": folder.path], currentDirectory: folder.path)
+        let config = try LoadedConfiguration.load(explicit: nil, environment: ["HOME": folder.path], currentDirectory: folder.path)
         XCTAssertNil(config.jobs.source)
         XCTAssertTrue(config.jobs.jobs.isEmpty)
     }
@@ -96,7 +96,7 @@ final class JobsConfigTests: XCTestCase {
         ]
         for (jobs, message) in cases {
             let url = try write("return { profiles = { dev = { sandbox = true } }, \(jobs) }")
-            XCTAssertThrowsError(try LoadedConfig.load(explicit: url.path), jobs) { error in
+            XCTAssertThrowsError(try LoadedConfiguration.load(explicit: url.path), jobs) { error in
                 XCTAssertEqual("\(error)", "config \(url.path): \(message)")
             }
         }

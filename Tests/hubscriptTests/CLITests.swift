@@ -130,7 +130,8 @@ final class CLITests: CLITestCase {
 
         Each Dispatch target the manifest declares (targets = { "ops" }) is shown with the
         URL and token the configuration binds it to for the profile, when a configuration
-        is found: that is everywhere the recipe can send.
+        is found: that is everywhere the recipe can send. A configuration that cannot be
+        read, or a profile it does not define, is an error (exit 2).
 
         OPTIONS:
           --json            Print the manifest as JSON.

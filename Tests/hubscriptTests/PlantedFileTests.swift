@@ -52,7 +52,8 @@ final class PlantedFileTests: XCTestCase {
         let r = try cli.run(["run", "hello.lua"], cwd: work)
         XCTAssertEqual(r.status, 2, r.output)
         XCTAssertEqual(r.stdout, "")
-        XCTAssertEqual(errorLine(r), "error: config \(config): is writable by its group and others (mode 0666); hubscript reads only a configuration that nobody but you (or root) can change, since it decides where your credentials are sent. Fix: chmod go-w \(config)")
+        // Read at the command's start, before the recipe: the command's own error line.
+        XCTAssertEqual(r.stderr, "hubscript run: config \(config): is writable by its group and others (mode 0666); hubscript reads only a configuration that nobody but you (or root) can change, since it decides where your credentials are sent. Fix: chmod go-w \(config)\n")
         XCTAssertEqual(chmod(config, 0o600), 0)
         let fixed = try cli.run(["run", "hello.lua"], cwd: work)
         XCTAssertEqual(fixed.status, 0, fixed.output)

@@ -3,7 +3,7 @@ import Foundation
 /// The configuration: profiles (and, later, jobs), and which one a command uses.
 ///
 /// It comes from a data-only Lua file, evaluated in an empty sandbox, that returns a
-/// table (read by `HubConfig.load` in Configuration, which has the Lua; this module has none):
+/// table (read once per command by `LoadedConfiguration.load` in Configuration, which has the Lua; this module has none):
 ///
 /// ```lua
 /// return {

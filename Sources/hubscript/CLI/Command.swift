@@ -29,8 +29,10 @@ protocol Command: SendableMetatype {
     init(_ arguments: ParsedArguments) throws
     func run() throws -> Int32
     /// The `--help` text for this command line (`args` are the command's arguments, so
-    /// `hubscript RECIPE.lua --help` can show the recipe's parameters).
-    static func help(for args: [String]) -> String
+    /// `hubscript RECIPE.lua --help` can show the recipe's parameters). Throws when
+    /// what the help would describe cannot be read (a `LIB:RECIPE` whose configuration
+    /// is broken): that is reported as an error, exit code 2.
+    static func help(for args: [String]) throws -> String
 }
 
 /// A usage mistake: printed with a pointer to `--help`; exit code 2.
@@ -120,11 +122,11 @@ extension Command {
 
     /// Parses and runs, turning usage errors into exit code 2.
     static func main(_ args: [String]) -> Int32 {
-        if args.contains("--help") || args.contains("-h") {
-            Console.out(help(for: args))
-            return 0
-        }
         do {
+            if args.contains("--help") || args.contains("-h") {
+                Console.out(try help(for: args))
+                return 0
+            }
             let parsed = try ParsedArguments.parse(args, options: configuration.options, command: configuration.name)
             return try Self(parsed).run()
         } catch let e as UsageError {

@@ -6,8 +6,7 @@ extension CommonOptions.Values {
     /// The chosen profile's Dispatch (`DispatchTarget.forProfile`), and whether it is the
     /// built-in sandbox used for lack of a configuration file.
     func dispatchTarget() throws -> (target: DispatchTarget, unconfigured: Bool) {
-        let config = try HubConfig.load(explicit: config)
-        return (try dispatchTarget(config, profile: profile), config.source == nil)
+        (try dispatchTarget(hub, profile: profile), hub.source == nil)
     }
 
     /// Profile `profile`'s Dispatch in `config` (nil: the default profile).

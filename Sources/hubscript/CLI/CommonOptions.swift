@@ -26,27 +26,38 @@ enum CommonOptions {
         StateDirectory(explicit: value(arguments, "state-dir", environment: "HUBSCRIPT_STATE_DIR"))
     }
 
+    /// The common options of one command, with the configuration read once at the
+    /// command's entry: everything the command does sees this one `configuration`.
     struct Values {
         let profile: String?
-        let config: String?
+        let configuration: LoadedConfiguration
         let state: StateDirectory
 
-        init(_ arguments: ParsedArguments) {
+        /// Reads the options and loads the configuration they name (`--config`, else
+        /// the search order of `LoadedConfiguration.load`).
+        /// - Throws: the configuration's `HubConfigError` (the command exits with 2).
+        init(_ arguments: ParsedArguments) throws {
             profile = CommonOptions.value(arguments, "profile", environment: "HUBSCRIPT_PROFILE")
-            config = arguments.value("config")   // $HUBSCRIPT_CONFIG: HubConfig.load
+            configuration = try LoadedConfiguration.load(explicit: arguments.value("config"))
             state = CommonOptions.stateDirectory(arguments)
         }
 
-        init(profile: String?, config: String?, state: StateDirectory) {
+        init(profile: String?, configuration: LoadedConfiguration, state: StateDirectory) {
             self.profile = profile
-            self.config = config
+            self.configuration = configuration
             self.state = state
         }
+
+        /// The same options with `profile` chosen instead.
+        func with(profile: String?) -> Values { Values(profile: profile, configuration: configuration, state: state) }
+
+        /// The Hub profiles and Dispatch targets of the configuration.
+        var hub: HubConfig { configuration.hub }
 
         /// The journal the configuration names (`journal = "postgresql://…"`), else the
         /// SQLite file in the state directory.
         func journalLocation() throws -> JournalLocation {
-            try JournalConfig.location(explicit: config, state: state)
+            try configuration.journalLocation(state: state)
         }
 
         /// Opens the configured journal (`Journal.openChecked`).
@@ -54,11 +65,11 @@ enum CommonOptions {
             try Journal.openChecked(try journalLocation(), check: check)
         }
 
-        /// Loads the configuration and opens the profile's connection (with the vault:
-        /// `VaultAccess.connect`); prints the built-in-sandbox notice once (not when
-        /// `quiet`). `observe` hears the client's calls, retries and rate-limit waits.
+        /// Opens the profile's connection (with the vault: `VaultAccess.connect`); prints
+        /// the built-in-sandbox notice once (not when `quiet`). `observe` hears the
+        /// client's calls, retries and rate-limit waits.
         func connect(quiet: Bool = false, observe: (@Sendable (HubClientEvent) -> Void)? = nil) throws -> HubConnection {
-            let connection = try VaultAccess.connect(config: try HubConfig.load(explicit: config), profile: profile, state: state,
+            let connection = try VaultAccess.connect(config: hub, profile: profile, state: state,
                                                      quiet: quiet, observe: observe)
             if let notice = connection.notice, !quiet { Console.err(notice + "\n") }
             return connection

@@ -8,12 +8,15 @@ enum RecipeHelp {
     /// `hubscript RECIPE.lua --help`: the recipe's manifest (its parameters, needs and
     /// limits) before the command's own help. Without a readable recipe among `args`,
     /// just the command's help.
-    static func text(args: [String], commandHelp: String, options: [OptionSpec] = RunCommand.configuration.options) -> String {
+    /// - Throws: for a `LIB:RECIPE`, the configuration's error, or a `UsageError` when
+    ///   it names no such library or recipe (as running it would).
+    static func text(args: [String], commandHelp: String, options: [OptionSpec] = RunCommand.configuration.options) throws -> String {
         let parsed = try? ParsedArguments.parse(args.filter { $0 != "--help" && $0 != "-h" }, options: options, command: "run")
         // The recipe is a positional (not `--config x.lua`'s value) when the line parses.
         let positionals = parsed?.positionals ?? args
-        guard let path = positionals.first(where: { $0.hasSuffix(".lua") && !$0.hasPrefix("-") }) ?? parsed.flatMap(libraryRecipe),
-              let file = try? RecipeFile(path: path),
+        var path = positionals.first(where: { $0.hasSuffix(".lua") && !$0.hasPrefix("-") })
+        if path == nil, let parsed { path = try libraryRecipe(parsed) }
+        guard let path, let file = try? RecipeFile(path: path),
               let manifest = try? RecipeManifest.load(from: file) else { return commandHelp }
         return "RECIPE: " + ManifestDescription.text(manifest)
             + "\nSet parameters with --param name=value (a list takes a,b,c or one --param per item).\n\n"
@@ -22,13 +25,14 @@ enum RecipeHelp {
 
     /// The file of the `LIB:RECIPE` among the command line's positionals (`hubscript
     /// ops:offboard --help`), with the configuration and state folder it names; nil when
-    /// there is none.
-    static func libraryRecipe(_ parsed: ParsedArguments) -> String? {
+    /// there is none (or it is an existing file's path).
+    /// - Throws: the configuration's error; a `UsageError` for an unknown library or recipe.
+    static func libraryRecipe(_ parsed: ParsedArguments) throws -> String? {
         guard let written = parsed.positionals.first(where: { LibraryRecipe.reference($0) != nil }),
-              let reference = LibraryRecipe.reference(written),
-              let libraries = try? LibrariesConfig.unpinned(explicit: parsed.value("config"),
-                                                            state: CommonOptions.stateDirectory(parsed))?.libraries else { return nil }
-        return try? LibraryRecipe.file(reference, in: libraries).path
+              !FileManager.default.fileExists(atPath: written) else { return nil }
+        let configuration = try LoadedConfiguration.load(explicit: parsed.value("config"))
+        let libraries = try configuration.unpinnedLibraries(state: CommonOptions.stateDirectory(parsed))?.libraries ?? []
+        return try resolve(written, libraries: libraries)
     }
 
     /// `path` as given, or — when no such file exists and it is written `LIB:RECIPE` —

@@ -48,9 +48,8 @@ struct RecipeLauncher {
             let journal = try common.openJournal(
                                                   check: journalCheck ?? (runIDKnownBeforeStart == nil ? .unlessClosedCleanly : .always))
             var request = self.request
-            let config = try HubConfig.load(explicit: common.config)
-            request.dispatch = try common.dispatchTarget(config, profile: common.profile)
-            request.dispatchTargets = try common.dispatchTargets(prepared.manifest.targets, config, profile: common.profile)
+            request.dispatch = try common.dispatchTarget(common.hub, profile: common.profile)
+            request.dispatchTargets = try common.dispatchTargets(prepared.manifest.targets, common.hub, profile: common.profile)
             if request.secrets == nil { request.secrets = VaultAccess.resolver(state: common.state) }
             if request.progress == nil { request.progress = progress }
             // --quiet drops the start line (the closing line names the run too); --json

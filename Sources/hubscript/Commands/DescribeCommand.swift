@@ -1,6 +1,7 @@
 import Foundation
 import HubClient
 import ScriptHost
+import Configuration
 
 /// `hubscript describe FILE`: the manifest, for people or as JSON, with where each
 /// Dispatch target it declares goes under the configuration's profile.
@@ -14,7 +15,8 @@ struct DescribeCommand: Command {
         discussion: """
         Each Dispatch target the manifest declares (targets = { "ops" }) is shown with the
         URL and token the configuration binds it to for the profile, when a configuration
-        is found: that is everywhere the recipe can send.
+        is found: that is everywhere the recipe can send. A configuration that cannot be
+        read, or a profile it does not define, is an error (exit 2).
         """)
 
     let path: String
@@ -36,7 +38,7 @@ struct DescribeCommand: Command {
             Console.err("error: \(TerminalText.text("\(error)"))\n")
             return ExitCode.usage
         }
-        let destinations = targetDestinations(manifest.targets)
+        let destinations = try targetDestinations(manifest.targets)
         if json {
             var value = ManifestDescription.json(manifest)
             if case .object(var fields) = value, let destinations {
@@ -56,11 +58,13 @@ struct DescribeCommand: Command {
         return ExitCode.success
     }
 
-    /// Where each target goes under the profile, in words; nil without targets or when
-    /// no configuration can be read (the names alone are shown then).
-    func targetDestinations(_ names: [String]) -> [String: String]? {
-        guard !names.isEmpty, let config = try? HubConfig.load(explicit: config),
-              let (name, setting) = try? config.profile(named: profile) else { return nil }
+    /// Where each target goes under the profile, in words; nil without targets (the
+    /// configuration is read only for them).
+    /// - Throws: the configuration's error, or the profile's (`HubConfig.profile(named:)`).
+    func targetDestinations(_ names: [String]) throws -> [String: String]? {
+        guard !names.isEmpty else { return nil }
+        let config = try LoadedConfiguration.load(explicit: config).hub
+        let (name, setting) = try config.profile(named: profile)
         var out: [String: String] = [:]
         for target in names {
             if case .sandbox = setting {

@@ -38,7 +38,7 @@ struct DispatchTestCommand: Command {
         guard arguments.positionals.isEmpty else {
             throw UsageError("unexpected argument '\(arguments.positionals[0])'")
         }
-        common = CommonOptions.Values(arguments)
+        common = try CommonOptions.Values(arguments)
         title = arguments.value("title") ?? "hubscript test"
         body = arguments.value("body")
         targetName = arguments.value("target")
@@ -48,8 +48,7 @@ struct DispatchTestCommand: Command {
         var (target, unconfigured) = try common.dispatchTarget()
         if let targetName {
             // A configured target, as a recipe's dispatch.connect(NAME) would reach it.
-            let config = try HubConfig.load(explicit: common.config)
-            target = try common.dispatchTargets([targetName], config, profile: common.profile)[targetName]!
+            target = try common.dispatchTargets([targetName], common.hub, profile: common.profile)[targetName]!
         }
         let notification: DispatchNotification
         do {

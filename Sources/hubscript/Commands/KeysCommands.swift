@@ -82,7 +82,7 @@ struct KeysShowCommand: Command {
               keyID.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_-".unicodeScalars.contains($0)) }) else {
             throw UsageError("'\(TerminalText.field(keyID))' is not an API key id (key_ followed by letters, digits, _ or -)")
         }
-        common = CommonOptions.Values(arguments)
+        common = try CommonOptions.Values(arguments)
         json = arguments.flag("json")
     }
 
@@ -135,7 +135,7 @@ struct KeysListCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("keys list takes no arguments (did you mean hubscript keys show \(arguments.positionals[0])?)") }
-        common = CommonOptions.Values(arguments)
+        common = try CommonOptions.Values(arguments)
         all = arguments.flag("all")
     }
 

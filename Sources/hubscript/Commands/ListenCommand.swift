@@ -41,7 +41,7 @@ struct ListenCommand: Command {
         address = try ListenAddress(bind: arguments.value("bind"),
                                     port: SandboxServeCommand.port(arguments.value("port"), "--port") ?? 8490,
                                     limits: ServerLimitOptions.limits(arguments))
-        common = CommonOptions.Values(arguments)
+        common = try CommonOptions.Values(arguments)
         if arguments.flag("setup") {
             let url = arguments.value("url") ?? "http://127.0.0.1:\(address.port == 0 ? 8490 : address.port)/hooks"
             guard let parsed = URLComponents(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
@@ -55,13 +55,13 @@ struct ListenCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let (hub, triggers) = try TriggersConfig.load(explicit: common.config)
+        let triggers = common.configuration.triggers
         guard !triggers.triggers.isEmpty else {
             let source = triggers.source.map { "\($0.path) defines no triggers" } ?? "no configuration file was found"
             throw HubConfigError("nothing to listen for: \(source) (define them in its triggers = { … } table; see docs/webhooks.md)")
         }
-        if let setup { return try setup.run(hub: hub, triggers: triggers) }
-        let listening = try Listening.start(hub: hub, triggers: triggers, common: common, address: address, name: "listen")
+        if let setup { return try setup.run(triggers: triggers) }
+        let listening = try Listening.start(triggers: triggers, common: common, address: address, name: "listen")
         let stopped = DispatchSemaphore(value: 0)
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
@@ -85,11 +85,13 @@ struct Listening {
     let server: HTTPServer
     let listener: TriggerListener
 
-    static func start(hub: HubConfig, triggers: TriggersConfig, common: CommonOptions.Values, address: ListenAddress,
+    /// Every delivery runs with the configuration the command read at its start
+    /// (`common`): a changed file takes effect when the command starts again.
+    static func start(triggers: TriggersConfig, common: CommonOptions.Values, address: ListenAddress,
                       name: String) throws -> Listening {
         let journal = try common.openJournal()
         let listener = TriggerListener(config: triggers, journal: journal, secrets: VaultAccess.resolver(state: common.state),
-                                       executor: RecipeTriggerExecutor(hub: hub, common: common, journal: journal))
+                                       executor: RecipeTriggerExecutor(common: common, journal: journal))
         listener.onLog = { Console.out(TerminalText.text($0)) }
         listener.locks = journal.runLocks(state: common.state)
         let server = try address.server { listener.handle($0) }
@@ -116,7 +118,6 @@ struct Listening {
 /// `params.event` the event (a `table` parameter the recipe must declare): the trigger's
 /// profile and `allow`, the configuration's libraries (pins checked), the vault, every write journalled under the event's run id.
 struct RecipeTriggerExecutor: TriggerExecutor {
-    let hub: HubConfig
     let common: CommonOptions.Values
     let journal: Journal
 
@@ -146,7 +147,7 @@ struct RecipeTriggerExecutor: TriggerExecutor {
         let libraries: [ModuleLibrary]
         do {
             // The configuration's libraries, pins checked; a `LIB:RECIPE` trigger's recipe is among them.
-            libraries = try LibrariesConfig.load(explicit: common.config, state: common.state)
+            libraries = try common.configuration.libraries(state: common.state)
             let path = try trigger.library.map { try LibraryRecipe.file($0, in: libraries).path } ?? trigger.recipe.path
             do { prepared = try PreparedRecipe(path: path, paramValues: ["event": value]) } catch {
                 throw HubConfigError("\(error) (a trigger's recipe declares params = { event = { type = \"table\" } })")
@@ -159,7 +160,7 @@ struct RecipeTriggerExecutor: TriggerExecutor {
         }
         do {
             let profile = trigger.profile ?? common.profile
-            let connection = try HubConnection.open(config: hub, profile: profile, state: common.state, embeddedHub: EmbeddedSandbox())
+            let connection = try HubConnection.open(config: common.hub, profile: profile, state: common.state, embeddedHub: EmbeddedSandbox())
             var request = HubRunRequest()
             request.libraries = libraries
             request.allow = trigger.allow.map { AllowedPermissions($0, caller: "trigger \"\(trigger.name)\"") }
@@ -167,8 +168,8 @@ struct RecipeTriggerExecutor: TriggerExecutor {
             request.heldLock = lock
             request.progress = MemoryProgressReporter()
             request.secrets = VaultAccess.resolver(state: common.state)
-            request.dispatch = try common.dispatchTarget(hub, profile: profile)
-            request.dispatchTargets = try common.dispatchTargets(prepared.manifest.targets, hub, profile: profile)
+            request.dispatch = try common.dispatchTarget(common.hub, profile: profile)
+            request.dispatchTargets = try common.dispatchTargets(prepared.manifest.targets, common.hub, profile: profile)
             let outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
                                                    state: common.state, output: output, onWatchdog: { _ in
                 Console.err("\(event.runID): the recipe did not stop at its deadline; hubscript exits (code 4)\n")

@@ -48,7 +48,7 @@ struct ListenSetup {
         return groups
     }
 
-    func run(hub: HubConfig, triggers: TriggersConfig) throws -> Int32 {
+    func run(triggers: TriggersConfig) throws -> Int32 {
         let groups = Self.groups(triggers)
         // One URL at one Hub is one webhook with one signing secret: triggers of the same
         // profile must name the same vault entry.
@@ -62,7 +62,7 @@ struct ListenSetup {
         let vault = try vaultLocation.open()
         for group in groups {
             let profile = group.profile ?? common.profile
-            let connection = try VaultAccess.connect(config: hub, profile: profile, state: common.state, quiet: true)
+            let connection = try VaultAccess.connect(config: common.hub, profile: profile, state: common.state, quiet: true)
             if let notice = connection.notice { Console.err(notice + "\n") }
             Console.out(try setUp(group, client: connection.client, vault: vault) + "\n")
         }

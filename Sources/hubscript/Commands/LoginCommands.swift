@@ -22,14 +22,14 @@ struct LoginCommand: Command {
     let mfaCode: String?
 
     init(_ arguments: ParsedArguments) throws {
-        common = CommonOptions.Values(arguments)
+        common = try CommonOptions.Values(arguments)
         email = arguments.value("email")
         passwordFromStdin = arguments.flag("password-stdin")
         mfaCode = arguments.value("mfa-code")
     }
 
     func run() throws -> Int32 {
-        let config = try HubConfig.load(explicit: common.config)
+        let config = common.hub
         let (name, setting) = try config.profile(named: common.profile)
         guard case .hub(let profile) = setting, case .session(let profileEmail) = profile.auth else {
             Console.err("hubscript login: profile '\(name)' does not use a user session (set email = \"…\" in its config to use login)\n")
@@ -72,7 +72,7 @@ struct LogoutCommand: Command {
     let allSessions: Bool
 
     init(_ arguments: ParsedArguments) throws {
-        common = CommonOptions.Values(arguments)
+        common = try CommonOptions.Values(arguments)
         allSessions = arguments.flag("all-sessions")
     }
 

@@ -53,7 +53,7 @@ struct RunCommand: Command {
         self.launcher = launcher
     }
 
-    static func help(for args: [String]) -> String { RecipeHelp.text(args: args, commandHelp: helpText) }
+    static func help(for args: [String]) throws -> String { try RecipeHelp.text(args: args, commandHelp: helpText) }
 
     static func params(_ arguments: ParsedArguments) throws -> ([(String, String)], String?) {
         do { return (try PreparedRecipe.parseParamArguments(arguments.all("param")), arguments.value("params-file")) } catch {
@@ -63,7 +63,7 @@ struct RunCommand: Command {
 
     /// The launcher for the recipe options shared by run and plan.
     static func launcher(_ arguments: ParsedArguments) throws -> RecipeLauncher {
-        var launcher = RecipeLauncher(common: CommonOptions.Values(arguments), json: arguments.flag("json"))
+        var launcher = RecipeLauncher(common: try CommonOptions.Values(arguments), json: arguments.flag("json"))
         launcher.chatter = try OutputOptions.Values(arguments)
         if let t = arguments.value("timeout") {
             guard let seconds = Double(t), seconds > 0, seconds.isFinite else {
@@ -77,7 +77,7 @@ struct RunCommand: Command {
         }
         launcher.request.allow = try allow(arguments)
         launcher.request.libraryFolders = arguments.all("lib").map { URL(fileURLWithPath: $0) }
-        launcher.request.libraries = try LibrariesConfig.load(explicit: launcher.common.config, state: launcher.common.state)
+        launcher.request.libraries = try launcher.common.configuration.libraries(state: launcher.common.state)
         launcher.request.outputFolder = arguments.value("out").map { URL(fileURLWithPath: $0, isDirectory: true) }
         return launcher
     }
@@ -136,8 +136,8 @@ struct PlanCommand: Command {
         self.launcher = launcher
     }
 
-    static func help(for args: [String]) -> String {
-        RecipeHelp.text(args: args, commandHelp: helpText, options: configuration.options)
+    static func help(for args: [String]) throws -> String {
+        try RecipeHelp.text(args: args, commandHelp: helpText, options: configuration.options)
     }
 
     func run() throws -> Int32 {

@@ -60,7 +60,7 @@ struct RunsListCommand: Command {
     let json: Bool
 
     init(_ arguments: ParsedArguments) throws {
-        common = CommonOptions.Values(arguments)
+        common = try CommonOptions.Values(arguments)
         json = arguments.flag("json")
         guard let l = Int(arguments.value("limit") ?? "20"), l > 0 else { throw UsageError("--limit takes a positive number") }
         limit = l
@@ -106,7 +106,7 @@ struct RunsShowCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("expected one run ID") }
         id = arguments.positionals[0]
-        common = CommonOptions.Values(arguments)
+        common = try CommonOptions.Values(arguments)
         json = arguments.flag("json")
     }
 
@@ -213,10 +213,10 @@ struct RunsResumeCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("expected one run ID") }
         id = arguments.positionals[0]
-        common = CommonOptions.Values(arguments)
         force = arguments.flag("force")
         json = arguments.flag("json")
         let given = try RunCommand.launcher(arguments)
+        common = given.common   // the configuration, read once for the whole resume
         bounds = given.request
         chatter = given.chatter
     }
@@ -237,7 +237,7 @@ struct RunsResumeCommand: Command {
         if r.paramsJSON.contains("<secret ") {
             return JSONEvents.refuse("run \(id) was started with a param holding a secret's value, which the journal keeps masked; resume it by running the recipe again with the same params and --run-id \(id)", json: json, runID: id)
         }
-        let profileCommon = CommonOptions.Values(profile: common.profile ?? r.profile, config: common.config, state: common.state)
+        let profileCommon = common.with(profile: common.profile ?? r.profile)
         var launcher = RecipeLauncher(common: profileCommon, json: json)
         launcher.chatter = chatter
         launcher.journalCheck = .unlessClosedCleanly   // checked above; unchanged since, unless another process ran

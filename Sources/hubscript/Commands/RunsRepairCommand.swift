@@ -26,7 +26,7 @@ struct RunsRepairCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("runs repair takes no arguments") }
-        common = CommonOptions.Values(arguments)
+        common = try CommonOptions.Values(arguments)
         acceptLoss = arguments.flag("accept-loss")
     }
 

@@ -39,7 +39,8 @@ struct TestCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         paths = arguments.positionals.isEmpty ? ["."] : arguments.positionals
         json = arguments.flag("json")
-        libraries = try LibrariesConfig.load(explicit: arguments.value("config"), state: CommonOptions.stateDirectory(arguments))
+        libraries = try LoadedConfiguration.load(explicit: arguments.value("config"))
+            .libraries(state: CommonOptions.stateDirectory(arguments))
     }
 
     func run() throws -> Int32 {

@@ -20,7 +20,7 @@ private struct LibrarySelection {
     init(_ arguments: ParsedArguments, command: String) throws {
         let config = arguments.value("config"), names = arguments.positionals
         let state = CommonOptions.stateDirectory(arguments)
-        guard let found = try LibrariesConfig.unpinned(explicit: config, state: state), !found.libraries.isEmpty else {
+        guard let found = try LoadedConfiguration.load(explicit: config).unpinnedLibraries(state: state), !found.libraries.isEmpty else {
             throw UsageError("the configuration has no libraries (libraries = { name = \"folder\" }); nothing to \(command)")
         }
         let known = found.libraries.map(\.name)

@@ -147,7 +147,7 @@ final class TriggerListenerTests: XCTestCase {
         func load(_ triggers: String) throws -> TriggersConfig {
             let url = folder.appendingPathComponent("config.lua")
             try "return { profiles = { prod = { sandbox = true } }, triggers = \(triggers) }".write(to: url, atomically: true, encoding: .utf8)
-            return try TriggersConfig.load(explicit: url.path).1
+            return try LoadedConfiguration.load(explicit: url.path).triggers
         }
         let ok = try load(#"{ off = { on = { "user.suspended", "role.*" }, recipe = "r.lua", profile = "prod", secret = "webhooks/hub" } }"#)
         XCTAssertEqual(ok.triggers.map(\.name), ["off"])

@@ -9,11 +9,10 @@ import Automation
 /// derived from the fire's run id, so a fire reported twice (a retry, two schedulers)
 /// notifies once.
 struct DispatchFailureNotifier: JobFailureNotifier {
-    let hub: HubConfig
     let common: CommonOptions.Values
 
     func notify(_ failure: JobFailure) throws -> String {
-        let target = try common.dispatchTarget(hub, profile: failure.dispatch)
+        let target = try common.dispatchTarget(common.hub, profile: failure.dispatch)
         let client = try target.client(secrets: VaultAccess.resolver(state: common.state))
         let notification = try DispatchNotification(
             title: String("hubscript: job \(failure.job) failed".prefix(100)),

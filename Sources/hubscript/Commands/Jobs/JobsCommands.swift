@@ -43,9 +43,10 @@ enum JobsCommands {
         return plain.date(from: text) ?? fractional.date(from: text)
     }
 
-    /// The configuration's jobs; a configuration without jobs is refused when `required`.
-    static func load(_ common: CommonOptions.Values, required: Bool = true) throws -> LoadedConfig {
-        let config = try LoadedConfig.load(explicit: common.config)
+    /// The command's configuration (read at its entry); one without jobs is refused
+    /// when `required`.
+    static func load(_ common: CommonOptions.Values, required: Bool = true) throws -> LoadedConfiguration {
+        let config = common.configuration
         if required && config.jobs.jobs.isEmpty {
             let source = config.jobs.source.map { "\($0.path) defines no jobs" } ?? "no configuration file was found"
             throw HubConfigError("no jobs to run: \(source) (define them in its jobs = { … } table; see docs/jobs.md)")
@@ -55,12 +56,12 @@ enum JobsCommands {
 
     /// A scheduler over the state directory's journal that runs recipes and prints one
     /// line per fire on stdout.
-    static func scheduler(_ config: LoadedConfig, _ common: CommonOptions.Values,
+    static func scheduler(_ config: LoadedConfiguration, _ common: CommonOptions.Values,
                           clock: @escaping @Sendable () -> Date) throws -> JobScheduler {
         let journal = try common.openJournal()
         let scheduler = JobScheduler(jobs: config.jobs, journal: journal, state: common.state,
-                                     executor: RecipeFireExecutor(hub: config.hub, common: common, journal: journal),
-                                     notifier: DispatchFailureNotifier(hub: config.hub, common: common),
+                                     executor: RecipeFireExecutor(common: common, journal: journal),
+                                     notifier: DispatchFailureNotifier(common: common),
                                      clock: clock)
         scheduler.onRecord = { Console.out(FireText.line($0)) }
         return scheduler
@@ -91,7 +92,7 @@ struct JobsOptions {
     let concurrency: Int?
 
     init(_ arguments: ParsedArguments) throws {
-        common = CommonOptions.Values(arguments)
+        common = try CommonOptions.Values(arguments)
         clock = try JobsCommands.clock(arguments)
         if let text = arguments.value("concurrency") {
             guard let n = Int(text), (1...JobsCommands.maxConcurrency).contains(n) else {
@@ -106,7 +107,7 @@ struct JobsOptions {
     /// The configuration (refused without jobs), a scheduler over its jobs, and the
     /// signal sources that stop it (keep them alive while it runs).
     func scheduler(onStop: @escaping @Sendable () -> Void = {}) throws
-        -> (config: LoadedConfig, scheduler: JobScheduler, signals: [DispatchSourceSignal]) {
+        -> (config: LoadedConfiguration, scheduler: JobScheduler, signals: [DispatchSourceSignal]) {
         let config = try JobsCommands.load(common)
         let scheduler = try JobsCommands.scheduler(config, common, clock: clock)
         if let concurrency { scheduler.concurrency = concurrency }

@@ -25,7 +25,7 @@ struct JobsHistoryCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count <= 1 else { throw UsageError("expected at most one JOB") }
         job = arguments.positionals.first
-        common = CommonOptions.Values(arguments)
+        common = try CommonOptions.Values(arguments)
         json = arguments.flag("json")
         guard let l = Int(arguments.value("limit") ?? "50"), l > 0 else { throw UsageError("--limit takes a positive number") }
         limit = l

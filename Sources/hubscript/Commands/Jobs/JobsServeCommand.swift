@@ -48,8 +48,7 @@ struct JobsServeCommand: Command {
         let count = config.jobs.jobs.count
         Console.err("jobs serve: \(count) job\(count == 1 ? "" : "s") (\(TerminalText.field(names)))\(nextText)\n")
         let listening = try listenAddress.map { address in
-            let (hub, triggers) = try TriggersConfig.load(explicit: options.common.config)
-            return try Listening.start(hub: hub, triggers: triggers, common: options.common, address: address, name: "jobs serve")
+            try Listening.start(triggers: config.triggers, common: options.common, address: address, name: "jobs serve")
         }
         scheduler.serve(onError: { Console.err("jobs serve: \(TerminalText.text("\($0)"))\n") })
         listening?.stop()

@@ -12,9 +12,9 @@ import Automation
 /// params and profile, its `timeout` and `allow`, the configuration's libraries (pins
 /// checked), every write journalled under the fire's run id
 /// (so a second scheduler, a catch-up or a resume derive the same idempotency keys).
+/// Every fire uses the configuration the command read at its start (`common`).
 /// The recipe's prints go to stdout and its logs and errors to stderr, as in a run.
 struct RecipeFireExecutor: FireExecutor {
-    let hub: HubConfig
     let common: CommonOptions.Values
     let journal: Journal
 
@@ -32,10 +32,10 @@ struct RecipeFireExecutor: FireExecutor {
         let prepared: PreparedRecipe
         let libraries: [ModuleLibrary]
         do {
-            // The configuration's libraries, read and checked against hubscript.lock at
-            // each fire (a library changed since it was trusted stops the fire); a
-            // `LIB:RECIPE` job's recipe is found among them.
-            libraries = try LibrariesConfig.load(explicit: common.config, state: common.state)
+            // The configuration's libraries, checked against hubscript.lock at each fire
+            // (a library changed since it was trusted stops the fire); a `LIB:RECIPE`
+            // job's recipe is found among them.
+            libraries = try common.configuration.libraries(state: common.state)
             let path = try fire.job.library.map { try LibraryRecipe.file($0, in: libraries).path } ?? fire.job.recipe.path
             prepared = try PreparedRecipe(path: path, cliParams: Self.cliParams(job.params))
         } catch {
@@ -45,7 +45,7 @@ struct RecipeFireExecutor: FireExecutor {
             return FireResult(exitCode: ExitCode.usage, message: problem)
         }
         do {
-            let connection = try VaultAccess.connect(config: hub, profile: job.profile ?? common.profile, state: common.state,
+            let connection = try VaultAccess.connect(config: common.hub, profile: job.profile ?? common.profile, state: common.state,
                                                      quiet: true)
             var request = HubRunRequest()
             request.libraries = libraries
@@ -55,8 +55,8 @@ struct RecipeFireExecutor: FireExecutor {
             request.timeout = job.timeout.map(Double.init)
             request.progress = MemoryProgressReporter()
             request.secrets = VaultAccess.resolver(state: common.state)
-            request.dispatch = try common.dispatchTarget(hub, profile: job.profile ?? common.profile)
-            request.dispatchTargets = try common.dispatchTargets(prepared.manifest.targets, hub, profile: job.profile ?? common.profile)
+            request.dispatch = try common.dispatchTarget(common.hub, profile: job.profile ?? common.profile)
+            request.dispatchTargets = try common.dispatchTargets(prepared.manifest.targets, common.hub, profile: job.profile ?? common.profile)
             let (runID, row, journal) = (fire.runID, fire.row, journal)
             let outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
                                                    state: common.state, output: output, onWatchdog: { _ in
