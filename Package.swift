@@ -49,6 +49,9 @@ let package = Package(
         .target(name: "Scheduler"),
         // The Dispatch client (docs/dispatch.md). No Lua.
         .target(name: "DispatchClient", dependencies: ["HTTPKit", "JSONKit", "SystemText"]),
+        // What a long-running command tells its operators: a metrics registry, the Prometheus
+        // text format, and the /healthz, /readyz and /metrics handlers. No Lua, no journal.
+        .target(name: "Telemetry", dependencies: ["HTTPKit"]),
         // The emulated Hub and Dispatch services. Only the CLI and tests depend on it.
         .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit", "JSONKit"]),
         // The Hub client (transports, auth, retries, pagination), profiles, configuration
@@ -82,7 +85,7 @@ let package = Package(
         // The Swift runtime's CommandLine hooks, without its /proc/self/maps scan at start-up.
         .target(name: "CProcessArguments"),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
-        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "RunJournal", "Secrets", "RecipeModules", "Configuration", "Runs", "Automation", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "CProcessArguments", "SystemText"]),
+        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "RunJournal", "Secrets", "RecipeModules", "Configuration", "Runs", "Automation", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "CProcessArguments", "SystemText", "Telemetry"]),
         // The client side of scripts/bench-client (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubClient", "DispatchClient", "HTTPKit"], path: "Sources/hubscript-bench"),
         // Prints Sources/CLuaChunks/prelude_bytecode.c for scripts/generate-prelude-bytecode (not installed).
@@ -107,5 +110,6 @@ let package = Package(
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault", "PostgresKit", "HTTPKit"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "HTTPKit"]),
     ]
 )
