@@ -7,6 +7,7 @@ import RecipeModules
 import Configuration
 import Runs
 import Automation
+import Telemetry
 
 /// `hubscript listen`: receives the Hub's webhook deliveries on loopback and runs the
 /// configuration's triggers (docs/webhooks.md).
@@ -61,7 +62,9 @@ struct ListenCommand: Command {
             throw HubConfigError("nothing to listen for: \(source) (define them in its triggers = { … } table; see docs/webhooks.md)")
         }
         if let setup { return try setup.run(hub: hub, triggers: triggers) }
-        let listening = try Listening.start(hub: hub, triggers: triggers, common: common, address: address, name: "listen")
+        let telemetry = ServeTelemetry(journal: try common.openJournal(), state: common.state, kinds: ["trigger"])
+        let listening = try Listening.start(hub: hub, triggers: triggers, common: common, address: address, name: "listen",
+                                            telemetry: telemetry)
         let stopped = DispatchSemaphore(value: 0)
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
@@ -80,19 +83,27 @@ struct ListenCommand: Command {
 }
 
 /// A started receiver: its HTTP server and the trigger listener behind it (shared by
-/// `listen` and `jobs serve --listen`).
+/// `listen` and `jobs serve --listen`). With `telemetry`, the server also answers
+/// `GET /healthz`, `/readyz` (the listener must be taking events) and `/metrics`.
 struct Listening {
     let server: HTTPServer
     let listener: TriggerListener
 
     static func start(hub: HubConfig, triggers: TriggersConfig, common: CommonOptions.Values, address: ListenAddress,
-                      name: String) throws -> Listening {
+                      name: String, telemetry: ServeTelemetry? = nil) throws -> Listening {
         let journal = try common.openJournal()
+        var executor = RecipeTriggerExecutor(hub: hub, common: common, journal: journal)
+        executor.telemetry = telemetry
         let listener = TriggerListener(config: triggers, journal: journal, secrets: VaultAccess.resolver(state: common.state),
-                                       executor: RecipeTriggerExecutor(hub: hub, common: common, journal: journal))
+                                       executor: executor)
         listener.onLog = { Console.out(TerminalText.text($0)) }
         listener.locks = journal.runLocks(state: common.state)
-        let server = try address.server { listener.handle($0) }
+        if let telemetry {
+            listener.onDelivery = { telemetry.recordDelivery($0) }
+            telemetry.require("listener") { listener.isRunning ? nil : "the webhook listener is not taking events" }
+        }
+        let endpoints = telemetry?.endpoints
+        let server = try address.server { endpoints?.respond(to: $0) ?? listener.handle($0) }
         try listener.start()
         server.start()
         let names = triggers.triggers.map { "\($0.name) (\($0.on.joined(separator: ", ")))" }.joined(separator: "; ")
@@ -119,6 +130,8 @@ struct RecipeTriggerExecutor: TriggerExecutor {
     let hub: HubConfig
     let common: CommonOptions.Values
     let journal: Journal
+    /// Counts each event's run and its Hub traffic (`/metrics`), if set.
+    var telemetry: ServeTelemetry?
 
     func execute(_ trigger: ConfiguredTrigger, event: TriggerEventRecord, value: ScriptValue) -> FireResult {
         execute(trigger, event: event, value: value, lock: nil)
@@ -133,7 +146,10 @@ struct RecipeTriggerExecutor: TriggerExecutor {
     private func execute(_ trigger: ConfiguredTrigger, event: TriggerEventRecord, value: ScriptValue,
                          lock: (any HeldRunLock)?) -> FireResult {
         let output = ConsoleOutput(json: false)
+        let started = Date()
         let result = run(trigger, event, value, lock: lock, output: output)
+        telemetry?.metrics.recordRun(kind: "trigger", exitCode: result.exitCode, seconds: Date().timeIntervalSince(started),
+                                     resumed: event.status == .running || event.status == .failed)
         if let message = result.message {
             output.writeStderr("\(TerminalText.field(event.runID)): error: \(TerminalText.text(message))\n")
         }
@@ -159,7 +175,8 @@ struct RecipeTriggerExecutor: TriggerExecutor {
         }
         do {
             let profile = trigger.profile ?? common.profile
-            let connection = try HubConnection.open(config: hub, profile: profile, state: common.state, embeddedHub: EmbeddedSandbox())
+            let connection = try HubConnection.open(config: hub, profile: profile, state: common.state, embeddedHub: EmbeddedSandbox(),
+                                                   observe: telemetry?.hubObserver)
             var request = HubRunRequest()
             request.libraries = libraries
             request.allow = trigger.allow.map { AllowedPermissions($0, caller: "trigger \"\(trigger.name)\"") }
@@ -174,6 +191,8 @@ struct RecipeTriggerExecutor: TriggerExecutor {
                 Console.err("\(event.runID): the recipe did not stop at its deadline; hubscript exits (code 4)\n")
                 _exit(ExitCode.limit)
             })
+            telemetry?.metrics.recordCounts(sent: outcome.counts.writes, replayed: outcome.counts.replayed,
+                                            failed: outcome.counts.failed, readsReplayed: outcome.counts.readsReplayed)
             guard let failure = outcome.failure else { return FireResult(exitCode: outcome.exitCode) }
             return FireResult(exitCode: outcome.exitCode, message: (failure.location.map { "\($0): " } ?? "") + failure.message)
         } catch let denied as HubGate.Denied {
