@@ -118,6 +118,50 @@ final class HealthMetricsCLITests: XCTestCase {
         XCTAssertEqual(serve.process.terminationStatus, 0, serve.output)
     }
 
+    /// On a PostgreSQL journal: its size is its tables', and a server that stops makes
+    /// the process unready, with the reason, until it is back.
+    func testOnAPostgreSQLJournalReadinessFollowsTheServer() throws {
+        let own = try TestPostgres.OwnServer()
+        let cli = try CLIHarness(testCase: self)
+        try cli.file("recipes/notify.lua", JobsCLITests.notify)
+        try cli.resetSandbox()
+        let config = try cli.file("hubscript.config.lua", """
+            return { profiles = { dev = { sandbox = true } }, journal = "\(own.url)",
+                     jobs = { tick = { recipe = "recipes/notify.lua", schedule = "* * * * *" } } }
+            """)
+        let serve = try ListenCLITests.Child(cli, ["jobs", "serve", "--now", "2026-01-01T10:00:59Z", "--http", "0",
+                                                   "--config", config])
+        defer { serve.stop() }
+        let base = try serve.wait(for: "health and metrics on (http://127\\.0\\.0\\.1:[0-9]+) ")
+        var text = ""
+        XCTAssertTrue(ListenCLITests.waitUntil(60) {
+            text = (try? get(base, "/metrics").body) ?? ""
+            return value(text, #"hubscript_fires_total{job="tick",outcome="succeeded"}"#) == 2
+        }, text + serve.output)
+        XCTAssertEqual(try get(base, "/readyz").body, "ready\n")
+        XCTAssertGreaterThan(try XCTUnwrap(value(text, "hubscript_journal_size_bytes"), text), 8192)
+        XCTAssertNotNil(value(text, "hubscript_journal_oldest_run_start_time_seconds"), text)
+        try checkWithPromtool(text)
+        try own.stop()
+        let down = try get(base, "/readyz")
+        XCTAssertEqual(down.status, 503)
+        XCTAssertTrue(down.body.hasPrefix("not ready: the journal is not reachable: the PostgreSQL journal is out of reach: "), down.body)
+        XCTAssertEqual(down.body.filter { $0 == "\n" }.count, 1, down.body)
+        XCTAssertFalse(down.body.contains("password"), down.body)
+        let scrape = try get(base, "/metrics").body
+        XCTAssertEqual(value(scrape, "hubscript_journal_reachable"), 0, scrape)
+        XCTAssertNil(value(scrape, "hubscript_journal_size_bytes"), scrape)
+        XCTAssertEqual(try get(base, "/healthz").status, 200)
+        try own.start()
+        var back = (0, "")
+        XCTAssertTrue(ListenCLITests.waitUntil(30) {
+            back = ((try? get(base, "/readyz")).map { ($0.status, $0.body) }) ?? (0, "")
+            return back.0 == 200
+        }, "\(back)")
+        serve.stop()
+        XCTAssertEqual(serve.process.terminationStatus, 0, serve.output)
+    }
+
     func testHTTPAddressMistakesAreUsageErrors() throws {
         let cli = try CLIHarness(testCase: self)
         let config = try cli.file("hubscript.config.lua", """
