@@ -1,20 +1,28 @@
 import Foundation
 
 /// The gauges `/metrics` computes at each scrape from what a process keeps on disk: the
-/// journal's size and oldest run (through the closures the caller gives, which know the
+/// journal's size and oldest run (read by the closure the caller gives, which knows the
 /// journal), and the run folder's size (`FolderSize`, a bounded walk cached for a while).
 ///
-/// A closure that throws leaves its sample out and sets `hubscript_journal_reachable`
-/// to 0, so one failing source never hides the others or fails the scrape.
+/// When `journal` throws, its two samples are left out and `hubscript_journal_reachable`
+/// is 0: a journal that is down never hides the other gauges or fails the scrape.
 public struct StorageGauges: Sendable {
-    public let journalBytes: @Sendable () throws -> Int64
-    public let oldestRunStart: @Sendable () throws -> Date?
+    /// What the journal says now: its size in bytes and its oldest run's start (nil: no run).
+    public struct JournalFigures: Sendable, Equatable {
+        public var bytes: Int64
+        public var oldestRunStart: Date?
+
+        public init(bytes: Int64, oldestRunStart: Date?) {
+            self.bytes = bytes
+            self.oldestRunStart = oldestRunStart
+        }
+    }
+
+    public let journal: @Sendable () throws -> JournalFigures
     public let runFolder: FolderSize?
 
-    public init(journalBytes: @escaping @Sendable () throws -> Int64, oldestRunStart: @escaping @Sendable () throws -> Date?,
-                runFolder: FolderSize?) {
-        self.journalBytes = journalBytes
-        self.oldestRunStart = oldestRunStart
+    public init(journal: @escaping @Sendable () throws -> JournalFigures, runFolder: FolderSize?) {
+        self.journal = journal
         self.runFolder = runFolder
     }
 
@@ -26,18 +34,14 @@ public struct StorageGauges: Sendable {
     /// The families, read now.
     public func families() -> [MetricFamilySnapshot] {
         var out: [MetricFamilySnapshot] = []
-        var reachable = true
         func gauge(_ name: String, _ help: String, _ value: Double?) {
             out.append(MetricFamilySnapshot(name: name, help: help, type: .gauge,
                                             samples: value.map { [MetricSample(name: name, value: $0)] } ?? []))
         }
-        let bytes: Double?
-        do { bytes = Double(try journalBytes()) } catch { bytes = nil; reachable = false }
-        gauge("hubscript_journal_size_bytes", "The journal's size in bytes (SQLite: the file, its WAL and shared memory; PostgreSQL: its tables with their indexes and TOAST).", bytes)
-        let oldest: Double?
-        do { oldest = try oldestRunStart().map { $0.timeIntervalSince1970 } } catch { oldest = nil; reachable = false }
-        gauge("hubscript_journal_oldest_run_start_time_seconds", "When the oldest run in the journal started, in seconds since 1970 (absent when the journal has no run).", oldest)
-        gauge("hubscript_journal_reachable", "1 when the journal answered this scrape's queries, 0 when it did not.", reachable ? 1 : 0)
+        let figures = try? journal()
+        gauge("hubscript_journal_size_bytes", "The journal's size in bytes (SQLite: the file, its WAL and shared memory; PostgreSQL: its tables with their indexes and TOAST).", figures.map { Double($0.bytes) })
+        gauge("hubscript_journal_oldest_run_start_time_seconds", "When the oldest run in the journal started, in seconds since 1970 (absent when the journal has no run).", figures?.oldestRunStart?.timeIntervalSince1970)
+        gauge("hubscript_journal_reachable", "1 when the journal answered this scrape's queries, 0 when it did not.", figures == nil ? 0 : 1)
         if let runFolder {
             let size = runFolder.measure()
             gauge("hubscript_run_folder_size_bytes", "Bytes of the files under the state directory's runs/ folder (the runs' exports), measured at most once a minute.", Double(size.bytes))

@@ -39,3 +39,25 @@ final class FolderSizeTests: XCTestCase {
         XCTAssertEqual(missing.measure(), FolderSize.Measure(bytes: 0, files: 0, complete: true))
     }
 }
+
+/// The scrape-time gauges: a journal that fails leaves its figures out and says so.
+final class StorageGaugesTests: XCTestCase {
+    struct Down: Error {}
+
+    func testJournalFiguresAndTheirAbsence() {
+        let up = StorageGauges(journal: { .init(bytes: 4096, oldestRunStart: Date(timeIntervalSince1970: 1_767_261_600)) },
+                               runFolder: nil)
+        XCTAssertEqual(PrometheusText.encode(up.families()).split(separator: "\n").filter { !$0.hasPrefix("#") }, [
+            "hubscript_journal_size_bytes 4096",
+            "hubscript_journal_oldest_run_start_time_seconds 1767261600",
+            "hubscript_journal_reachable 1",
+        ])
+        let empty = StorageGauges(journal: { .init(bytes: 10, oldestRunStart: nil) }, runFolder: nil)
+        XCTAssertEqual(PrometheusText.encode(empty.families()).split(separator: "\n").filter { !$0.hasPrefix("#") },
+                       ["hubscript_journal_size_bytes 10", "hubscript_journal_reachable 1"])
+        let down = StorageGauges(journal: { throw Down() }, runFolder: nil)
+        let text = PrometheusText.encode(down.families())
+        XCTAssertEqual(text.split(separator: "\n").filter { !$0.hasPrefix("#") }, ["hubscript_journal_reachable 0"])
+        XCTAssertTrue(text.contains("# TYPE hubscript_journal_size_bytes gauge\n"), text)
+    }
+}
