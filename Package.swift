@@ -78,7 +78,7 @@ let package = Package(
         // One recipe run against a Hub from start to outcome: passes, resume, plan and apply.
         .target(name: "Runs", dependencies: ["ScriptHost", "HubClient", "SystemText", "RunJournal", "Secrets", "RecipeModules", "Configuration"]),
         // What starts runs unattended: the job scheduler and its fire pool, the webhook trigger listener.
-        .target(name: "Automation", dependencies: ["ScriptHost", "HubClient", "HTTPKit", "RunJournal", "Secrets", "Configuration", "Scheduler"]),
+        .target(name: "Automation", dependencies: ["ScriptHost", "HubClient", "HTTPKit", "RunJournal", "Secrets", "Configuration", "Scheduler", "Telemetry"]),
         // libcurl and libpq loaded on first use, not at start-up (lazy_load.h): what
         // FoundationNetworking and PostgresKit call, for the statically linked release build.
         .target(name: "CLazyLibraries", path: "Sources/CLazyLibraries", linkerSettings: [.linkedLibrary("dl")]),
@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "RunJournalTests", dependencies: ["JournalTestSupport", "RunJournal", "HubClient", "SQLiteKit", "PostgresKit", "SystemText", "TestSupport"]),
         .testTarget(name: "RecipeModulesTests", dependencies: ["SQLiteKit", "JournalTestSupport", "TestSupport", "RecipeModules", "Runs", "Secrets", "Configuration", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "SystemText"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "ScriptHost", "Scheduler", "SystemText", "Vault"]),
-        .testTarget(name: "AutomationTests", dependencies: ["JournalTestSupport", "Automation", "Runs", "Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "Scheduler", "SystemText", "TestSupport"]),
+        .testTarget(name: "AutomationTests", dependencies: ["JournalTestSupport", "Automation", "Runs", "Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "Scheduler", "SystemText", "TestSupport", "Telemetry"]),
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault", "PostgresKit", "HTTPKit"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),

@@ -191,8 +191,7 @@ struct RecipeTriggerExecutor: TriggerExecutor {
                 Console.err("\(event.runID): the recipe did not stop at its deadline; hubscript exits (code 4)\n")
                 _exit(ExitCode.limit)
             })
-            telemetry?.metrics.recordCounts(sent: outcome.counts.writes, replayed: outcome.counts.replayed,
-                                            failed: outcome.counts.failed, readsReplayed: outcome.counts.readsReplayed)
+            telemetry?.metrics.recordCounts(outcome.counts)
             guard let failure = outcome.failure else { return FireResult(exitCode: outcome.exitCode) }
             return FireResult(exitCode: outcome.exitCode, message: (failure.location.map { "\($0): " } ?? "") + failure.message)
         } catch let denied as HubGate.Denied {

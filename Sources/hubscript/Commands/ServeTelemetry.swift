@@ -65,43 +65,17 @@ final class ServeTelemetry: @unchecked Sendable {
         }
     }
 
-    /// Hears the Hub client's answers (a `429` counts for its rate class) and its waits
-    /// for the rate limit (pass it as a connection's `observe`).
-    var hubObserver: @Sendable (HubClientEvent) -> Void {
-        let metrics = metrics
-        return { event in
-            switch event {
-            case .answered(let method, let path, let status, _):
-                metrics.recordAnswer(status: status, rateClass: RateClass.of(method: method, path: path)?.rawValue)
-            case .rateLimitWait(let seconds, let reason):
-                metrics.recordWait(seconds: seconds, pacing: reason == .pacing)
-            default:
-                break
-            }
-        }
-    }
+    /// Hears the Hub client's answers and rate-limit waits (`ServiceMetrics.hubObserver`).
+    var hubObserver: @Sendable (HubClientEvent) -> Void { metrics.hubObserver }
 
-    /// Counts a fire's final record: succeeded, failed, skipped, or the fires of a
-    /// missed range (`jobs`: to count each missed scheduled time, capped at 10,000).
+    /// Counts a fire's final record (`ServiceMetrics.recordFire`).
     func recordFire(_ record: FireRecord, jobs: JobsConfig) {
-        switch record.status {
-        case .succeeded, .failed, .skipped:
-            metrics.fires.increment(record.job, record.status.rawValue)
-        case .missed:
-            var count = 1
-            if let through = record.missedThrough, through > record.scheduledAt,
-               let job = jobs.jobs.first(where: { $0.name == record.job }) {
-                count = max(1, job.definition.schedule.fires(in: record.scheduledAt...through).prefix(10_000).reduce(0) { n, _ in n + 1 })
-            }
-            metrics.fires.increment(record.job, "missed", by: Double(count))
-        case .queued, .fired:
-            break
-        }
+        metrics.recordFire(record, jobs: jobs)
     }
 
     /// Counts one delivery of the webhook receiver.
     func recordDelivery(_ outcome: DeliveryOutcome) {
-        metrics.deliveries.increment(outcome.rawValue)
+        metrics.recordDelivery(outcome)
     }
 }
 

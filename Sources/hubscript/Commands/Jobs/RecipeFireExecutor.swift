@@ -73,8 +73,7 @@ struct RecipeFireExecutor: FireExecutor {
                 Console.err("\(runID): \(message)\n")
                 _exit(ExitCode.limit)
             })
-            telemetry?.metrics.recordCounts(sent: outcome.counts.writes, replayed: outcome.counts.replayed,
-                                            failed: outcome.counts.failed, readsReplayed: outcome.counts.readsReplayed)
+            telemetry?.metrics.recordCounts(outcome.counts)
             guard let failure = outcome.failure else { return FireResult(exitCode: outcome.exitCode) }
             let location = failure.location.map { "\($0): " } ?? ""
             return FireResult(exitCode: outcome.exitCode, message: location + failure.message)
