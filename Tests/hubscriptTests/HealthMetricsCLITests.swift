@@ -118,6 +118,41 @@ final class HealthMetricsCLITests: XCTestCase {
         XCTAssertEqual(serve.process.terminationStatus, 0, serve.output)
     }
 
+    /// From SIGTERM on, while the running fire finishes, `/readyz` says the scheduler is
+    /// stopping (a load balancer stops sending, a rollout waits) and `/healthz` stays ok.
+    func testJobsServeIsNotReadyOnceStopping() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.file("recipes/slow.lua", JobsCLITests.notify.replacingOccurrences(of: "for u in", with: """
+            print("slow started")
+            local t0 = os.clock()
+            while os.clock() - t0 < 4 do end
+            for u in
+            """))
+        try cli.resetSandbox()
+        let config = try cli.file("hubscript.config.lua", """
+            return { profiles = { dev = { sandbox = true } },
+                     jobs = { slow = { recipe = "recipes/slow.lua", schedule = "0 * * * *" } } }
+            """)
+        let serve = try ListenCLITests.Child(cli, ["jobs", "serve", "--now", "2026-01-01T10:00:01Z", "--http", "0",
+                                                   "--config", config])
+        defer { serve.stop() }
+        let base = try serve.wait(for: "health and metrics on (http://127\\.0\\.0\\.1:[0-9]+) ")
+        _ = try serve.wait(for: "slow started")
+        XCTAssertEqual(try get(base, "/readyz").body, "ready\n")
+        kill(serve.process.processIdentifier, SIGTERM)
+        var answer = (status: 0, body: "", type: String?.none)
+        XCTAssertTrue(ListenCLITests.waitUntil(3) {
+            answer = (try? get(base, "/readyz")) ?? (0, "", nil)
+            return answer.status != 200
+        })
+        XCTAssertEqual(answer.status, 503, answer.body + serve.output)
+        XCTAssertEqual(answer.body, "not ready: the scheduler is stopping\n")
+        XCTAssertEqual(try get(base, "/healthz").status, 200)
+        serve.process.waitUntilExit()
+        XCTAssertEqual(serve.process.terminationStatus, 0, serve.output)
+        XCTAssertTrue(serve.output.contains("slow@2026-01-01T10:00:00Z succeeded in "), serve.output)
+    }
+
     /// On a PostgreSQL journal: its size is its tables', and a server that stops makes
     /// the process unready, with the reason, until it is back.
     func testOnAPostgreSQLJournalReadinessFollowsTheServer() throws {
