@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "Vault", dependencies: ["CSodium", "CVault"]),
         // The journal: runs, writes, recorded reads, fires, trigger events and state, on SQLite
         // or PostgreSQL, and the run locks kept beside it. No Lua: it stores JSON text.
-        .target(name: "RunJournal", dependencies: ["HubClient", "SQLiteKit", "PostgresKit", "SystemText", "CSodium"]),
+        .target(name: "RunJournal", dependencies: ["HubClient", "SQLiteKit", "PostgresKit", "SystemText", "CSodium", "Telemetry"]),
         // Where a run's secrets come from (the vault, the environment) and the handles a recipe holds.
         .target(name: "Secrets", dependencies: ["ScriptHost", "HubClient", "Vault", "SystemText"]),
         // What a recipe calls: the hub, dispatch, state, vault, export, csv and progress modules,
@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(name: "DispatchClientTests", dependencies: ["DispatchClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit", "JSONKit", "CSodium", "SQLiteKit"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
-        .testTarget(name: "RunJournalTests", dependencies: ["JournalTestSupport", "RunJournal", "HubClient", "SQLiteKit", "PostgresKit", "SystemText", "TestSupport"]),
+        .testTarget(name: "RunJournalTests", dependencies: ["JournalTestSupport", "RunJournal", "HubClient", "SQLiteKit", "PostgresKit", "SystemText", "TestSupport", "Telemetry"]),
         .testTarget(name: "RecipeModulesTests", dependencies: ["SQLiteKit", "JournalTestSupport", "TestSupport", "RecipeModules", "Runs", "Secrets", "Configuration", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "SystemText"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "ScriptHost", "Scheduler", "SystemText", "Vault"]),
         .testTarget(name: "AutomationTests", dependencies: ["JournalTestSupport", "Automation", "Runs", "Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "Scheduler", "SystemText", "TestSupport", "Telemetry"]),

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import JournalTestSupport
 import TestSupport
+import Telemetry
 @testable import RunJournal
 
 /// What `/readyz` and `/metrics` read from the journal, on both backends: whether it
@@ -47,6 +48,35 @@ final class JournalFootprintTests: XCTestCase {
             XCTAssertEqual((error as? JournalError)?.message, message)
         }
         XCTAssertThrowsError(try journal.storageBytes())
+    }
+
+    func testJournalHealthReportsReadinessAndGaugesUntilTheFileIsGone() throws {
+        let location = try JournalBackend.sqlite.newLocation()
+        guard case .sqlite(let path) = location else { return XCTFail("not a file") }
+        let journal = try Journal(location, clock: { Fixture.start })
+        try journal.startRun(Fixture.runStart("run_a"))
+        let runs = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("runs")
+        try FileManager.default.createDirectory(at: runs.appendingPathComponent("run_a"), withIntermediateDirectories: true)
+        try Data(count: 300).write(to: runs.appendingPathComponent("run_a/export.csv"))
+        let health = JournalHealth(journal: journal, runFolder: runs)
+        let registry = MetricsRegistry()
+        health.install(on: registry)
+        XCTAssertNil(health.notReadyReason())
+        XCTAssertNil(health.readinessCheck.check())
+        var samples = registry.exposition().split(separator: "\n").filter { !$0.hasPrefix("#") }
+        XCTAssertTrue(samples[0].hasPrefix("hubscript_journal_size_bytes "), "\(samples)")
+        XCTAssertEqual(Array(samples[1...]), [
+            "hubscript_journal_oldest_run_start_time_seconds \(PrometheusText.number(Fixture.start.timeIntervalSince1970))",
+            "hubscript_journal_reachable 1",
+            "hubscript_run_folder_size_bytes 300",
+            "hubscript_run_folder_files 1",
+            "hubscript_run_folder_walk_complete 1",
+        ])
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        XCTAssertEqual(health.notReadyReason(), "the journal is not reachable: the journal file \(path) is gone (deleted or moved): restart the command to make a new one, or put it back")
+        samples = registry.exposition().split(separator: "\n").filter { !$0.hasPrefix("#") }
+        XCTAssertEqual(samples, ["hubscript_journal_reachable 0", "hubscript_run_folder_size_bytes 300",
+                                 "hubscript_run_folder_files 1", "hubscript_run_folder_walk_complete 1"])
     }
 
     func testAnInMemoryJournalTakesNoSpace() throws {

@@ -11,13 +11,10 @@ import Configuration
 /// made on a registry the command owns, and the `/healthz`, `/readyz` and `/metrics`
 /// handlers over them (docs/operations.md, "Health and metrics").
 ///
-/// Readiness: the journal answers a cheap query within `journalDeadline` (on its own
-/// connection, so a slow run never delays a probe), and each check the command adds
-/// (the scheduler's loop runs, the listener takes events) holds.
+/// Readiness: the journal answers a cheap query within 2 s (`JournalHealth`, on a
+/// journal of its own, so a slow run never delays a probe), and each check the command
+/// adds (the scheduler's loop runs, the listener takes events) holds.
 final class ServeTelemetry: @unchecked Sendable {
-    /// How long `/readyz` waits for the journal.
-    static let journalDeadline: TimeInterval = 2
-
     let metrics: ServiceMetrics
     private let lock = NSLock()
     /// Guarded by `lock`.
@@ -29,15 +26,9 @@ final class ServeTelemetry: @unchecked Sendable {
     init(journal: Journal, state: StateDirectory, kinds: [String]) {
         let registry = MetricsRegistry()
         metrics = ServiceMetrics(registry: registry, kinds: kinds)
-        let probe = DeadlineProbe("the journal", deadline: Self.journalDeadline) { try journal.checkReachable() }
-        checks = [ReadinessCheck("journal") { probe.probe() }]
-        let runFolder = (try? state.folderPath("runs")).map { FolderSize(folder: URL(fileURLWithPath: $0, isDirectory: true)) }
-        struct Unreachable: Error {}
-        StorageGauges(journal: {
-            // Within the probe's deadline first: a scrape never hangs on a journal that does.
-            guard probe.probe() == nil else { throw Unreachable() }
-            return StorageGauges.JournalFigures(bytes: try journal.storageBytes(), oldestRunStart: try journal.oldestRunStart())
-        }, runFolder: runFolder).install(on: registry)
+        let health = JournalHealth(journal: journal, runFolder: (try? state.folderPath("runs")).map { URL(fileURLWithPath: $0, isDirectory: true) })
+        health.install(on: registry)
+        checks = [health.readinessCheck]
     }
 
     /// Adds a readiness condition (checked after the journal's, in the order added).
