@@ -25,6 +25,7 @@ struct ListenCommand: Command {
         A delivery is answered 202 only once it is journalled; a bad signature or a timestamp more than 5 minutes off
         is 401. Each event runs each matching trigger's recipe once, with params.event, under the run id TRIGGER@<event id>.
         SIGTERM or Ctrl-C: the running recipe finishes, then it exits 0.
+        GET /healthz, /readyz and /metrics answer probes and Prometheus (docs/operations.md).
         It binds 127.0.0.1 unless --bind names another address (0.0.0.0, ::, or one of this
         host's), for a reverse proxy that terminates TLS in front of it (docs/operations.md).
         --setup creates (or repairs) the webhook each trigger's Hub delivers to and puts its
