@@ -49,6 +49,9 @@ let package = Package(
         .target(name: "Scheduler", dependencies: ["SystemText"]),
         // The Dispatch client (docs/dispatch.md). No Lua.
         .target(name: "DispatchClient", dependencies: ["HTTPKit", "JSONKit", "SystemText"]),
+        // What a long-running command tells its operators: a metrics registry, the Prometheus
+        // text format, and the /healthz, /readyz and /metrics handlers. No Lua, no journal.
+        .target(name: "Telemetry", dependencies: ["HTTPKit"]),
         // The emulated Hub and Dispatch services. Only the CLI and tests depend on it.
         .target(name: "HubSandbox", dependencies: ["SQLiteKit", "HTTPKit", "JSONKit", "SystemText"]),
         // The Hub client (transports, auth, retries, pagination), profiles, configuration
@@ -65,7 +68,7 @@ let package = Package(
         .target(name: "Vault", dependencies: ["CSodium", "CVault", "SHA256Kit", "SystemText"]),
         // The journal: runs, writes, recorded reads, fires, trigger events and state, on SQLite
         // or PostgreSQL, and the run locks kept beside it. No Lua: it stores JSON text.
-        .target(name: "RunJournal", dependencies: ["HubClient", "SQLiteKit", "PostgresKit", "SystemText", "SHA256Kit"]),
+        .target(name: "RunJournal", dependencies: ["HubClient", "SQLiteKit", "PostgresKit", "SystemText", "SHA256Kit", "Telemetry"]),
         // Where a run's secrets come from (the vault, the environment) and the handles a recipe holds.
         .target(name: "Secrets", dependencies: ["ScriptHost", "HubClient", "Vault", "SystemText"]),
         // What a recipe calls: the hub, dispatch, state, vault, export, csv and progress modules,
@@ -77,12 +80,12 @@ let package = Package(
         // One recipe run against a Hub from start to outcome: passes, resume, plan and apply.
         .target(name: "Runs", dependencies: ["ScriptHost", "HubClient", "SystemText", "RunJournal", "Secrets", "RecipeModules", "Configuration"]),
         // What starts runs unattended: the job scheduler and its fire pool, the webhook trigger listener.
-        .target(name: "Automation", dependencies: ["SystemText", "ScriptHost", "HubClient", "HTTPKit", "RunJournal", "Secrets", "Configuration", "Runs", "Scheduler"]),
+        .target(name: "Automation", dependencies: ["SystemText", "ScriptHost", "HubClient", "HTTPKit", "RunJournal", "Secrets", "Configuration", "Runs", "Scheduler", "Telemetry"]),
         // libcurl and libpq loaded on first use, not at start-up (lazy_load.h): what
         // FoundationNetworking and PostgresKit call, for the statically linked release build.
         .target(name: "CLazyLibraries", path: "Sources/CLazyLibraries", linkerSettings: [.linkedLibrary("dl")]),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
-        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "RunJournal", "Secrets", "RecipeModules", "Configuration", "Runs", "Automation", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "SystemText"]),
+        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "RunJournal", "Secrets", "RecipeModules", "Configuration", "Runs", "Automation", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "SystemText", "Telemetry"]),
         // The client side of scripts/bench-client (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubClient", "DispatchClient", "HTTPKit"], path: "Sources/hubscript-bench"),
         // Prints Sources/CLuaChunks/prelude_bytecode.c for scripts/generate-prelude-bytecode (not installed).
@@ -100,13 +103,14 @@ let package = Package(
         .testTarget(name: "DispatchClientTests", dependencies: ["DispatchClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit", "JSONKit", "CSodium", "SQLiteKit"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
-        .testTarget(name: "RunJournalTests", dependencies: ["JournalTestSupport", "RunJournal", "HubClient", "SQLiteKit", "PostgresKit", "SystemText", "TestSupport"]),
+        .testTarget(name: "RunJournalTests", dependencies: ["JournalTestSupport", "RunJournal", "HubClient", "SQLiteKit", "PostgresKit", "SystemText", "TestSupport", "Telemetry"]),
         .testTarget(name: "RecipeModulesTests", dependencies: ["SQLiteKit", "JournalTestSupport", "TestSupport", "RecipeModules", "Runs", "Secrets", "Configuration", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "SystemText"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "ScriptHost", "Scheduler", "SystemText", "Vault"]),
-        .testTarget(name: "AutomationTests", dependencies: ["JournalTestSupport", "Automation", "Runs", "Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "Scheduler", "SystemText", "TestSupport"]),
+        .testTarget(name: "AutomationTests", dependencies: ["JournalTestSupport", "Automation", "Runs", "Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "Scheduler", "SystemText", "TestSupport", "Telemetry"]),
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit", "TestSupport"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault", "PostgresKit", "HTTPKit", "TestSupport"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),
         .testTarget(name: "SHA256KitTests", dependencies: ["SHA256Kit", "SystemText"]),
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "HTTPKit"]),
     ]
 )

@@ -41,6 +41,8 @@ public final class TriggerListener: @unchecked Sendable {
     let clock: @Sendable () -> Date
     /// One line per decision (received, duplicate, refused, ran), for the console.
     public var onLog: @Sendable (String) -> Void = { _ in }
+    /// How each delivery was answered (for `/metrics`), once per delivery.
+    public var onDelivery: @Sendable (DeliveryOutcome) -> Void = { _ in }
     /// The journal's run locks (`Journal.runLocks`). When set, an event's run is claimed
     /// under its lock before it is marked running, so a listener on another host (a
     /// PostgreSQL journal's replicas) that holds it leaves it be: nothing runs here and
@@ -53,6 +55,7 @@ public final class TriggerListener: @unchecked Sendable {
     private var pending: Set<String> = []
     private var stopping = false
     private var finished = false
+    private var started = false
 
     public init(config: TriggersConfig, journal: Journal, secrets: any SecretResolver, executor: any TriggerExecutor,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
@@ -66,6 +69,17 @@ public final class TriggerListener: @unchecked Sendable {
     // MARK: Receiving
 
     public func handle(_ request: HTTPRequestMessage) -> HTTPResponseMessage {
+        let response = receive(request)
+        switch response.status {
+        case 401: onDelivery(.rejectedSignature)
+        case 400: onDelivery(.malformed)
+        case 500: onDelivery(.error)
+        default: break
+        }
+        return response
+    }
+
+    private func receive(_ request: HTTPRequestMessage) -> HTTPResponseMessage {
         guard request.method == "POST" else { return Self.reply(405, ["error": "deliveries are POSTed"]) }
         let header = request.headers["Substratal-Signature"]
         var verified: Set<String> = []
@@ -100,10 +114,12 @@ public final class TriggerListener: @unchecked Sendable {
         let triggers = config.matching(type).filter { verified.contains($0.secret) }
         guard !triggers.isEmpty else {
             onLog("\(id) \(type): no trigger listens for it (ignored)\n")
+            onDelivery(.ignored)
             return Self.reply(200, ["event_id": .string(id), "runs": .array([])])
         }
         let body = String(decoding: request.body, as: UTF8.self)
         var runs: [ScriptValue] = []
+        var isNewEvent = false
         for trigger in triggers {
             let runID = trigger.runID(eventID: id)
             let recorded: (record: TriggerEventRecord, isNew: Bool)
@@ -114,6 +130,7 @@ public final class TriggerListener: @unchecked Sendable {
                 return Self.reply(500, ["error": "the receiver could not record the event"])
             }
             runs.append(.string(runID))
+            isNewEvent = isNewEvent || recorded.isNew
             if recorded.record.status == .succeeded {
                 onLog("\(runID) already done (delivery \(recorded.record.deliveries)): nothing runs\n")
             } else if enqueue(trigger, recorded.record) {
@@ -122,6 +139,7 @@ public final class TriggerListener: @unchecked Sendable {
                 onLog("\(runID) duplicate delivery while it is queued or running\n")
             }
         }
+        onDelivery(isNewEvent ? .accepted : .duplicate)
         return Self.reply(202, ["event_id": .string(id), "runs": .array(runs)])
     }
 
@@ -157,9 +175,17 @@ public final class TriggerListener: @unchecked Sendable {
             guard let trigger = byName[record.trigger] else { continue }
             if enqueue(trigger, record) { onLog("\(record.runID) left unfinished: resuming\n") }
         }
+        condition.withLock { started = true }
         let thread = Thread { [self] in work() }
         thread.name = "hubscript.listen"
         thread.start()
+    }
+
+    /// Whether the worker runs and takes events (false before `start` and once stopping).
+    public var isRunning: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return started && !stopping && !finished
     }
 
     /// Lets the running recipe finish, starts no other (they stay journalled as received
@@ -218,4 +244,20 @@ public final class TriggerListener: @unchecked Sendable {
         onLog(result.exitCode == 0 ? "\(record.runID) succeeded in \(seconds)\n"
               : "\(record.runID) failed (exit \(result.exitCode)) in \(seconds): \(result.message ?? "")\n")
     }
+}
+
+/// How the listener answered one delivery.
+public enum DeliveryOutcome: String, Sendable, CaseIterable {
+    /// A new event, journalled (`202`).
+    case accepted
+    /// An event already journalled (`202`; it runs again only if its run did not succeed).
+    case duplicate
+    /// A missing, malformed, stale or wrong signature (`401`).
+    case rejectedSignature = "rejected_signature"
+    /// Signed, but not an event with an id and a type (`400`).
+    case malformed
+    /// An event no trigger listens for (`200`).
+    case ignored
+    /// The listener could not read its secret or record the event (`500`).
+    case error
 }

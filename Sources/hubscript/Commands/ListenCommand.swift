@@ -7,6 +7,7 @@ import RecipeModules
 import Configuration
 import Runs
 import Automation
+import Telemetry
 
 /// `hubscript listen`: receives the Hub's webhook deliveries on loopback and runs the
 /// configuration's triggers (docs/webhooks.md).
@@ -24,6 +25,7 @@ struct ListenCommand: Command {
         A delivery is answered 202 only once it is journalled; a bad signature or a timestamp more than 5 minutes off
         is 401. Each event runs each matching trigger's recipe once, with params.event, under the run id TRIGGER@<event id>.
         SIGTERM or Ctrl-C: the running recipe finishes, then it exits 0.
+        GET /healthz, /readyz and /metrics answer probes and Prometheus (docs/operations.md).
         It binds 127.0.0.1 unless --bind names another address (0.0.0.0, ::, or one of this
         host's), for a reverse proxy that terminates TLS in front of it (docs/operations.md).
         --setup creates (or repairs) the webhook each trigger's Hub delivers to and puts its
@@ -61,7 +63,9 @@ struct ListenCommand: Command {
             throw HubConfigError("nothing to listen for: \(source) (define them in its triggers = { … } table; see docs/webhooks.md)")
         }
         if let setup { return try setup.run(triggers: triggers) }
-        let listening = try Listening.start(triggers: triggers, common: common, address: address, name: "listen")
+        let telemetry = ServeTelemetry(journal: try common.openJournal(), state: common.state, kinds: ["trigger"])
+        let listening = try Listening.start(triggers: triggers, common: common, address: address, name: "listen",
+                                            telemetry: telemetry)
         let stopped = DispatchSemaphore(value: 0)
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
@@ -80,7 +84,8 @@ struct ListenCommand: Command {
 }
 
 /// A started receiver: its HTTP server and the trigger listener behind it (shared by
-/// `listen` and `jobs serve --listen`).
+/// `listen` and `jobs serve --listen`). With `telemetry`, the server also answers
+/// `GET /healthz`, `/readyz` (the listener must be taking events) and `/metrics`.
 struct Listening {
     let server: HTTPServer
     let listener: TriggerListener
@@ -88,13 +93,20 @@ struct Listening {
     /// Every delivery runs with the configuration the command read at its start
     /// (`common`): a changed file takes effect when the command starts again.
     static func start(triggers: TriggersConfig, common: CommonOptions.Values, address: ListenAddress,
-                      name: String) throws -> Listening {
+                      name: String, telemetry: ServeTelemetry? = nil) throws -> Listening {
         let journal = try common.openJournal()
+        var executor = RecipeTriggerExecutor(common: common, journal: journal)
+        executor.telemetry = telemetry
         let listener = TriggerListener(config: triggers, journal: journal, secrets: VaultAccess.resolver(state: common.state),
-                                       executor: RecipeTriggerExecutor(common: common, journal: journal))
+                                       executor: executor)
         listener.onLog = { Console.out(TerminalText.text($0)) }
         listener.locks = journal.runLocks(state: common.state)
-        let server = try address.server { listener.handle($0) }
+        if let telemetry {
+            listener.onDelivery = { telemetry.recordDelivery($0) }
+            telemetry.require("listener") { listener.isRunning ? nil : "the webhook listener is not taking events" }
+        }
+        let endpoints = telemetry?.endpoints
+        let server = try address.server { endpoints?.respond(to: $0) ?? listener.handle($0) }
         try listener.start()
         server.start()
         let names = triggers.triggers.map { "\($0.name) (\($0.on.joined(separator: ", ")))" }.joined(separator: "; ")
@@ -120,6 +132,8 @@ struct Listening {
 struct RecipeTriggerExecutor: TriggerExecutor {
     let common: CommonOptions.Values
     let journal: Journal
+    /// Counts each event's run and its Hub traffic (`/metrics`), if set.
+    var telemetry: ServeTelemetry?
 
     func execute(_ trigger: ConfiguredTrigger, event: TriggerEventRecord, value: ScriptValue) -> FireResult {
         execute(trigger, event: event, value: value, lock: nil)
@@ -134,7 +148,10 @@ struct RecipeTriggerExecutor: TriggerExecutor {
     private func execute(_ trigger: ConfiguredTrigger, event: TriggerEventRecord, value: ScriptValue,
                          lock: (any HeldRunLock)?) -> FireResult {
         let output = ConsoleOutput(json: false)
+        let started = Date()
         let result = run(trigger, event, value, lock: lock, output: output)
+        telemetry?.metrics.recordRun(kind: "trigger", exitCode: result.exitCode, seconds: Date().timeIntervalSince(started),
+                                     resumed: event.status == .running || event.status == .failed)
         if let message = result.message {
             output.writeStderr("\(TerminalText.field(event.runID)): error: \(TerminalText.text(message))\n")
         }
@@ -160,7 +177,8 @@ struct RecipeTriggerExecutor: TriggerExecutor {
         }
         do {
             let profile = trigger.profile ?? common.profile
-            let connection = try HubConnection.open(config: common.hub, profile: profile, state: common.state, embeddedHub: EmbeddedSandbox())
+            let connection = try HubConnection.open(config: common.hub, profile: profile, state: common.state, embeddedHub: EmbeddedSandbox(),
+                                                   observe: telemetry?.hubObserver)
             var request = HubRunRequest()
             request.libraries = libraries
             request.allow = trigger.allow.map { AllowedPermissions($0, caller: "trigger \"\(trigger.name)\"") }
@@ -175,6 +193,7 @@ struct RecipeTriggerExecutor: TriggerExecutor {
                 Console.err("\(event.runID): the recipe did not stop at its deadline; hubscript exits (code 4)\n")
                 _exit(ExitCode.limit)
             })
+            telemetry?.metrics.recordCounts(outcome.counts)
             return FireResult(outcome)
         } catch {
             return FireResult(stoppedBy: error)

@@ -5,6 +5,7 @@ import ScriptHost
 import RunJournal
 import Configuration
 import Automation
+import Telemetry
 
 /// `hubscript jobs …`: the scheduled jobs of the configuration file (docs/jobs.md).
 enum JobsCommands {
@@ -56,14 +57,21 @@ enum JobsCommands {
 
     /// A scheduler over the state directory's journal that runs recipes and prints one
     /// line per fire on stdout.
+    /// With `telemetry`, each fire and its run are counted for `/metrics`.
     static func scheduler(_ config: LoadedConfiguration, _ common: CommonOptions.Values,
-                          clock: @escaping @Sendable () -> Date) throws -> JobScheduler {
+                          clock: @escaping @Sendable () -> Date, telemetry: ServeTelemetry? = nil) throws -> JobScheduler {
         let journal = try common.openJournal()
+        var executor = RecipeFireExecutor(common: common, journal: journal)
+        executor.telemetry = telemetry
         let scheduler = JobScheduler(jobs: config.jobs, journal: journal, state: common.state,
-                                     executor: RecipeFireExecutor(common: common, journal: journal),
+                                     executor: executor,
                                      notifier: DispatchFailureNotifier(common: common),
                                      clock: clock)
-        scheduler.onRecord = { Console.out(FireText.line($0)) }
+        let jobs = config.jobs
+        scheduler.onRecord = { record in
+            Console.out(FireText.line(record))
+            telemetry?.recordFire(record, jobs: jobs)
+        }
         return scheduler
     }
 
@@ -106,10 +114,10 @@ struct JobsOptions {
 
     /// The configuration (refused without jobs), a scheduler over its jobs, and the
     /// signal sources that stop it (keep them alive while it runs).
-    func scheduler(onStop: @escaping @Sendable () -> Void = {}) throws
+    func scheduler(telemetry: ServeTelemetry? = nil, onStop: @escaping @Sendable () -> Void = {}) throws
         -> (config: LoadedConfiguration, scheduler: JobScheduler, signals: [DispatchSourceSignal]) {
         let config = try JobsCommands.load(common)
-        let scheduler = try JobsCommands.scheduler(config, common, clock: clock)
+        let scheduler = try JobsCommands.scheduler(config, common, clock: clock, telemetry: telemetry)
         if let concurrency { scheduler.concurrency = concurrency }
         return (config, scheduler, JobsCommands.stopOnSignals(scheduler, onStop))
     }

@@ -2,13 +2,16 @@ import Foundation
 import Scheduler
 import ScriptHost
 import Configuration
+import HTTPKit
+import Automation
 
 /// `hubscript jobs serve`: the foreground scheduler, for systemd or a container.
 struct JobsServeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "jobs serve", abstract: "Run the scheduler in the foreground: sleep until a job is due, fire it, repeat.",
-        usage: "[--now TIME] [--concurrency N] [--listen PORT [--bind ADDRESS] [--max-connections N] [--max-connections-per-address N]]",
+        usage: "[--now TIME] [--concurrency N] [--http [ADDRESS:]PORT] [--listen PORT [--bind ADDRESS] [--max-connections N] [--max-connections-per-address N]]",
         options: [JobsCommands.nowOption, JobsCommands.concurrencyOption,
+                  OptionSpec(name: "http", valueName: "address:port", help: "Serve GET /healthz, /readyz and /metrics on this port (127.0.0.1 unless an address is given; 0 picks a free port)."),
                   OptionSpec(name: "listen", valueName: "port", help: "Also receive Hub webhooks on this port and run the triggers (as hubscript listen)."),
                   ListenAddress.bindOption] + ServerLimitOptions.specs
             + CommonOptions.specs,
@@ -19,10 +22,15 @@ struct JobsServeCommand: Command {
         SIGTERM or Ctrl-C: no fire starts any more, running
         fires finish, then it exits 0. With --listen, it also runs the configuration's
         triggers as hubscript listen does (docs/webhooks.md).
+        With --http (and on the --listen port), it answers GET /healthz (alive), /readyz (the
+        journal answers and the scheduler runs; 503 with the reason otherwise) and /metrics
+        (Prometheus text format): docs/operations.md, "Health and metrics".
         """)
 
     let options: JobsOptions
     let listenAddress: ListenAddress?
+    /// `--http`: where the health and metrics endpoints are served on their own.
+    let httpAddress: ListenAddress?
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("jobs serve takes no arguments") }
@@ -33,11 +41,23 @@ struct JobsServeCommand: Command {
         }
         let limits = try ServerLimitOptions.limits(arguments)
         listenAddress = try port.map { try ListenAddress(bind: arguments.value("bind"), port: $0, limits: limits) }
+        httpAddress = try arguments.value("http").map { try ListenAddress.endpoint($0, option: "--http") }
     }
 
     func run() throws -> Int32 {
-        let (config, scheduler, signals) = try options.scheduler {
+        // The endpoints are served on --http's port and on the webhook port.
+        var telemetry: ServeTelemetry?
+        if httpAddress != nil || listenAddress != nil {
+            telemetry = ServeTelemetry(journal: try options.common.openJournal(), state: options.common.state,
+                                       kinds: listenAddress == nil ? ["job"] : ["job", "trigger"])
+        }
+        let (config, scheduler, signals) = try options.scheduler(telemetry: telemetry) {
             Console.err("jobs serve: stopping; running fires finish first\n")
+        }
+        let serving = StopSignal()   // set while the scheduler's loop runs
+        telemetry?.require("scheduler") {
+            if scheduler.stop.isSet { return "the scheduler is stopping" }
+            return serving.isSet ? nil : "the scheduler has not started"
         }
         let clock = options.clock
         let names = config.jobs.jobs.map(\.name).joined(separator: ", ")
@@ -48,9 +68,22 @@ struct JobsServeCommand: Command {
         let count = config.jobs.jobs.count
         Console.err("jobs serve: \(count) job\(count == 1 ? "" : "s") (\(TerminalText.field(names)))\(nextText)\n")
         let listening = try listenAddress.map { address in
-            try Listening.start(triggers: config.triggers, common: options.common, address: address, name: "jobs serve")
+            try Listening.start(triggers: config.triggers, common: options.common, address: address, name: "jobs serve",
+                                telemetry: telemetry)
         }
+        let http = try httpAddress.flatMap { address in try telemetry.map { telemetry -> HTTPServer in
+            let server = try address.server(telemetry.handler)
+            server.start()
+            Console.err("jobs serve: health and metrics on \(address.url(port: server.port)) (/healthz, /readyz, /metrics)\n")
+            if address.isBeyondLoopback {
+                Console.err("jobs serve: \(address.host) is reachable beyond this host: put a reverse proxy that terminates TLS in front, or let only the scraper and probes reach it (docs/operations.md)\n")
+            }
+            return server
+        } }
+        serving.fire()
         scheduler.serve(onError: { Console.err("jobs serve: \(TerminalText.text("\($0)"))\n") })
+        http?.stop()
+        http?.waitUntilStopped()
         listening?.stop()
         withExtendedLifetime(signals) {}
         Console.err("jobs serve: stopped\n")

@@ -7,6 +7,7 @@ import RecipeModules
 import Configuration
 import Runs
 import Automation
+import Telemetry
 
 /// Runs a fire's recipe as `hubscript run RECIPE --run-id JOB@TIME` would: the job's
 /// params and profile, its `timeout` and `allow`, the configuration's libraries (pins
@@ -17,10 +18,15 @@ import Automation
 struct RecipeFireExecutor: FireExecutor {
     let common: CommonOptions.Values
     let journal: Journal
+    /// Counts each fire's run and its Hub traffic (`jobs serve`'s `/metrics`), if set.
+    var telemetry: ServeTelemetry?
 
     func execute(_ fire: FireLaunch) -> FireResult {
         let output = ConsoleOutput(json: false)
+        let started = Date()
         let result = run(fire, output: output)
+        telemetry?.metrics.recordRun(kind: "job", exitCode: result.exitCode, seconds: Date().timeIntervalSince(started),
+                                     resumed: fire.resuming)
         if let message = result.message {
             output.writeStderr("\(TerminalText.field(fire.runID)): error: \(TerminalText.text(message))\n")
         }
@@ -46,7 +52,7 @@ struct RecipeFireExecutor: FireExecutor {
         }
         do {
             let connection = try VaultAccess.connect(config: common.hub, profile: job.profile ?? common.profile, state: common.state,
-                                                     quiet: true)
+                                                     quiet: true, observe: telemetry?.hubObserver)
             var request = HubRunRequest()
             request.libraries = libraries
             request.allow = job.allow.map { AllowedPermissions($0, caller: "job \"\(job.name)\"") }
@@ -67,6 +73,7 @@ struct RecipeFireExecutor: FireExecutor {
                 Console.err("\(runID): \(message)\n")
                 _exit(ExitCode.limit)
             })
+            telemetry?.metrics.recordCounts(outcome.counts)
             return FireResult(outcome)
         } catch {
             return FireResult(stoppedBy: error)
