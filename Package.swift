@@ -76,13 +76,16 @@ let package = Package(
         .target(name: "Runs", dependencies: ["ScriptHost", "HubClient", "SystemText", "RunJournal", "Secrets", "RecipeModules", "Configuration"]),
         // What starts runs unattended: the job scheduler and its fire pool, the webhook trigger listener.
         .target(name: "Automation", dependencies: ["ScriptHost", "HubClient", "HTTPKit", "RunJournal", "Secrets", "Configuration", "Scheduler"]),
+        // The operator console: the journal's runs, jobs, triggers and plans as web pages, and
+        // the actions a signed-in Hub user may take (docs/console.md). No Lua of its own.
+        .target(name: "Console", dependencies: ["RunJournal", "Configuration", "HubClient", "HTTPKit", "Scheduler"]),
         // libcurl and libpq loaded on first use, not at start-up (lazy_load.h): what
         // FoundationNetworking and PostgresKit call, for the statically linked release build.
         .target(name: "CLazyLibraries", path: "Sources/CLazyLibraries", linkerSettings: [.linkedLibrary("dl")]),
         // The Swift runtime's CommandLine hooks, without its /proc/self/maps scan at start-up.
         .target(name: "CProcessArguments"),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
-        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "RunJournal", "Secrets", "RecipeModules", "Configuration", "Runs", "Automation", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "CProcessArguments", "SystemText"]),
+        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "RunJournal", "Secrets", "RecipeModules", "Configuration", "Runs", "Automation", "Console", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "CProcessArguments", "SystemText"]),
         // The client side of scripts/bench-client (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubClient", "DispatchClient", "HTTPKit"], path: "Sources/hubscript-bench"),
         // Prints Sources/CLuaChunks/prelude_bytecode.c for scripts/generate-prelude-bytecode (not installed).
@@ -107,5 +110,6 @@ let package = Package(
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault", "PostgresKit", "HTTPKit"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "JournalTestSupport", "TestSupport", "RunJournal", "Configuration", "HubClient", "HubSandbox", "HTTPKit", "Scheduler"]),
     ]
 )
