@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "Automation", dependencies: ["ScriptHost", "HubClient", "HTTPKit", "RunJournal", "Secrets", "Configuration", "Scheduler"]),
         // The operator console: the journal's runs, jobs, triggers and plans as web pages, and
         // the actions a signed-in Hub user may take (docs/console.md). No Lua of its own.
-        .target(name: "Console", dependencies: ["RunJournal", "Configuration", "HubClient", "HTTPKit", "Scheduler"]),
+        .target(name: "Console", dependencies: ["RunJournal", "Configuration", "HubClient", "HTTPKit", "Scheduler", "SystemText"]),
         // libcurl and libpq loaded on first use, not at start-up (lazy_load.h): what
         // FoundationNetworking and PostgresKit call, for the statically linked release build.
         .target(name: "CLazyLibraries", path: "Sources/CLazyLibraries", linkerSettings: [.linkedLibrary("dl")]),

@@ -113,6 +113,10 @@ extension Journal {
     public func runsPage(_ query: RunQuery) throws -> RunsPage {
         let limit = min(max(1, query.limit), Journal.maxPageSize)
         return try reading { db in
+            // A job that never fired has no runs: say so without reading every run.
+            if let job = query.job, try db.first("SELECT 1 FROM fires WHERE job = ?1 LIMIT 1", [.text(job)], { _ in true }) == nil {
+                return RunsPage(runs: [], next: nil)
+            }
             var conditions: [String] = []
             var values: [SQLValue] = []
             func bind(_ value: SQLValue) -> String {
@@ -129,9 +133,18 @@ extension Journal {
                 case .postgres: conditions.append("strpos(recipe_path, \(placeholder)) > 0")
                 }
             }
-            if let job = query.job { conditions.append("id IN (SELECT run_id FROM fires WHERE job = \(bind(.text(job))))") }
+            // Correlated, so the runs are still read newest first and a page stops at its
+            // limit: fires by their run index, trigger events by their key (a trigger's
+            // run id is TRIGGER@<event id>; substr counts characters on both backends).
+            if let job = query.job {
+                conditions.append("EXISTS (SELECT 1 FROM fires f WHERE f.run_id = runs.id AND f.job = \(bind(.text(job))))")
+            }
             if let trigger = query.trigger {
-                conditions.append("id IN (SELECT run_id FROM trigger_events WHERE trigger = \(bind(.text(trigger))))")
+                let name = bind(.text(trigger)), eventStart = bind(.int(trigger.unicodeScalars.count + 2))
+                conditions.append("""
+                    EXISTS (SELECT 1 FROM trigger_events t WHERE t.trigger = \(name) AND t.event_id = substr(runs.id, CAST(\(eventStart) AS INTEGER)) \
+                    AND t.run_id = runs.id)
+                    """)
             }
             if let from = query.startedFrom { conditions.append("started_at >= \(bind(.opt(Journal.ms(from))))") }
             if let before = query.startedBefore { conditions.append("started_at < \(bind(.opt(Journal.ms(before))))") }

@@ -8,7 +8,8 @@ import RunJournal
 final class ConsoleJournalQueryTests: XCTestCase {
     /// 30 runs a minute apart (run_00 oldest): every third failed, every fifth a plan,
     /// profile "prod" for even ones, recipes a.lua / b.lua alternating; run_03 and
-    /// run_06 are fires of "nightly"; run_09 is the run of a trigger event.
+    /// run_06 are fires of "nightly"; the tenth is the run of an event of trigger
+    /// "offboard", `offboard@wév_1` (an id as the listener makes it).
     private func seeded(_ backend: JournalBackend) throws -> (Journal, [String]) {
         final class Clock: @unchecked Sendable { var now = Date(timeIntervalSince1970: 1_796_000_000) }
         let clock = Clock()
@@ -16,7 +17,7 @@ final class ConsoleJournalQueryTests: XCTestCase {
         var ids: [String] = []
         for i in 0..<30 {
             clock.now = Date(timeIntervalSince1970: 1_796_000_000 + Double(i) * 60)
-            let id = String(format: "run_%02d", i)
+            let id = i == 9 ? "offboard@wév_1" : String(format: "run_%02d", i)
             ids.append(id)
             try journal.startRun(RunStart(id: id, recipePath: i % 2 == 0 ? "/srv/a.lua" : "/srv/b.lua", recipeSHA256: "00",
                                           paramsJSON: "{}", profile: i % 2 == 0 ? "prod" : "default",
@@ -26,7 +27,7 @@ final class ConsoleJournalQueryTests: XCTestCase {
         for id in ["run_03", "run_06"] {
             try journal.recordFire(NewFire(job: "nightly", scheduledAt: clock.now, runID: id, status: .succeeded))
         }
-        _ = try journal.recordTriggerEvent(eventID: "wev_1", trigger: "offboard", eventType: "user.suspended", body: "{}", runID: "run_09")
+        _ = try journal.recordTriggerEvent(eventID: "wév_1", trigger: "offboard", eventType: "user.suspended", body: "{}", runID: "offboard@wév_1")
         return (journal, ids)
     }
 
@@ -42,7 +43,9 @@ final class ConsoleJournalQueryTests: XCTestCase {
             XCTAssertEqual(try page(RunQuery(recipe: "%", limit: 500)), [], "no wildcard")
             XCTAssertEqual(try page(RunQuery(profile: "prod", limit: 500)).count, 15)
             XCTAssertEqual(try page(RunQuery(job: "nightly", limit: 500)), ["run_06", "run_03"])
-            XCTAssertEqual(try page(RunQuery(trigger: "offboard", limit: 500)), ["run_09"])
+            XCTAssertEqual(try page(RunQuery(trigger: "offboard", limit: 500)), ["offboard@wév_1"])
+            XCTAssertEqual(try page(RunQuery(trigger: "offboar", limit: 500)), [])
+            XCTAssertEqual(try page(RunQuery(trigger: "offboard@w", limit: 500)), [])
             XCTAssertEqual(try page(RunQuery(job: "other", limit: 500)), [])
             let from = Date(timeIntervalSince1970: 1_796_000_000 + 10 * 60)
             let before = Date(timeIntervalSince1970: 1_796_000_000 + 13 * 60)
@@ -100,9 +103,9 @@ final class ConsoleJournalQueryTests: XCTestCase {
             XCTAssertEqual(try journal.firesPage(job: nil, status: .missed, offset: 0, limit: 10).map(\.runID), ["o1"])
             XCTAssertEqual(try journal.firesPage(job: nil, offset: 1, limit: 10).count, 2)
 
-            _ = try journal.recordTriggerEvent(eventID: "wev_1", trigger: "offboard", eventType: "user.suspended", body: "{}", runID: "run_09")
+            _ = try journal.recordTriggerEvent(eventID: "wév_1", trigger: "offboard", eventType: "user.suspended", body: "{}", runID: "offboard@wév_1")
             let events = try journal.triggerEventsPage(trigger: "offboard", offset: 0, limit: 10)
-            XCTAssertEqual(events.map(\.eventID), ["wev_1"])
+            XCTAssertEqual(events.map(\.eventID), ["wév_1"])
             XCTAssertEqual(events.first?.deliveries, 2, "the duplicate is counted, not listed")
             XCTAssertEqual(try journal.triggerEventsPage(trigger: "else", offset: 0, limit: 10), [])
         }
