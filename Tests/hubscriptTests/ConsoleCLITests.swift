@@ -67,4 +67,33 @@ final class ConsoleCLITests: XCTestCase {
             + "Run 'hubscript console --help' for usage.\n")
         XCTAssertEqual(r.stdout, "")
     }
+
+    func testJobsServeServesTheConsoleBesideTheScheduler() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.file("recipes/sync.lua", "recipe { name = \"sync\" }\n")
+        let config = try cli.file("hubscript.config.lua", """
+            return { jobs = { nightly = { recipe = "recipes/sync.lua", schedule = "0 3 * * *", timezone = "Europe/Paris" } } }
+            """)
+        let serve = try cli.live(["jobs", "serve", "--console", "0", "--config", config])
+        let url = try XCTUnwrap(serve.readLine())
+        XCTAssertTrue(url.hasPrefix("http://127.0.0.1:") && url.contains("/?token="), url)
+        let base = String(url.prefix { $0 != "?" }.dropLast())
+        let cookieLine = try XCTUnwrap(try curl(url).components(separatedBy: "\r\n").first { $0.hasPrefix("Set-Cookie: ") })
+        let cookie = String(cookieLine.dropFirst("Set-Cookie: ".count).split(separator: ";")[0])
+        let jobs = try curl(base + "/jobs", ["Cookie: \(cookie)"])
+        XCTAssertTrue(jobs.contains("<tr class=\"job\" data-job=\"nightly\">"), jobs)
+        XCTAssertTrue(jobs.contains("<td class=\"mono\">0 3 * * *</td><td>Europe/Paris</td>"), jobs)
+        kill(serve.process.processIdentifier, SIGTERM)
+        XCTAssertTrue(serve.waitForExit(within: 20))
+        XCTAssertEqual(serve.process.terminationStatus, 0)
+        XCTAssertTrue(serve.stderr.contains("jobs serve: console on the journal "), serve.stderr)
+    }
+
+    func testListenSetupTakesNoConsole() throws {
+        let cli = try CLIHarness(testCase: self)
+        let r = try cli.run(["listen", "--setup", "--console", "0"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertEqual(r.stderr, "hubscript listen: --console goes without --setup (which registers the webhook, then exits)\n"
+            + "Run 'hubscript listen --help' for usage.\n")
+    }
 }

@@ -4,7 +4,6 @@ import HubClient
 import RunJournal
 import Configuration
 import Console
-import ScriptHost
 
 /// `hubscript console`: the operator console on 127.0.0.1 (docs/console.md).
 struct ConsoleCommand: Command {
@@ -48,18 +47,9 @@ struct ConsoleCommand: Command {
         let config = try LoadedConfig.load(explicit: common.config)
         let (_, triggers) = try TriggersConfig.load(explicit: common.config)
         let journal = try common.openJournal()
-        let actions = readOnly ? nil : ConsoleCLIActions(config: config, common: common, journal: journal)
-        let context = ConsoleContext(journal: journal, locks: journal.runLocks(state: common.state), jobs: config.jobs,
-                                     triggers: triggers, actions: actions)
-        ServerLimitOptions.prepareDescriptors(servers: 1, limits: address.limits)
-        // The cookie's name needs the port, known once bound: requests wait for the console (503 until then).
-        let ready = ConsoleHolder()
-        let server = try HTTPServer(host: address.host, port: address.port, limits: address.limits, beyondLoopback: true) { request in
-            ready.console?.handle(request) ?? HTTPResponseMessage(status: 503)
-        }
-        let access = ConsoleAccess(port: server.port, secureCookies: allowRemote && address.isBeyondLoopback)
-        let console = ConsoleServer(context: context, access: access)
-        ready.console = console
+        let serving = try ConsoleServing.start(address: address, secureCookies: allowRemote && address.isBeyondLoopback,
+                                               readOnly: readOnly, config: config, triggers: triggers, common: common,
+                                               journal: journal, name: "console")
         let stopped = DispatchSemaphore(value: 0)
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
@@ -68,29 +58,11 @@ struct ConsoleCommand: Command {
             source.resume()
             return source
         }
-        server.start()
-        Console.err("console: serving the journal \(TerminalText.field(journal.path)) (\(readOnly ? "read-only" : "actions need a Hub sign-in")); open:\n")
-        Console.out(address.url(port: server.port) + "/?token=" + access.token + "\n")
-        if address.isBeyondLoopback {
-            Console.err("console: \(address.host) is reachable beyond this host: serve it only through a reverse proxy that terminates TLS (docs/console.md)\n")
-        }
         stopped.wait()
         Console.err("console: stopping\n")
-        server.stop()
-        server.waitUntilStopped()
-        actions?.waitForFires()
-        withExtendedLifetime((signals, console)) {}
+        serving.stop()
+        withExtendedLifetime(signals) {}
         Console.err("console: stopped\n")
         return ExitCode.success
-    }
-}
-
-/// The console once made, read by the server's threads.
-private final class ConsoleHolder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var made: ConsoleServer?
-    var console: ConsoleServer? {
-        get { lock.withLock { made } }
-        set { lock.withLock { made = newValue } }
     }
 }

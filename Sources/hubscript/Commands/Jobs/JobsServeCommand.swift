@@ -2,16 +2,17 @@ import Foundation
 import Scheduler
 import ScriptHost
 import Configuration
+import Console
 
 /// `hubscript jobs serve`: the foreground scheduler, for systemd or a container.
 struct JobsServeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "jobs serve", abstract: "Run the scheduler in the foreground: sleep until a job is due, fire it, repeat.",
-        usage: "[--now TIME] [--concurrency N] [--listen PORT [--bind ADDRESS] [--max-connections N] [--max-connections-per-address N]]",
+        usage: "[--now TIME] [--concurrency N] [--listen PORT [--bind ADDRESS] [--max-connections N] [--max-connections-per-address N]] [--console PORT]",
         options: [JobsCommands.nowOption, JobsCommands.concurrencyOption,
                   OptionSpec(name: "listen", valueName: "port", help: "Also receive Hub webhooks on this port and run the triggers (as hubscript listen)."),
                   ListenAddress.bindOption] + ServerLimitOptions.specs
-            + CommonOptions.specs,
+            + [ConsoleServing.portOption] + CommonOptions.specs,
         discussion: """
         Fires as jobs run-due does, at each scheduled time; one line per fire on stdout.
         A fire that comes due while the job's previous fire still runs is skipped or
@@ -23,6 +24,8 @@ struct JobsServeCommand: Command {
 
     let options: JobsOptions
     let listenAddress: ListenAddress?
+    /// `--console PORT`: the operator console beside the scheduler, on 127.0.0.1.
+    let consolePort: UInt16?
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("jobs serve takes no arguments") }
@@ -33,6 +36,7 @@ struct JobsServeCommand: Command {
         }
         let limits = try ServerLimitOptions.limits(arguments)
         listenAddress = try port.map { try ListenAddress(bind: arguments.value("bind"), port: $0, limits: limits) }
+        consolePort = try SandboxServeCommand.port(arguments.value("console"), "--console")
     }
 
     func run() throws -> Int32 {
@@ -51,8 +55,14 @@ struct JobsServeCommand: Command {
             let (hub, triggers) = try TriggersConfig.load(explicit: options.common.config)
             return try Listening.start(hub: hub, triggers: triggers, common: options.common, address: address, name: "jobs serve")
         }
+        let console = try consolePort.map { port in
+            try ConsoleServing.start(address: ListenAddress(bind: nil, port: port, limits: ConsoleServer.limits), secureCookies: false,
+                                     readOnly: false, config: config, triggers: TriggersConfig.load(explicit: options.common.config).1,
+                                     common: options.common, journal: options.common.openJournal(), name: "jobs serve")
+        }
         scheduler.serve(onError: { Console.err("jobs serve: \(TerminalText.text("\($0)"))\n") })
         listening?.stop()
+        console?.stop()
         withExtendedLifetime(signals) {}
         Console.err("jobs serve: stopped\n")
         return ExitCode.success
