@@ -175,4 +175,21 @@ final class ConsolePagesTests: XCTestCase {
         let again = ConsoleFixture.text(console.get("/runs/quiet/events", cookie: cookie, headers: [("Last-Event-ID", String(id))]))
         XCTAssertEqual(again, "retry: 250\n: nothing new\n\n")
     }
+
+    func testWhatARequestSaysIsEscapedWhereItIsShown() throws {
+        let console = try ConsoleFixture(jobs: [try ConsoleFixture.job()])
+        let cookie = try console.signInWithToken()
+        let missing = console.get("/%3Cscript%3Ealert(1)%3C%2Fscript%3E", cookie: cookie)
+        XCTAssertEqual(missing.status, 404)
+        XCTAssertTrue(ConsoleFixture.text(missing).contains("<p>no page /&lt;script&gt;alert(1)&lt;/script&gt; (start from the runs page)</p>"))
+        let run = console.get("/runs/a%2F%3Cb%3E", cookie: cookie)
+        XCTAssertEqual(run.status, 404)
+        XCTAssertTrue(ConsoleFixture.text(run).contains("<p>the journal holds no run a/&lt;b&gt;</p>"))
+        let filtered = ConsoleFixture.text(console.get("/runs?recipe=%22%3E%3Cscript%3Ex&profile=%27%20onfocus%3Dx", cookie: cookie))
+        XCTAssertTrue(filtered.contains("name=\"recipe\" id=\"filter-recipe\" value=\"&quot;&gt;&lt;script&gt;x\""), filtered)
+        XCTAssertTrue(filtered.contains("value=\"&#39; onfocus=x\""), filtered)
+        XCTAssertTrue(filtered.contains("<p id=\"runs-empty\" class=\"muted\">No runs match.</p>"))
+        let job = ConsoleFixture.text(console.get("/jobs/nightly?fired=%3Cimg%20src%3Dx%3E", cookie: cookie))
+        XCTAssertTrue(job.contains("Fired: <a id=\"fired-run\" href=\"/runs/%3Cimg%20src%3Dx%3E\"><bdi>&lt;img src=x&gt;</bdi></a>"), job)
+    }
 }

@@ -101,14 +101,18 @@ struct RunPage {
         return "<h2>Exports</h2><p>In <span class=\"mono\" id=\"exports-folder\">\(HTML.field(folder, budget: 1000))</span></p>\(list)"
     }
 
-    /// Up to `limit` regular files under `folder` (paths relative to it, sorted) and their sizes.
+    /// Up to `limit` regular files under `folder` (paths relative to it, sorted) and their
+    /// sizes, looking at no more than `20 × limit` entries.
     static func files(in folder: String, limit: Int) -> [(String, Int)] {
         let root = URL(fileURLWithPath: folder)
         guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey],
                                                           options: [.skipsHiddenFiles]) else { return [] }
         var out: [(String, Int)] = []
+        var visited = 0
         for case let url as URL in walker {
-            guard out.count < limit else { break }
+            visited += 1
+            // Bounded by entries seen, not only by files found: a folder of folders ends too.
+            guard out.count < limit, visited <= limit * 20 else { break }
             let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey])
             guard values?.isRegularFile == true else { continue }
             let name = url.path.hasPrefix(root.path + "/") ? String(url.path.dropFirst(root.path.count + 1)) : url.lastPathComponent
