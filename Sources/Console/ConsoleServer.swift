@@ -23,10 +23,17 @@ public final class ConsoleServer: Sendable {
         return limits
     }()
 
+    /// Set by `beginStopping`: live views answer at once instead of waiting for a change.
+    private let stopping = StopFlag()
+
     public init(context: ConsoleContext, access: ConsoleAccess) {
         self.context = context
         self.access = access
     }
+
+    /// Call before stopping the server: a live view waiting for a change answers now,
+    /// so the server's shutdown does not wait for it.
+    public func beginStopping() { stopping.set() }
 
     public func handle(_ request: HTTPRequestMessage) -> HTTPResponseMessage {
         let segments = request.pathSegments
@@ -76,7 +83,7 @@ public final class ConsoleServer: Sendable {
             return ConsoleResponse.html(200, layout.page(title: title, body: body))
         case .runEvents(let id):
             let page = Int(items.first { $0.name == "wpage" }?.value ?? "") ?? 1
-            let live = LiveRunEvents(context: context, page: RunPage(context: context))
+            let live = LiveRunEvents(context: context, page: RunPage(context: context), stopping: stopping)
             guard let response = try live.respond(id: id, lastEventID: request.headers["Last-Event-ID"], writesPage: page) else {
                 return ConsoleResponse.text(404, "the journal holds no run \(id)\n")
             }
@@ -253,4 +260,12 @@ enum Route: Equatable {
         default: self = .unknown
         }
     }
+}
+
+/// A flag one thread sets and others read.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }

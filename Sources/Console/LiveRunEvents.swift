@@ -18,6 +18,8 @@ import RunJournal
 struct LiveRunEvents {
     let context: ConsoleContext
     let page: RunPage
+    /// Set when the console stops: answer what there is, now.
+    var stopping = StopFlag()
 
     /// Milliseconds the browser waits before it asks again.
     static let retryMs = 250
@@ -33,7 +35,7 @@ struct LiveRunEvents {
                 let fragment = page.liveFragment(activity, status: status, writesPage: writesPage)
                 return Self.response(Self.event(ended ? "done" : "run", id: fingerprint, data: fragment.markup))
             }
-            if Date() >= deadline { return Self.response(": nothing new\n\n") }
+            if Date() >= deadline || stopping.isSet { return Self.response(": nothing new\n\n") }
             Thread.sleep(forTimeInterval: context.livePollInterval)
         }
     }

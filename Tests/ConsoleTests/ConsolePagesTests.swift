@@ -192,4 +192,18 @@ final class ConsolePagesTests: XCTestCase {
         let job = ConsoleFixture.text(console.get("/jobs/nightly?fired=%3Cimg%20src%3Dx%3E", cookie: cookie))
         XCTAssertTrue(job.contains("Fired: <a id=\"fired-run\" href=\"/runs/%3Cimg%20src%3Dx%3E\"><bdi>&lt;img src=x&gt;</bdi></a>"), job)
     }
+
+    func testAWaitingLiveViewAnswersWhenTheConsoleStops() throws {
+        let console = try ConsoleFixture(liveWait: 600)
+        try console.journal.startRun(RunStart(id: "long", recipePath: "/srv/l.lua", recipeSHA256: "ab", paramsJSON: "{}", profile: "p", mode: .run))
+        console.locks.hold("long")
+        let cookie = try console.signInWithToken()
+        let first = ConsoleFixture.text(console.get("/runs/long/events", cookie: cookie))
+        let id = try XCTUnwrap(first.split(separator: "\n").first { $0.hasPrefix("id: ") }?.dropFirst(4))
+        let server = console.server
+        Thread { Thread.sleep(forTimeInterval: 0.2); server.beginStopping() }.start()
+        // Without the stop this would wait ten minutes (the test would time out).
+        let answer = ConsoleFixture.text(console.get("/runs/long/events", cookie: cookie, headers: [("Last-Event-ID", String(id))]))
+        XCTAssertEqual(answer, "retry: 250\n: nothing new\n\n")
+    }
 }

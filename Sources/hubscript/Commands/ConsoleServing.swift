@@ -44,6 +44,7 @@ struct ConsoleServing {
 
     /// Stops serving; waits for the fires the console started.
     func stop() {
+        console.beginStopping()
         server.stop()
         server.waitUntilStopped()
         actions?.waitForFires()
