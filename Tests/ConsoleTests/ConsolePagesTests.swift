@@ -59,7 +59,7 @@ final class ConsolePagesTests: XCTestCase {
         XCTAssertFalse(plans.contains("data-run-id=\"a\""))
         XCTAssertTrue(plans.contains("Approvals of plans before apply come in a later version."))
         let bad: [(String, String)] = [
-            ("/runs?status=%3Cb%3E", "status must be one of running, succeeded, failed, stopped"),
+            ("/runs?status=%3Cb%3E", "status must be one of running, interrupted, succeeded, failed, stopped"),
             ("/runs?mode=x", "mode must be one of run, plan, apply"),
             ("/runs?from=2026-02-30", "from must be a day such as 2026-03-08"),
             ("/runs?to=yesterday", "to must be a day such as 2026-03-08"),
@@ -205,5 +205,24 @@ final class ConsolePagesTests: XCTestCase {
         // Without the stop this would wait ten minutes (the test would time out).
         let answer = ConsoleFixture.text(console.get("/runs/long/events", cookie: cookie, headers: [("Last-Event-ID", String(id))]))
         XCTAssertEqual(answer, "retry: 250\n: nothing new\n\n")
+    }
+
+    func testRunningAndInterruptedAreToldApartByTheLock() throws {
+        let console = try ConsoleFixture()
+        for id in ["alive", "dead"] {
+            try console.journal.startRun(RunStart(id: id, recipePath: "/srv/x.lua", recipeSHA256: "ab", paramsJSON: "{}", profile: "p", mode: .run))
+        }
+        console.locks.hold("alive")
+        let cookie = try console.signInWithToken()
+        let running = ConsoleFixture.text(console.get("/runs?status=running", cookie: cookie))
+        XCTAssertTrue(running.contains("data-run-id=\"alive\""))
+        XCTAssertFalse(running.contains("data-run-id=\"dead\""))
+        let interrupted = ConsoleFixture.text(console.get("/runs?status=interrupted", cookie: cookie))
+        XCTAssertTrue(interrupted.contains("data-run-id=\"dead\""))
+        XCTAssertFalse(interrupted.contains("data-run-id=\"alive\""))
+        XCTAssertTrue(interrupted.contains("<option value=\"interrupted\" selected>interrupted</option>"))
+        XCTAssertTrue(ConsoleFixture.text(console.get("/runs/dead", cookie: cookie))
+            .contains("<pre id=\"resume-command\">hubscript runs resume dead</pre>"))
+        XCTAssertFalse(ConsoleFixture.text(console.get("/runs/alive", cookie: cookie)).contains("resume-command"))
     }
 }

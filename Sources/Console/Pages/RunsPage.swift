@@ -3,7 +3,8 @@ import RunJournal
 
 /// `/runs` (and `/`, `/plans`): the journal's runs, newest first, filtered and paged.
 ///
-/// Query items: `status` (running, succeeded, failed, stopped), `mode` (run, plan,
+/// Query items: `status` (running, interrupted, succeeded, failed, stopped: as the
+/// table shows them, `running` and `interrupted` told apart by the run's lock), `mode` (run, plan,
 /// apply), `recipe` (part of its path), `profile`, `job`, `trigger`, `from` and `to`
 /// (days, `YYYY-MM-DD`, UTC, both included), `after` (the next-page cursor) and
 /// `limit` (1–80, default 50; a page stays under 100 KB).
@@ -11,6 +12,8 @@ struct RunsPage {
     let context: ConsoleContext
 
     static let defaultLimit = 50
+    /// The statuses a filter names: the journal's, and `interrupted` (running, its process gone).
+    static let statuses = ["running", "interrupted", "succeeded", "failed", "stopped"]
     static let maxLimit = 80
 
     /// The query a request asks for, or what is wrong with it.
@@ -19,8 +22,8 @@ struct RunsPage {
         for (name, value) in items where !value.isEmpty {
             switch name {
             case "status":
-                guard let status = RunStatus(rawValue: value) else {
-                    return .failure(.badFilter("status must be one of \(RunStatus.allCases.map(\.rawValue).joined(separator: ", "))"))
+                guard let status = value == "interrupted" ? .running : RunStatus(rawValue: value) else {
+                    return .failure(.badFilter("status must be one of \(statuses.joined(separator: ", "))"))
                 }
                 query.status = status
             case "mode":
@@ -78,8 +81,13 @@ struct RunsPage {
         case .success(let q): query = q
         }
         if plans { query.mode = .plan }
-        let page = try context.journal.runsPage(query)
+        var page = try context.journal.runsPage(query)
         let value = { (name: String) in items.first { $0.name == name }?.value ?? "" }
+        // Running and interrupted are one status in the journal: the lock tells them apart.
+        if query.status == .running {
+            let wanted = value("status")
+            page.runs = page.runs.filter { context.status($0) == wanted }
+        }
         let title = plans ? "Plans" : "Runs"
         var body: HTML = "<h1>\(title)</h1>"
         if plans {
@@ -119,7 +127,7 @@ struct RunsPage {
         }
         return """
             <form id="runs-filters" class="filters" method="get" action="\(path)">\
-            \(select("status", RunStatus.allCases.map(\.rawValue)))\
+            \(select("status", Self.statuses))\
             \(plans ? "" : select("mode", RunMode.allCases.map(\.rawValue)))\
             \(field("recipe"))\(field("profile"))\(field("job"))\(field("trigger"))\
             \(field("from", "date"))\(field("to", "date"))\
