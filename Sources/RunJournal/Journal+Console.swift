@@ -113,8 +113,13 @@ extension Journal {
     public func runsPage(_ query: RunQuery) throws -> RunsPage {
         let limit = min(max(1, query.limit), Journal.maxPageSize)
         return try reading { db in
-            // A job that never fired has no runs: say so without reading every run.
+            // A job that never fired, a trigger that never received, has no runs: say so
+            // without reading every run.
             if let job = query.job, try db.first("SELECT 1 FROM fires WHERE job = ?1 LIMIT 1", [.text(job)], { _ in true }) == nil {
+                return RunsPage(runs: [], next: nil)
+            }
+            if let trigger = query.trigger,
+               try db.first("SELECT 1 FROM trigger_events WHERE trigger = ?1 LIMIT 1", [.text(trigger)], { _ in true }) == nil {
                 return RunsPage(runs: [], next: nil)
             }
             var conditions: [String] = []
