@@ -81,11 +81,14 @@ let package = Package(
         .target(name: "Runs", dependencies: ["ScriptHost", "HubClient", "SystemText", "RunJournal", "Secrets", "RecipeModules", "Configuration"]),
         // What starts runs unattended: the job scheduler and its fire pool, the webhook trigger listener.
         .target(name: "Automation", dependencies: ["SystemText", "ScriptHost", "HubClient", "HTTPKit", "RunJournal", "Secrets", "Configuration", "Runs", "Scheduler", "Telemetry"]),
+        // The operator console: the journal's runs, jobs, triggers and plans as web pages, and
+        // the actions a signed-in Hub user may take (docs/console.md). No Lua of its own.
+        .target(name: "Console", dependencies: ["RunJournal", "Configuration", "HubClient", "HTTPKit", "Scheduler", "SystemText"]),
         // libcurl and libpq loaded on first use, not at start-up (lazy_load.h): what
         // FoundationNetworking and PostgresKit call, for the statically linked release build.
         .target(name: "CLazyLibraries", path: "Sources/CLazyLibraries", linkerSettings: [.linkedLibrary("dl")]),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
-        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "RunJournal", "Secrets", "RecipeModules", "Configuration", "Runs", "Automation", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "SystemText", "Telemetry"]),
+        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "RunJournal", "Secrets", "RecipeModules", "Configuration", "Runs", "Automation", "Console", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "SystemText", "Telemetry"]),
         // The client side of scripts/bench-client (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubClient", "DispatchClient", "HTTPKit"], path: "Sources/hubscript-bench"),
         // Prints Sources/CLuaChunks/prelude_bytecode.c for scripts/generate-prelude-bytecode (not installed).
@@ -112,5 +115,6 @@ let package = Package(
         .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),
         .testTarget(name: "SHA256KitTests", dependencies: ["SHA256Kit", "SystemText"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "HTTPKit"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "JournalTestSupport", "TestSupport", "RunJournal", "Configuration", "HubClient", "HubSandbox", "HTTPKit", "Scheduler"]),
     ]
 )

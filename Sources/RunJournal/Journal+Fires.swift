@@ -171,7 +171,7 @@ extension Journal {
         duration_ms, exit_code, notified, recorded_at
         """
 
-    private static func selectFires(_ db: any JournalDatabase, where condition: String, _ values: [SQLValue],
+    static func selectFires(_ db: any JournalDatabase, where condition: String, _ values: [SQLValue],
                                     suffix: String = "") throws -> [FireRecord] {
         var rows: [FireRecord] = []
         try db.query("SELECT \(fireColumns) FROM fires WHERE \(condition) \(suffix)", values) { row in

@@ -163,7 +163,7 @@ extension Journal {
         """
     }
 
-    private static func selectRuns(_ db: any JournalDatabase, where condition: String,
+    static func selectRuns(_ db: any JournalDatabase, where condition: String,
                                    _ values: [SQLValue], suffix: String = "") throws -> [RunRecord] {
         var runs: [RunRecord] = []
         try db.query("SELECT \(runColumns(db.dialect)) FROM runs WHERE \(condition) \(suffix)", values) { row in

@@ -20,7 +20,7 @@ enum HubscriptCLI {
         entry(TrustCommand.self), entry(VerifyCommand.self), entry(DescribeCommand.self),
         entry(PlanCommand.self), entry(ApplyCommand.self), RunsCommands.group.entry,
         entry(LoginCommand.self), entry(LogoutCommand.self), KeysCommands.group.entry, SandboxCommands.group.entry, DispatchCommands.group.entry, VaultCommands.group.entry, JobsCommands.group.entry, entry(ListenCommand.self), entry(DocsCommand.self),
-        entry(CompletionCommand.self),
+        entry(ConsoleCommand.self), entry(CompletionCommand.self),
     ]
 
     static var help: String {

@@ -8,15 +8,16 @@ import Configuration
 import Runs
 import Automation
 import Telemetry
+import Console
 
 /// `hubscript listen`: receives the Hub's webhook deliveries on loopback and runs the
 /// configuration's triggers (docs/webhooks.md).
 struct ListenCommand: Command {
     static let configuration = CommandConfiguration(
         name: "listen", abstract: "Receive Hub webhook deliveries on 127.0.0.1 and run the configuration's triggers.",
-        usage: "[--port P] [--bind ADDRESS] [--max-connections N] [--max-connections-per-address N] | --setup [--url URL]",
+        usage: "[--port P] [--bind ADDRESS] [--max-connections N] [--max-connections-per-address N] [--console PORT] | --setup [--url URL]",
         options: [OptionSpec(name: "port", valueName: "port", help: "The port to listen on (default 8490; 0 picks a free one)."),
-                  ListenAddress.bindOption] + ServerLimitOptions.specs
+                  ListenAddress.bindOption] + ServerLimitOptions.specs + [ConsoleServing.portOption]
             + [OptionSpec(name: "setup", valueName: nil, help: "Register the triggers' webhook at their Hub and store its signing secret in the vault, then exit."),
                   OptionSpec(name: "url", valueName: "url", help: "With --setup: the URL the Hub delivers to (default http://127.0.0.1:PORT/hooks).")]
             + VaultCommands.specs.filter { $0.name != "state-dir" } + CommonOptions.specs,
@@ -37,6 +38,8 @@ struct ListenCommand: Command {
     let common: CommonOptions.Values
     /// `--setup`: what to register instead of listening.
     let setup: ListenSetup?
+    /// `--console PORT`: the operator console beside the receiver, on 127.0.0.1.
+    let consolePort: UInt16?
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("listen takes no arguments") }
@@ -44,11 +47,13 @@ struct ListenCommand: Command {
                                     port: SandboxServeCommand.port(arguments.value("port"), "--port") ?? 8490,
                                     limits: ServerLimitOptions.limits(arguments))
         common = try CommonOptions.Values(arguments)
+        consolePort = try SandboxServeCommand.port(arguments.value("console"), "--console")
         if arguments.flag("setup") {
             let url = arguments.value("url") ?? "http://127.0.0.1:\(address.port == 0 ? 8490 : address.port)/hooks"
             guard let parsed = URLComponents(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
                 throw UsageError("--url takes the http(s) URL the Hub delivers to, such as http://127.0.0.1:8490/hooks; got '\(url)'")
             }
+            if consolePort != nil { throw UsageError("--console goes without --setup (which registers the webhook, then exits)") }
             setup = ListenSetup(url: url, common: common, vaultLocation: try VaultCommands.Location(arguments))
         } else {
             if arguments.value("url") != nil { throw UsageError("--url goes with --setup") }
@@ -66,6 +71,11 @@ struct ListenCommand: Command {
         let telemetry = ServeTelemetry(journal: try common.openJournal(), state: common.state, kinds: ["trigger"])
         let listening = try Listening.start(triggers: triggers, common: common, address: address, name: "listen",
                                             telemetry: telemetry)
+        let console = try consolePort.map { port in
+            try ConsoleServing.start(address: ListenAddress(bind: nil, port: port, limits: ConsoleServer.limits), secureCookies: false,
+                                     readOnly: false, config: common.configuration, triggers: triggers,
+                                     common: common, journal: common.openJournal(), name: "listen")
+        }
         let stopped = DispatchSemaphore(value: 0)
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
@@ -77,6 +87,7 @@ struct ListenCommand: Command {
         stopped.wait()
         Console.err("listen: stopping; the running recipe finishes first\n")
         listening.stop()
+        console?.stop()
         withExtendedLifetime(signals) {}
         Console.err("listen: stopped\n")
         return ExitCode.success

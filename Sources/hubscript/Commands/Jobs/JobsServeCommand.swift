@@ -4,17 +4,18 @@ import ScriptHost
 import Configuration
 import HTTPKit
 import Automation
+import Console
 
 /// `hubscript jobs serve`: the foreground scheduler, for systemd or a container.
 struct JobsServeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "jobs serve", abstract: "Run the scheduler in the foreground: sleep until a job is due, fire it, repeat.",
-        usage: "[--now TIME] [--concurrency N] [--http [ADDRESS:]PORT] [--listen PORT [--bind ADDRESS] [--max-connections N] [--max-connections-per-address N]]",
+        usage: "[--now TIME] [--concurrency N] [--http [ADDRESS:]PORT] [--listen PORT [--bind ADDRESS] [--max-connections N] [--max-connections-per-address N]] [--console PORT]",
         options: [JobsCommands.nowOption, JobsCommands.concurrencyOption,
                   OptionSpec(name: "http", valueName: "address:port", help: "Serve GET /healthz, /readyz and /metrics on this port (127.0.0.1 unless an address is given; 0 picks a free port)."),
                   OptionSpec(name: "listen", valueName: "port", help: "Also receive Hub webhooks on this port and run the triggers (as hubscript listen)."),
                   ListenAddress.bindOption] + ServerLimitOptions.specs
-            + CommonOptions.specs,
+            + [ConsoleServing.portOption] + CommonOptions.specs,
         discussion: """
         Fires as jobs run-due does, at each scheduled time; one line per fire on stdout.
         A fire that comes due while the job's previous fire still runs is skipped or
@@ -31,6 +32,8 @@ struct JobsServeCommand: Command {
     let listenAddress: ListenAddress?
     /// `--http`: where the health and metrics endpoints are served on their own.
     let httpAddress: ListenAddress?
+    /// `--console PORT`: the operator console beside the scheduler, on 127.0.0.1.
+    let consolePort: UInt16?
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("jobs serve takes no arguments") }
@@ -42,6 +45,7 @@ struct JobsServeCommand: Command {
         let limits = try ServerLimitOptions.limits(arguments)
         listenAddress = try port.map { try ListenAddress(bind: arguments.value("bind"), port: $0, limits: limits) }
         httpAddress = try arguments.value("http").map { try ListenAddress.endpoint($0, option: "--http") }
+        consolePort = try SandboxServeCommand.port(arguments.value("console"), "--console")
     }
 
     func run() throws -> Int32 {
@@ -81,10 +85,16 @@ struct JobsServeCommand: Command {
             return server
         } }
         serving.fire()
+        let console = try consolePort.map { port in
+            try ConsoleServing.start(address: ListenAddress(bind: nil, port: port, limits: ConsoleServer.limits), secureCookies: false,
+                                     readOnly: false, config: config, triggers: config.triggers,
+                                     common: options.common, journal: options.common.openJournal(), name: "jobs serve")
+        }
         scheduler.serve(onError: { Console.err("jobs serve: \(TerminalText.text("\($0)"))\n") })
         http?.stop()
         http?.waitUntilStopped()
         listening?.stop()
+        console?.stop()
         withExtendedLifetime(signals) {}
         Console.err("jobs serve: stopped\n")
         return ExitCode.success

@@ -1,0 +1,42 @@
+import Foundation
+
+/// The console's pages and actions, by path.
+enum Route: Equatable {
+    case runs, plans, run(String), runEvents(String), jobs, job(String), fire(String), triggers, signIn, signOut
+    case style, script, unknown
+
+    init(_ segments: [String]) {
+        switch segments.count {
+        case 0: self = .runs
+        case 1:
+            switch segments[0] {
+            case "runs": self = .runs
+            case "plans": self = .plans
+            case "jobs": self = .jobs
+            case "triggers": self = .triggers
+            case "signin": self = .signIn
+            case "signout": self = .signOut
+            default: self = .unknown
+            }
+        case 2:
+            switch segments[0] {
+            case "runs": self = .run(segments[1])
+            case "jobs": self = .job(segments[1])
+            case "static" where segments[1] == "console.css": self = .style
+            case "static" where segments[1] == "console.js": self = .script
+            default: self = .unknown
+            }
+        case 3 where segments[0] == "runs" && segments[2] == "events": self = .runEvents(segments[1])
+        case 3 where segments[0] == "jobs" && segments[2] == "fire": self = .fire(segments[1])
+        default: self = .unknown
+        }
+    }
+}
+
+/// A flag one thread sets and others read.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
