@@ -81,8 +81,9 @@ let package = Package(
         .target(name: "CProcessArguments"),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
         .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "RunJournal", "Secrets", "RecipeModules", "Configuration", "Runs", "Automation", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "CProcessArguments", "SystemText"]),
-        // The client side of scripts/bench-client (not installed, not for users).
-        .executableTarget(name: "hubscript-bench", dependencies: ["HubClient", "DispatchClient", "HTTPKit"], path: "Sources/hubscript-bench"),
+        // The client side of scripts/bench-client, and the runtime's `bench` module for
+        // scripts/bench-runtime (not installed, not for users).
+        .executableTarget(name: "hubscript-bench", dependencies: ["HubClient", "DispatchClient", "HTTPKit", "ScriptHost"], path: "Sources/hubscript-bench"),
         // Prints Sources/CLuaChunks/prelude_bytecode.c for scripts/generate-prelude-bytecode (not installed).
         .executableTarget(name: "prelude-bytecode", dependencies: ["ScriptHost"], path: "Sources/prelude-bytecode"),
 

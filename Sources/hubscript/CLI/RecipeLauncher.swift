@@ -57,10 +57,6 @@ struct RecipeLauncher {
             // always starts with its `start` event.
             let announce = json || !chatter.quiet
             request.onStart = { if announce { reporter.reportStart($0) } }
-            if ProcessEnvironment.value("HUBSCRIPT_BENCH_PLUGIN") == "1" {
-                let extra = request.extraPlugins
-                request.extraPlugins = { extra($0) + [BenchPlugin.make()] }
-            }
             var outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
                                                    state: common.state, output: output, onWatchdog: { outcome in
                 // The Lua thread is stuck (in C, a finalizer, or a write to a full pipe);
