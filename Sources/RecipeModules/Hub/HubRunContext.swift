@@ -67,10 +67,10 @@ public final class HubRunContext: @unchecked Sendable {
         onRead?()
         let json: HubJSON
         do { json = try client.send(HubRequest(.get, path, query: query, feature: feature)).json } catch let error as HubError {
-            if RecordedAnswer.isRecordable(error) { try recorded.record(key: key, method: "GET", path: path, .error(error)) }
+            if RecordedAnswer.isRecordable(error) { try recorded.record(key: key, method: "GET", path: path, .error(error), masking: writes.masking.processWide) }
             throw error
         }
-        try recorded.record(key: key, method: "GET", path: path, .body(json))
+        try recorded.record(key: key, method: "GET", path: path, .body(json), masking: writes.masking.processWide)
         return ScriptValue(json)
     }
 
@@ -193,7 +193,8 @@ public final class HubRunContext: @unchecked Sendable {
             return nil
         }
         list.advance(to: pages.cursorAfterLastPage)
-        try recorded.record(key: key, method: "GET", path: list.path, .page(items: page.canonicalItems(), next: pages.cursorAfterLastPage))
+        try recorded.record(key: key, method: "GET", path: list.path, .page(items: page.canonicalItems(), next: pages.cursorAfterLastPage),
+                            masking: writes.masking.processWide)
         advanceBar(id, by: page.count)
         return page
     }

@@ -25,7 +25,7 @@ struct RecipeLauncher {
     /// `params`/`paramsFile` when given.
     func launch(path: String, params: [(String, String)], paramsFile: String?,
                 paramValues: [String: ScriptValue]? = nil,
-                onPlan: (Plan, ConsoleOutput) throws -> Void = { _, _ in }) -> Int32 {
+                onPlan: (Plan, SecretRedactor, ConsoleOutput) throws -> Void = { _, _, _ in }) -> Int32 {
         let output = ConsoleOutput(json: json, minimumLevel: chatter.logLevel, timestamps: true)
         let progress = chatter.progressReporter()
         let reporter = RunReporter(output: output, json: json)
@@ -71,7 +71,7 @@ struct RecipeLauncher {
                 configuration.leavesLuaStateToExit = true
             })
             if let plan = outcome.plan, outcome.failure == nil {
-                try onPlan(plan, output)
+                try onPlan(plan, outcome.masking, output)
                 if detailedExitCode && !plan.writes.isEmpty { outcome.exitCode = ExitCode.changesPlanned }
             }
             return reporter.finish(outcome)
