@@ -29,11 +29,14 @@ import Foundation
 ///   registered there and, through `register`, in its parent too. A secret loaded by
 ///   one run can therefore never appear on the console or in the journal (masked with
 ///   the process's redactor, `processWide`), whichever run writes there, while what
-///   one run alone owns (its plan file, its exports) is masked with that run's secrets,
-///   and a run's refusals read only what its own outputs mask.
-/// Nothing reaches the process's redactor from outside except through a parameter:
-/// `shared` is read only where the process's outputs are made (the CLI's console
-/// writers) and where a run is started.
+///   one run alone owns (its plan file, its exports) is masked with that run's secrets.
+///   A refusal checks against what masks the store it guards: the journal's (a
+///   checkpoint, a journalled answer, a recorded read) the process's, a plan's the run's.
+/// Everything below the CLI is handed its redactor as a parameter. `shared` is read only
+/// where the process's own outputs and secrets are: its console writers (`ConsoleOutput`'s
+/// default, the CLI's messages, the progress line), the resolvers of its vault (which
+/// register what they read there, in a run or not), and the default of
+/// `HubRunRequest.processRedactor`.
 ///
 /// Thread-safe. Secrets are never removed: a value once loaded stays masked until the
 /// redactor (for the process's: the process) ends.

@@ -22,7 +22,7 @@ final class SecretRedactorScopeTests: XCTestCase {
         XCTAssertNil(first.firstSecret(in: "x second-run-token"))
     }
 
-    func testTheProcessesOwnSecretsStayOutOfItsRuns() {
+    func testSecretsOfTheProcessStayOutOfItsRuns() {
         let process = SecretRedactor()
         let run = SecretRedactor(parent: process)
         register("process-credential", "hub/session", in: process)

@@ -35,7 +35,7 @@ final class RunRedactorTests: XCTestCase {
         return try h.execute(prepared, try h.jobs) { $0.processRedactor = process }
     }
 
-    func testASecretOneRunLoadsIsMaskedInTheJournalRowsOfTheProcessesOtherRuns() throws {
+    func testASecretOneRunLoadsIsMaskedInTheJournalRowsOfTheOtherRunsOfItsProcess() throws {
         let h = try Harness()
         let process = SecretRedactor()
         let loader = try loadingRun(h, process: process)
@@ -86,5 +86,26 @@ final class RunRedactorTests: XCTestCase {
         let text = try String(contentsOf: url, encoding: .utf8)
         XCTAssertFalse(text.contains(Self.secret), text)
         XCTAssertTrue(text.contains("<secret ops/token>"), text)
+    }
+
+    /// The run's view of its resolver registers what it reads or stores in the run's
+    /// redactor (and its parent), and is a store only when the resolver is one.
+    func testTheRunsResolverRegistersWhatPassesThroughIt() throws {
+        let process = SecretRedactor()
+        let run = SecretRedactor(parent: process)
+        let fixed = RegisteringSecrets(FixedSecrets(["ops/token": Self.secret]), into: run)
+        XCTAssertNil(fixed.asStore)
+        XCTAssertEqual(try fixed.value(of: "ops/token"), Self.secret)
+        XCTAssertEqual(run.redact(Self.secret), "<secret ops/token>")
+        XCTAssertEqual(process.redact(Self.secret), "<secret ops/token>")
+
+        let memory = MemorySecrets()
+        let store = try XCTUnwrap(RegisteringSecrets(memory, into: run).asStore)
+        try store.store("satk_new_key_secret_0042", as: "hub/keys/ci")
+        XCTAssertEqual(run.redact("satk_new_key_secret_0042"), "<secret hub/keys/ci>")
+        XCTAssertEqual(try memory.value(of: "hub/keys/ci"), "satk_new_key_secret_0042")
+        XCTAssertThrowsError(try fixed.value(of: "ops/missing")) { error in
+            XCTAssertEqual((error as? ScriptStructuredError)?.code, "secret_not_found")
+        }
     }
 }
