@@ -89,8 +89,9 @@ let package = Package(
         .target(name: "CLazyLibraries", path: "Sources/CLazyLibraries", linkerSettings: [.linkedLibrary("dl")]),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
         .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "RunJournal", "Secrets", "RecipeModules", "Configuration", "Runs", "Automation", "Console", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "SystemText", "Telemetry"]),
-        // The client side of scripts/bench-client (not installed, not for users).
-        .executableTarget(name: "hubscript-bench", dependencies: ["HubClient", "DispatchClient", "HTTPKit"], path: "Sources/hubscript-bench"),
+        // The client side of scripts/bench-client, and the runtime's `bench` module for
+        // scripts/bench-runtime (not installed, not for users).
+        .executableTarget(name: "hubscript-bench", dependencies: ["HubClient", "DispatchClient", "HTTPKit", "ScriptHost"], path: "Sources/hubscript-bench"),
         // Prints Sources/CLuaChunks/prelude_bytecode.c for scripts/generate-prelude-bytecode (not installed).
         .executableTarget(name: "prelude-bytecode", dependencies: ["ScriptHost"], path: "Sources/prelude-bytecode"),
 
@@ -115,6 +116,6 @@ let package = Package(
         .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),
         .testTarget(name: "SHA256KitTests", dependencies: ["SHA256Kit", "SystemText"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "HTTPKit"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["Console", "JournalTestSupport", "TestSupport", "RunJournal", "Configuration", "HubClient", "HubSandbox", "HTTPKit", "Scheduler"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "SystemText", "JournalTestSupport", "TestSupport", "RunJournal", "Configuration", "HubClient", "HubSandbox", "HTTPKit", "Scheduler"]),
     ]
 )

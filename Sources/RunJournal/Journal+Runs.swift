@@ -8,10 +8,12 @@ extension Journal {
     /// `start.mode` (an apply runs under its plan's id), `attempts` + 1. A resume keeps
     /// the recipe path, digest, params and profile first recorded; callers compare them.
     /// `maxWrites` and `timeoutSeconds` are replaced when given and kept when nil.
+    /// The params are stored masked by `masking` (the process's redactor: the journal is
+    /// shared by the process's runs).
     /// - Returns: the run as recorded now.
     @discardableResult
-    public func startRun(_ start: RunStart) throws -> RunRecord {
-        let params = SecretRedactor.shared.redact(start.paramsJSON)
+    public func startRun(_ start: RunStart, masking: SecretRedactor) throws -> RunRecord {
+        let params = masking.redact(start.paramsJSON)
         let now = nowMs()
         return try transaction { db in
             try db.run("""
@@ -39,9 +41,9 @@ extension Journal {
     /// not hold — and returns the record as inserted, without reading it back (a
     /// statement to prepare and a row to decode that every run's start would pay). Never
     /// resumes: if another process took the id in the meantime, it throws and records
-    /// nothing.
+    /// nothing. The params are stored masked by `masking`, as `startRun` stores them.
     @discardableResult
-    public func startNewRun(_ start: RunStart) throws -> RunRecord {
+    public func startNewRun(_ start: RunStart, masking: SecretRedactor) throws -> RunRecord {
         // Neither backend keeps text past a NUL byte (SQLite's rows are read as C strings,
         // libpq sends parameters as C strings): the record returned would not be the one
         // stored. (The params are JSON, where a NUL is escaped.)
@@ -50,7 +52,7 @@ extension Journal {
         where text.utf8.contains(0) {
             throw JournalError(.unstorableText, "the run's \(field) \(text.debugDescription) holds a NUL byte, which the journal cannot store; nothing was recorded")
         }
-        let params = SecretRedactor.shared.redact(start.paramsJSON)
+        let params = masking.redact(start.paramsJSON)
         let now = nowMs()
         let timeoutMs = start.timeoutSeconds.map(Self.timeoutMilliseconds)
         try transaction { db in

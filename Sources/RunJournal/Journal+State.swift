@@ -22,16 +22,17 @@ extension Journal {
         }
     }
 
-    /// Sets `key` in `scope` to `valueJSON`, committed when this returns. Idempotent:
-    /// setting the same value again (a resend after a crash) changes nothing else.
-    public func setState(scope: String, key: String, valueJSON: String, runID: String) throws {
+    /// Sets `key` in `scope` to `valueJSON` (stored masked by `masking`, the process's
+    /// redactor), committed when this returns. Idempotent: setting the same value again
+    /// (a resend after a crash) changes nothing else.
+    public func setState(scope: String, key: String, valueJSON: String, runID: String, masking: SecretRedactor) throws {
         let now = nowMs()
         try transaction { db in
             _ = try db.run("""
                 INSERT INTO state (scope, key, value, run_id, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
                 ON CONFLICT (scope, key) DO UPDATE SET value = excluded.value, run_id = excluded.run_id,
                     updated_at = excluded.updated_at
-                """, [.text(scope), .text(key), .text(SecretRedactor.shared.redact(valueJSON)), .text(runID), .int(Int(now))])
+                """, [.text(scope), .text(key), .text(masking.redact(valueJSON)), .text(runID), .int(Int(now))])
         }
     }
 

@@ -70,12 +70,12 @@ extension Journal {
     }
 
     /// Records that write `key` succeeded with `responseJSON`, the answer as canonical JSON
-    /// text (nil — no body — is stored as SQL NULL). `deferred`: stage it to commit
-    /// with the next transaction (see the type's contract) instead of committing now.
+    /// text (nil — no body — is stored as SQL NULL), masked by `masking` (the process's
+    /// redactor: a loaded secret never reaches the journal file). `deferred`: stage it to
+    /// commit with the next transaction (see the type's contract) instead of committing now.
     public func recordDone(runID: String, key: String, httpStatus: Int? = nil, responseJSON: String?,
-                           deferred: Bool = false) throws {
-        // Masked: a loaded secret never reaches the journal file (see SecretRedactor).
-        let json = responseJSON.map { SecretRedactor.shared.redact($0) }
+                           deferred: Bool = false, masking: SecretRedactor) throws {
+        let json = responseJSON.map { masking.redact($0) }
         let outcome = StagedOutcome(runID: runID, key: key, state: .done, httpStatus: httpStatus, response: json,
                                     error: nil, at: nowMs())
         if deferred {
@@ -86,10 +86,11 @@ extension Journal {
         }
     }
 
-    /// Records that the server definitely refused write `key` (`httpStatus`, `error`).
-    public func recordFailed(runID: String, key: String, httpStatus: Int?, error: String) throws {
+    /// Records that the server definitely refused write `key` (`httpStatus`, `error`,
+    /// masked by `masking` as `recordDone`'s answer is).
+    public func recordFailed(runID: String, key: String, httpStatus: Int?, error: String, masking: SecretRedactor) throws {
         let outcome = StagedOutcome(runID: runID, key: key, state: .failed, httpStatus: httpStatus, response: nil,
-                                    error: SecretRedactor.shared.redact(error), at: nowMs())
+                                    error: masking.redact(error), at: nowMs())
         try transaction { db in try Journal.write(outcome, db) }
     }
 

@@ -47,6 +47,9 @@ public struct HubRunRequest: Sendable {
     /// Where the bindings that take credentials find the values behind secret handles
     /// (the vault); nil: no vault is open, and `vault.secret` says how to open one.
     public var secrets: (any SecretResolver)?
+    /// The process's redactor (`SecretRedactor`): the parent of the run's own, which is
+    /// made for the run; it masks what the process's runs share (the console, the journal).
+    public var processRedactor: SecretRedactor = .shared
     /// The profile's Dispatch, where `dispatch.send` goes (nil: none; see `DispatchTarget`).
     public var dispatch: DispatchTarget?
     /// The Dispatch targets the recipe declares (`targets = {…}`), by name, as the
@@ -74,6 +77,8 @@ public struct HubRunOutcome: Sendable {
     /// Files the recipe exported, and where.
     public var exports: [ExportedFile]
     public var outputFolder: URL
+    /// The run's redactor: masks what the run alone writes after it (its plan file).
+    public var masking: SecretRedactor
 }
 
 /// Runs a prepared recipe against a Hub connection: gating, the journal, write
@@ -95,10 +100,15 @@ public enum HubRecipeRun {
                                journal: Journal, state: StateDirectory, output: any ScriptOutput,
                                onWatchdog: (@Sendable (HubRunOutcome) -> Void)? = nil,
                                configure: (inout RunConfiguration) -> Void = { _ in }) throws -> HubRunOutcome {
+        // The run's redactor: every secret the run loads is registered there, and in the
+        // process's (its parent), before anything can show it.
+        let masking = SecretRedactor(parent: request.processRedactor)
+        var request = request
+        request.secrets = request.secrets.map { RegisteringSecrets($0, into: masking) }
         // The profile's API key is masked in all the run shows, wherever the profile
         // reads it from (a vault entry's value is registered when it is read).
         if let name = connection.apiKeyName {
-            connection.client.withAPIKey { key in Array(key.utf8).withUnsafeBytes { SecretRedactor.shared.register($0, name: name) } }
+            connection.client.withAPIKey { key in Array(key.utf8).withUnsafeBytes { masking.register($0, name: name) } }
         }
         // A library recipe must still be the file its pin names, and ask for no more
         // than its caller allows.
@@ -110,14 +120,14 @@ public enum HubRecipeRun {
         // So are the destinations it declares: each defined by the configuration, its
         // token readable (and so masked from now on).
         try TargetsGate.check(prepared.manifest.targets, targets: request.dispatchTargets, secrets: request.secrets,
-                              profile: connection.profileName, isHubCredential: connection.client.holdsCredential)
+                              masking: masking, profile: connection.profileName, isHubCredential: connection.client.holdsCredential)
         try TargetsGate.checkProfileDispatch(request.dispatch, needs: prepared.manifest.needs, secrets: request.secrets,
-                                             profile: connection.profileName, isHubCredential: connection.client.holdsCredential)
+                                             masking: masking, profile: connection.profileName, isHubCredential: connection.client.holdsCredential)
         let sha = Digest.sha256Hex(prepared.file.source)
         // Absolute, so `runs resume` and `apply` find the recipe from any folder.
         let recipePath = AbsolutePath.of(prepared.file.path, resolvingParents: true)
         let params = ScriptValue.object(prepared.params.values)
-        let (runID, mode, isNew) = try resolveRun(prepared, request: request, sha: sha, params: params,
+        let (runID, mode, isNew) = try resolveRun(prepared, request: request, sha: sha, params: params, masking: masking,
                                                   profile: connection.profileName, journal: journal)
         if let held = request.heldLock, held.runID != runID {
             throw HubConfigError("internal error: the lock held is \(held.runID)'s, not \(runID)'s")
@@ -128,7 +138,6 @@ public enum HubRecipeRun {
         if request.resumesOnlyUnfinished, case .run = request.mode, let existing, existing.status == .succeeded {
             throw NothingToResume(run: existing)
         }
-        var request = request
         request.maxWrites = request.maxWrites ?? existing?.maxWrites
         request.timeout = request.timeout ?? existing?.timeoutSeconds
         // The one gate of every run, plan, apply, resume, job fire and trigger event.
@@ -136,7 +145,7 @@ public enum HubRecipeRun {
 
         if case .apply(let plan) = request.mode {
             try refuseIfAppliedInFull(plan, existing: existing, journal: journal)
-            try verifyPlanStillHolds(plan, prepared, request: request, connection: connection, journal: journal)
+            try verifyPlanStillHolds(plan, prepared, request: request, connection: connection, journal: journal, masking: masking)
         }
         let writeMode: WriteMode
         switch request.mode {
@@ -145,13 +154,15 @@ public enum HubRecipeRun {
         case .apply(let plan): writeMode = .apply(plan)
         }
         let limits = [prepared.manifest.limits.writes, request.maxWrites].compactMap { $0 }
-        let coordinator = WriteCoordinator(runID: runID, mode: writeMode, journal: journal, writeLimit: limits.min())
+        let coordinator = WriteCoordinator(runID: runID, mode: writeMode, journal: journal, writeLimit: limits.min(),
+                                           masking: masking)
         let outputFolderPath = try request.outputFolder?.path ?? (state.folderPath("runs") + "/" + runID)
         let outputFolder = request.outputFolder ?? URL(fileURLWithPath: outputFolderPath, isDirectory: true)
         let start = RunStart(id: runID, recipePath: recipePath, recipeSHA256: sha, paramsJSON: try JSONCodec.encode(params),
                              profile: connection.profileName, mode: mode, outputFolder: outputFolderPath,
                              maxWrites: request.maxWrites, timeoutSeconds: request.timeout)
-        let started = try isNew ? journal.startNewRun(start) : journal.startRun(start)
+        let started = try isNew ? journal.startNewRun(start, masking: masking.processWide)
+            : journal.startRun(start, masking: masking.processWide)
         // The counts of the run's earlier passes (kept by the journal on a resume). A pass
         // that died stored none, but the journal counts its sends and the reads its writes
         // noted (and the totals it noted at most a second apart, below).
@@ -187,7 +198,7 @@ public enum HubRecipeRun {
                     onWatchdog(HubRunOutcome(
                         runID: runID, exitCode: report.exitCode, report: report, failure: report.failure,
                         counts: RunCounts(reads: context.reads, writes: context.writes.counts), plan: nil, warnings: [],
-                        exports: exports.files, outputFolder: outputFolder))
+                        exports: exports.files, outputFolder: outputFolder, masking: masking))
                 }
             }
         }
@@ -216,7 +227,7 @@ public enum HubRecipeRun {
         }
         return HubRunOutcome(runID: runID, exitCode: report.exitCode, report: report, failure: report.failure,
                              counts: counts, plan: plan, warnings: warnings, exports: pass.exports.files,
-                             outputFolder: outputFolder)
+                             outputFolder: outputFolder, masking: masking)
     }
 
     /// An apply of a plan whose every write the journal holds as done (a plan applied in
@@ -242,10 +253,11 @@ public enum HubRecipeRun {
     /// If the data changed so that the recipe would now write something else, the apply
     /// is refused before any write.
     static func verifyPlanStillHolds(_ plan: Plan, _ prepared: PreparedRecipe, request: HubRunRequest,
-                                     connection: HubConnection, journal: Journal) throws {
+                                     connection: HubConnection, journal: Journal, masking: SecretRedactor) throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-verify-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let coordinator = WriteCoordinator(runID: plan.runID, mode: .plan, journal: try Journal.inMemory(), writeLimit: nil)
+        let coordinator = WriteCoordinator(runID: plan.runID, mode: .plan, journal: try Journal.inMemory(), writeLimit: nil,
+                                           masking: masking)
         // Checkpoints are read from the real journal (plan mode applies none).
         let pass = Pass(prepared: prepared, request: request, runID: plan.runID, client: connection.client,
                         coordinator: coordinator, output: MemoryOutput(), outputFolder: scratch,
@@ -280,7 +292,7 @@ public enum HubRecipeRun {
     /// The run id and journal mode: a new id, the plan's (apply), or an existing run to
     /// resume (refused if the recipe changed, unless forced, or if params or profile differ).
     /// `isNew`: the id was made here and the journal holds no run under it.
-    static func resolveRun(_ prepared: PreparedRecipe, request: HubRunRequest, sha: String, params: ScriptValue,
+    static func resolveRun(_ prepared: PreparedRecipe, request: HubRunRequest, sha: String, params: ScriptValue, masking: SecretRedactor,
                            profile: String, journal: Journal) throws -> (id: String, mode: RunMode, isNew: Bool) {
         switch request.mode {
         case .plan:
@@ -301,7 +313,7 @@ public enum HubRecipeRun {
             }
             // The journal keeps params masked (a param may hold a loaded secret's value):
             // compare them masked, and show them masked.
-            let paramsJSON = SecretRedactor.shared.redact((try? JSONCodec.encode(params)) ?? "")
+            let paramsJSON = masking.processWide.redact((try? JSONCodec.encode(params)) ?? "")
             if existing.paramsJSON != paramsJSON {
                 throw HubConfigError("run \(id) was started with params \(existing.paramsJSON), not \(paramsJSON); resume it with the same params (hubscript runs resume \(id) does)")
             }
@@ -374,12 +386,12 @@ struct Pass {
             }
             output.event("write_failed", fields)
         }
-        exports = ExportSession(folder: outputFolder)
+        exports = ExportSession(folder: outputFolder, masking: coordinator.masking)
         // `vault:` exports go to the run's vault; a plan (and an apply's check of its
         // plan) writes nothing there.
         if case .plan = coordinator.mode {
             exports.vault = .discard
-        } else if let vault = request.secrets as? VaultSecretResolver {
+        } else if let vault = ((request.secrets as? RegisteringSecrets)?.resolver ?? request.secrets) as? VaultSecretResolver {
             exports.vault = .store(vault)
         }
         exports.hubPages = ExportStreamTally(output: output).counting { [context] id in try context.nextEncodedPage(id) }

@@ -3,12 +3,16 @@
 //   hubscript-bench URL READS WRITES [CONCURRENCY]
 //   hubscript-bench pacing URL SECONDS [WARMUP [DISPATCH_URL]]   (scripts/bench-pacing; PacingBench.swift)
 //   hubscript-bench listen PORT SECRET TRICKLERS ADDRESSES SECONDS (scripts/bench-listen; ListenBench.swift)
+//   hubscript-bench calls FILE   (scripts/bench-runtime: FILE run with the `bench` module; CallsBench.swift)
 // The Python peer (scripts/bench/client.py) does exactly the same requests.
 import Dispatch
 import Foundation
 import HubClient
 
 let args = CommandLine.arguments
+if args.count == 3, args[1] == "calls" {
+    exit(CallsBench.run(args[2]))
+}
 if args.count >= 4, args[1] == "pacing", let url = URL(string: args[2]), let seconds = Double(args[3]) {
     // scripts/bench-pacing: hubscript-bench pacing URL SECONDS [WARMUP]
     try PacingBench.run(url, seconds: seconds, warmup: args.count > 4 ? Double(args[4]) ?? 30 : 30,

@@ -2,6 +2,7 @@ import Foundation
 import HubClient
 import ScriptHost
 import XCTest
+import SystemText
 @testable import RecipeModules
 @testable import Runs
 @testable import Configuration
@@ -38,7 +39,7 @@ final class RunExitCodeTests: XCTestCase {
     func testAFireOfARecipeReportsItsFailureWithTheLocation() {
         func outcome(_ failure: ScriptFailure?) -> HubRunOutcome {
             HubRunOutcome(runID: "run_1", exitCode: failure?.exitCode ?? 0, report: nil, failure: failure, counts: RunCounts(),
-                          plan: nil, warnings: [], exports: [], outputFolder: URL(fileURLWithPath: "/tmp"))
+                          plan: nil, warnings: [], exports: [], outputFolder: URL(fileURLWithPath: "/tmp"), masking: SecretRedactor())
         }
         XCTAssertEqual(FireResult(outcome(nil)), .succeeded)
         var located = ScriptFailure(kind: .runtime, message: "boom")

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import SystemText
 import JournalTestSupport
 import RunJournal
 
@@ -21,7 +22,7 @@ final class ConsoleJournalQueryTests: XCTestCase {
             ids.append(id)
             try journal.startRun(RunStart(id: id, recipePath: i % 2 == 0 ? "/srv/a.lua" : "/srv/b.lua", recipeSHA256: "00",
                                           paramsJSON: "{}", profile: i % 2 == 0 ? "prod" : "default",
-                                          mode: i % 5 == 0 ? .plan : .run))
+                                          mode: i % 5 == 0 ? .plan : .run), masking: SecretRedactor())
             try journal.finishRun(id: id, status: i % 3 == 0 ? .failed : .succeeded)
         }
         for id in ["run_03", "run_06"] {
@@ -85,7 +86,7 @@ final class ConsoleJournalQueryTests: XCTestCase {
     func testWritesFiresAndEventsPages() throws {
         try eachJournalBackend { backend in
             let (journal, _) = try seeded(backend)
-            try journal.startRun(RunStart(id: "w", recipePath: "/srv/w.lua", recipeSHA256: "00", paramsJSON: "{}", profile: "p", mode: .run))
+            try journal.startRun(RunStart(id: "w", recipePath: "/srv/w.lua", recipeSHA256: "00", paramsJSON: "{}", profile: "p", mode: .run), masking: SecretRedactor())
             for i in 1...12 {
                 try journal.recordPending(runID: "w", sequence: i, key: "k\(i)", method: "POST", path: "/users/\(i)", bodySHA256: nil)
             }
@@ -94,7 +95,7 @@ final class ConsoleJournalQueryTests: XCTestCase {
             let activity = try XCTUnwrap(try journal.runActivity(id: "w"))
             XCTAssertEqual(activity.writeCount, 12)
             XCTAssertNil(try journal.runActivity(id: "nope"))
-            try journal.recordDone(runID: "w", key: "k3", responseJSON: nil)
+            try journal.recordDone(runID: "w", key: "k3", responseJSON: nil, masking: SecretRedactor())
             XCTAssertNotEqual(try journal.runActivity(id: "w")?.fingerprint, activity.fingerprint, "a write's outcome shows")
 
             try journal.recordFire(NewFire(job: "other", scheduledAt: Date(timeIntervalSince1970: 1_796_100_000), runID: "o1", status: .missed))

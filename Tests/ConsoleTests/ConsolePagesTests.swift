@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import SystemText
 @testable import Configuration
 import HTTPKit
 import RunJournal
@@ -14,10 +15,10 @@ final class ConsolePagesTests: XCTestCase {
     private func hostileRun(_ journal: Journal, id: String = "run<1>") throws {
         try journal.startRun(RunStart(id: id, recipePath: "/srv/" + Self.hostile + ".lua", recipeSHA256: "ab",
                                       paramsJSON: "{\"name\":\"\(Self.hostile.replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\u{7}", with: "\\u0007"))\"}",
-                                      profile: "prof\(Self.hostile)", mode: .run))
+                                      profile: "prof\(Self.hostile)", mode: .run), masking: SecretRedactor())
         try journal.recordPending(runID: id, sequence: 1, key: "key" + Self.hostile, method: "POST", path: "/users/" + Self.hostile,
                                   bodySHA256: nil)
-        try journal.recordFailed(runID: id, key: "key" + Self.hostile, httpStatus: 422, error: Self.hostile)
+        try journal.recordFailed(runID: id, key: "key" + Self.hostile, httpStatus: 422, error: Self.hostile, masking: SecretRedactor())
         try journal.finishRun(id: id, status: .failed, exitCode: 1)
     }
 
@@ -48,7 +49,7 @@ final class ConsolePagesTests: XCTestCase {
     func testFiltersAndTheirMistakes() throws {
         let console = try ConsoleFixture()
         try hostileRun(console.journal, id: "a")
-        try console.journal.startRun(RunStart(id: "b", recipePath: "/srv/b.lua", recipeSHA256: "ab", paramsJSON: "{}", profile: "p", mode: .plan))
+        try console.journal.startRun(RunStart(id: "b", recipePath: "/srv/b.lua", recipeSHA256: "ab", paramsJSON: "{}", profile: "p", mode: .plan), masking: SecretRedactor())
         let cookie = try console.signInWithToken()
         let failed = ConsoleFixture.text(console.get("/runs?status=failed", cookie: cookie))
         XCTAssertTrue(failed.contains("data-run-id=\"a\""))
@@ -81,7 +82,7 @@ final class ConsolePagesTests: XCTestCase {
         let long = String(repeating: "\u{202E}<x>", count: 5000)
         for i in 0..<250 {
             try console.journal.startRun(RunStart(id: "r\(i)" + String(repeating: "i", count: 100), recipePath: long, recipeSHA256: "ab",
-                                                  paramsJSON: "{}", profile: long, mode: .run))
+                                                  paramsJSON: "{}", profile: long, mode: .run), masking: SecretRedactor())
         }
         let id = "r0" + String(repeating: "i", count: 100)
         for i in 1...300 {
@@ -101,7 +102,7 @@ final class ConsolePagesTests: XCTestCase {
             ConfiguredTrigger(name: "offboard", on: ["user.suspended"], recipe: URL(fileURLWithPath: "/srv/off.lua"), profile: nil, secret: "webhooks/hub"),
         ])
         try console.journal.startRun(RunStart(id: "nightly@2026-11-30T02:00:00Z", recipePath: "/srv/recipes/sync.lua", recipeSHA256: "ab",
-                                              paramsJSON: "{}", profile: "p", mode: .run))
+                                              paramsJSON: "{}", profile: "p", mode: .run), masking: SecretRedactor())
         try console.journal.recordFire(NewFire(job: "nightly", scheduledAt: Date(timeIntervalSince1970: 1_796_000_000),
                                                runID: "nightly@2026-11-30T02:00:00Z", status: .failed, reason: Self.hostile))
         _ = try console.journal.recordTriggerEvent(eventID: "wev_<1>", trigger: "offboard", eventType: "user.suspended", body: "{}",
@@ -132,7 +133,7 @@ final class ConsolePagesTests: XCTestCase {
 
     func testTheLiveViewAnswersAChangeAndEndsWithDone() throws {
         let console = try ConsoleFixture(liveWait: 20)
-        try console.journal.startRun(RunStart(id: "live", recipePath: "/srv/l.lua", recipeSHA256: "ab", paramsJSON: "{}", profile: "p", mode: .run))
+        try console.journal.startRun(RunStart(id: "live", recipePath: "/srv/l.lua", recipeSHA256: "ab", paramsJSON: "{}", profile: "p", mode: .run), masking: SecretRedactor())
         console.locks.hold("live")
         let cookie = try console.signInWithToken()
         let page = ConsoleFixture.text(console.get("/runs/live", cookie: cookie))
@@ -167,7 +168,7 @@ final class ConsolePagesTests: XCTestCase {
 
     func testTheLiveViewSaysNothingNewWhenNothingChanged() throws {
         let console = try ConsoleFixture(liveWait: 0.1)
-        try console.journal.startRun(RunStart(id: "quiet", recipePath: "/srv/q.lua", recipeSHA256: "ab", paramsJSON: "{}", profile: "p", mode: .run))
+        try console.journal.startRun(RunStart(id: "quiet", recipePath: "/srv/q.lua", recipeSHA256: "ab", paramsJSON: "{}", profile: "p", mode: .run), masking: SecretRedactor())
         console.locks.hold("quiet")
         let cookie = try console.signInWithToken()
         let first = ConsoleFixture.text(console.get("/runs/quiet/events", cookie: cookie))
@@ -195,7 +196,7 @@ final class ConsolePagesTests: XCTestCase {
 
     func testAWaitingLiveViewAnswersWhenTheConsoleStops() throws {
         let console = try ConsoleFixture(liveWait: 600)
-        try console.journal.startRun(RunStart(id: "long", recipePath: "/srv/l.lua", recipeSHA256: "ab", paramsJSON: "{}", profile: "p", mode: .run))
+        try console.journal.startRun(RunStart(id: "long", recipePath: "/srv/l.lua", recipeSHA256: "ab", paramsJSON: "{}", profile: "p", mode: .run), masking: SecretRedactor())
         console.locks.hold("long")
         let cookie = try console.signInWithToken()
         let first = ConsoleFixture.text(console.get("/runs/long/events", cookie: cookie))
@@ -210,7 +211,7 @@ final class ConsolePagesTests: XCTestCase {
     func testRunningAndInterruptedAreToldApartByTheLock() throws {
         let console = try ConsoleFixture()
         for id in ["alive", "dead"] {
-            try console.journal.startRun(RunStart(id: id, recipePath: "/srv/x.lua", recipeSHA256: "ab", paramsJSON: "{}", profile: "p", mode: .run))
+            try console.journal.startRun(RunStart(id: id, recipePath: "/srv/x.lua", recipeSHA256: "ab", paramsJSON: "{}", profile: "p", mode: .run), masking: SecretRedactor())
         }
         console.locks.hold("alive")
         let cookie = try console.signInWithToken()

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import XCTest
 import JournalTestSupport
 @testable import RunJournal
@@ -24,13 +25,13 @@ final class JournalCommitBenchmark: XCTestCase {
             _ = try Journal.openChecked(path: path)   // made whole, as a run makes it
             let journal = counted ? try Journal.openChecked(path: path) : try Journal(path: path)
             XCTAssertEqual(journal.commitLog != nil, counted)
-            let run = try journal.startRun(Fixture.runStart("run_bench"))
+            let run = try journal.startRun(Fixture.runStart("run_bench"), masking: SecretRedactor())
             let start = DispatchTime.now().uptimeNanoseconds
             for k in 0..<writes {
                 let key = "key-\(k)"
                 _ = try journal.beginWrite(runID: run.id, sequence: k + 1, key: key, method: "POST",
                                            path: "/users/usr_\(k)/suspend", bodySHA256: String(repeating: "ab", count: 32))
-                try journal.recordDone(runID: run.id, key: key, httpStatus: 200, responseJSON: #"{"id":"usr_\#(k)"}"#, deferred: true)
+                try journal.recordDone(runID: run.id, key: key, httpStatus: 200, responseJSON: #"{"id":"usr_\#(k)"}"#, deferred: true, masking: SecretRedactor())
             }
             try journal.flush()
             return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3 / Double(writes)

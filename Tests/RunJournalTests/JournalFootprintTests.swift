@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import SystemText
 import JournalTestSupport
 import TestSupport
 import Telemetry
@@ -17,14 +18,14 @@ final class JournalFootprintTests: XCTestCase {
             XCTAssertNil(try journal.oldestRunStart())
             let empty = try journal.storageBytes()
             XCTAssertGreaterThan(empty, 0)
-            try journal.startRun(Fixture.runStart("run_a"))
+            try journal.startRun(Fixture.runStart("run_a"), masking: SecretRedactor())
             let later = try Journal(location, clock: { first.addingTimeInterval(3600) })
-            try later.startRun(Fixture.runStart("run_b"))
+            try later.startRun(Fixture.runStart("run_b"), masking: SecretRedactor())
             for i in 0..<300 {
                 try later.recordPending(runID: "run_b", sequence: i + 1, key: "k\(i)", method: "POST",
                                         path: "/users/usr_\(i)/suspend", bodySHA256: String(repeating: "d", count: 64))
                 try later.recordDone(runID: "run_b", key: "k\(i)", httpStatus: 200,
-                                     responseJSON: #"{"status":"suspended","padding":""# + String(repeating: "x", count: 200) + #""}"#)
+                                     responseJSON: #"{"status":"suspended","padding":""# + String(repeating: "x", count: 200) + #""}"#, masking: SecretRedactor())
             }
             XCTAssertEqual(try later.oldestRunStart(), first)
             XCTAssertGreaterThan(try later.storageBytes(), empty)
@@ -54,7 +55,7 @@ final class JournalFootprintTests: XCTestCase {
         let location = try JournalBackend.sqlite.newLocation()
         guard case .sqlite(let path) = location else { return XCTFail("not a file") }
         let journal = try Journal(location, clock: { Fixture.start })
-        try journal.startRun(Fixture.runStart("run_a"))
+        try journal.startRun(Fixture.runStart("run_a"), masking: SecretRedactor())
         let runs = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("runs")
         try FileManager.default.createDirectory(at: runs.appendingPathComponent("run_a"), withIntermediateDirectories: true)
         try Data(count: 300).write(to: runs.appendingPathComponent("run_a/export.csv"))

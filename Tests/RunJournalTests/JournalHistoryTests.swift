@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import SystemText
 import XCTest
 import JournalTestSupport
 @testable import RunJournal
@@ -18,7 +19,7 @@ final class JournalHistoryTests: XCTestCase {
     /// Opens, records `runs` new runs, closes (the log is left in place: short).
     func record(_ runs: [String]) throws {
         let journal = try Journal.openChecked(path: path)
-        for id in runs { try journal.startRun(Fixture.runStart(id)) }
+        for id in runs { try journal.startRun(Fixture.runStart(id), masking: SecretRedactor()) }
     }
 
     func expectedLoss(recorded: Int, held: Int) -> String {
@@ -73,9 +74,9 @@ final class JournalHistoryTests: XCTestCase {
     func testOnlyTheCommitsAfterTheLastCheckpointAreLost() throws {
         do {
             let journal = try Journal.openChecked(path: path)
-            for n in 0..<5 { try journal.startRun(Fixture.runStart("run_\(n)")) }
+            for n in 0..<5 { try journal.startRun(Fixture.runStart("run_\(n)"), masking: SecretRedactor()) }
             try journal.locked { _ in try journal.sqlite?.exec("PRAGMA wal_checkpoint(TRUNCATE)") }
-            for n in 5..<7 { try journal.startRun(Fixture.runStart("run_\(n)")) }
+            for n in 5..<7 { try journal.startRun(Fixture.runStart("run_\(n)"), masking: SecretRedactor()) }
         }
         unlink(log)
         assertRefused(expectedLoss(recorded: 7, held: 5))
@@ -108,7 +109,7 @@ final class JournalHistoryTests: XCTestCase {
             DispatchQueue.global().async(group: group) { [path] in
                 do {
                     let journal = try Journal.openChecked(path: path)
-                    for n in 0..<40 { try journal.startRun(Fixture.runStart("run_\(writer)_\(n)")) }
+                    for n in 0..<40 { try journal.startRun(Fixture.runStart("run_\(writer)_\(n)"), masking: SecretRedactor()) }
                 } catch { failures.add("\(error)") }
             }
         }
@@ -129,10 +130,10 @@ final class JournalHistoryTests: XCTestCase {
     func testWritesRaiseTheMarkThroughTheirRows() throws {
         do {
             let journal = try Journal.openChecked(path: path)
-            let run = try journal.startRun(Fixture.runStart("run_w"))
+            let run = try journal.startRun(Fixture.runStart("run_w"), masking: SecretRedactor())
             for k in 0..<5 {
                 _ = try journal.beginWrite(runID: run.id, sequence: k + 1, key: "k\(k)", method: "POST", path: "/x/\(k)", bodySHA256: nil)
-                try journal.recordDone(runID: run.id, key: "k\(k)", responseJSON: nil, deferred: true)
+                try journal.recordDone(runID: run.id, key: "k\(k)", responseJSON: nil, deferred: true, masking: SecretRedactor())
             }
             try journal.flush()
             let counted = try XCTUnwrap(try journal.sqlite.flatMap { try Journal.fileCommits($0) })
@@ -179,7 +180,7 @@ final class JournalHistoryTests: XCTestCase {
         for suffix in ["", "-wal"] { try FileManager.default.moveItem(atPath: path + suffix, toPath: moved + suffix) }
         do {
             let journal = try Journal.openChecked(path: moved)
-            try journal.startRun(Fixture.runStart("run_b"))
+            try journal.startRun(Fixture.runStart("run_b"), masking: SecretRedactor())
         }
         unlink(moved + "-wal")
         unlink(Journal.commitRecordPath(moved))
@@ -278,7 +279,7 @@ final class JournalHistoryTests: XCTestCase {
     func testAnotherJournalPutInPlaceIsRefused() throws {
         try record(["run_a"])
         let other = dir.appendingPathComponent("other.sqlite").path
-        do { _ = try Journal.openChecked(path: other).startRun(Fixture.runStart("run_x")) }
+        do { _ = try Journal.openChecked(path: other).startRun(Fixture.runStart("run_x"), masking: SecretRedactor()) }
         for suffix in ["", "-wal"] {
             unlink(path + suffix)
             try FileManager.default.copyItem(atPath: other + suffix, toPath: path + suffix)
@@ -305,7 +306,7 @@ final class JournalHistoryTests: XCTestCase {
         do {
             let journal = try Journal.openChecked(path: path)
             XCTAssertEqual(try journal.listRuns(limit: 10).count, 0)
-            try journal.startRun(Fixture.runStart("run_d"))
+            try journal.startRun(Fixture.runStart("run_d"), masking: SecretRedactor())
         }
         XCTAssertEqual(try Journal.openChecked(path: path).listRuns(limit: 10).map(\.id), ["run_d"])
 

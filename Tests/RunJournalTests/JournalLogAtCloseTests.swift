@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import SystemText
 import XCTest
 import JournalTestSupport
 @testable import RunJournal
@@ -19,7 +20,7 @@ final class JournalLogAtCloseTests: XCTestCase {
     }
 
     func testAShortLogIsLeftInPlaceAndItsRunsAreReadBack() throws {
-        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_kept")) }
+        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_kept"), masking: SecretRedactor()) }
         XCTAssertGreaterThan(size(path + "-wal"), 0, "the run is in the log, not checkpointed into the file")
         XCTAssertLessThanOrEqual(size(path + "-wal"), Journal.logKeptAtClose)
         XCTAssertTrue(Journal.closedCleanly(path))
@@ -37,7 +38,7 @@ final class JournalLogAtCloseTests: XCTestCase {
     func testALongLogIsCheckpointedIntoTheFileAtClose() throws {
         do {
             let journal = try Journal.openChecked(path: path)
-            for n in 0..<200 { try journal.startRun(Fixture.runStart("run_\(n)")) }
+            for n in 0..<200 { try journal.startRun(Fixture.runStart("run_\(n)"), masking: SecretRedactor()) }
             XCTAssertGreaterThan(size(path + "-wal"), Journal.logKeptAtClose)
         }
         XCTAssertEqual(size(path + "-wal"), 0, "checkpointed and emptied")
@@ -46,7 +47,7 @@ final class JournalLogAtCloseTests: XCTestCase {
     }
 
     func testALogWrittenAfterACleanCloseMakesTheNextOpenCheck() throws {
-        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a")) }
+        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a"), masking: SecretRedactor()) }
         XCTAssertTrue(Journal.closedCleanly(path))
         // Another connection appends to the log (as a process killed mid-run would).
         let other = try SQLiteDatabase(path: path)
@@ -58,7 +59,7 @@ final class JournalLogAtCloseTests: XCTestCase {
     /// the frames whose checksums fail: the journal would open as it was before the run,
     /// so it is refused as having lost history (`JournalHistoryTests`).
     func testADamagedLogAfterACleanCloseIsRefusedAsLostHistory() throws {
-        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a")) }
+        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a"), masking: SecretRedactor()) }
         let log = path + "-wal"
         var bytes = try Data(contentsOf: URL(fileURLWithPath: log))
         XCTAssertGreaterThan(bytes.count, 4096)
@@ -71,7 +72,7 @@ final class JournalLogAtCloseTests: XCTestCase {
     }
 
     func testAZeroByteFileIsRefusedEvenWithALogBesideIt() throws {
-        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a")) }
+        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a"), masking: SecretRedactor()) }
         XCTAssertGreaterThan(size(path + "-wal"), 0)
         try Data().write(to: URL(fileURLWithPath: path))
         XCTAssertThrowsError(try Journal.openChecked(path: path)) { error in
@@ -82,7 +83,7 @@ final class JournalLogAtCloseTests: XCTestCase {
     /// A FIFO (or a link to a device) planted as the marker is not a marker: the open
     /// neither blocks on it nor reads it without end, and the journal is checked.
     func testAMarkerThatIsNotARegularFileIsNotTrusted() throws {
-        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a")) }
+        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a"), masking: SecretRedactor()) }
         let marker = path + "-closed"
         unlink(marker)
         XCTAssertEqual(mkfifo(marker, 0o600), 0)
@@ -94,7 +95,7 @@ final class JournalLogAtCloseTests: XCTestCase {
     }
 
     func testATornMarkerOnlyCostsACheck() throws {
-        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a")) }
+        do { _ = try Journal.openChecked(path: path).startRun(Fixture.runStart("run_a"), masking: SecretRedactor()) }
         let marker = path + "-closed"
         let text = try String(contentsOfFile: marker, encoding: .utf8)
         try String(text.prefix(text.count / 2)).write(toFile: marker, atomically: false, encoding: .utf8)

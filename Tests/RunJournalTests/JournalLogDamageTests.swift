@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteKit
+import SystemText
 import XCTest
 import JournalTestSupport
 @testable import RunJournal
@@ -22,7 +23,7 @@ final class JournalLogDamageTests: XCTestCase {
     func testMovingTheJournalAsideAsTheMessageSaysStartsAnEmptyJournal() throws {
         do {
             let journal = try Journal.openChecked(path: path)
-            for n in 0..<3 { try journal.startRun(Fixture.runStart("run_old_\(n)")) }
+            for n in 0..<3 { try journal.startRun(Fixture.runStart("run_old_\(n)"), masking: SecretRedactor()) }
         }
         XCTAssertGreaterThan((try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0, 0)
         XCTAssertEqual(rename(path, path + ".damaged"), 0)   // as Journal.malformed's message says
@@ -41,7 +42,7 @@ final class JournalLogDamageTests: XCTestCase {
         let path = self.path
         let errors = CreationErrors()
         DispatchQueue.concurrentPerform(iterations: 8) { n in
-            do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_at_once_\(n)")) } catch {
+            do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_at_once_\(n)"), masking: SecretRedactor()) } catch {
                 errors.append("\(error)")
             }
         }
@@ -55,7 +56,7 @@ final class JournalLogDamageTests: XCTestCase {
     /// The log's index (`-shm`) left at a clean close is only a cache: garbage in it,
     /// or none at all, and the next open still reads every run from the log.
     func testADamagedOrMissingIndexLosesNoRun() throws {
-        do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_indexed")) }
+        do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_indexed"), masking: SecretRedactor()) }
         let index = path + "-shm"
         XCTAssertTrue(exists(index))
         try Data((0..<32768).map { UInt8(truncatingIfNeeded: $0 &* 37) }).write(to: URL(fileURLWithPath: index))
@@ -71,7 +72,7 @@ final class JournalLogDamageTests: XCTestCase {
     func testAListingDoesNotVouchForADamagedJournal() throws {
         do {
             let journal = try Journal.openChecked(path: path)
-            for n in 0..<200 { try journal.startRun(Fixture.runStart("run_\(n)")) }   // checkpointed at close
+            for n in 0..<200 { try journal.startRun(Fixture.runStart("run_\(n)"), masking: SecretRedactor()) }   // checkpointed at close
         }
         var data = try Data(contentsOf: URL(fileURLWithPath: path))
         XCTAssertGreaterThan(data.count, 8192)
@@ -89,7 +90,7 @@ final class JournalLogDamageTests: XCTestCase {
     func testADamagedJournalIsRefusedEveryTime() throws {
         do {
             let journal = try Journal.openChecked(path: path)
-            for n in 0..<200 { try journal.startRun(Fixture.runStart("run_\(n)")) }
+            for n in 0..<200 { try journal.startRun(Fixture.runStart("run_\(n)"), masking: SecretRedactor()) }
         }
         var data = try Data(contentsOf: URL(fileURLWithPath: path))
         for i in 4096..<data.count { data[i] = UInt8(truncatingIfNeeded: i &* 31) }
@@ -108,14 +109,14 @@ final class JournalLogDamageTests: XCTestCase {
     func testFollowingTheDamagedMessageGivesAWorkingJournal() throws {
         do {
             let journal = try Journal.openChecked(path: path)
-            for n in 0..<200 { try journal.startRun(Fixture.runStart("run_big_\(n)")) }   // checkpointed at close
+            for n in 0..<200 { try journal.startRun(Fixture.runStart("run_big_\(n)"), masking: SecretRedactor()) }   // checkpointed at close
         }
-        do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_in_log")) }   // kept in the log
+        do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_in_log"), masking: SecretRedactor()) }   // kept in the log
         XCTAssertEqual(rename(path, path + ".damaged"), 0)
         do {
             let fresh = try Journal.openChecked(path: path)
             XCTAssertEqual(try fresh.listRuns(limit: 1000).map(\.id), [])
-            try fresh.startRun(Fixture.runStart("run_new"))
+            try fresh.startRun(Fixture.runStart("run_new"), masking: SecretRedactor())
         } catch {
             XCTFail("the new journal made after the move: \(error)")
         }
@@ -129,7 +130,7 @@ final class JournalLogDamageTests: XCTestCase {
     func testMovingAnEmptiedJournalAsideStartsAnEmptyJournal() throws {
         do {
             let journal = try Journal.openChecked(path: path)
-            for n in 0..<3 { try journal.startRun(Fixture.runStart("run_old_\(n)")) }
+            for n in 0..<3 { try journal.startRun(Fixture.runStart("run_old_\(n)"), masking: SecretRedactor()) }
         }
         XCTAssertEqual(truncate(path, 0), 0)
         XCTAssertThrowsError(try Journal.openChecked(path: path)) { error in
@@ -149,7 +150,7 @@ final class JournalLogDamageTests: XCTestCase {
     /// The journal is its file and its write-ahead log (a clean close keeps a short log:
     /// README, "Several hosts"): moved aside together, the runs go with them.
     func testAJournalMovedAsideWithItsLogKeepsItsRuns() throws {
-        do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_kept")) }
+        do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_kept"), masking: SecretRedactor()) }
         XCTAssertEqual(rename(path, path + ".damaged"), 0)
         XCTAssertEqual(rename(path + "-wal", path + ".damaged-wal"), 0)
         let moved = try Journal.openChecked(path: path + ".damaged", check: .always)
@@ -159,7 +160,7 @@ final class JournalLogDamageTests: XCTestCase {
     /// A cleanly closed journal copied with its log (a backup) holds every run recorded
     /// before the close; the file alone may lack the latest (they are in the log).
     func testACopyOfACleanlyClosedJournalWithItsLogHoldsItsRuns() throws {
-        do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_backed_up")) }
+        do { try Journal.openChecked(path: path).startRun(Fixture.runStart("run_backed_up"), masking: SecretRedactor()) }
         let copy = dir.appendingPathComponent("backup.sqlite").path
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresKit
 import SQLiteKit
+import SystemText
 import XCTest
 import JournalTestSupport
 import TestSupport
@@ -12,10 +13,10 @@ final class JournalTests: XCTestCase {
             let location = try backend.newLocation()
             do {
                 let journal = try Journal(location, clock: { Fixture.start })
-                try journal.startRun(Fixture.runStart())
+                try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
                 try journal.recordPending(runID: "run_test", sequence: 1, key: "k1", method: "POST",
                                           path: "/users/usr_ada/suspend", bodySHA256: "d1")
-                try journal.recordDone(runID: "run_test", key: "k1", httpStatus: 200, responseJSON: #"{"status":"suspended"}"#)
+                try journal.recordDone(runID: "run_test", key: "k1", httpStatus: 200, responseJSON: #"{"status":"suspended"}"#, masking: SecretRedactor())
                 try journal.recordPending(runID: "run_test", sequence: 2, key: "k2", method: "DELETE",
                                           path: "/users/usr_ada/sessions/ses_1", bodySHA256: nil)
                 try journal.updateCounts(runID: "run_test", counts: RunCounts(reads: 3, writes: 2, failed: 1))
@@ -54,7 +55,7 @@ final class JournalTests: XCTestCase {
             let location = try backend.newLocation()
             let journal = try Journal(location, clock: { Fixture.start })
             let reader = try Journal(location, clock: { Fixture.start })
-            try journal.startRun(Fixture.runStart())
+            try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
             try journal.noteProgress(runID: "run_test", counts: RunCounts(reads: 1))   // the first note commits
             XCTAssertEqual(try reader.run(id: "run_test")?.counts, RunCounts(reads: 1))
             try journal.noteProgress(runID: "run_test", counts: RunCounts(reads: 2))   // within the interval: not
@@ -79,7 +80,7 @@ final class JournalTests: XCTestCase {
         let path = dir.appendingPathComponent("journal.sqlite").path
         do {
             let journal = try Journal.openChecked(path: path)
-            for n in 0..<300 { try journal.startRun(Fixture.runStart("run_\(n)")) }
+            for n in 0..<300 { try journal.startRun(Fixture.runStart("run_\(n)"), masking: SecretRedactor()) }
         }
         XCTAssertTrue(Journal.closedCleanly(path))
         _ = try Journal.openChecked(path: path, check: .always)
@@ -146,12 +147,12 @@ final class JournalTests: XCTestCase {
         try eachJournalBackend { backend in
             let clockTime = LockedDate(Fixture.start)
             let journal = try backend.journal(clock: { clockTime.value })
-            try journal.startRun(Fixture.runStart("run_a", mode: .plan))
+            try journal.startRun(Fixture.runStart("run_a", mode: .plan), masking: SecretRedactor())
             try journal.finishRun(id: "run_a", status: .succeeded)
             clockTime.value = Fixture.start.addingTimeInterval(10)
-            try journal.startRun(Fixture.runStart("run_b"))
+            try journal.startRun(Fixture.runStart("run_b"), masking: SecretRedactor())
             clockTime.value = Fixture.start.addingTimeInterval(20)
-            let resumed = try journal.startRun(Fixture.runStart("run_a", mode: .apply))
+            let resumed = try journal.startRun(Fixture.runStart("run_a", mode: .apply), masking: SecretRedactor())
             XCTAssertEqual(resumed.mode, .apply)
             XCTAssertEqual(resumed.status, .running)
             XCTAssertNil(resumed.finishedAt)
@@ -178,11 +179,11 @@ final class JournalTests: XCTestCase {
     func testADoneWriteIsNeverReopenedAndAResendCountsAttempts() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
-            try journal.startRun(Fixture.runStart())
+            try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
             try journal.recordPending(runID: "run_test", sequence: 1, key: "k", method: "POST", path: "/x", bodySHA256: nil)
             try journal.recordPending(runID: "run_test", sequence: 1, key: "k", method: "POST", path: "/x", bodySHA256: nil)
             XCTAssertEqual(try journal.write(runID: "run_test", key: "k")?.attempts, 2)
-            try journal.recordDone(runID: "run_test", key: "k", responseJSON: nil)
+            try journal.recordDone(runID: "run_test", key: "k", responseJSON: nil, masking: SecretRedactor())
             try journal.recordPending(runID: "run_test", sequence: 1, key: "k", method: "POST", path: "/x", bodySHA256: nil)
             let write = try XCTUnwrap(journal.write(runID: "run_test", key: "k"))
             XCTAssertEqual(write.state, .done)
@@ -201,11 +202,11 @@ final class JournalTests: XCTestCase {
                 let journal = journals[worker % 2]
                 let runID = "run_w\(worker)"
                 do {
-                    try journal.startRun(Fixture.runStart(runID))
+                    try journal.startRun(Fixture.runStart(runID), masking: SecretRedactor())
                     for n in 1...perWorker {
                         try journal.recordPending(runID: runID, sequence: n, key: "k\(n)", method: "POST",
                                                   path: "/w/\(n)", bodySHA256: nil)
-                        try journal.recordDone(runID: runID, key: "k\(n)", responseJSON: "{\"n\":\(n)}")
+                        try journal.recordDone(runID: runID, key: "k\(n)", responseJSON: "{\"n\":\(n)}", masking: SecretRedactor())
                     }
                 } catch {
                     failures.add()

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import XCTest
 import JournalTestSupport
 @testable import RunJournal
@@ -14,7 +15,7 @@ final class JournalTimeoutRangeTests: XCTestCase {
         for (id, seconds) in [("run_1e20", 1e20), ("run_intmax", Double(Int.max)), ("run_1e300", 1e300)] {
             var start = Fixture.runStart(id)
             start.timeoutSeconds = seconds
-            XCTAssertEqual(try journal.startRun(start).timeoutSeconds, Journal.timeoutCeilingSeconds, id)
+            XCTAssertEqual(try journal.startRun(start, masking: SecretRedactor()).timeoutSeconds, Journal.timeoutCeilingSeconds, id)
         }
     }
 }

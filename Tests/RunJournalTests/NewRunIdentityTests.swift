@@ -31,7 +31,7 @@ final class NewRunIdentityTests: XCTestCase {
                         start.profile = "p\(i)"
                         ready.leave()
                         go.wait()
-                        results.add(Result { try journal.startNewRun(start) })
+                        results.add(Result { try journal.startNewRun(start, masking: SecretRedactor()) })
                         done.leave()
                     }
                 }
@@ -64,8 +64,8 @@ final class NewRunIdentityTests: XCTestCase {
             let id2 = try second.newRunID(generate: { queue2.removeFirst() })
             XCTAssertEqual(id1, "run_a")
             XCTAssertEqual(id2, "run_a")   // neither holds it yet: the race startNewRun settles
-            let winner = try first.startNewRun(Fixture.runStart(id1))
-            XCTAssertThrowsError(try second.startNewRun(Fixture.runStart(id2, mode: .plan))) {
+            let winner = try first.startNewRun(Fixture.runStart(id1), masking: SecretRedactor())
+            XCTAssertThrowsError(try second.startNewRun(Fixture.runStart(id2, mode: .plan), masking: SecretRedactor())) {
                 XCTAssertEqual(($0 as? JournalError)?.code, .runIDTaken)
             }
             XCTAssertEqual(try second.run(id: "run_a"), winner)
@@ -83,7 +83,7 @@ final class NewRunIdentityTests: XCTestCase {
         try eachJournalBackend { backend in
             for (i, t) in times.enumerated() {
                 let journal = try backend.journal(clock: { Date(timeIntervalSince1970: t) })
-                let returned = try journal.startNewRun(Fixture.runStart("run_t\(i)"))
+                let returned = try journal.startNewRun(Fixture.runStart("run_t\(i)"), masking: SecretRedactor())
                 XCTAssertEqual(returned, try journal.run(id: "run_t\(i)"), "t = \(t)")
                 XCTAssertEqual(returned.startedAt.timeIntervalSince1970, t, accuracy: 0.000_501 + abs(t) * 1e-15, "t = \(t)")
             }
@@ -102,7 +102,7 @@ final class NewRunIdentityTests: XCTestCase {
                 var start = Fixture.runStart("run_to\(i)")
                 start.timeoutSeconds = timeout
                 start.maxWrites = writes[i % writes.count]
-                let returned = try journal.startNewRun(start)
+                let returned = try journal.startNewRun(start, masking: SecretRedactor())
                 XCTAssertEqual(returned, try journal.run(id: start.id), "timeout \(String(describing: timeout))")
                 if let seconds = returned.timeoutSeconds {
                     XCTAssertTrue(seconds.isFinite && seconds >= 0 && seconds <= Journal.timeoutCeilingSeconds, "\(seconds)")
@@ -117,13 +117,14 @@ final class NewRunIdentityTests: XCTestCase {
     /// the same masked text (never the secret), as does the record read back.
     func testSecretsInParamsAreMaskedInTheReturnedRecord() throws {
         let secret = "params-s3cret-\u{e9}\"quote\\"
-        secret.utf8CString.withUnsafeBytes { SecretRedactor.shared.register(UnsafeRawBufferPointer(rebasing: $0.dropLast()), name: "PARAM_TOKEN") }
+        let masking = SecretRedactor()
+        secret.utf8CString.withUnsafeBytes { masking.register(UnsafeRawBufferPointer(rebasing: $0.dropLast()), name: "PARAM_TOKEN") }
         try eachJournalBackend { backend in
             let journal = try backend.journal()
             var start = Fixture.runStart("run_secret")
             let escaped = #"params-s3cret-\#u{e9}\"quote\\"#   // the secret as JSON text holds it
             start.paramsJSON = #"{"nested":{"list":["x"#  + escaped + #"y"]},"plain":"ok","token":""# + escaped + #""}"#
-            let returned = try journal.startNewRun(start)
+            let returned = try journal.startNewRun(start, masking: masking)
             let stored = try XCTUnwrap(journal.run(id: "run_secret"))
             XCTAssertEqual(returned, stored)
             XCTAssertEqual(Array(returned.paramsJSON.utf8), Array(stored.paramsJSON.utf8))
@@ -142,7 +143,7 @@ final class NewRunIdentityTests: XCTestCase {
             start.profile = "\u{212B}"
             start.outputFolder = "/tmp/\u{10FFFF} x"
             start.paramsJSON = "{\"e\u{301}\":\"\u{e9}\",\"\u{e9}\":\"e\u{301}\"}"
-            let returned = try journal.startNewRun(start)
+            let returned = try journal.startNewRun(start, masking: SecretRedactor())
             let stored = try XCTUnwrap(journal.run(id: start.id))
             for (a, b) in [(returned.id, stored.id), (returned.recipePath, stored.recipePath), (returned.profile, stored.profile),
                            (returned.outputFolder ?? "", stored.outputFolder ?? ""), (returned.paramsJSON, stored.paramsJSON)] {
@@ -160,19 +161,19 @@ final class NewRunIdentityTests: XCTestCase {
             let journal = try backend.journal()
             var start = Fixture.runStart("run_nul")
             start.profile = "a\u{0}b"
-            XCTAssertThrowsError(try journal.startNewRun(start)) {
+            XCTAssertThrowsError(try journal.startNewRun(start, masking: SecretRedactor())) {
                 XCTAssertEqual(($0 as? JournalError)?.code, .unstorableText)
                 XCTAssertEqual("\($0)", #"the run's profile "a\0b" holds a NUL byte, which the journal cannot store; nothing was recorded"#)
             }
             start.profile = "default"
             start.outputFolder = "/tmp/x\u{0}y"
-            XCTAssertThrowsError(try journal.startNewRun(start)) {
+            XCTAssertThrowsError(try journal.startNewRun(start, masking: SecretRedactor())) {
                 XCTAssertEqual("\($0)", #"the run's output folder "/tmp/x\0y" holds a NUL byte, which the journal cannot store; nothing was recorded"#)
             }
             XCTAssertNil(try journal.run(id: "run_nul"))
             start.outputFolder = nil
             start.paramsJSON = #"{"k":"v\u0000w"}"#
-            let returned = try journal.startNewRun(start)
+            let returned = try journal.startNewRun(start, masking: SecretRedactor())
             XCTAssertEqual(returned, try journal.run(id: "run_nul"))
             XCTAssertEqual(returned.paramsJSON, #"{"k":"v\u0000w"}"#)
         }

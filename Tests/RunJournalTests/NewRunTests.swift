@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import XCTest
 import JournalTestSupport
 @testable import RunJournal
@@ -16,13 +17,13 @@ final class NewRunTests: XCTestCase {
             start.outputFolder = "/tmp/out/run_new"
             start.maxWrites = 7
             start.timeoutSeconds = 1.234_56
-            let returned = try journal.startNewRun(start)
+            let returned = try journal.startNewRun(start, masking: SecretRedactor())
             XCTAssertEqual(returned, try journal.run(id: "run_new"))
             XCTAssertEqual(returned.timeoutSeconds, 1.235)
             XCTAssertEqual(returned.status, .running)
             XCTAssertEqual(returned.attempts, 1)
 
-            let bare = try journal.startNewRun(Fixture.runStart("run_bare", mode: .plan))
+            let bare = try journal.startNewRun(Fixture.runStart("run_bare", mode: .plan), masking: SecretRedactor())
             XCTAssertEqual(bare, try journal.run(id: "run_bare"))
             XCTAssertNil(bare.timeoutSeconds)
             XCTAssertNil(bare.outputFolder)
@@ -34,12 +35,12 @@ final class NewRunTests: XCTestCase {
     func testAnIDAlreadyHeldIsRefusedAndTheRunKept() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
-            try journal.startRun(Fixture.runStart("run_taken"))
+            try journal.startRun(Fixture.runStart("run_taken"), masking: SecretRedactor())
             try journal.finishRun(id: "run_taken", status: .succeeded, counts: RunCounts(reads: 2, writes: 1), exitCode: 0)
             let before = try journal.run(id: "run_taken")
             var other = Fixture.runStart("run_taken")
             other.recipePath = "recipes/other.lua"
-            XCTAssertThrowsError(try journal.startNewRun(other)) { error in
+            XCTAssertThrowsError(try journal.startNewRun(other, masking: SecretRedactor())) { error in
                 XCTAssertEqual((error as? JournalError)?.code, .runIDTaken)
                 XCTAssertEqual("\(error)", "another run took the id run_taken as this one started; nothing was recorded: start the recipe again")
             }
@@ -53,7 +54,7 @@ final class NewRunTests: XCTestCase {
     func testFinishWithCountsStoresEverything() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
-            try journal.startNewRun(Fixture.runStart("run_f"))
+            try journal.startNewRun(Fixture.runStart("run_f"), masking: SecretRedactor())
             try journal.finishRun(id: "run_f", status: .failed,
                                   counts: RunCounts(reads: 5, writes: 4, replayed: 3, planned: 2, failed: 1), exitCode: 1)
             let run = try XCTUnwrap(journal.run(id: "run_f"))
@@ -70,8 +71,8 @@ final class NewRunTests: XCTestCase {
     /// A generated id the journal holds is passed over for the next one.
     func testANewIDSkipsIDsTheJournalHolds() throws {
         let journal = try Journal.inMemory(clock: { Fixture.start })
-        try journal.startRun(Fixture.runStart("run_a"))
-        try journal.startRun(Fixture.runStart("run_b"))
+        try journal.startRun(Fixture.runStart("run_a"), masking: SecretRedactor())
+        try journal.startRun(Fixture.runStart("run_b"), masking: SecretRedactor())
         var queue = ["run_a", "run_b", "run_c"]
         XCTAssertEqual(try journal.newRunID(generate: { queue.removeFirst() }), "run_c")
         XCTAssertThrowsError(try journal.newRunID(generate: { "run_a" })) {

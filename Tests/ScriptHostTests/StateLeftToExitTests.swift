@@ -5,7 +5,10 @@ import XCTest
 /// to the process's exit instead of closing it (freeing everything, running the last
 /// finalizers) — the run itself is the same.
 final class StateLeftToExitTests: RecipeTestCase {
-    func testTheStateIsClosedOnlyWhenNotLeftToTheExit() {
+    func testTheStateIsClosedOnlyWhenNotLeftToTheExit() throws {
+        #if !DEBUG
+        throw XCTSkip("the count of closed states is kept by debug builds only")
+        #else
         let source = """
             local t = setmetatable({}, { __gc = function() end })
             local big = {}
@@ -25,5 +28,6 @@ final class StateLeftToExitTests: RecipeTestCase {
         harness.leavesLuaStateToExit = false
         assertFreshRunWorks()
         XCTAssertEqual(LuaVM.statesClosed, before + 2)
+        #endif
     }
 }

@@ -31,6 +31,7 @@ final class CLITests: CLITestCase {
       jobs        List, fire and serve the scheduled jobs of the configuration.
       listen      Receive Hub webhook deliveries on 127.0.0.1 and run the configuration's triggers.
       docs        Print reference documentation generated from the code.
+      console     Serve the operator console: runs, jobs, triggers and plans in a browser, on 127.0.0.1.
       completion  Print a shell completion script (bash or zsh).
 
     OPTIONS:

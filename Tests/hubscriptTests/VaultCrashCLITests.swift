@@ -4,9 +4,9 @@ import XCTest
 
 /// A `vault` process killed with SIGKILL at any point of a write leaves a vault that
 /// opens, authenticates every entry, and holds the old value or the new one — never a
-/// mix. Two ways: at each named checkpoint (the test-only
-/// `HUBSCRIPT_VAULT_TEST_KILL_AT` makes the process kill itself there), and at random
-/// moments from outside.
+/// mix. Two ways: at each named checkpoint (`HUBSCRIPT_VAULT_TEST_KILL_AT` makes a
+/// debug build kill itself there: those tests spawn the debug build beside the tests),
+/// and at random moments from outside (the binary under test, the release one in CI).
 final class VaultCrashCLITests: XCTestCase {
     var cli: VaultCLI!
     var key: [String] { ["--key-file", cli.keyFile] }
@@ -19,8 +19,9 @@ final class VaultCrashCLITests: XCTestCase {
     }
 
     func killedAt(_ point: String, _ args: [String], stdin: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
-        let r = try cli.run(args + key, stdin: stdin, environment: ["HUBSCRIPT_VAULT_TEST_KILL_AT": point])
-        XCTAssertTrue(r.signalled && r.status == SIGKILL, "\(point): not killed (\(r.status)): \(r.stderr)", file: file, line: line)
+        let r = try cli.run(args + key, stdin: stdin, environment: ["HUBSCRIPT_VAULT_TEST_KILL_AT": point], debugBuild: true)
+        XCTAssertTrue(r.signalled && r.status == SIGKILL,
+                      "\(point): not killed (\(r.status); only a debug build has the kill points): \(r.stderr)", file: file, line: line)
     }
 
     /// The vault opens and every entry and object authenticates.

@@ -1,5 +1,5 @@
 -- 1M calls of math.abs and of bench.echo from the same loop shape; prints seconds each.
--- Runs only under hubscript with HUBSCRIPT_BENCH_PLUGIN=1 (manifest first). The two
+-- Runs under `hubscript-bench calls` (hubscript's runtime with the `bench` module). The two
 -- alternate in slices of 50 000 calls, so a change in the machine's speed during the
 -- run (frequent on a shared host) falls on both alike.
 recipe { name = "bench-calls" }

@@ -1,6 +1,6 @@
 """Driver for scripts/bench-runtime: runs each case in one session and prints ratios.
 
-Usage: python3 runtime.py HUBSCRIPT_BIN
+Usage: python3 runtime.py HUBSCRIPT_BIN HUBSCRIPT_BENCH_BIN
 """
 import os
 import statistics
@@ -11,6 +11,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BIN = sys.argv[1]
+BENCH_BIN = sys.argv[2]  # hubscript-bench: runs calls.lua with the `bench` module
 RUNS = int(os.environ.get("BENCH_RUNS", "30"))
 
 
@@ -62,12 +63,11 @@ def startup():
 
 
 def calls():
-    env = dict(os.environ, HUBSCRIPT_BENCH_PLUGIN="1")
     samples = []
     runs = 9
     for _ in range(runs):
-        out = subprocess.run([BIN, "run", os.path.join(HERE, "calls.lua")], capture_output=True,
-                             text=True, check=True, env=env).stdout.split()
+        out = subprocess.run([BENCH_BIN, "calls", os.path.join(HERE, "calls.lua")], capture_output=True,
+                             text=True, check=True).stdout.split()
         samples.append((float(out[0]), float(out[1])))
     abs_s = statistics.median(s[0] for s in samples)
     echo_s = statistics.median(s[1] for s in samples)

@@ -143,7 +143,7 @@ final class DispatchSession: @unchecked Sendable {
             throw ScriptStructuredError(code: "dispatch_not_configured", message:
                 "this run has no Dispatch: use a profile with dispatch_url and dispatch_token_ref, or a configured target: dispatch.connect(\"NAME\")")
         }
-        let client = try target.client(secrets: environment.secrets)
+        let client = try target.client(secrets: environment.secrets, masking: environment.context.writes.masking)
         profileClient = client
         return client
     }
@@ -172,7 +172,7 @@ final class DispatchSession: @unchecked Sendable {
                 "the configuration defines no Dispatch target '\(name)' for this run", fields: ["target": .string(name)])
         }
         let client: DispatchClient
-        do { client = try target.client(secrets: environment.secrets) } catch let error as DispatchError { throw error.hubError }
+        do { client = try target.client(secrets: environment.secrets, masking: environment.context.writes.masking) } catch let error as DispatchError { throw error.hubError }
         connections.append((name, client))
         return connectionValue(connections.count)
     }

@@ -99,7 +99,12 @@ public struct DispatchTarget: Sendable {
     /// - Throws: `ScriptStructuredError` `dispatch_not_configured`, `vault_not_open`,
     ///   `configuration_error`, what `secrets` throws (`secret_not_found`, `vault_locked`),
     ///   or `DispatchError` `insecure_transport`.
-    public func client(secrets: (any SecretResolver)?, environment: [String: String] = ProcessEnvironment.all,
+    ///
+    /// A token read from the environment is registered in `masking` (the run's redactor,
+    /// or the process's outside a run) before it is used; one read through `secrets`
+    /// is registered by the resolver.
+    public func client(secrets: (any SecretResolver)?, masking: SecretRedactor,
+                       environment: [String: String] = ProcessEnvironment.all,
                        retry: DispatchRetryPolicy = DispatchRetryPolicy()) throws -> DispatchClient {
         switch endpoint {
         case .sandbox(let open):
@@ -113,7 +118,7 @@ public struct DispatchTarget: Sendable {
                                       retry: retry)
         case .server(let url, let ref):
             try DispatchClient.checkURL(url)
-            let token = try self.token(ref: ref, secrets: secrets, environment: environment)
+            let token = try self.token(ref: ref, secrets: secrets, masking: masking, environment: environment)
             return try DispatchClient(baseURL: url, token: token.value, tokenSource: token.source, tokenName: ref,
                                       transport: LiveDispatchTransport(trust: try trust(environment: environment)),
                                       retry: retry)
@@ -142,7 +147,7 @@ public struct DispatchTarget: Sendable {
     }
 
     /// The machine token named by `ref`, and where it came from (for messages).
-    func token(ref: String, secrets: (any SecretResolver)?,
+    func token(ref: String, secrets: (any SecretResolver)?, masking: SecretRedactor,
                environment: [String: String]) throws -> (value: String, source: String) {
         if ref.hasPrefix("env:") {
             let name = String(ref.dropFirst(4))
@@ -150,7 +155,7 @@ public struct DispatchTarget: Sendable {
                 throw ScriptStructuredError(code: "configuration_error", message:
                     "\(owner) reads its Dispatch token from $\(name) (\(tokenKey) = \"env:\(name)\"), which is not set")
             }
-            Array(value.utf8).withUnsafeBytes { SecretRedactor.shared.register($0, name: ref) }
+            Array(value.utf8).withUnsafeBytes { masking.register($0, name: ref) }
             return (value, "$\(name)")
         }
         guard let secrets else {

@@ -1,5 +1,6 @@
 import Foundation
 import ScriptHost
+import SystemText
 
 /// How an export writes its rows.
 enum ExportFormat {
@@ -30,17 +31,18 @@ final class ActiveExport {
 
     /// Creates the temporary file; refuses at once a final name that could not be
     /// replaced at the end (`ExportFolder.checkReplaceable`).
-    convenience init(name: String, function: String, format: ExportFormat, folder: ExportFolder) throws {
+    convenience init(name: String, function: String, format: ExportFormat, folder: ExportFolder, masking: SecretRedactor) throws {
         try folder.checkReplaceable(name)
         let (fd, temporary) = try folder.createTemporary(for: name)
         try self.init(name: name, function: function, format: format, destination: .folder(folder, temporary: temporary),
-                      writer: ExportFileWriter(fd: fd, path: folder.path(of: temporary)))
+                      writer: ExportFileWriter(fd: fd, path: folder.path(of: temporary), masking: masking))
     }
 
     /// Streams into the vault object `sink` writes (`name` is `vault:NAME`).
-    convenience init(name: String, function: String, format: ExportFormat, vault sink: VaultObjectSink) throws {
+    convenience init(name: String, function: String, format: ExportFormat, vault sink: VaultObjectSink,
+                     masking: SecretRedactor) throws {
         try self.init(name: name, function: function, format: format, destination: .vault(sink),
-                      writer: ExportFileWriter(sink: sink, path: name))
+                      writer: ExportFileWriter(sink: sink, path: name, masking: masking))
     }
 
     private init(name: String, function: String, format: ExportFormat, destination: Destination, writer: ExportFileWriter) throws {

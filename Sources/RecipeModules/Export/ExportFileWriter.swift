@@ -15,7 +15,7 @@ protocol ExportSink: AnyObject {
 
 /// Writes one export through a 64 KiB buffer into its sink (a file with POSIX calls, or
 /// a vault object). Every piece appended (a row, a page of the Hub's items) is masked
-/// by `SecretRedactor` first.
+/// by `masking` (the run's `SecretRedactor`) first.
 ///
 /// A file is opened by its `ExportFolder` (created exclusively, mode 0600: exports may
 /// hold private data); the writer owns the descriptor. Memory stays constant: the buffer
@@ -25,30 +25,32 @@ final class ExportFileWriter {
 
     let path: String
     private let sink: any ExportSink
+    private let masking: SecretRedactor
     private var buffer: [UInt8] = []
     /// Bytes accepted so far (written or buffered).
     private(set) var bytes = 0
 
     /// Writes to `fd` (an open, writable file), which the writer closes; `path` is for messages.
-    convenience init(fd: Int32, path: String) {
-        self.init(sink: FileDescriptorSink(fd: fd), path: path)
+    convenience init(fd: Int32, path: String, masking: SecretRedactor) {
+        self.init(sink: FileDescriptorSink(fd: fd), path: path, masking: masking)
     }
 
-    init(sink: any ExportSink, path: String) {
+    init(sink: any ExportSink, path: String, masking: SecretRedactor) {
         self.path = path
         self.sink = sink
+        self.masking = masking
         buffer.reserveCapacity(Self.bufferSize)
     }
 
     func append(bytes data: Data) throws {
-        let data = SecretRedactor.shared.redact(data)
+        let data = masking.redact(data)
         buffer.append(contentsOf: data)
         bytes += data.count
         if buffer.count >= Self.bufferSize { try flush() }
     }
 
     func append(_ text: String) throws {
-        let text = SecretRedactor.shared.redact(text)
+        let text = masking.redact(text)
         buffer.append(contentsOf: text.utf8)
         bytes += text.utf8.count
         if buffer.count >= Self.bufferSize { try flush() }
@@ -57,7 +59,7 @@ final class ExportFileWriter {
     /// Appends `row`; one larger than the buffer is written straight from its bytes
     /// (after what is buffered), so a large row is never copied into the buffer.
     func append(bytes row: [UInt8]) throws {
-        if SecretRedactor.shared.isActive, let masked = row.withUnsafeBytes({ SecretRedactor.shared.redacted($0) }) {
+        if masking.isActive, let masked = row.withUnsafeBytes({ masking.redacted($0) }) {
             return try append(bytes: Data(masked))
         }
         if row.count < Self.bufferSize {

@@ -64,8 +64,13 @@ public final class ExportSession: @unchecked Sendable {
     /// The folder, once created and opened by the first export.
     private var openFolder: ExportFolder?
 
-    public init(folder: URL) {
+    /// What masks every export (the run's redactor: the files are the run's).
+    let masking: SecretRedactor
+
+    /// `masking`: the run's redactor, applied to everything an export writes.
+    public init(folder: URL, masking: SecretRedactor) {
         standardizedFolder = OnFirstUse { folder.standardizedFileURL }
+        self.masking = masking
     }
 
     /// The next page of the `hub` list with this handle, each item as canonical JSON,
@@ -119,10 +124,10 @@ public final class ExportSession: @unchecked Sendable {
             do {
                 if fileName.hasPrefix(ExportName.vaultPrefix) {
                     export = try ActiveExport(name: fileName, function: function, format: format,
-                                              vault: try VaultObjectSink.open(vault, name: fileName, function: function))
+                                              vault: try VaultObjectSink.open(vault, name: fileName, function: function), masking: masking)
                 } else {
                     export = try ActiveExport(name: fileName, function: function, format: format,
-                                              folder: try preparedFolder(function: function))
+                                              folder: try preparedFolder(function: function), masking: masking)
                 }
             } catch let e as ExportIOError { throw ScriptMessageError("\(function): \(e.description)") }
             reserved.insert(name)

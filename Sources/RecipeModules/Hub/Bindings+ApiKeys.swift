@@ -102,7 +102,7 @@ extension Bindings {
 
     /// The `store` option at n: a vault entry name. Outside plan mode the run must have a
     /// vault to store into (checked before anything is sent).
-    private func storeOption(_ call: BindingCall, _ n: Int, _ ctx: HubRunContext) throws -> String {
+    private func storeOption(_ call: BindingCall, _ n: Int, _ ctx: HubCall) throws -> String {
         let opts = try call.fields(n)
         guard let store = try call.field(opts, "store", at: n, max: HubArgumentLimits.id) else {
             throw call.argumentError(n, "option 'store' (the vault entry for the new secret, e.g. \"hub/keys/ci\") is required")
@@ -127,7 +127,7 @@ extension Bindings {
 
     /// A write whose answer holds `secret`: stored in the vault entry `store` inside the
     /// send, before the coordinator journals the answer (without it).
-    private func withSecretStored(_ ctx: HubRunContext, _ call: BindingCall, optionsAt n: Int, _ method: HubMethod, _ path: String,
+    private func withSecretStored(_ ctx: HubCall, _ call: BindingCall, optionsAt n: Int, _ method: HubMethod, _ path: String,
                                   body: HubJSON, rotatedID: String? = nil, store: String, summary: String,
                                   predicted: ScriptValue, creates: CreatedID? = nil) throws -> ScriptValue {
         var planned = predicted

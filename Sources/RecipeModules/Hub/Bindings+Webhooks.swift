@@ -76,7 +76,7 @@ extension Bindings {
 
     /// A write whose response holds `signing_secret`: the secret is dropped inside the
     /// send, before the coordinator journals the result.
-    private func withholdingSecret(_ ctx: HubRunContext, _ call: BindingCall, optionsAt n: Int, _ method: HubMethod, _ path: String,
+    private func withholdingSecret(_ ctx: HubCall, _ call: BindingCall, optionsAt n: Int, _ method: HubMethod, _ path: String,
                                    body: HubJSON, summary: String, predicted: ScriptValue,
                                    creates: CreatedID? = nil) throws -> ScriptValue {
         let intent = WriteIntent(method: method.rawValue, path: path, body: ScriptValue(body), explicitKey: try call.key(n),

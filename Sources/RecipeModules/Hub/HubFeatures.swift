@@ -12,4 +12,10 @@ enum HubFeatures {
         if name == "notifications.send" { return "send_notifications" }
         return nil
     }
+
+    /// The flag gating the binding a call names by its qualified name (`hub.webhooks.test`).
+    static func feature(ofFunction qualified: String) -> String? {
+        guard qualified.hasPrefix("hub.") else { return nil }
+        return feature(of: String(qualified.dropFirst(4)))
+    }
 }

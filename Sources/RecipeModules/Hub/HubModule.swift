@@ -41,18 +41,16 @@ package struct Bindings {
     let context: HubRunContext
 
     func fn(_ name: String, _ capability: String?, writes: Bool = false, _ summary: String,
-            _ body: @escaping @Sendable (BindingCall, HubRunContext) throws -> ScriptValue) -> ScriptFunction {
+            _ body: @escaping @Sendable (BindingCall, HubCall) throws -> ScriptValue) -> ScriptFunction {
         let context = self.context
         let feature = HubFeatures.feature(of: name)
         let isList = HubModuleLua.listBindings.contains(name)
         @Sendable func unavailable() -> ScriptValue { isList ? .integer(Int64(context.emptyList())) : .nilValue }
         return ScriptFunction(name, capability: capability, writes: writes, summary: summary) { (call: BindingCall) throws -> ScriptResult in
-            context.feature = feature
-            defer { context.feature = nil }
             // A write of a feature already off is not even planned.
             if writes, let feature, !context.client.isFeatureEnabled(feature) { return .value(unavailable()) }
             do {
-                return .value(try body(call, context))
+                return .value(try body(call, HubCall(run: context, feature: feature)))
             } catch let error as RejectedWrite where error.error.code == HubError.Code.featureDisabled {
                 return .value(unavailable())
             } catch let error as HubError where error.code == HubError.Code.featureDisabled {
@@ -74,11 +72,14 @@ package struct Bindings {
         }
     }
 
+    /// A write of the binding `call` runs: sent under that binding's feature flag.
     func write(_ call: BindingCall, optionsAt n: Int, _ method: HubMethod, _ path: String, body: HubJSON? = nil,
                summary: String, predicted: ScriptValue, creates: CreatedID? = nil,
                stillApplies: (@Sendable (HubJSON) -> Bool)? = nil) throws -> ScriptValue {
-        try context.perform(HubWrite(method: method, path: path, body: body, explicitKey: try call.key(n),
-                                     summary: summary, predicted: predicted, creates: creates, stillApplies: stillApplies))
+        let feature = HubFeatures.feature(ofFunction: call.functionName)
+        return try context.perform(HubWrite(method: method, path: path, body: body, explicitKey: try call.key(n),
+                                     summary: summary, predicted: predicted, creates: creates, stillApplies: stillApplies),
+                                   feature: feature)
     }
 
     var misc: [ScriptFunction] {

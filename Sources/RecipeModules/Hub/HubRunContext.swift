@@ -32,9 +32,6 @@ public final class HubRunContext: @unchecked Sendable {
     public var readsReplayed: Int { recorded.replayedCount }
     /// The run's record of its reads (replayed on a resume; see `RecordedReads`).
     public var recorded: RecordedReads
-    /// The Hub feature flag of the binding running now (`HubFeatures`), put on its
-    /// requests so a `501` turns the feature off for the run; nil for ungated bindings.
-    var feature: String?
     /// Called after every write (sent, replayed or planned), e.g. for `--json` events.
     public var onWrite: ((_ intent: WriteIntent, _ result: WriteResult) -> Void)?
     /// Called when a write failed (the Hub refused it, or no answer came); not for a
@@ -53,8 +50,11 @@ public final class HubRunContext: @unchecked Sendable {
 
     // MARK: Reads
 
-    func get(_ path: String, _ query: [(name: String, value: String)] = []) throws -> ScriptValue {
-        try checkFeature()
+    /// A GET of `path`, replayed from the run's record when it holds the answer.
+    /// `feature` is the calling binding's flag (`HubFeatures`), put on the request so a
+    /// `501` turns the feature off for the run; nil for an ungated binding.
+    func get(_ path: String, _ query: [(name: String, value: String)] = [], feature: String?) throws -> ScriptValue {
+        try checkFeature(feature)
         let key = recorded.key(method: "GET", path: path, query: query)
         switch try recorded.replayed(key, method: "GET", path: path) {
         case .body(let json)?: return ScriptValue(json)
@@ -67,23 +67,24 @@ public final class HubRunContext: @unchecked Sendable {
         onRead?()
         let json: HubJSON
         do { json = try client.send(HubRequest(.get, path, query: query, feature: feature)).json } catch let error as HubError {
-            if RecordedAnswer.isRecordable(error) { try recorded.record(key: key, method: "GET", path: path, .error(error)) }
+            if RecordedAnswer.isRecordable(error) { try recorded.record(key: key, method: "GET", path: path, .error(error), masking: writes.masking.processWide) }
             throw error
         }
-        try recorded.record(key: key, method: "GET", path: path, .body(json))
+        try recorded.record(key: key, method: "GET", path: path, .body(json), masking: writes.masking.processWide)
         return ScriptValue(json)
     }
 
-    /// Throws `feature_disabled` (nothing sent, no read counted) when the running
+    /// Throws `feature_disabled` (nothing sent, no read counted) when the calling
     /// binding's feature is off; the binding then returns its "unavailable" result.
-    private func checkFeature() throws {
+    private func checkFeature(_ feature: String?) throws {
         guard let feature, !client.isFeatureEnabled(feature) else { return }
         throw HubError(code: HubError.Code.featureDisabled, message: "The feature '\(feature)' is not available on this Hub")
     }
 
     /// Opens a lazy list for the binding `name` (`hub.users.list`); returns its handle
-    /// (an empty list's when the binding's feature is off).
-    func openList(_ name: String, _ path: String, _ query: [(name: String, value: String)]) -> Int {
+    /// (an empty list's when the binding's feature is off). `feature`: as for `get`; the
+    /// list keeps it for each page it reads.
+    func openList(_ name: String, _ path: String, _ query: [(name: String, value: String)], feature: String?) -> Int {
         if let feature, !client.isFeatureEnabled(feature) { return emptyList() }
         if lists.count >= Self.maxOpenLists, let oldest = lists.keys.min() {
             closeList(oldest)
@@ -192,7 +193,8 @@ public final class HubRunContext: @unchecked Sendable {
             return nil
         }
         list.advance(to: pages.cursorAfterLastPage)
-        try recorded.record(key: key, method: "GET", path: list.path, .page(items: page.canonicalItems(), next: pages.cursorAfterLastPage))
+        try recorded.record(key: key, method: "GET", path: list.path, .page(items: page.canonicalItems(), next: pages.cursorAfterLastPage),
+                            masking: writes.masking.processWide)
         advanceBar(id, by: page.count)
         return page
     }
@@ -207,12 +209,13 @@ public final class HubRunContext: @unchecked Sendable {
 
     // MARK: Writes
 
-    /// Sends `write` through the coordinator; a 204 answer becomes `true`.
-    func perform(_ write: HubWrite) throws -> ScriptValue {
+    /// Sends `write` through the coordinator; a 204 answer becomes `true`. `feature`: as
+    /// for `get`.
+    func perform(_ write: HubWrite, feature: String?) throws -> ScriptValue {
         let intent = WriteIntent(method: write.method.rawValue, path: write.path, body: write.body.map(ScriptValue.init),
                                  explicitKey: write.explicitKey, summary: write.summary, predicted: write.predicted,
                                  creates: write.creates)
-        let client = self.client, feature = self.feature
+        let client = self.client
         let result = try performWrite(intent) { key in
             do {
                 let response: HubResponse

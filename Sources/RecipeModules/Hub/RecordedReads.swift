@@ -143,11 +143,12 @@ public final class RecordedReads {
         isReplaying = false
     }
 
-    /// Keeps the answer of a live read (see the type's contract).
-    public func record(key: String, method: String, path: String, _ answer: RecordedAnswer) throws {
+    /// Keeps the answer of a live read (see the type's contract). `masking`: what masks
+    /// the journal (the process's redactor); an answer holding one of its secrets is not kept.
+    public func record(key: String, method: String, path: String, _ answer: RecordedAnswer, masking: SecretRedactor) throws {
         guard journal != nil, !isFull, !stoppedAtSecret else { return }
         let text = answer.text
-        if let secret = SecretRedactor.shared.firstSecret(in: text) {
+        if let secret = masking.firstSecret(in: text) {
             stoppedAtSecret = true
             onRecordingStopped?("""
                 a Hub read (\(method) \(ShownText.cut(path, max: 120))) was answered with the text of the secret \

@@ -43,14 +43,16 @@ public enum StatePlugin {
                 guard json.utf8.count <= maxValueBytes else {
                     throw call.argumentError(2, "the value is \(json.utf8.count) bytes as JSON, over the \(maxValueBytes >> 10) KiB limit")
                 }
-                if let secret = SecretRedactor.shared.firstSecret(in: value) {
+                // Checked against what masks the journal (shared by the process's runs).
+                if let secret = context.writes.masking.processWide.firstSecret(in: value) {
                     throw ScriptLimitError(secretRefusal(key: key, secret: secret))
                 }
                 let intent = WriteIntent(method: "PUT", path: "/state/\(percentEncoded(key))", body: .object(["value": value]),
                                          summary: "state \(key) = \(ShownText.cut(json, max: 80))",
                                          predicted: .bool(true))
                 _ = try context.performWrite(intent) { _ in
-                    try journal.setState(scope: scope, key: key, valueJSON: json, runID: context.writes.runID)
+                    try journal.setState(scope: scope, key: key, valueJSON: json, runID: context.writes.runID,
+                                         masking: context.writes.masking.processWide)
                     return .bool(true)
                 }
                 return .none

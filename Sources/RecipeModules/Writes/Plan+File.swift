@@ -42,10 +42,11 @@ extension Plan {
         ]
     }
 
-    /// Writes the plan to `url` atomically (a temporary file in the same folder, then rename).
-    public func save(to url: URL) throws {
+    /// Writes the plan to `url` atomically (a temporary file in the same folder, then
+    /// rename), masked by `masking` (the redactor of the run that made it).
+    public func save(to url: URL, masking: SecretRedactor) throws {
         let text: String
-        do { text = SecretRedactor.shared.redact(try PrettyJSON.encode(jsonValue())) } catch {
+        do { text = masking.redact(try PrettyJSON.encode(jsonValue())) } catch {
             throw PlanError(.io, "cannot encode the plan: \(error)")
         }
         let temp = url.deletingLastPathComponent()

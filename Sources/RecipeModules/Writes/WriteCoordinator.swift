@@ -33,6 +33,8 @@ public final class WriteCoordinator {
     public let mode: WriteMode
     public let writeLimit: Int?
     private let journal: Journal
+    /// The run's redactor (see `init`).
+    public let masking: SecretRedactor
 
     public private(set) var counts = WriteCounts()
     /// Plan mode: the writes recorded so far, in order.
@@ -63,7 +65,10 @@ public final class WriteCoordinator {
     ///   - writeLimit: `limits.writes` / `--max-writes`; nil for no limit.
     /// - Precondition: in apply mode `runID == plan.runID` (a programming error otherwise:
     ///   every derived key would differ from the plan's).
-    public init(runID: String, mode: WriteMode, journal: Journal, writeLimit: Int?) {
+    ///   - masking: the run's redactor (`SecretRedactor`): a planned body is checked against
+    ///     it (the plan file is the run's); answers go to the journal, shared by the
+    ///     process's runs, masked by and checked against its `processWide` redactor.
+    public init(runID: String, mode: WriteMode, journal: Journal, writeLimit: Int?, masking: SecretRedactor) {
         if case .apply(let plan) = mode {
             precondition(runID == plan.runID, "apply must run under the plan's run id \(plan.runID), not \(runID)")
         }
@@ -71,6 +76,7 @@ public final class WriteCoordinator {
         self.mode = mode
         self.journal = journal
         self.writeLimit = writeLimit
+        self.masking = masking
     }
 
     /// Performs one write according to the mode.
@@ -196,7 +202,7 @@ public final class WriteCoordinator {
         // A plan file keeps bodies masked: a body holding a loaded secret's text could
         // never be applied (apply compares the body it sends with the plan's), and
         // whether it diverged would tell the recipe that its text was the secret.
-        if let body = r.body, let secret = SecretRedactor.shared.firstSecret(in: body) {
+        if let body = r.body, let secret = masking.firstSecret(in: body) {
             throw ScriptLimitError(WriteMessages.plannedBodyHoldsSecret(r, secret: secret))
         }
         var predicted = r.intent.predicted
@@ -244,7 +250,7 @@ public final class WriteCoordinator {
             counts.failed += 1
             // If this cannot be recorded the write stays `pending`: resending is still safe.
             try? journal.recordFailed(runID: runID, key: r.key, httpStatus: failure.httpStatus,
-                                      error: String(describing: failure))
+                                      error: String(describing: failure), masking: masking.processWide)
             throw failure
         } catch {
             counts.failed += 1
@@ -255,13 +261,13 @@ public final class WriteCoordinator {
         // the recipe that text it sent (and the server echoed) was the secret. The run
         // stops instead, the write left pending (a resume resends it under the same key,
         // the server replays the same answer, and the run stops again, saying why).
-        if let secret = SecretRedactor.shared.firstSecret(in: value) {
+        if let secret = masking.processWide.firstSecret(in: value) {
             throw ScriptLimitError(WriteMessages.answerHoldsSecret(r, secret: secret))
         }
         // Staged: it commits with the next write's `beginWrite` (or at the next read or
         // the run's end); if the process dies first, the write is resent and replayed.
         try journal.recordDone(runID: runID, key: r.key, responseJSON: value.isNil ? nil : try JSONCodec.encode(value),
-                               deferred: true)
+                               deferred: true, masking: masking.processWide)
         return WriteResult(value: value, key: r.key, replayed: false, planned: false)
     }
 

@@ -128,15 +128,20 @@ final class LuaVM {
     /// exits right after its one run (`RunConfiguration.leavesLuaStateToExit`).
     var leavesStateToProcessExit = false
 
-    /// States closed by `deinit` in this process (tests). Atomic: states close on the
-    /// threads that ran them.
+    #if DEBUG
+    /// States closed by `deinit` in this process: a debug build's count, for the tests
+    /// of `leavesStateToProcessExit` (a closed state runs no binding, so nothing a
+    /// recipe does can tell). Atomic: states close on the threads that ran them.
     static var statesClosed: Int { closedCount.load(ordering: .relaxed) }
     private static let closedCount = Atomic<Int>(0)
+    #endif
 
     deinit {
         if !leavesStateToProcessExit {
             hs_close(L)
+            #if DEBUG
             Self.closedCount.add(1, ordering: .relaxed)
+            #endif
         } else {
             ctx.pointee.closed = 1   // no binding runs from it again, whatever happens
         }

@@ -19,15 +19,20 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
     private let lock = NSLock()
     private let stdout: FileDescriptorWriter
     private let stderr: FileDescriptorWriter
+    /// What masks every line, log field and event (see `SecretRedactor`).
+    public let redactor: SecretRedactor
 
-    /// `stdoutFD`/`stderrFD` are the process's own by default (tests pass pipes).
+    /// `stdoutFD`/`stderrFD` are the process's own by default (tests pass pipes), and so
+    /// is `redactor`: the process's (`SecretRedactor.shared`), which every run of the
+    /// process registers its secrets into, since the console is shared by them all.
     public init(json: Bool, minimumLevel: LogLevel = .info, stdoutFD: Int32 = 1, stderrFD: Int32 = 2,
-                timestamps: Bool = false) {
+                timestamps: Bool = false, redactor: SecretRedactor = .shared) {
         self.json = json
         self.timestamps = timestamps
         self.minimumLevel = minimumLevel
-        stdout = FileDescriptorWriter(fd: stdoutFD)
-        stderr = FileDescriptorWriter(fd: stderrFD)
+        self.redactor = redactor
+        stdout = FileDescriptorWriter(fd: stdoutFD, redactor: redactor)
+        stderr = FileDescriptorWriter(fd: stderrFD, redactor: redactor)
     }
 
     public func printLine(_ text: String) {
@@ -40,7 +45,7 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
     /// no extra memory of that size.
     public func printLine(bytes: UnsafeRawBufferPointer) {
         // Secrets are masked before escaping (an escaped secret would no longer match).
-        if let masked = SecretRedactor.shared.redacted(bytes) {
+        if let masked = redactor.redacted(bytes) {
             return masked.withUnsafeBytes { printMasked($0) }
         }
         printMasked(bytes)
@@ -60,7 +65,6 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
 
     public func log(_ level: LogLevel, _ message: String, fields: [String: ScriptValue]) {
         guard level >= minimumLevel else { return }
-        let redactor = SecretRedactor.shared
         let message = redactor.redact(message)
         let fields = redactor.isActive ? fields.mapValues(redactor.redact) : fields
         if json {
@@ -88,7 +92,7 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
     /// The NDJSON line of an event (without the newline), with `ts` if `timestamps`.
     public func eventLine(_ type: String, _ fields: [String: ScriptValue]) -> String {
         var all = fields.mapValues(\.showingHandles)
-        if SecretRedactor.shared.isActive { all = all.mapValues(SecretRedactor.shared.redact) }
+        if redactor.isActive { all = all.mapValues(redactor.redact) }
         if timestamps && all["ts"] == nil { all["ts"] = .string(EventTimestamp.string()) }
         return Self.eventLine(type, all)
     }
@@ -102,7 +106,7 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
 
     /// Writes `text` to stderr as it is: the caller has escaped what a recipe controls.
     public func writeStderr(_ text: String) {
-        let text = SecretRedactor.shared.redact(text)
+        let text = redactor.redact(text)
         lock.lock()
         defer { lock.unlock() }
         stderr.put(text)
@@ -127,11 +131,12 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
         defer { if locked { lock.unlock() } }
         var errText = stderrText
         if !stdoutText.isEmpty {
-            let written = locked && FileDescriptorWriter.writeAll(stdout.fd, Array(stdoutText.utf8), within: writeWait)
+            let written = locked && FileDescriptorWriter.writeAll(stdout.fd, Array(stdoutText.utf8), within: writeWait,
+                                                                    masking: redactor)
             if !written { errText += stderrIfStdoutFails }
         }
         if !errText.isEmpty {
-            _ = FileDescriptorWriter.writeAll(stderr.fd, Array(errText.utf8), within: writeWait)
+            _ = FileDescriptorWriter.writeAll(stderr.fd, Array(errText.utf8), within: writeWait, masking: redactor)
         }
     }
 

@@ -7,19 +7,23 @@ import SystemText
 /// every finished line is out). A piece larger than the buffer is written straight
 /// from the caller's memory, never copied.
 ///
-/// Once `SecretRedactor.shared` holds a secret, a line is kept whole until it ends
-/// (however long) and masked before it is written, so no secret can straddle two writes.
+/// Once its `redactor` (the process's, for the process's descriptors) holds a secret, a
+/// line is kept whole until it ends (however long) and masked before it is written, so
+/// no secret can straddle two writes.
 ///
 /// Not thread-safe: the owner serialises calls (ConsoleOutput holds its lock).
 final class FileDescriptorWriter: ByteSink {
     let fd: Int32
+    /// What masks every line written.
+    let redactor: SecretRedactor
     private let storage: UnsafeMutableRawBufferPointer
     private var used = 0
     /// The line so far when it outgrew `storage` while secrets are masked.
     private var overflow: [UInt8] = []
 
-    init(fd: Int32, capacity: Int = 64 << 10) {
+    init(fd: Int32, redactor: SecretRedactor, capacity: Int = 64 << 10) {
         self.fd = fd
+        self.redactor = redactor
         storage = .allocate(byteCount: capacity, alignment: 1)
     }
 
@@ -27,7 +31,7 @@ final class FileDescriptorWriter: ByteSink {
 
     func put(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
-        if SecretRedactor.shared.isActive, !overflow.isEmpty || bytes.count > storage.count - used {
+        if redactor.isActive, !overflow.isEmpty || bytes.count > storage.count - used {
             overflow.append(contentsOf: UnsafeRawBufferPointer(rebasing: storage[0..<used]))
             overflow.append(contentsOf: bytes)
             used = 0
@@ -36,7 +40,7 @@ final class FileDescriptorWriter: ByteSink {
         if bytes.count > storage.count - used {
             writeStaged()
             if bytes.count >= storage.count {
-                FileDescriptorWriter.writeMasked(fd, bytes)
+                FileDescriptorWriter.writeMasked(fd, bytes, masking: redactor)
                 return
             }
         }
@@ -69,18 +73,18 @@ final class FileDescriptorWriter: ByteSink {
             used = 0
             let line = overflow
             overflow = []
-            _ = line.withUnsafeBytes { FileDescriptorWriter.writeMasked(fd, $0) }
+            _ = line.withUnsafeBytes { FileDescriptorWriter.writeMasked(fd, $0, masking: redactor) }
             return
         }
         guard used > 0 else { return }
-        FileDescriptorWriter.writeMasked(fd, UnsafeRawBufferPointer(rebasing: storage[0..<used]))
+        FileDescriptorWriter.writeMasked(fd, UnsafeRawBufferPointer(rebasing: storage[0..<used]), masking: redactor)
         used = 0
     }
 
-    /// Writes `bytes` with the registered secrets masked.
+    /// Writes `bytes` with the secrets `redactor` holds masked.
     @discardableResult
-    static func writeMasked(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        if let masked = SecretRedactor.shared.redacted(bytes) {
+    static func writeMasked(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, masking redactor: SecretRedactor) -> Bool {
+        if let masked = redactor.redacted(bytes) {
             return masked.withUnsafeBytes { writeAll(fd, $0) }
         }
         return writeAll(fd, bytes)
@@ -116,11 +120,11 @@ final class FileDescriptorWriter: ByteSink {
     /// for a process about to exit, whose descriptor may be a pipe nobody reads. Returns
     /// whether the write finished in time; if not, the helper stays blocked until the
     /// process exits.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], within seconds: Double) -> Bool {
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], within seconds: Double, masking redactor: SecretRedactor) -> Bool {
         guard !bytes.isEmpty else { return true }
         let done = DispatchSemaphore(value: 0)
         let writer = Thread {
-            bytes.withUnsafeBytes { _ = writeMasked(fd, $0) }
+            bytes.withUnsafeBytes { _ = writeMasked(fd, $0, masking: redactor) }
             done.signal()
         }
         writer.start()

@@ -33,10 +33,11 @@ public enum StandardOutputLoss {
         }
     }
 
-    /// Writes `text` (masked: `SecretRedactor`) to stdout, noting a failure.
+    /// Writes `text` to stdout, masked by the process's redactor (`SecretRedactor.shared`:
+    /// stdout is the process's), noting a failure.
     public static func write(_ text: String) {
         var text = text
-        text.withUTF8 { _ = FileDescriptorWriter.writeMasked(1, UnsafeRawBufferPointer($0)) }
+        text.withUTF8 { _ = FileDescriptorWriter.writeMasked(1, UnsafeRawBufferPointer($0), masking: .shared) }
     }
 
     /// The line the CLI prints on stderr when output was lost, or nil.

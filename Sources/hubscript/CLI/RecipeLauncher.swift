@@ -25,7 +25,7 @@ struct RecipeLauncher {
     /// `params`/`paramsFile` when given.
     func launch(path: String, params: [(String, String)], paramsFile: String?,
                 paramValues: [String: ScriptValue]? = nil,
-                onPlan: (Plan, ConsoleOutput) throws -> Void = { _, _ in }) -> Int32 {
+                onPlan: (Plan, SecretRedactor, ConsoleOutput) throws -> Void = { _, _, _ in }) -> Int32 {
         let output = ConsoleOutput(json: json, minimumLevel: chatter.logLevel, timestamps: true)
         let progress = chatter.progressReporter()
         let reporter = RunReporter(output: output, json: json)
@@ -56,10 +56,6 @@ struct RecipeLauncher {
             // always starts with its `start` event.
             let announce = json || !chatter.quiet
             request.onStart = { if announce { reporter.reportStart($0) } }
-            if ProcessEnvironment.value("HUBSCRIPT_BENCH_PLUGIN") == "1" {
-                let extra = request.extraPlugins
-                request.extraPlugins = { extra($0) + [BenchPlugin.make()] }
-            }
             var outcome = try HubRecipeRun.execute(prepared, request: request, connection: connection, journal: journal,
                                                    state: common.state, output: output, onWatchdog: { outcome in
                 // The Lua thread is stuck (in C, a finalizer, or a write to a full pipe);
@@ -74,7 +70,7 @@ struct RecipeLauncher {
                 configuration.leavesLuaStateToExit = true
             })
             if let plan = outcome.plan, outcome.failure == nil {
-                try onPlan(plan, output)
+                try onPlan(plan, outcome.masking, output)
                 if detailedExitCode && !plan.writes.isEmpty { outcome.exitCode = ExitCode.changesPlanned }
             }
             return reporter.finish(outcome)

@@ -61,7 +61,7 @@ struct DispatchTestCommand: Command {
         }
         do {
             // A profile's dispatch_token_ref is read from the vault (key from the environment).
-            let client = try target.client(secrets: VaultAccess.resolver(state: common.state))
+            let client = try target.client(secrets: VaultAccess.resolver(state: common.state), masking: .shared)
             let receipt = try client.send(notification, idempotencyKey: "hst-test-" + UUID().uuidString.lowercased())
             Console.out("""
                 Sent "\(TerminalText.field(notification.title))" through \(target.displayName)\(target.name.map { " (target '\(TerminalText.field($0))', " } ?? " (")profile '\(target.profile)').

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HTTPKit
 import HubClient
 import ScriptHost
@@ -29,12 +30,12 @@ enum BuiltinPlugins {
     static func documented() throws -> [Plugin] {
         let client = try HubClient(baseURL: URL(string: "http://localhost")!, credential: .none,
                                    transport: InProcessTransport(handler: { _ in HTTPResponseMessage(status: 503) }))
-        let coordinator = WriteCoordinator(runID: "docs", mode: .plan, journal: try Journal.inMemory(), writeLimit: nil)
+        let coordinator = WriteCoordinator(runID: "docs", mode: .plan, journal: try Journal.inMemory(), writeLimit: nil, masking: SecretRedactor())
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-docs")
         return [
             JSONPlugin.make(), LogPlugin.make(output: MemoryOutput()), ParamsPlugin.make([:]), TimePlugin.make(),
             HubModule.make(HubRunContext(client: client, writes: coordinator)),
-            ExportPlugin.make(session: ExportSession(folder: scratch)), CSVPlugin.make(allowedFiles: []),
+            ExportPlugin.make(session: ExportSession(folder: scratch, masking: SecretRedactor())), CSVPlugin.make(allowedFiles: []),
             ProgressPlugin.make(reporter: MemoryProgressReporter()),
             DispatchPlugin.documented,
         ]

@@ -92,7 +92,7 @@ struct RunCommand: Command {
     }
 
     func run() throws -> Int32 {
-        launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, output in
+        launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, _, output in
             if launcher.json {
                 output.event("plan", ["plan": plan.jsonValue()])
             } else {
@@ -143,9 +143,9 @@ struct PlanCommand: Command {
     func run() throws -> Int32 {
         var launcher = self.launcher
         launcher.detailedExitCode = detailedExitCode
-        return launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, output in
+        return launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, masking, output in
             if let out {
-                try plan.save(to: URL(fileURLWithPath: out))
+                try plan.save(to: URL(fileURLWithPath: out), masking: masking)
                 let shown = TerminalText.field(out)
                 output.writeStderr("plan saved to \(shown): \(plan.writes.count) writes; apply it with hubscript apply \(shown)\n")
             } else if launcher.json {

@@ -1,5 +1,6 @@
 import Foundation
 import ScriptHost
+import SystemText
 import XCTest
 @testable import RecipeModules
 
@@ -85,7 +86,7 @@ final class ExportSafetyTests: XCTestCase {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let outside = root.appendingPathComponent("outside.txt").path
         try Data("keep me\n".utf8).write(to: URL(fileURLWithPath: outside))
-        let session = ExportSession(folder: root.appendingPathComponent("out"))
+        let session = ExportSession(folder: root.appendingPathComponent("out"), masking: SecretRedactor())
         let id = try session.begin(name: "events.jsonl", format: .jsonl, function: "export.jsonl")
         try session.export(id).write(.object(["a": .integer(1)]))
         let final = root.appendingPathComponent("out/events.jsonl").path

@@ -1,5 +1,6 @@
 import Foundation
 import ScriptHost
+import SystemText
 import XCTest
 import RecipeModules
 
@@ -19,7 +20,7 @@ final class RecipeHarness {
             .appendingPathComponent("hubscript-export-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         self.outFolder = outFolder ?? root.appendingPathComponent("out")
-        exports = ExportSession(folder: self.outFolder)
+        exports = ExportSession(folder: self.outFolder, masking: SecretRedactor())
     }
 
     deinit { try? FileManager.default.removeItem(at: root) }

@@ -1,12 +1,13 @@
 import Foundation
 import ScriptHost
+import SystemText
 import XCTest
 import RecipeModules
 
 final class ExportModuleReferenceTests: XCTestCase {
     /// The generated module reference documents the public functions, not the internal ones.
     func testModuleReferenceListsThePublicFunctionsWithSummaries() throws {
-        let session = ExportSession(folder: FileManager.default.temporaryDirectory.appendingPathComponent("unused"))
+        let session = ExportSession(folder: FileManager.default.temporaryDirectory.appendingPathComponent("unused"), masking: SecretRedactor())
         let plugins = [ExportPlugin.make(session: session), CSVPlugin.make(allowedFiles: []),
                        ProgressPlugin.make(reporter: MemoryProgressReporter())]
         let reference = ModuleReference.markdown(plugins: plugins)

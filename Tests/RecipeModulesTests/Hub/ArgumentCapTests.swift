@@ -2,6 +2,7 @@ import Foundation
 import HTTPKit
 import HubSandbox
 import ScriptHost
+import SystemText
 import XCTest
 @testable import HubClient
 @testable import RunJournal
@@ -199,8 +200,8 @@ final class WriteBackstopTests: XCTestCase {
     func testOversizeOrDotPathsAndOversizeBodiesAreNeverJournalled() throws {
         let journal = try Journal.inMemory()
         _ = try journal.startRun(RunStart(id: "run_caps", recipePath: "recipes/caps.lua", recipeSHA256: String(repeating: "ab", count: 32),
-                                          paramsJSON: "{}", profile: "default", mode: .run))
-        let writes = WriteCoordinator(runID: "run_caps", mode: .live, journal: journal, writeLimit: nil)
+                                          paramsJSON: "{}", profile: "default", mode: .run), masking: SecretRedactor())
+        let writes = WriteCoordinator(runID: "run_caps", mode: .live, journal: journal, writeLimit: nil, masking: SecretRedactor())
         let big = String(repeating: "x", count: 2 << 20)
         let cases: [(WriteIntent, String)] = [
             (WriteIntent(method: "POST", path: "/users/\(big)/suspend", summary: "suspend"),

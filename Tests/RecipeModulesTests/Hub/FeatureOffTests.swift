@@ -43,6 +43,40 @@ final class FeatureOffTests: XCTestCase {
         XCTAssertEqual(writes.map(\.state), [.failed])
     }
 
+    /// Whatever kind of call meets the 501 first (a read, a list, a write through the common
+    /// path, a write that withholds a secret), it carries its binding's feature: the feature
+    /// goes off, the call returns its "unavailable" result, and an ungated call made after
+    /// it reaches the Hub as usual.
+    func testTheFirstCallOfAnyKindTurnsItsFeatureOff() throws {
+        let h = try GatingTests.Harness(faults: try FaultSpec(parsing: "unimplemented=webhooks"))
+        for (first, shown) in [
+            (#"hub.webhooks.get("whk_x")"#, "nil"),
+            ("hub.webhooks.list():count()", "0"),
+            (#"hub.webhooks.deliveries("whk_x"):count()"#, "0"),
+            (#"hub.webhooks.update("whk_x", { description = "d" })"#, "nil"),
+            (#"hub.webhooks.test("whk_x")"#, "nil"),
+            (#"hub.webhooks.delete("whk_x")"#, "nil"),
+            (#"hub.webhooks.create { url = "http://127.0.0.1:9/hooks", events = { "*" } }"#, "nil"),
+        ] {
+            let warnings = Warnings()
+            let connection = try h.connection(key: SandboxFixtures.jobsKeySecret, profile: "jobs", keyID: SandboxFixtures.jobsKeyId,
+                                              warn: warnings.add)
+            let before = h.received(under: "/webhooks")
+            let prepared = try h.recipe("first.lua", AdminBindingTests.recipe(needs: ["webhooks.manage", "users.list"], """
+                print(tostring(\(first)), hub.available("webhooks"))
+                print(tostring(hub.webhooks.get("whk_y")))
+                print(hub.users.list():first() ~= nil)
+                """))
+            let output = MemoryOutput()
+            let outcome = try h.execute(prepared, connection, output: output)
+            XCTAssertNil(outcome.failure, "\(first): \(outcome.failure?.message ?? "")")
+            // The ungated list after it carries no feature: it reads the users (an empty list otherwise).
+            XCTAssertEqual(output.lines, ["\(shown)\tfalse", "nil", "true"], first)
+            XCTAssertEqual(warnings.all, ["the Hub does not offer 'webhooks' (HTTP 501 not_implemented); calls to it are off for this run."], first)
+            XCTAssertEqual(h.received(under: "/webhooks"), before + 1, "\(first): only the call that found out reaches the Hub")
+        }
+    }
+
     func testAFeatureOffStillChecksArguments() throws {
         let h = try GatingTests.Harness(faults: try FaultSpec(parsing: "unimplemented=webhooks"))
         let prepared = try h.recipe("off.lua", WebhookBindingTests.recipe(needs: "webhooks.manage", """

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import HubSandbox
 import ScriptHost
 import XCTest
@@ -201,7 +202,7 @@ final class UnknownPermissionsGateTests: XCTestCase {
     /// inbox read (a user session's; an API key has no inbox).
     func testEveryBindingThatWritesNeedsAWritePermission() throws {
         let h = try Harness()
-        let coordinator = WriteCoordinator(runID: "r", mode: .plan, journal: h.journal, writeLimit: nil)
+        let coordinator = WriteCoordinator(runID: "r", mode: .plan, journal: h.journal, writeLimit: nil, masking: SecretRedactor())
         let plugin = HubModule.make(HubRunContext(client: try h.jobs.client, writes: coordinator))
         let writers = plugin.functions.filter(\.writes)
         XCTAssertGreaterThan(writers.count, 20)

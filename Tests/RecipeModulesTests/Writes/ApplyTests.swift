@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import XCTest
 import JournalTestSupport
 import ScriptHost
@@ -7,8 +8,8 @@ import ScriptHost
 
 final class ApplyTests: XCTestCase {
     private func applying(_ plan: Plan, journal: Journal, limit: Int? = nil) throws -> WriteCoordinator {
-        try journal.startRun(Fixture.runStart(plan.runID, mode: .apply))
-        return WriteCoordinator(runID: plan.runID, mode: .apply(plan), journal: journal, writeLimit: limit)
+        try journal.startRun(Fixture.runStart(plan.runID, mode: .apply), masking: SecretRedactor())
+        return WriteCoordinator(runID: plan.runID, mode: .apply(plan), journal: journal, writeLimit: limit, masking: SecretRedactor())
     }
 
     func testMatchingWritesAreSentWithThePlansKeys() throws {

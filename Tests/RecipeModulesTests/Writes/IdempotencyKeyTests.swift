@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import XCTest
 import JournalTestSupport
 import ScriptHost
@@ -38,8 +39,8 @@ final class IdempotencyKeyTests: XCTestCase {
     func testTheCoordinatorDerivesFromCanonicalBodiesAndCountsOccurrences() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
-            try journal.startRun(Fixture.runStart())
-            let coordinator = WriteCoordinator(runID: "run_test", mode: .plan, journal: journal, writeLimit: nil)
+            try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
+            let coordinator = WriteCoordinator(runID: "run_test", mode: .plan, journal: journal, writeLimit: nil, masking: SecretRedactor())
             let a = try coordinator.perform(Fixture.suspend("usr_ada")) { _ in XCTFail("sent"); return .nilValue }
             let b = try coordinator.perform(Fixture.suspend("usr_ada")) { _ in .nilValue }
             let c = try coordinator.perform(Fixture.suspend("usr_ada", key: "evt_123")) { _ in .nilValue }
@@ -52,7 +53,7 @@ final class IdempotencyKeyTests: XCTestCase {
     func testAnExplicitKeyMustBeSendable() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
-            let coordinator = WriteCoordinator(runID: "run_test", mode: .plan, journal: journal, writeLimit: nil)
+            let coordinator = WriteCoordinator(runID: "run_test", mode: .plan, journal: journal, writeLimit: nil, masking: SecretRedactor())
             XCTAssertThrowsError(try coordinator.perform(Fixture.suspend("usr_ada", key: "")) { _ in .nilValue }) { error in
                 XCTAssertEqual((error as? ScriptStructuredError)?.code, "invalid_idempotency_key")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import XCTest
 import JournalTestSupport
 import ScriptHost
@@ -7,7 +8,7 @@ import ScriptHost
 
 final class LiveWriteTests: XCTestCase {
     private func coordinator(_ journal: Journal, limit: Int? = nil) -> WriteCoordinator {
-        WriteCoordinator(runID: "run_test", mode: .live, journal: journal, writeLimit: limit)
+        WriteCoordinator(runID: "run_test", mode: .live, journal: journal, writeLimit: limit, masking: SecretRedactor())
     }
 
     private func perform(_ c: WriteCoordinator, _ hub: FakeHub, _ intent: WriteIntent) throws -> WriteResult {
@@ -17,7 +18,7 @@ final class LiveWriteTests: XCTestCase {
     func testEachKeyIsSentOnceAndJournalledDone() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
-            try journal.startRun(Fixture.runStart())
+            try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
             let hub = FakeHub()
             let c = coordinator(journal)
             let a = try perform(c, hub, Fixture.suspend("usr_ada"))
@@ -41,7 +42,7 @@ final class LiveWriteTests: XCTestCase {
         try eachJournalBackend { backend in
             let location = try backend.newLocation()
             let journal = try Journal(location)
-            try journal.startRun(Fixture.runStart())
+            try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
             let observer = try Journal(location)  // another connection, as after a crash
             let c = coordinator(journal)
             var seen: [[WriteState?]] = []
@@ -67,7 +68,7 @@ final class LiveWriteTests: XCTestCase {
         try eachJournalBackend { backend in
             let location = try backend.newLocation()
             let journal = try Journal(location)
-            try journal.startRun(Fixture.runStart())
+            try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
             let observer = try Journal(location)
             let c = coordinator(journal)
             let a = try c.perform(Fixture.suspend("usr_ada")) { _ in ["status": "suspended"] }
@@ -82,7 +83,7 @@ final class LiveWriteTests: XCTestCase {
     func testAResumeReplaysDoneWritesAndResendsPendingOnesWithTheSameKey() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
-            try journal.startRun(Fixture.runStart())
+            try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
             let hub = FakeHub()
             hub.fault = { n, _ in if n == 2 { throw FakeConnectionLost() } }
             let first = coordinator(journal)
@@ -115,7 +116,7 @@ final class LiveWriteTests: XCTestCase {
     func testAResponseWithoutBodyReplaysAsNil() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
-            try journal.startRun(Fixture.runStart())
+            try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
             let intent = Fixture.revokeSession("usr_ada", "ses_1")
             _ = try coordinator(journal).perform(intent) { _ in .nilValue }
             let replay = try coordinator(journal).perform(intent) { _ in .string("sent") }
@@ -127,7 +128,7 @@ final class LiveWriteTests: XCTestCase {
     func testADefiniteFailureIsJournalledFailedAndRethrown() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
-            try journal.startRun(Fixture.runStart())
+            try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
             let c = coordinator(journal)
             XCTAssertThrowsError(try c.perform(Fixture.suspend("usr_ada")) { _ in throw FakeRejection(httpStatus: 422) }) {
                 XCTAssertEqual(($0 as? FakeRejection)?.httpStatus, 422)
@@ -147,7 +148,7 @@ final class LiveWriteTests: XCTestCase {
     func testAnExplicitKeyReusedForAnotherWriteIsRefusedUnsent() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
-            try journal.startRun(Fixture.runStart())
+            try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
             let hub = FakeHub()
             let c = coordinator(journal)
             _ = try perform(c, hub, Fixture.suspend("usr_ada", key: "evt_1"))
@@ -163,7 +164,7 @@ final class LiveWriteTests: XCTestCase {
     func testTheWriteLimitStopsBeforeTheExcessWrite() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
-            try journal.startRun(Fixture.runStart())
+            try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
             let hub = FakeHub()
             let c = coordinator(journal, limit: 2)
             _ = try perform(c, hub, Fixture.suspend("usr_ada"))
@@ -183,7 +184,7 @@ final class LiveWriteTests: XCTestCase {
     func testTheLimitCountsTheWritesOfEveryPass() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
-            try journal.startRun(Fixture.runStart())
+            try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
             let hub = FakeHub()
             let first = coordinator(journal, limit: 3)
             for user in ["usr_a", "usr_b", "usr_c"] { _ = try perform(first, hub, Fixture.suspend(user)) }
@@ -212,7 +213,7 @@ final class LiveWriteTests: XCTestCase {
     func testReplayedWritesCountAgainstTheLimit() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
-            try journal.startRun(Fixture.runStart())
+            try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
             let hub = FakeHub()
             let first = coordinator(journal)
             _ = try perform(first, hub, Fixture.suspend("usr_ada"))

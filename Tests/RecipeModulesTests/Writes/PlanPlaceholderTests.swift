@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import XCTest
 import JournalTestSupport
 import ScriptHost
@@ -78,7 +79,7 @@ final class PlanPlaceholderTests: XCTestCase {
     }
 
     static func makePlan(runID: String = "run_test") throws -> Plan {
-        let c = WriteCoordinator(runID: runID, mode: .plan, journal: try Fixture.journal(), writeLimit: nil)
+        let c = WriteCoordinator(runID: runID, mode: .plan, journal: try Fixture.journal(), writeLimit: nil, masking: SecretRedactor())
         try onboard(c, CreatingHub())
         return Plan(runID: runID, recipePath: "recipes/onboard.lua", recipeSHA256: String(repeating: "ab", count: 32),
                     profile: "default", params: [:], createdAt: Fixture.start, writes: c.planned,
@@ -86,12 +87,12 @@ final class PlanPlaceholderTests: XCTestCase {
     }
 
     private func applying(_ plan: Plan, journal: Journal) throws -> WriteCoordinator {
-        try journal.startRun(Fixture.runStart(plan.runID, mode: .apply))
-        return WriteCoordinator(runID: plan.runID, mode: .apply(plan), journal: journal, writeLimit: nil)
+        try journal.startRun(Fixture.runStart(plan.runID, mode: .apply), masking: SecretRedactor())
+        return WriteCoordinator(runID: plan.runID, mode: .apply(plan), journal: journal, writeLimit: nil, masking: SecretRedactor())
     }
 
     func testEachPlannedCreatePredictsItsOwnPlaceholderAndThePlanRecordsIt() throws {
-        let c = WriteCoordinator(runID: "run_test", mode: .plan, journal: try Fixture.journal(), writeLimit: nil)
+        let c = WriteCoordinator(runID: "run_test", mode: .plan, journal: try Fixture.journal(), writeLimit: nil, masking: SecretRedactor())
         let hub = CreatingHub()
         XCTAssertEqual(try Self.onboard(c, hub), ["usr_planned_1", "ent_planned_1", "usr_planned_2"])
         XCTAssertEqual(hub.sent.count, 0)
@@ -135,8 +136,8 @@ final class PlanPlaceholderTests: XCTestCase {
             XCTAssertNotEqual(keys[1], plan.writes[1].key)
             XCTAssertEqual(keys[4], "onboard-usr_3")
             let liveJournal = try Fixture.journal()
-            try liveJournal.startRun(Fixture.runStart(plan.runID))
-            let live = WriteCoordinator(runID: plan.runID, mode: .live, journal: liveJournal, writeLimit: nil)
+            try liveJournal.startRun(Fixture.runStart(plan.runID), masking: SecretRedactor())
+            let live = WriteCoordinator(runID: plan.runID, mode: .live, journal: liveJournal, writeLimit: nil, masking: SecretRedactor())
             let liveHub = CreatingHub()
             try Self.onboard(live, liveHub)
             XCTAssertEqual(liveHub.sent.map(\.key), keys)
@@ -246,7 +247,7 @@ final class PlanPlaceholderTests: XCTestCase {
                     hub.fault = { _ in }
                     let finisher = finishWithApply
                         ? try applying(plan, journal: journal)
-                        : WriteCoordinator(runID: plan.runID, mode: .live, journal: journal, writeLimit: nil)
+                        : WriteCoordinator(runID: plan.runID, mode: .live, journal: journal, writeLimit: nil, masking: SecretRedactor())
                     XCTAssertEqual(try Self.onboard(finisher, hub), ["usr_1", "ent_2", "usr_3"], context)
                     if finishWithApply {
                         XCTAssertEqual(finisher.bindings.ids.count, 4, context)
@@ -283,7 +284,7 @@ final class PlanPlaceholderTests: XCTestCase {
         XCTAssertEqual(try done().count, 5)
         XCTAssertFalse(plan.isApplied(done: try done()))
         hub.fault = { _ in }
-        try Self.onboard(WriteCoordinator(runID: plan.runID, mode: .live, journal: journal, writeLimit: nil), hub)
+        try Self.onboard(WriteCoordinator(runID: plan.runID, mode: .live, journal: journal, writeLimit: nil, masking: SecretRedactor()), hub)
         XCTAssertTrue(plan.isApplied(done: try done()))
         // With another id for the first user, the later writes' keys are not the ones sent.
         var other = try done()
@@ -325,7 +326,7 @@ final class PlanPlaceholderTests: XCTestCase {
         let folder = try Fixture.tempDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("p.json")
-        try plan.save(to: url)
+        try plan.save(to: url, masking: SecretRedactor())
         XCTAssertEqual(try Plan.load(from: url), plan)
         let text = try String(contentsOf: url, encoding: .utf8)
         XCTAssertTrue(text.contains("""

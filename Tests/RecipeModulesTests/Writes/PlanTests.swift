@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import XCTest
 import JournalTestSupport
 import ScriptHost
@@ -9,7 +10,7 @@ final class PlanTests: XCTestCase {
     /// The two-write plan of an offboarding: suspend usr_ada, revoke ses_1.
     static func makePlan() throws -> Plan {
         let journal = try Fixture.journal()
-        let c = WriteCoordinator(runID: "run_test", mode: .plan, journal: journal, writeLimit: nil)
+        let c = WriteCoordinator(runID: "run_test", mode: .plan, journal: journal, writeLimit: nil, masking: SecretRedactor())
         _ = try c.perform(Fixture.suspend("usr_ada")) { _ in .nilValue }
         _ = try c.perform(Fixture.revokeSession("usr_ada", "ses_1")) { _ in .nilValue }
         return Plan(runID: "run_test", recipePath: "recipes/offboard.lua", recipeSHA256: String(repeating: "ab", count: 32),
@@ -20,8 +21,8 @@ final class PlanTests: XCTestCase {
     func testPlanModeReturnsPredictionsMarkedPlannedAndNeverSends() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
-            try journal.startRun(Fixture.runStart(mode: .plan))
-            let c = WriteCoordinator(runID: "run_test", mode: .plan, journal: journal, writeLimit: nil)
+            try journal.startRun(Fixture.runStart(mode: .plan), masking: SecretRedactor())
+            let c = WriteCoordinator(runID: "run_test", mode: .plan, journal: journal, writeLimit: nil, masking: SecretRedactor())
             let noSend: (String) throws -> ScriptValue = { _ in XCTFail("plan mode sent a write"); return .nilValue }
             let suspended = try c.perform(Fixture.suspend("usr_ada"), send: noSend)
             let revoked = try c.perform(Fixture.revokeSession("usr_ada", "ses_1"), send: noSend)
@@ -42,7 +43,7 @@ final class PlanTests: XCTestCase {
 
     func testPlannedWritesCountAgainstTheLimit() throws {
         try eachJournalBackend { backend in
-            let c = WriteCoordinator(runID: "run_test", mode: .plan, journal: try backend.journal(), writeLimit: 1)
+            let c = WriteCoordinator(runID: "run_test", mode: .plan, journal: try backend.journal(), writeLimit: 1, masking: SecretRedactor())
             _ = try c.perform(Fixture.suspend("usr_ada")) { _ in .nilValue }
             XCTAssertLimitError(
                 "limit exceeded: writes: the recipe's limit is 1 (limits.writes / --max-writes); stopped before write 2: POST /users/usr_bob/suspend"
@@ -56,9 +57,9 @@ final class PlanTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let plan = try Self.makePlan()
         let url = dir.appendingPathComponent("offboard.plan.json")
-        try plan.save(to: url)
+        try plan.save(to: url, masking: SecretRedactor())
         XCTAssertEqual(try Plan.load(from: url), plan)
-        try plan.save(to: url)  // replacing an existing file
+        try plan.save(to: url, masking: SecretRedactor())  // replacing an existing file
         XCTAssertEqual(try Plan.load(from: url), plan)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["offboard.plan.json"])
         let text = try String(contentsOf: url, encoding: .utf8)

@@ -1,6 +1,7 @@
 import Foundation
 import ScriptHost
 import SQLiteKit
+import SystemText
 import XCTest
 import JournalTestSupport
 @testable import RunJournal
@@ -59,7 +60,7 @@ final class RecordedReadsDamageTests: XCTestCase {
     /// and says so once, at the first read past it.
     func testTheCapHoldsReadsUpToItsBoundsOverEveryPass() throws {
         let journal = try Journal.inMemory()
-        try journal.startRun(Fixture.runStart())
+        try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
         let answer = RecordedAnswer.body(["id": "usr_ada"])
         let size = answer.text.utf8.count
         func recorder(count: Int, bytes: Int) throws -> (RecordedReads, () -> [String]) {
@@ -71,7 +72,7 @@ final class RecordedReadsDamageTests: XCTestCase {
         func record(_ recorded: RecordedReads, _ n: Int) throws {
             for _ in 0..<n {
                 try recorded.record(key: recorded.key(method: "GET", path: "/users/usr_ada", query: []), method: "GET",
-                                    path: "/users/usr_ada", answer)
+                                    path: "/users/usr_ada", answer, masking: SecretRedactor())
             }
             try recorded.flush()
         }

@@ -3,6 +3,7 @@ import HTTPKit
 import HubSandbox
 import ScriptHost
 import SQLiteKit
+import SystemText
 import XCTest
 import JournalTestSupport
 @testable import HubClient
@@ -264,7 +265,7 @@ final class RecordedReadsTests: XCTestCase {
             try raw.exec("PRAGMA user_version = 6")
         }
         let journal = try Journal(path: path)
-        try journal.startRun(Fixture.runStart())
+        try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
         try journal.recordReads(runID: "run_test", [RecordedRead(key: "rd1-x", sequence: 1, method: "GET", path: "/users",
                                                                  response: #"{"body":{}}"#)])
         XCTAssertEqual(try journal.recordedRead(runID: "run_test", key: "rd1-x"), #"{"body":{}}"#)

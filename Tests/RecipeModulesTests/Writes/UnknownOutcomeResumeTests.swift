@@ -1,4 +1,5 @@
 import Foundation
+import SystemText
 import XCTest
 import JournalTestSupport
 import ScriptHost
@@ -37,7 +38,7 @@ final class UnknownOutcomeResumeTests: XCTestCase {
     private func stopAndResume(at k: Int, lostAfterCommit: Bool, backend: JournalBackend) throws {
         let context = "\(backend): unknown outcome at write \(k), response lost after commit: \(lostAfterCommit)"
         let journal = try backend.journal()
-        try journal.startRun(Fixture.runStart())
+        try journal.startRun(Fixture.runStart(), masking: SecretRedactor())
         let hub = FakeHub()
         if lostAfterCommit {
             hub.loseResponseOn = [k]
@@ -45,14 +46,14 @@ final class UnknownOutcomeResumeTests: XCTestCase {
             hub.fault = { n, _ in if n == k { throw FakeConnectionLost() } }
         }
         XCTAssertThrowsError(try recipe(WriteCoordinator(runID: "run_test", mode: .live, journal: journal,
-                                                         writeLimit: nil), hub), context) {
+                                                         writeLimit: nil, masking: SecretRedactor()), hub), context) {
             XCTAssertTrue($0 is FakeConnectionLost, "\(context): \($0)")
         }
         XCTAssertEqual(hub.totalSends, k, context)
 
         hub.fault = { _, _ in }
         hub.loseResponseOn = []
-        let resumed = WriteCoordinator(runID: "run_test", mode: .live, journal: journal, writeLimit: nil)
+        let resumed = WriteCoordinator(runID: "run_test", mode: .live, journal: journal, writeLimit: nil, masking: SecretRedactor())
         try recipe(resumed, hub)
         XCTAssertEqual(resumed.counts, WriteCounts(writes: writeCount - k + 1, replayed: k - 1), context)
 

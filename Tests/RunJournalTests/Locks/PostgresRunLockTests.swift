@@ -1,6 +1,7 @@
 import Foundation
 import HubClient
 import PostgresKit
+import SystemText
 import XCTest
 import JournalTestSupport
 import TestSupport
@@ -53,7 +54,7 @@ final class PostgresRunLockTests: XCTestCase {
     /// SIGKILL: the server drops the lock with the dead process's session.
     func testARunningRowIsInterruptedOnceItsHolderIsKilled() throws {
         let journal = try journal()
-        try journal.startRun(Fixture.runStart("run_k"))
+        try journal.startRun(Fixture.runStart("run_k"), masking: SecretRedactor())
         let locks = journal.runLocks(state: state("a"))
         guard case .postgres(let url) = journal.location, let pg = locks as? PostgresRunLocks else {
             return XCTFail("not a PostgreSQL journal")
@@ -88,7 +89,7 @@ final class PostgresRunLockTests: XCTestCase {
     /// rather than carry on unlocked — and reconnects once the run let go.
     func testTheJournalDoesNotReconnectUnderARunWhoseLockWasLost() throws {
         let journal = try journal()
-        try journal.startRun(Fixture.runStart("run_lost"))
+        try journal.startRun(Fixture.runStart("run_lost"), masking: SecretRedactor())
         let held = try journal.runLocks(state: state("a")).acquire("run_lost")
         guard case .postgres(let url) = journal.location, let lock = held as? PostgresRunLock,
               let pg = journal.db as? PostgresJournalDatabase else { return XCTFail("not a PostgreSQL journal") }

@@ -39,10 +39,15 @@ struct HubscriptProcess {
         return productsDirectory.appendingPathComponent("hubscript")
     }
 
+    /// The `hubscript` SwiftPM built beside the tests (a debug build under `swift test`),
+    /// whatever `HUBSCRIPT_TEST_BINARY` says: the tests of a debug build's test seams
+    /// (the vault's kill points) spawn it, since the release binary has none.
+    static var debugBinary: URL { productsDirectory.appendingPathComponent("hubscript") }
+
     /// Skips the calling test when the binary is not built, so `swift test --filter` on a
     /// library module works before `swift build`; under CI (`CI` set) a missing binary
     /// fails instead, since a suite that skips every CLI test proves nothing.
-    static func requireBinary() throws {
+    static func requireBinary(at binary: URL = binary) throws {
         guard !FileManager.default.isExecutableFile(atPath: binary.path) else { return }
         let message = "the hubscript binary is not built at \(binary.path) (run 'swift build' first)"
         if ProcessInfo.processInfo.environment["CI"] != nil { throw MissingBinary(description: message) }

@@ -21,10 +21,15 @@ final class VaultCLI {
     }
 
     /// The child, its output going to files, `stdin` fed from a file (or `input`, or
-    /// /dev/null).
+    /// /dev/null). `debugBuild`: the debug `hubscript` built beside the tests, whatever
+    /// binary is under test (only a debug build has the vault's kill points).
     func start(_ args: [String], stdin: String? = nil, input: FileHandle? = nil,
-               environment: [String: String] = [:]) throws -> (Process, () throws -> Outcome) {
+               environment: [String: String] = [:], debugBuild: Bool = false) throws -> (Process, () throws -> Outcome) {
         let (process, _, _) = harness.process(["vault"] + args)
+        if debugBuild {
+            try HubscriptProcess.requireBinary(at: HubscriptProcess.debugBinary)
+            process.executableURL = HubscriptProcess.debugBinary
+        }
         let id = UUID().uuidString
         let out = harness.root.appendingPathComponent("out-\(id)"), err = harness.root.appendingPathComponent("err-\(id)")
         for url in [out, err] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
@@ -49,8 +54,8 @@ final class VaultCLI {
 
     /// Runs `hubscript vault args… --state-dir STATE` to its end.
     @discardableResult
-    func run(_ args: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Outcome {
-        try start(args, stdin: stdin, environment: environment).1()
+    func run(_ args: [String], stdin: String? = nil, environment: [String: String] = [:], debugBuild: Bool = false) throws -> Outcome {
+        try start(args, stdin: stdin, environment: environment, debugBuild: debugBuild).1()
     }
 
     /// `vault init --key-file KEY`, which must succeed.

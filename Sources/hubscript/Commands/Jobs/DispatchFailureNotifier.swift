@@ -2,6 +2,7 @@ import Foundation
 import DispatchClient
 import HubClient
 import Automation
+import SystemText
 
 /// `on_failure = { dispatch = "PROFILE" }`: a failed fire is sent as one notification
 /// through that profile's Dispatch (its `dispatch_url` and the vault entry named by
@@ -13,7 +14,7 @@ struct DispatchFailureNotifier: JobFailureNotifier {
 
     func notify(_ failure: JobFailure) throws -> String {
         let target = try common.dispatchTarget(common.hub, profile: failure.dispatch)
-        let client = try target.client(secrets: VaultAccess.resolver(state: common.state))
+        let client = try target.client(secrets: VaultAccess.resolver(state: common.state), masking: .shared)
         let notification = try DispatchNotification(
             title: String("hubscript: job \(failure.job) failed".prefix(100)),
             body: String("\(failure.runID) exited \(failure.exitCode): \(failure.message)".prefix(1000)))

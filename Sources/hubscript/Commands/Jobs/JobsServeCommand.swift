@@ -37,7 +37,7 @@ struct JobsServeCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("jobs serve takes no arguments") }
-        options = try JobsOptions(arguments)
+        // The arguments first: a mistake in them is told before the configuration is read.
         let port = try SandboxServeCommand.port(arguments.value("listen"), "--listen")
         for option in ["bind", "max-connections", "max-connections-per-address"] where port == nil && arguments.value(option) != nil {
             throw UsageError("--\(option) needs --listen PORT (the webhook receiver's port)")
@@ -46,6 +46,7 @@ struct JobsServeCommand: Command {
         listenAddress = try port.map { try ListenAddress(bind: arguments.value("bind"), port: $0, limits: limits) }
         httpAddress = try arguments.value("http").map { try ListenAddress.endpoint($0, option: "--http") }
         consolePort = try SandboxServeCommand.port(arguments.value("console"), "--console")
+        options = try JobsOptions(arguments)
     }
 
     func run() throws -> Int32 {

@@ -68,14 +68,18 @@ enum VaultCommands {
         VaultGenerationMemory(folder: URL(fileURLWithPath: StateDirectory.join(state.path, "vault-generations"), isDirectory: true))
     }
 
-    /// The vault's options, remembering generations in `state`;
-    /// `HUBSCRIPT_VAULT_TEST_KILL_AT=POINT` (tests only) makes the process SIGKILL
-    /// itself at that checkpoint, as a crash would.
+    /// The vault's options, remembering generations in `state`.
+    ///
+    /// A debug build only (the crash tests spawn it): `HUBSCRIPT_VAULT_TEST_KILL_AT=POINT`
+    /// makes the process SIGKILL itself at that checkpoint, as a crash would. The release
+    /// binary, the one users run, has no such code (scripts/test-release checks it).
     static func options(state: StateDirectory) -> VaultOptions {
         var options = VaultOptions(generationMemory: generationMemory(state: state))
+        #if DEBUG
         if let point = ProcessEnvironment.value("HUBSCRIPT_VAULT_TEST_KILL_AT"), !point.isEmpty {
             options.checkpoint = { if $0 == point { kill(getpid(), SIGKILL) } }
         }
+        #endif
         return options
     }
 
