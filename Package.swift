@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "Secrets", dependencies: ["ScriptHost", "HubClient", "Vault"]),
         // What a recipe calls: the hub, dispatch, state, vault, export, csv and progress modules,
         // the gate, and the write path (idempotency keys, the write coordinator, plans).
-        .target(name: "RecipeModules", dependencies: ["ScriptHost", "HubClient", "RunJournal", "Secrets", "SystemText", "DispatchClient", "Vault", "HTTPKit"]),
+        .target(name: "RecipeModules", dependencies: ["ScriptHost", "JSONKit", "HubClient", "RunJournal", "Secrets", "SystemText", "DispatchClient", "Vault", "HTTPKit"]),
         // The configuration file: its evaluation, profiles, Dispatch targets, libraries (git and
         // pins), jobs, triggers and the journal's location, and its trust.
         .target(name: "Configuration", dependencies: ["ScriptHost", "HubClient", "SystemText", "RunJournal", "RecipeModules", "Scheduler", "DispatchClient", "Secrets", "PostgresKit"]),

@@ -94,20 +94,15 @@ public final class WriteCoordinator {
     public func perform(_ intent: WriteIntent, send: (String) throws -> ScriptValue) throws -> WriteResult {
         try WriteIntentLimits.check(intent)
         let number = performed + 1
-        let body = WriteBody.normalized(intent.body)
-        let canonical: String
-        do { canonical = try WriteBody.canonical(body) } catch {
-            throw ScriptStructuredError(code: "invalid_body", message:
-                "cannot send the body of \(intent.method) \(intent.path): \(error)")
-        }
+        let canonical = intent.body?.text ?? ""
         try WriteIntentLimits.checkBody(canonical, of: intent)
-        let digest = body == nil ? nil : Digest.sha256Hex(canonical)
+        let digest = intent.body == nil ? nil : Digest.sha256Hex(canonical)
         let identity = [intent.method, intent.path, canonical].joined(separator: "\u{0}")
         let occurrence = occurrences[identity, default: 0]
         let key = try intent.explicitKey.map(Self.checkedExplicitKey) ?? IdempotencyKey.derive(
             runID: runID, method: intent.method, path: intent.path, canonicalBody: canonical, occurrence: occurrence)
         try checkLimit(key: key, intent: intent)
-        let request = Request(number: number, key: key, intent: intent, body: body, bodySHA256: digest)
+        let request = Request(number: number, key: key, intent: intent, bodySHA256: digest)
         var matched: (write: PlannedWrite, identity: String)?
         if case .apply(let plan) = mode { matched = try check(request, against: plan) }
         occurrences[identity] = occurrence + 1
@@ -149,8 +144,10 @@ public final class WriteCoordinator {
         let number: Int
         let key: String
         let intent: WriteIntent
-        let body: ScriptValue?
         let bodySHA256: String?
+
+        /// The body as the plan and its messages show it (Lua's form of `intent.body`).
+        var body: ScriptValue? { intent.body.map { ScriptValue($0.value) } }
     }
 
     private static func checkedExplicitKey(_ key: String) throws -> String {

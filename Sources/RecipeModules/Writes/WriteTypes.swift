@@ -1,3 +1,4 @@
+import JSONKit
 import ScriptHost
 import RunJournal
 
@@ -7,8 +8,10 @@ public struct WriteIntent: Sendable {
     public var method: String
     /// The request path with its query, as sent (`/users/usr_ada/suspend`).
     public var path: String
-    /// The JSON body; nil (or `.nilValue`/`.null`) for a write without a body.
-    public var body: ScriptValue?
+    /// The JSON body and its canonical bytes, converted from the recipe's value once:
+    /// the key, the digest, the size check and the request all use these bytes. nil for
+    /// a write without a body.
+    public var body: CanonicalJSON?
     /// A key the recipe chose (`key = evt.id`), used as is instead of a derived one.
     public var explicitKey: String?
     /// What the write does, for people: `suspend usr_ada`.
@@ -20,15 +23,32 @@ public struct WriteIntent: Sendable {
     /// to the real id (see `PlanBindings`).
     public var creates: CreatedID?
 
-    public init(method: String, path: String, body: ScriptValue? = nil, explicitKey: String? = nil,
+    /// - Parameter body: the body; nil or a JSON null for a write without one.
+    public init(method: String, path: String, body: CanonicalJSON? = nil, explicitKey: String? = nil,
                 summary: String, predicted: ScriptValue = .object([:]), creates: CreatedID? = nil) {
         self.method = method
         self.path = path
-        self.body = body
+        self.body = body?.value.isNull == true ? nil : body
         self.explicitKey = explicitKey
         self.summary = summary
         self.predicted = predicted
         self.creates = creates
+    }
+
+    /// A write whose body is a recipe's value, converted here (`JSONValue(_:)`, which
+    /// keeps integers and floats apart); nil, `.nilValue` and `.null` mean no body.
+    /// - Throws: `ScriptStructuredError` `invalid_body` for a value JSON cannot hold (a
+    ///   string that is not UTF-8, NaN, a function, …); nothing was derived or journalled.
+    public init(method: String, path: String, body: ScriptValue?, explicitKey: String? = nil,
+                summary: String, predicted: ScriptValue = .object([:]), creates: CreatedID? = nil) throws {
+        var json: CanonicalJSON?
+        if let value = WriteBody.normalized(body) {
+            do { json = CanonicalJSON(try JSONValue(value)) } catch {
+                throw ScriptStructuredError(code: "invalid_body", message: "cannot send the body of \(method) \(path): \(error)")
+            }
+        }
+        self.init(method: method, path: path, body: json, explicitKey: explicitKey, summary: summary,
+                  predicted: predicted, creates: creates)
     }
 }
 
