@@ -192,17 +192,4 @@ public struct HubResponse: Sendable {
         self.json = json
         self.requestID = requestID
     }
-
-    /// Decodes the body into `T`, with snake_case keys mapped to camelCase.
-    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        do {
-            return try decoder.decode(T.self, from: body.isEmpty ? Data("null".utf8) : body)
-        } catch {
-            throw HubError(code: HubError.Code.invalidResponse,
-                           message: "The response did not decode as \(T.self): \(error)",
-                           status: status, requestID: requestID)
-        }
-    }
 }
