@@ -1,4 +1,5 @@
 import SystemText
+import JSONKit
 import ScriptHost
 import RunJournal
 
@@ -146,8 +147,7 @@ public final class WriteCoordinator {
         let intent: WriteIntent
         let bodySHA256: String?
 
-        /// The body as the plan and its messages show it (Lua's form of `intent.body`).
-        var body: ScriptValue? { intent.body.map { ScriptValue($0.value) } }
+        var body: JSONValue? { intent.body?.value }
     }
 
     private static func checkedExplicitKey(_ key: String) throws -> String {
@@ -171,8 +171,8 @@ public final class WriteCoordinator {
         expected.path = bindings.substitute(planned.path)
         expected.key = bindings.substitute(planned.key)
         expected.body = planned.body.map { bindings.substitute($0) }
-        expected.bodySHA256 = try? WriteBody.digest(expected.body)
-        let plannedCanonical = (try? WriteBody.canonical(planned.body)) ?? ""
+        expected.bodySHA256 = WriteBody.digest(expected.body)
+        let plannedCanonical = WriteBody.canonical(planned.body)
         let identity = [planned.method, planned.path, plannedCanonical].joined(separator: "\u{0}")
         // The key the request has in the plan's (placeholder) form: a derived key counts
         // the identical planned writes before it, as plan mode did.
@@ -193,7 +193,7 @@ public final class WriteCoordinator {
         // A plan file keeps bodies masked: a body holding a loaded secret's text could
         // never be applied (apply compares the body it sends with the plan's), and
         // whether it diverged would tell the recipe that its text was the secret.
-        if let body = r.body, let secret = SecretRedactor.shared.firstSecret(in: body) {
+        if let body = r.body, let secret = SecretRedactor.shared.firstSecret(in: ScriptValue(body)) {
             throw ScriptLimitError(WriteMessages.plannedBodyHoldsSecret(r, secret: secret))
         }
         var predicted = r.intent.predicted
@@ -208,7 +208,7 @@ public final class WriteCoordinator {
             fields[creates.field] = .string(placeholder)
             predicted = .object(fields)
         }
-        planned.append(try PlannedWrite(sequence: r.number, key: r.key, method: r.intent.method, path: r.intent.path,
+        planned.append(PlannedWrite(sequence: r.number, key: r.key, method: r.intent.method, path: r.intent.path,
                                         body: r.body, summary: r.intent.summary, predicted: predicted, creates: creation))
         counts.planned += 1
         var value = predicted

@@ -95,7 +95,7 @@ public struct PlannedWrite: Sendable, Equatable {
     public var method: String
     public var path: String
     /// nil: no body.
-    public var body: ScriptValue?
+    public var body: JSONValue?
     /// SHA-256 of the canonical JSON body; nil without a body.
     public var bodySHA256: String?
     public var summary: String
@@ -103,14 +103,15 @@ public struct PlannedWrite: Sendable, Equatable {
     /// What the write creates: the placeholder later writes of the plan use for its id.
     public var creates: PlannedCreation?
 
-    public init(sequence: Int, key: String, method: String, path: String, body: ScriptValue?,
-                summary: String, predicted: ScriptValue, creates: PlannedCreation? = nil) throws {
+    /// - Parameter body: the body; nil or a JSON null for none.
+    public init(sequence: Int, key: String, method: String, path: String, body: JSONValue?,
+                summary: String, predicted: ScriptValue, creates: PlannedCreation? = nil) {
         self.sequence = sequence
         self.key = key
         self.method = method
         self.path = path
         self.body = WriteBody.normalized(body)
-        self.bodySHA256 = try WriteBody.digest(self.body)
+        self.bodySHA256 = WriteBody.digest(self.body)
         self.summary = summary
         self.predicted = predicted
         self.creates = creates
@@ -127,14 +128,19 @@ enum WriteBody {
         }
     }
 
-    /// Canonical JSON text; "" without a body.
-    static func canonical(_ body: ScriptValue?) throws -> String {
-        guard let b = normalized(body) else { return "" }
-        return try JSONCodec.encode(b)
+    /// A JSON null means "no body".
+    static func normalized(_ body: JSONValue?) -> JSONValue? {
+        body?.isNull == true ? nil : body
     }
 
-    static func digest(_ body: ScriptValue?) throws -> String? {
+    /// Canonical JSON text; "" without a body.
+    static func canonical(_ body: JSONValue?) -> String {
+        guard let b = normalized(body) else { return "" }
+        return String(decoding: b.canonicalBytes, as: UTF8.self)
+    }
+
+    static func digest(_ body: JSONValue?) -> String? {
         guard normalized(body) != nil else { return nil }
-        return Digest.sha256Hex(try canonical(body))
+        return Digest.sha256Hex(canonical(body))
     }
 }
