@@ -44,7 +44,7 @@ let package = Package(
         // HTTP/1.1 message types, the small loopback server, and the Hub's webhook signature (libsodium's HMAC-SHA256).
         .target(name: "HTTPKit", dependencies: ["CSodium"]),
         // Cron schedules, time zones, fire planning and job definitions. No Lua.
-        .target(name: "Scheduler"),
+        .target(name: "Scheduler", dependencies: ["JSONKit"]),
         // The Dispatch client (seed 003 §5). No Lua.
         .target(name: "DispatchClient", dependencies: ["HTTPKit", "JSONKit", "SystemText"]),
         // The emulated Hub and Dispatch services. Only the CLI and tests depend on it.
