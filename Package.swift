@@ -46,7 +46,7 @@ let package = Package(
         // HTTP/1.1 message types, the small loopback server, and the Hub's webhook signature (libsodium's HMAC-SHA256).
         .target(name: "HTTPKit", dependencies: ["CSodium", "SystemText"]),
         // Cron schedules, time zones, fire planning and job definitions. No Lua.
-        .target(name: "Scheduler", dependencies: ["SystemText"]),
+        .target(name: "Scheduler", dependencies: ["SystemText", "JSONKit"]),
         // The Dispatch client (docs/dispatch.md). No Lua.
         .target(name: "DispatchClient", dependencies: ["HTTPKit", "JSONKit", "SystemText"]),
         // What a long-running command tells its operators: a metrics registry, the Prometheus
@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "Secrets", dependencies: ["ScriptHost", "HubClient", "Vault", "SystemText"]),
         // What a recipe calls: the hub, dispatch, state, vault, export, csv and progress modules,
         // the gate, and the write path (idempotency keys, the write coordinator, plans).
-        .target(name: "RecipeModules", dependencies: ["ScriptHost", "HubClient", "RunJournal", "Secrets", "SystemText", "DispatchClient", "Vault", "HTTPKit"]),
+        .target(name: "RecipeModules", dependencies: ["ScriptHost", "JSONKit", "HubClient", "RunJournal", "Secrets", "SystemText", "DispatchClient", "Vault", "HTTPKit"]),
         // The configuration file: its evaluation, profiles, Dispatch targets, libraries (git and
         // pins), jobs, triggers and the journal's location, and its trust.
         .target(name: "Configuration", dependencies: ["ScriptHost", "HubClient", "SystemText", "RunJournal", "RecipeModules", "Scheduler", "DispatchClient", "Secrets", "PostgresKit"]),
@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "HubSandboxTests", dependencies: ["HubSandbox", "HTTPKit", "JSONKit", "CSodium", "SQLiteKit"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubSandbox", "HTTPKit"]),
         .testTarget(name: "RunJournalTests", dependencies: ["JournalTestSupport", "RunJournal", "HubClient", "SQLiteKit", "PostgresKit", "SystemText", "TestSupport", "Telemetry"]),
-        .testTarget(name: "RecipeModulesTests", dependencies: ["SQLiteKit", "JournalTestSupport", "TestSupport", "RecipeModules", "Runs", "Secrets", "Configuration", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "SystemText"]),
+        .testTarget(name: "RecipeModulesTests", dependencies: ["JSONKit", "SQLiteKit", "JournalTestSupport", "TestSupport", "RecipeModules", "Runs", "Secrets", "Configuration", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "DispatchClient", "Vault", "SystemText"]),
         .testTarget(name: "ConfigurationTests", dependencies: ["Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "ScriptHost", "Scheduler", "SystemText", "Vault"]),
         .testTarget(name: "AutomationTests", dependencies: ["JournalTestSupport", "Automation", "Runs", "Configuration", "RecipeModules", "Secrets", "RunJournal", "HubClient", "HubSandbox", "ScriptHost", "HTTPKit", "Scheduler", "SystemText", "TestSupport", "Telemetry"]),
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit", "TestSupport"]),

@@ -62,24 +62,24 @@ struct JobsConfigParser {
         return ConfiguredJob(definition: definition, recipe: recipe)
     }
 
-    /// A config value as the Scheduler reads it; nil for what a job cannot hold. A whole
-    /// float (`600.0`) is an integer.
+    /// A config value as the Scheduler reads it; nil for what a job cannot hold (null,
+    /// functions, strings that are not UTF-8). A whole float (`600.0`) is an integer.
     static func convert(_ value: ScriptValue) -> JobConfigValue? {
         switch value {
         case .string(let s): return .string(s)
-        case .integer(let i): return .int(Int(i))
-        case .number(let d): return Int(exactly: d).map(JobConfigValue.int) ?? .number(d)
+        case .integer(let i): return .integer(i)
+        case .number(let d): return Int64(exactly: d).map(JobConfigValue.integer) ?? .number(d)
         case .bool(let b): return .bool(b)
         case .array(let items):
             let converted = items.compactMap(convert)
-            return converted.count == items.count ? .list(converted) : nil
+            return converted.count == items.count ? .array(converted) : nil
         case .object(let fields):
             var table: [String: JobConfigValue] = [:]
             for (key, field) in fields {
                 guard let converted = convert(field) else { return nil }
                 table[key] = converted
             }
-            return .table(table)
+            return .object(table)
         default: return nil
         }
     }

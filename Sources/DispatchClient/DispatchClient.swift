@@ -151,8 +151,8 @@ public final class DispatchClient: Sendable {
         let response = try exchange(request, paced: true)
         guard response.status == 202 else { throw failure(response, key: key) }
         guard let object = DispatchJSON.parse(response.body),
-              let id = object["id"]?.string, !id.isEmpty,
-              let devices = object["acceptedDevices"]?.integer.flatMap({ Int(exactly: $0) }), devices >= 0
+              let id = object["id"]?.stringValue, !id.isEmpty,
+              let devices = object["acceptedDevices"]?.integerText.flatMap({ Int(exactly: $0) }), devices >= 0
         else {
             throw DispatchError(code: DispatchError.Code.invalidResponse,
                                 message: "\(baseURL.absoluteString) answered 202 without {\"id\", \"acceptedDevices\"}; the notification may have been accepted",
@@ -172,7 +172,7 @@ public final class DispatchClient: Sendable {
         let request = HTTPRequestMessage(method: "GET", target: "/health", headers: ["Accept": "application/json"])
         let response = try exchange(request)
         guard response.status == 200 else { throw failure(response, key: nil) }
-        guard let object = DispatchJSON.parse(response.body), object["status"]?.string == "ok" else {
+        guard let object = DispatchJSON.parse(response.body), object["status"]?.stringValue == "ok" else {
             throw DispatchError(code: DispatchError.Code.invalidResponse,
                                 message: "\(baseURL.absoluteString)/health did not answer {\"status\":\"ok\"}", status: 200,
                                 hint: "Check that the URL is a Dispatch server.")
@@ -266,7 +266,7 @@ public final class DispatchClient: Sendable {
 
     /// `{"error":{"code","message"}}`, if that is what the body is.
     private static func serverError(_ body: Data) -> (code: String, message: String)? {
-        guard let error = DispatchJSON.parse(body)?["error"], let code = error["code"]?.string, !code.isEmpty else { return nil }
-        return (code, error["message"]?.string ?? code)
+        guard let error = DispatchJSON.parse(body)?["error"], let code = error["code"]?.stringValue, !code.isEmpty else { return nil }
+        return (code, error["message"]?.stringValue ?? code)
     }
 }

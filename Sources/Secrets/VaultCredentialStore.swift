@@ -31,19 +31,14 @@ public final class VaultCredentialStore: CredentialStore, @unchecked Sendable {
             do { return try vault.secret(named: name) } catch let e as VaultError where e.code == .notFound { return nil }
         }
         guard let bytes else { return nil }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        let session = try bytes.withUnsafeBytes { try decoder.decode(StoredSession.self, from: Data($0)) }
+        let session = try bytes.withUnsafeBytes { try StoredSession(storedJSON: Data($0), source: "in the vault entry '\(name)'") }
         let token = Array(session.refreshToken.utf8)
         token.withUnsafeBytes { SecretRedactor.shared.register($0, name: name) }
         return session
     }
 
     public func save(_ session: StoredSession, profile: String) throws {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys]
-        var data = try encoder.encode(session)
+        var data = session.storedJSON
         defer { data.resetBytes(in: 0..<data.count) }
         let value = try SecretBytes(copying: data)
         try resolver.withVault { _ = try $0.setSecret(Self.entryName(profile: profile), value: value) }

@@ -18,14 +18,14 @@ struct JobDefinitionTests {
     func full() throws {
         let job = try JobDefinition(name: "nightly-sync", config: [
             "recipe": .string("recipes/sync.lua"),
-            "params": .table(["group": .string("ops"), "tags": .list([.string("a"), .string("b")])]),
+            "params": .object(["group": .string("ops"), "tags": .array([.string("a"), .string("b")])]),
             "schedule": .string("30 2 * * *"),
             "timezone": .string("Europe/Berlin"),
             "profile": .string("prod"),
             "overlap": .string("queue"),
-            "catch_up": .table(["all": .int(3)]),
-            "timeout": .int(600),
-            "on_failure": .table(["dispatch": .string("ops-pager")]),
+            "catch_up": .object(["all": .integer(3)]),
+            "timeout": .integer(600),
+            "on_failure": .object(["dispatch": .string("ops-pager")]),
         ])
         #expect(job.name == "nightly-sync")
         #expect(job.recipe == "recipes/sync.lua")
@@ -47,7 +47,7 @@ struct JobDefinitionTests {
         #expect(job.catchUp == .none)
         #expect(job.timeout == nil && job.profile == nil && job.onFailureDispatch == nil)
         #expect(job.params.isEmpty)
-        #expect(try JobDefinition(name: "n", config: with("params", .list([]))).params.isEmpty)
+        #expect(try JobDefinition(name: "n", config: with("params", .array([]))).params.isEmpty)
         #expect(try JobDefinition(name: "n", config: with("catch_up", .string("latest"))).catchUp == .latest)
         #expect(try JobDefinition(name: "n", config: with("catch_up", .string("none"))).catchUp == .none)
     }
@@ -69,9 +69,9 @@ struct JobDefinitionTests {
     @Test("each field's errors name the job and the field", arguments: [
         (["schedule": .string("@daily")], #"invalid_job: job "nightly": recipe is required"#),
         (["recipe": .string("r.lua")], #"invalid_job: job "nightly": schedule is required"#),
-        (["recipe": .int(1), "schedule": .string("@daily")], #"invalid_job: job "nightly": recipe must be a string, got an integer"#),
+        (["recipe": .integer(1), "schedule": .string("@daily")], #"invalid_job: job "nightly": recipe must be a string, got an integer"#),
         (["recipe": .string(""), "schedule": .string("@daily")], #"invalid_job: job "nightly": recipe must not be empty"#),
-        (["recipe": .string("r.lua"), "schedule": .list([])], #"invalid_job: job "nightly": schedule must be a string, got a list"#),
+        (["recipe": .string("r.lua"), "schedule": .array([])], #"invalid_job: job "nightly": schedule must be a string, got a list"#),
         (["recipe": .string("r.lua"), "schedule": .string("@daily"), "schedul": .string("x"), "zzz": .bool(true)],
          #"invalid_job: job "nightly": unknown field "schedul" (known: recipe, params, schedule, timezone, profile, overlap, catch_up, timeout, on_failure, allow)"#),
     ] as [([String: JobConfigValue], String)])
@@ -90,17 +90,17 @@ struct JobDefinitionTests {
 
     @Test("params: numbers and booleans become their text, as --param would give them")
     func scalarParams() throws {
-        let job = try JobDefinition(name: "n", config: with("params", .table([
-            "days": .int(30), "ratio": .number(0.5), "dry": .bool(false), "group": .string("ops"),
+        let job = try JobDefinition(name: "n", config: with("params", .object([
+            "days": .integer(30), "ratio": .number(0.5), "dry": .bool(false), "group": .string("ops"),
         ])))
         #expect(job.params == ["days": .string("30"), "ratio": .string("0.5"), "dry": .string("false"), "group": .string("ops")])
     }
 
     @Test("params: strings, numbers, booleans or lists of strings", arguments: [
         (JobConfigValue.string("x"), #"invalid_job: job "nightly": params must be a table, got a string"#),
-        (.table(["groups": .list([.string("a"), .bool(true)])]), #"invalid_job: job "nightly": params.groups[2] must be a string, got a boolean"#),
-        (.table(["nested": .table([:])]), #"invalid_job: job "nightly": params.nested must be a string, number, boolean or list of strings, got a table"#),
-        (.table(["": .string("x")]), #"invalid_job: job "nightly": params has an empty name"#),
+        (.object(["groups": .array([.string("a"), .bool(true)])]), #"invalid_job: job "nightly": params.groups[2] must be a string, got a boolean"#),
+        (.object(["nested": .object([:])]), #"invalid_job: job "nightly": params.nested must be a string, number, boolean or list of strings, got a table"#),
+        (.object(["": .string("x")]), #"invalid_job: job "nightly": params has an empty name"#),
     ])
     func params(value: JobConfigValue, message: String) {
         #expect(refusal(with("params", value)) == message)
@@ -109,25 +109,25 @@ struct JobDefinitionTests {
     @Test("overlap, catch-up, timeout, profile and on_failure", arguments: [
         ("overlap", JobConfigValue.string("parallel"), #"invalid_job: job "nightly": overlap must be "skip" or "queue", got "parallel""#),
         ("catch_up", .string("all"), #"invalid_job: job "nightly": catch_up must be "none", "latest" or { all = N }, got "all""#),
-        ("catch_up", .int(3), #"invalid_job: job "nightly": catch_up must be "none", "latest" or { all = N }, got an integer"#),
-        ("catch_up", .table(["max": .int(3)]), #"invalid_job: job "nightly": catch_up has unknown field "max" (known: all)"#),
-        ("catch_up", .table([:]), #"invalid_job: job "nightly": catch_up must be "none", "latest" or { all = N }, got a table without all"#),
-        ("catch_up", .table(["all": .string("3")]), #"invalid_job: job "nightly": catch_up.all must be an integer, got a string"#),
-        ("catch_up", .table(["all": .int(0)]), #"invalid_job: job "nightly": catch_up.all must be 1-1000, got 0"#),
-        ("catch_up", .table(["all": .int(1001)]), #"invalid_job: job "nightly": catch_up.all must be 1-1000, got 1001"#),
-        ("timeout", .int(0), #"invalid_job: job "nightly": timeout must be a positive number of seconds, got 0"#),
+        ("catch_up", .integer(3), #"invalid_job: job "nightly": catch_up must be "none", "latest" or { all = N }, got an integer"#),
+        ("catch_up", .object(["max": .integer(3)]), #"invalid_job: job "nightly": catch_up has unknown field "max" (known: all)"#),
+        ("catch_up", .object([:]), #"invalid_job: job "nightly": catch_up must be "none", "latest" or { all = N }, got a table without all"#),
+        ("catch_up", .object(["all": .string("3")]), #"invalid_job: job "nightly": catch_up.all must be an integer, got a string"#),
+        ("catch_up", .object(["all": .integer(0)]), #"invalid_job: job "nightly": catch_up.all must be 1-1000, got 0"#),
+        ("catch_up", .object(["all": .integer(1001)]), #"invalid_job: job "nightly": catch_up.all must be 1-1000, got 1001"#),
+        ("timeout", .integer(0), #"invalid_job: job "nightly": timeout must be a positive number of seconds, got 0"#),
         ("timeout", .string("10m"), #"invalid_job: job "nightly": timeout must be an integer (seconds), got a string"#),
         ("profile", .string(""), #"invalid_job: job "nightly": profile must not be empty"#),
         ("on_failure", .string("ops"), #"invalid_job: job "nightly": on_failure must be a table like { dispatch = "NAME" }, got a string"#),
-        ("on_failure", .table([:]), #"invalid_job: job "nightly": on_failure.dispatch is required"#),
-        ("on_failure", .table(["dispatch": .int(1)]), #"invalid_job: job "nightly": on_failure.dispatch must be a string, got an integer"#),
-        ("on_failure", .table(["dispatch": .string("")]), #"invalid_job: job "nightly": on_failure.dispatch must not be empty"#),
-        ("on_failure", .table(["dispatch": .string("x"), "email": .string("y")]),
+        ("on_failure", .object([:]), #"invalid_job: job "nightly": on_failure.dispatch is required"#),
+        ("on_failure", .object(["dispatch": .integer(1)]), #"invalid_job: job "nightly": on_failure.dispatch must be a string, got an integer"#),
+        ("on_failure", .object(["dispatch": .string("")]), #"invalid_job: job "nightly": on_failure.dispatch must not be empty"#),
+        ("on_failure", .object(["dispatch": .string("x"), "email": .string("y")]),
          #"invalid_job: job "nightly": on_failure has unknown field "email" (known: dispatch)"#),
         ("allow", .string("users.list"), #"invalid_job: job "nightly": allow must be a list of permission names like { "users.list" }, got a string"#),
-        ("allow", .table(["x": .string("users.list")]), #"invalid_job: job "nightly": allow must be a list of permission names like { "users.list" }, got a table"#),
-        ("allow", .list([.string("users.list"), .int(1)]), #"invalid_job: job "nightly": allow[2] must be a permission name (a string), got an integer"#),
-        ("allow", .list([.string("")]), #"invalid_job: job "nightly": allow has an empty permission"#),
+        ("allow", .object(["x": .string("users.list")]), #"invalid_job: job "nightly": allow must be a list of permission names like { "users.list" }, got a table"#),
+        ("allow", .array([.string("users.list"), .integer(1)]), #"invalid_job: job "nightly": allow[2] must be a permission name (a string), got an integer"#),
+        ("allow", .array([.string("")]), #"invalid_job: job "nightly": allow has an empty permission"#),
     ])
     func policies(key: String, value: JobConfigValue, message: String) {
         #expect(refusal(with(key, value)) == message)
@@ -135,10 +135,10 @@ struct JobDefinitionTests {
 
     @Test("allow: a list of permission names; {} allows nothing")
     func allow() throws {
-        #expect(try JobDefinition(name: "nightly", config: with("allow", .list([.string("users.list")]))).allow == ["users.list"])
-        #expect(try JobDefinition(name: "nightly", config: with("allow", .list([]))).allow == [])
-        #expect(try JobDefinition(name: "nightly", config: with("allow", .table([:]))).allow == [])
-        #expect(try JobDefinition(name: "nightly", config: with("timeout", .int(5))).allow == nil)
+        #expect(try JobDefinition(name: "nightly", config: with("allow", .array([.string("users.list")]))).allow == ["users.list"])
+        #expect(try JobDefinition(name: "nightly", config: with("allow", .array([]))).allow == [])
+        #expect(try JobDefinition(name: "nightly", config: with("allow", .object([:]))).allow == [])
+        #expect(try JobDefinition(name: "nightly", config: with("timeout", .integer(5))).allow == nil)
     }
 
     @Test("the Swift initializer checks the same bounds")

@@ -8,7 +8,7 @@ import Darwin
 
 /// What survives between runs of a user session: the rotating refresh token. The
 /// access token lives in memory only (docs/hub-api.md, "Client rules").
-public struct StoredSession: Codable, Sendable, Equatable {
+public struct StoredSession: Sendable, Equatable {
     public var refreshToken: String
     /// The account, for messages only.
     public var email: String?
@@ -68,9 +68,7 @@ public final class FileCredentialStore: CredentialStore, Sendable {
         try fileAccess.withLock { _ in
             let url = fileURL(profile: profile)
             guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            return try decoder.decode(StoredSession.self, from: data)
+            return try StoredSession(storedJSON: data, source: "of profile \(profile) (\(url.path))")
         }
     }
 
@@ -78,10 +76,7 @@ public final class FileCredentialStore: CredentialStore, Sendable {
         try fileAccess.withLock { _ in
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
-            let encoder = JSONEncoder()
-            encoder.dateEncodingStrategy = .iso8601
-            encoder.outputFormatting = [.sortedKeys]
-            let data = try encoder.encode(session)
+            let data = session.storedJSON
             let target = fileURL(profile: profile)
             let temp = directory.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString).tmp")
             try FileCredentialStore.writeDurably(data, to: temp.path)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPKit
+import JSONKit
 
 typealias Reapply = (HubResponse) throws -> HubJSON?
 
@@ -244,8 +245,8 @@ extension HubClient {
         headers.add("Accept-Language", HubClient.acceptLanguage)
         if let authorization { headers.add("Authorization", authorization) }
         var body = Data()
-        if let json = request.body {
-            body = json.encoded()
+        if let payload = request.payload {
+            body = Data(payload.bytes)
             headers.add("Content-Type", "application/json")
         }
         if let key = request.idempotencyKey { headers.add("Idempotency-Key", key) }

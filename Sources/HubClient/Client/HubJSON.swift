@@ -1,123 +1,39 @@
 import Foundation
-import JSONKit
+// The client's API speaks `JSONValue` (as `HubJSON`): whoever imports the client can use it.
+@_exported import JSONKit
 
-/// A JSON value as the Hub sends and accepts it.
+/// A JSON value as the Hub sends and accepts it: JSONKit's `JSONValue`, with the Hub's
+/// number rule applied where values enter (`parse`, and the recipe modules' conversion
+/// of a Lua body).
 ///
-/// Numbers are kept as `Double`; integral values within ±2^53 round-trip exactly and
-/// are written without a fraction. Objects encode with sorted keys, so the same value
-/// always produces the same bytes (the idempotency journal relies on that).
-public enum HubJSON: Sendable, Equatable, Hashable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([HubJSON])
-    case object([String: HubJSON])
+/// The Hub's numbers are JSON numbers (doubles): a whole number within ±9·10^15 is an
+/// `.integer` (ids, counts, versions), any other number a `.number` — so `1.0` reads
+/// as `1`, and a whole number beyond that range as the float it rounds to. The
+/// canonical bytes (`encoded()`: sorted keys, no whitespace) of the same value are
+/// always the same; the idempotency journal relies on that.
+public typealias HubJSON = JSONValue
 
-    /// The member `key` of an object, or nil for anything else.
-    public subscript(key: String) -> HubJSON? {
-        if case .object(let members) = self { return members[key] }
-        return nil
-    }
-
-    public var stringValue: String? {
-        if case .string(let s) = self { return s }
-        return nil
-    }
-
-    public var boolValue: Bool? {
-        if case .bool(let b) = self { return b }
-        return nil
-    }
-
-    public var doubleValue: Double? {
-        if case .number(let n) = self { return n }
-        return nil
-    }
-
-    /// The number as an `Int` when it is integral and in range.
-    public var intValue: Int? {
-        guard case .number(let n) = self, n.rounded() == n, abs(n) < 9.0e15 else { return nil }
-        return Int(n)
-    }
-
-    public var arrayValue: [HubJSON]? {
-        if case .array(let a) = self { return a }
-        return nil
-    }
-
-    public var objectValue: [String: HubJSON]? {
-        if case .object(let o) = self { return o }
-        return nil
-    }
-
-    public var isNull: Bool { self == .null }
-
-    /// Parses `data` as one JSON document. Throws `HubJSONSyntaxError` on malformed input.
+extension JSONValue {
+    /// Parses `data` as one JSON document with the Hub's number rule. Throws
+    /// `HubJSONSyntaxError` on malformed input.
     public static func parse(_ data: Data) throws -> HubJSON {
-        var builder = Builder()
+        var builder = HubJSONBuilder()
         return try JSONReader.parse(data, maxDepth: maxDepth, into: &builder)
     }
 
-    /// The canonical encoding: sorted keys, no escaped slashes, no whitespace, integral
-    /// numbers without a fraction (non-finite numbers become null).
-    public func encoded() -> Data {
-        var out = [UInt8]()
-        out.reserveCapacity(512)
-        Self.write(self, into: &out)
-        return Data(out)
-    }
+    /// The canonical encoding (`canonicalBytes`).
+    public func encoded() -> Data { Data(canonicalBytes) }
 
     /// The canonical encoding as a string.
-    public var jsonText: String { String(decoding: encoded(), as: UTF8.self) }
-}
+    public var jsonText: String { String(decoding: canonicalBytes, as: UTF8.self) }
 
-extension HubJSON: Codable {
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let b = try? container.decode(Bool.self) {
-            self = .bool(b)
-        } else if let n = try? container.decode(Double.self) {
-            self = .number(n)
-        } else if let s = try? container.decode(String.self) {
-            self = .string(s)
-        } else if let a = try? container.decode([HubJSON].self) {
-            self = .array(a)
-        } else {
-            self = .object(try container.decode([String: HubJSON].self))
-        }
+    /// A Hub number: a whole `d` within ±9·10^15 is an `.integer`, anything else a `.number`.
+    public static func hubNumber(_ d: Double) -> HubJSON {
+        d.rounded() == d && abs(d) < 9.0e15 ? .integer(Int64(d)) : .number(d)
     }
 
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .bool(let b): try container.encode(b)
-        case .number(let n):
-            if n.rounded() == n, abs(n) < 9.0e15 {
-                try container.encode(Int64(n))
-            } else {
-                try container.encode(n)
-            }
-        case .string(let s): try container.encode(s)
-        case .array(let a): try container.encode(a)
-        case .object(let o): try container.encode(o)
-        }
+    /// A Hub number: `i` itself within ±9·10^15, beyond it the float it rounds to.
+    public static func hubNumber(_ i: Int64) -> HubJSON {
+        abs(Double(i)) < 9.0e15 ? .integer(i) : .number(Double(i))
     }
-}
-
-extension HubJSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
-{
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(integerLiteral value: Int) { self = .number(Double(value)) }
-    public init(floatLiteral value: Double) { self = .number(value) }
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(arrayLiteral elements: HubJSON...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, HubJSON)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
-    }
-    public init(nilLiteral: ()) { self = .null }
 }

@@ -87,7 +87,7 @@ enum HubJSONCanonical {
                 guard reader.current == UInt8(ascii: "[") else { throw Unusual() }
                 (items, parsedItems) = try itemsOfArray(&reader)
             case "page":
-                var builder = HubJSON.Builder()
+                var builder = HubJSONBuilder()
                 page = try reader.value(into: &builder, depth: 1)
             default:
                 var validator = JSONValidator()
@@ -111,7 +111,7 @@ enum HubJSONCanonical {
                 items.append(Data(writer.out))
             } catch is Unusual {
                 reader.position = start
-                var builder = HubJSON.Builder()
+                var builder = HubJSONBuilder()
                 items.append(try reader.value(into: &builder, depth: 2).encoded())
                 parsed += 1
             }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPKit
+import JSONKit
 
 /// The HTTP methods the Hub uses.
 public enum HubMethod: String, Sendable, Equatable {
@@ -20,8 +21,14 @@ public struct HubRequest: Sendable {
     public var path: String
     /// Query parameters in order; a name may repeat.
     public var query: [(name: String, value: String)]
-    /// The JSON body, or nil for none.
-    public var body: HubJSON?
+    /// The JSON body, or nil for none. Setting it writes its canonical bytes (`payload`).
+    public var body: HubJSON? {
+        get { payload?.value }
+        set { payload = newValue.map(CanonicalJSON.init) }
+    }
+    /// The body and its canonical bytes, which are sent as they are (a write passes the
+    /// bytes its idempotency key was derived from, written once).
+    public var payload: CanonicalJSON?
     /// Sent as `Idempotency-Key`; makes a write safe to retry.
     public var idempotencyKey: String?
     /// Sent as `If-Match`; when nil on a PATCH/DELETE of a user, entitlement, role or
@@ -50,10 +57,18 @@ public struct HubRequest: Sendable {
     public init(_ method: HubMethod, _ path: String, query: [(name: String, value: String)] = [],
                 body: HubJSON? = nil, idempotencyKey: String? = nil, ifMatch: String? = nil,
                 feature: String? = nil, authenticated: Bool = true, headers: HTTPHeaders = [:]) {
+        self.init(method, path, query: query, payload: body.map(CanonicalJSON.init), idempotencyKey: idempotencyKey,
+                  ifMatch: ifMatch, feature: feature, authenticated: authenticated, headers: headers)
+    }
+
+    /// A request whose body is already written (`payload`).
+    public init(_ method: HubMethod, _ path: String, query: [(name: String, value: String)] = [],
+                payload: CanonicalJSON?, idempotencyKey: String? = nil, ifMatch: String? = nil,
+                feature: String? = nil, authenticated: Bool = true, headers: HTTPHeaders = [:]) {
         self.method = method
         self.path = path
         self.query = query
-        self.body = body
+        self.payload = payload
         self.idempotencyKey = idempotencyKey
         self.ifMatch = ifMatch
         self.feature = feature
@@ -176,18 +191,5 @@ public struct HubResponse: Sendable {
         self.body = body
         self.json = json
         self.requestID = requestID
-    }
-
-    /// Decodes the body into `T`, with snake_case keys mapped to camelCase.
-    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        do {
-            return try decoder.decode(T.self, from: body.isEmpty ? Data("null".utf8) : body)
-        } catch {
-            throw HubError(code: HubError.Code.invalidResponse,
-                           message: "The response did not decode as \(T.self): \(error)",
-                           status: status, requestID: requestID)
-        }
     }
 }

@@ -1,6 +1,7 @@
 import HubClient
 import DispatchClient
 import Foundation
+import JSONKit
 import ScriptHost
 
 /// The `dispatch` module: notifications through the Dispatch relay. Every send is a write
@@ -119,7 +120,7 @@ final class DispatchSession: @unchecked Sendable {
         let client = try connection?.client ?? defaultClient()
         let intent = WriteIntent(
             method: "POST", path: Self.journalPath(target: connection?.target),
-            body: .object(["title": .string(notification.title), "body": .string(notification.body)]), explicitKey: key,
+            body: CanonicalJSON(.object(["title": .string(notification.title), "body": .string(notification.body)])), explicitKey: key,
             summary: "notify \"\(DispatchArguments.shortened(notification.title))\"" + (connection.map { " via \($0.target)" } ?? ""),
             predicted: ["id": "planned", "accepted_devices": .integer(0), "replayed": false])
         let result = try environment.context.performWrite(intent) { key in

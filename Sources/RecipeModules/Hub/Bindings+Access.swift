@@ -38,7 +38,7 @@ extension Bindings {
                     throw call.argumentError(2, "field 'application_id' (a string) is required")
                 }
                 if fields["source"] == nil { fields["source"] = "admin_grant" }
-                return try write(call, optionsAt: 3, .post, "/users/\(segment(user))/entitlements", body: HubJSON(.object(fields)),
+                return try write(call, optionsAt: 3, .post, "/users/\(segment(user))/entitlements", body: try call.body(fields, at: 2),
                                  summary: "grant \(app) to \(user)",
                                  predicted: ["user_id": .string(user), "application_id": .string(app), "status": "active"],
                                  creates: CreatedID(prefix: "ent"))

@@ -24,7 +24,7 @@ extension Bindings {
                 guard let email = try call.field(fields, "email", at: 1, max: HubArgumentLimits.id) else {
                     throw call.argumentError(1, "field 'email' (a string) is required")
                 }
-                return try write(call, optionsAt: 2, .post, "/users", body: HubJSON(.object(fields)),
+                return try write(call, optionsAt: 2, .post, "/users", body: try call.body(fields, at: 1),
                                  summary: "create user \(email) (\(fields["status"]?.stringValue ?? "invited"))",
                                  predicted: ["email": .string(email.lowercased()),
                                              "status": .string(fields["status"]?.stringValue ?? "invited")],
@@ -76,7 +76,7 @@ extension Bindings {
                 }
                 fields["permissions"] = .array(perms.map(ScriptValue.string))
                 if fields["scope"] == nil { fields["scope"] = "platform" }
-                return try write(call, optionsAt: 2, .post, "/roles", body: HubJSON(.object(fields)), summary: "create role \(name)",
+                return try write(call, optionsAt: 2, .post, "/roles", body: try call.body(fields, at: 1), summary: "create role \(name)",
                                  predicted: ["id": .string("role_platform_" + name), "name": .string(name)])
             },
             fn("roles.update", "roles.manage", writes: true,
@@ -93,7 +93,7 @@ extension Bindings {
                 }
                 var predicted = fields
                 predicted["id"] = .string(id)
-                return try write(call, optionsAt: 3, .patch, "/roles/\(segment(id))", body: HubJSON(.object(fields)),
+                return try write(call, optionsAt: 3, .patch, "/roles/\(segment(id))", body: try call.body(fields, at: 2),
                                  summary: "update role \(id): \(fields.keys.sorted().joined(separator: ", "))",
                                  predicted: .object(predicted), stillApplies: { _ in true })
             },
@@ -118,7 +118,7 @@ extension Bindings {
                 try Self.checkKnown(call, 2, fields, allowed: Self.entitlementUpdateFields)
                 var predicted = fields
                 predicted["id"] = .string(id)
-                return try write(call, optionsAt: 3, .patch, "/entitlements/\(segment(id))", body: HubJSON(.object(fields)),
+                return try write(call, optionsAt: 3, .patch, "/entitlements/\(segment(id))", body: try call.body(fields, at: 2),
                                  summary: "update \(id): \(fields.keys.sorted().joined(separator: ", "))",
                                  predicted: .object(predicted), stillApplies: { fresh in
                                      fields["status"]?.stringValue.map { fresh["status"]?.stringValue != $0 } ?? true
@@ -135,7 +135,7 @@ extension Bindings {
                 guard let app = try call.field(fields, "application_id", at: 2, max: HubArgumentLimits.id) else {
                     throw call.argumentError(2, "field 'application_id' (a string) is required")
                 }
-                return try write(call, optionsAt: 3, .post, "/organizations/\(segment(org))/entitlements", body: HubJSON(.object(fields)),
+                return try write(call, optionsAt: 3, .post, "/organizations/\(segment(org))/entitlements", body: try call.body(fields, at: 2),
                                  summary: "grant \(app) to the members of \(org) (\(fields["member_scope"]?.stringValue ?? "all_members"))",
                                  predicted: ["organization_id": .string(org), "application_id": .string(app),
                                              "status": "active", "source": "org_seat"],

@@ -1,6 +1,7 @@
 import SystemText
 import Foundation
 import HubClient
+import JSONKit
 import ScriptHost
 import Secrets
 
@@ -52,7 +53,7 @@ extension Bindings {
                 }
                 if fields["scope"] == nil { fields["scope"] = "platform" }
                 let store = try storeOption(call, 2, ctx)
-                return try withSecretStored(ctx, call, optionsAt: 2, .post, "/api-keys", body: HubJSON(.object(fields)), store: store,
+                return try withSecretStored(ctx, call, optionsAt: 2, .post, "/api-keys", body: try call.body(fields, at: 1), store: store,
                                             summary: "create API key '\(name)' (\(mode)), secret into the vault entry \(store)",
                                             predicted: ["name": .string(name), "status": "active"], creates: CreatedID(prefix: "key"))
             },
@@ -74,7 +75,7 @@ extension Bindings {
                 try Self.checkKnown(call, 2, fields, allowed: Self.apiKeyUpdateFields)
                 var predicted = fields
                 predicted["id"] = .string(id)
-                return try write(call, optionsAt: 3, .patch, "/api-keys/\(segment(id))", body: HubJSON(.object(fields)),
+                return try write(call, optionsAt: 3, .patch, "/api-keys/\(segment(id))", body: try call.body(fields, at: 2),
                                  summary: "update API key \(id): \(fields.keys.sorted().joined(separator: ", "))",
                                  predicted: .object(predicted), stillApplies: { _ in true })
             },
@@ -138,9 +139,9 @@ extension Bindings {
         // The entry is part of the write as journalled, planned and keyed (never sent: the
         // Hub gets `body`): an apply must store where its plan said, and a replay of the
         // same key cannot be pointed at another entry.
-        var recorded = ScriptValue(body)
+        var recorded = body
         if case .object(var f) = recorded { f["secret_stored_in"] = .string(store); recorded = .object(f) }
-        let intent = WriteIntent(method: method.rawValue, path: path, body: recorded, explicitKey: try call.key(n),
+        let intent = WriteIntent(method: method.rawValue, path: path, body: CanonicalJSON(recorded), explicitKey: try call.key(n),
                                  summary: summary, predicted: planned, creates: creates)
         let client = ctx.client, secrets = ctx.secretStore
         let result = try ctx.performWrite(intent) { key in

@@ -36,7 +36,7 @@ extension Bindings {
                 guard !fields.isEmpty else { throw call.argumentError(2, "at least one field to change expected") }
                 var predicted = fields
                 predicted["id"] = .string(id)
-                return try write(call, optionsAt: 3, .patch, "/users/\(segment(id))", body: HubJSON(.object(fields)),
+                return try write(call, optionsAt: 3, .patch, "/users/\(segment(id))", body: try call.body(fields, at: 2),
                                  summary: "update \(id): \(fields.keys.sorted().joined(separator: ", "))",
                                  predicted: .object(predicted), stillApplies: { _ in true })
             },

@@ -1,5 +1,6 @@
 import Foundation
 import HubClient
+import JSONKit
 import ScriptHost
 
 /// `hub.webhooks.*` (docs/webhooks.md), gated by `webhooks.manage`.
@@ -30,7 +31,7 @@ extension Bindings {
                 guard case .array(let events)? = fields["events"], !events.isEmpty, events.allSatisfy({ $0.stringValue != nil }) else {
                     throw call.argumentError(1, "field 'events' (a list of event types, or {\"*\"}) is required")
                 }
-                return try withholdingSecret(ctx, call, optionsAt: 2, .post, "/webhooks", body: HubJSON(.object(fields)),
+                return try withholdingSecret(ctx, call, optionsAt: 2, .post, "/webhooks", body: try call.body(fields, at: 1),
                                              summary: "create webhook to \(url)",
                                              predicted: ["url": .string(url), "status": "healthy"], creates: CreatedID(prefix: "whk"))
             },
@@ -41,7 +42,7 @@ extension Bindings {
                 guard !fields.isEmpty else { throw call.argumentError(2, "at least one field to change expected") }
                 var predicted = fields
                 predicted["id"] = .string(id)
-                return try write(call, optionsAt: 3, .patch, "/webhooks/\(segment(id))", body: HubJSON(.object(fields)),
+                return try write(call, optionsAt: 3, .patch, "/webhooks/\(segment(id))", body: try call.body(fields, at: 2),
                                  summary: "update webhook \(id): \(fields.keys.sorted().joined(separator: ", "))",
                                  predicted: .object(predicted), stillApplies: { _ in true })
             },
@@ -79,12 +80,13 @@ extension Bindings {
     private func withholdingSecret(_ ctx: HubCall, _ call: BindingCall, optionsAt n: Int, _ method: HubMethod, _ path: String,
                                    body: HubJSON, summary: String, predicted: ScriptValue,
                                    creates: CreatedID? = nil) throws -> ScriptValue {
-        let intent = WriteIntent(method: method.rawValue, path: path, body: ScriptValue(body), explicitKey: try call.key(n),
+        let payload = CanonicalJSON(body)
+        let intent = WriteIntent(method: method.rawValue, path: path, body: payload, explicitKey: try call.key(n),
                                  summary: summary, predicted: predicted, creates: creates)
         let client = ctx.client, feature = ctx.feature
         let result = try ctx.performWrite(intent) { key in
             do {
-                let response = try client.send(HubRequest(method, path, body: body, idempotencyKey: key, feature: feature))
+                let response = try client.send(HubRequest(method, path, payload: payload, idempotencyKey: key, feature: feature))
                 return Self.withoutSecret(ScriptValue(response.json))
             } catch let error as HubError where RejectedWrite.isDefinite(error) {
                 throw RejectedWrite(error: error)

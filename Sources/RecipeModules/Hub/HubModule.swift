@@ -122,7 +122,7 @@ package struct Bindings {
                 }
                 _ = try call.field(fields, "user_id", at: 2, max: HubArgumentLimits.id)
                 return try write(call, optionsAt: 3, .post, "/applications/\(segment(app))/notifications",
-                                 body: HubJSON(.object(fields)), summary: "notify \(fields["user_id"]!.stringValue!) via \(app)",
+                                 body: try call.body(fields, at: 2), summary: "notify \(fields["user_id"]!.stringValue!) via \(app)",
                                  predicted: [:], creates: CreatedID(prefix: "ntf"))
             },
         ]

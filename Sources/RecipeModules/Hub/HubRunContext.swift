@@ -1,5 +1,6 @@
 import Foundation
 import HubClient
+import JSONKit
 import ScriptHost
 import Secrets
 
@@ -210,9 +211,11 @@ public final class HubRunContext: @unchecked Sendable {
     // MARK: Writes
 
     /// Sends `write` through the coordinator; a 204 answer becomes `true`. `feature`: as
-    /// for `get`.
+    /// for `get`. The body's canonical bytes are written once: its key is derived from
+    /// them and they are sent.
     func perform(_ write: HubWrite, feature: String?) throws -> ScriptValue {
-        let intent = WriteIntent(method: write.method.rawValue, path: write.path, body: write.body.map(ScriptValue.init),
+        let payload = write.body.map(CanonicalJSON.init)
+        let intent = WriteIntent(method: write.method.rawValue, path: write.path, body: payload,
                                  explicitKey: write.explicitKey, summary: write.summary, predicted: write.predicted,
                                  creates: write.creates)
         let client = self.client
@@ -221,11 +224,12 @@ public final class HubRunContext: @unchecked Sendable {
                 let response: HubResponse
                 if write.method == .patch {
                     let body = write.body ?? [:]
-                    response = try client.send(HubRequest(.patch, write.path, body: body, idempotencyKey: key, feature: feature)) { fresh in
+                    response = try client.send(HubRequest(.patch, write.path, payload: payload ?? CanonicalJSON(body),
+                                                          idempotencyKey: key, feature: feature)) { fresh in
                         write.stillApplies?(fresh.json) == true ? body : nil
                     }
                 } else {
-                    response = try client.send(HubRequest(write.method, write.path, body: write.body, idempotencyKey: key,
+                    response = try client.send(HubRequest(write.method, write.path, payload: payload, idempotencyKey: key,
                                                           feature: feature))
                 }
                 return response.json == .null ? .bool(true) : ScriptValue(response.json)

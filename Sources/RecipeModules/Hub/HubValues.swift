@@ -1,22 +1,7 @@
 import Foundation
 import HubClient
+import JSONKit
 import ScriptHost
-
-extension ScriptValue {
-    /// A Hub JSON value as Lua sees it: integral numbers become integers (ids, counts,
-    /// versions), other numbers floats, null becomes `json.null`.
-    public init(_ json: HubJSON) {
-        switch json {
-        case .null: self = .null
-        case .bool(let b): self = .bool(b)
-        case .number(let d):
-            if d.rounded() == d, abs(d) < 9.0e15 { self = .integer(Int64(d)) } else { self = .number(d) }
-        case .string(let s): self = .string(s)
-        case .array(let items): self = .array(items.map(ScriptValue.init))
-        case .object(let fields): self = .object(fields.mapValues(ScriptValue.init))
-        }
-    }
-}
 
 extension HubError: ScriptStructuredErrorConvertible {
     /// The table a recipe's `pcall` receives: `code`, `message`, `status`,
@@ -32,18 +17,42 @@ extension HubError: ScriptStructuredErrorConvertible {
 }
 
 extension HubJSON {
-    /// The JSON form of a script value: integers and floats become numbers, `nil` and
-    /// `json.null` become null. Non-UTF-8 strings and functions become null (callers
-    /// validate values before they reach the wire).
-    public init(_ value: ScriptValue) {
+    /// A write's body from the recipe's table, converted once, with the Hub's number
+    /// rule (`HubJSON.hubNumber`): a float with no fraction is sent as an integer, an
+    /// integer beyond ±9·10^15 as the float it rounds to. `nil`, `json.null`, strings
+    /// that are not UTF-8 and functions become null.
+    /// - Throws: `JSONCodec.Error` for NaN or an infinity, or nesting deeper than
+    ///   `JSONCodec.maxDepth`.
+    init(hubBody value: ScriptValue) throws {
+        self = try Self.hubBody(value, depth: 0)
+    }
+
+    private static func hubBody(_ value: ScriptValue, depth: Int) throws -> HubJSON {
+        guard depth < JSONCodec.maxDepth else {
+            throw JSONCodec.Error("cannot encode: nesting deeper than \(JSONCodec.maxDepth) levels (a cycle?)")
+        }
         switch value {
-        case .nilValue, .null, .bytes, .function, .handle: self = .null
-        case .bool(let b): self = .bool(b)
-        case .integer(let i): self = .number(Double(i))
-        case .number(let d): self = .number(d)
-        case .string(let s): self = .string(s)
-        case .array(let items): self = .array(items.map(HubJSON.init))
-        case .object(let fields): self = .object(fields.mapValues(HubJSON.init))
+        case .nilValue, .null, .bytes, .function, .handle: return .null
+        case .bool(let b): return .bool(b)
+        case .integer(let i): return .hubNumber(i)
+        case .number(let d):
+            guard d.isFinite else { throw JSONCodec.Error("cannot encode \(d) (JSON has no NaN or infinity)") }
+            return .hubNumber(d)
+        case .string(let s): return .string(s)
+        case .array(let items): return .array(try items.map { try hubBody($0, depth: depth + 1) })
+        case .object(let fields): return .object(try fields.mapValues { try hubBody($0, depth: depth + 1) })
+        }
+    }
+}
+
+extension BindingCall {
+    /// The body of a write from the fields of argument `n` (see `HubJSON(hubBody:)`).
+    /// - Throws: `ScriptStructuredError` `invalid_body` naming the argument and what
+    ///   JSON cannot hold; nothing was derived, journalled or sent.
+    func body(_ fields: [String: ScriptValue], at n: Int) throws -> HubJSON {
+        do { return try HubJSON(hubBody: .object(fields)) } catch let error as JSONCodec.Error {
+            throw ScriptStructuredError(code: "invalid_body", message:
+                "cannot send argument #\(n) of \(functionName) as a body: \(error)")
         }
     }
 }

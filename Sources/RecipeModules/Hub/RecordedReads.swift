@@ -203,7 +203,7 @@ public enum RecordedAnswer: Equatable {
             return #"{"body":"# + json.jsonText + "}"
         case .error(let e):
             var fields: [String: HubJSON] = ["code": .string(e.code), "message": .string(e.message), "hint": .string(e.hint)]
-            if let status = e.status { fields["status"] = .number(Double(status)) }
+            if let status = e.status { fields["status"] = .integer(Int64(status)) }
             if let details = e.details { fields["details"] = details }
             if let id = e.requestID { fields["request_id"] = .string(id) }
             return #"{"error":"# + HubJSON.object(fields).jsonText + "}"

@@ -1,5 +1,6 @@
 import SystemText
 import Foundation
+import JSONKit
 import ScriptHost
 import RunJournal
 
@@ -38,8 +39,9 @@ public enum StatePlugin {
                 let key = try checkedKey(call)
                 let value = try call.value(2)
                 if value.isNil { throw call.argumentError(2, "a value is required (use json.null to store null)") }
-                let json: String
-                do { json = try JSONCodec.encode(value) } catch { throw call.argumentError(2, "\(error)") }
+                let jsonValue: JSONValue
+                do { jsonValue = try JSONValue(value) } catch { throw call.argumentError(2, "\(error)") }
+                let json = String(decoding: jsonValue.canonicalBytes, as: UTF8.self)
                 guard json.utf8.count <= maxValueBytes else {
                     throw call.argumentError(2, "the value is \(json.utf8.count) bytes as JSON, over the \(maxValueBytes >> 10) KiB limit")
                 }
@@ -47,7 +49,8 @@ public enum StatePlugin {
                 if let secret = context.writes.masking.processWide.firstSecret(in: value) {
                     throw ScriptLimitError(secretRefusal(key: key, secret: secret))
                 }
-                let intent = WriteIntent(method: "PUT", path: "/state/\(percentEncoded(key))", body: .object(["value": value]),
+                let intent = WriteIntent(method: "PUT", path: "/state/\(percentEncoded(key))",
+                                         body: CanonicalJSON(.object(["value": jsonValue])),
                                          summary: "state \(key) = \(ShownText.cut(json, max: 80))",
                                          predicted: .bool(true))
                 _ = try context.performWrite(intent) { _ in

@@ -13,14 +13,14 @@ extension Plan {
         var bindings = PlanBindings()
         var plannedCounts: [String: Int] = [:], sentCounts: [String: Int] = [:]
         for w in writes {
-            let plannedCanonical = (try? WriteBody.canonical(w.body)) ?? ""
+            let plannedCanonical = WriteBody.canonical(w.body)
             let plannedIdentity = [w.method, w.path, plannedCanonical].joined(separator: "\u{0}")
             let plannedOccurrence = plannedCounts[plannedIdentity, default: 0]
             plannedCounts[plannedIdentity] = plannedOccurrence + 1
             let derived = w.key == IdempotencyKey.derive(runID: runID, method: w.method, path: w.path,
                                                          canonicalBody: plannedCanonical, occurrence: plannedOccurrence)
             let path = bindings.substitute(w.path)
-            let canonical = (try? WriteBody.canonical(w.body.map { bindings.substitute($0) })) ?? ""
+            let canonical = WriteBody.canonical(w.body.map { bindings.substitute($0) })
             let identity = [w.method, path, canonical].joined(separator: "\u{0}")
             let occurrence = sentCounts[identity, default: 0]
             sentCounts[identity] = occurrence + 1

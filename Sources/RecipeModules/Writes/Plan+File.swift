@@ -1,3 +1,4 @@
+import JSONKit
 import Foundation
 import ScriptHost
 import SystemText
@@ -25,7 +26,7 @@ extension Plan {
         let writeValues: [ScriptValue] = writes.map { w in
             var fields: [String: ScriptValue] = [
                 "seq": .integer(Int64(w.sequence)), "key": .string(w.key), "method": .string(w.method),
-                "path": .string(w.path), "body": w.body ?? .null, "summary": .string(w.summary),
+                "path": .string(w.path), "body": w.body.map(ScriptValue.init) ?? .null, "summary": .string(w.summary),
                 "predicted": w.predicted]
             if let c = w.creates { fields["creates"] = ["placeholder": .string(c.placeholder), "field": .string(c.field)] }
             return .object(fields)
@@ -135,13 +136,13 @@ private struct PlanDecoder {
             guard (1...64).contains(field.utf8.count) else { throw Missing(field: "\(where_).creates.field") }
             creates = PlannedCreation(placeholder: placeholder, field: field)
         }
-        do {
-            return try PlannedWrite(sequence: try int(w["seq"], "\(where_).seq"), key: try string(w["key"], "\(where_).key"),
-                                    method: try string(w["method"], "\(where_).method"),
-                                    path: try string(w["path"], "\(where_).path"), body: w["body"],
-                                    summary: try string(w["summary"], "\(where_).summary"), predicted: predicted,
-                                    creates: creates)
-        } catch is JSONCodec.Error { throw Missing(field: "\(where_).body") }
+        let body: JSONValue?
+        do { body = try WriteBody.normalized(w["body"]).map { try JSONValue($0) } } catch { throw Missing(field: "\(where_).body") }
+        return PlannedWrite(sequence: try int(w["seq"], "\(where_).seq"), key: try string(w["key"], "\(where_).key"),
+                            method: try string(w["method"], "\(where_).method"),
+                            path: try string(w["path"], "\(where_).path"), body: body,
+                            summary: try string(w["summary"], "\(where_).summary"), predicted: predicted,
+                            creates: creates)
     }
 
     private func string(_ v: ScriptValue, _ field: String) throws -> String {

@@ -1,3 +1,4 @@
+import JSONKit
 import ScriptHost
 
 /// A write that creates something whose id the Hub chooses (a user, an entitlement, an
@@ -139,11 +140,25 @@ public struct PlanBindings: Sendable, Equatable {
         }
     }
 
+    /// `value` with `substitute` applied to every string in it (object keys too).
+    public func substitute(_ value: JSONValue) -> JSONValue {
+        guard !ids.isEmpty else { return value }
+        switch value {
+        case .string(let s): return .string(substitute(s))
+        case .array(let items): return .array(items.map { substitute($0) })
+        case .object(let fields):
+            var out: [String: JSONValue] = [:]
+            for (k, v) in fields { out[substitute(k)] = substitute(v) }
+            return .object(out)
+        default: return value
+        }
+    }
+
     /// The placeholders the write mentions (path, body, key), each with its real id or
     /// nil when this apply has not created it: `usr_planned_1 = usr_8f2k`.
     func describe(_ write: PlannedWrite) -> [String] {
         var text = [write.path, write.key]
-        if let body = write.body, let json = try? JSONCodec.encode(body) { text.append(json) }
+        if let body = write.body { text.append(String(decoding: body.canonicalBytes, as: UTF8.self)) }
         var seen: Set<String> = []
         var out: [String] = []
         for t in text.flatMap(PlanPlaceholder.tokens(in:)) where seen.insert(t.token).inserted {

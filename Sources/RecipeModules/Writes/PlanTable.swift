@@ -1,3 +1,4 @@
+import JSONKit
 import Foundation
 import ScriptHost
 
@@ -28,7 +29,7 @@ public enum PlanTable {
         let rows = [["#", "METHOD", "TARGET", "CHANGE"]] + plan.writes.map { w in
             let summary = f(w.summary) + (w.creates.map { " as \(f($0.placeholder))" } ?? "")
             return [String(w.sequence), f(w.method), f(w.path),
-                    w.body.map { "\(summary) \(CompactJSON.text($0, max: bodyWidth))" } ?? summary]
+                    w.body.map { "\(summary) \(CompactJSON.text(ScriptValue($0), max: bodyWidth))" } ?? summary]
         }
         let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {

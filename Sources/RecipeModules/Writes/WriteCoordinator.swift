@@ -1,4 +1,5 @@
 import SystemText
+import JSONKit
 import ScriptHost
 import RunJournal
 
@@ -100,20 +101,15 @@ public final class WriteCoordinator {
     public func perform(_ intent: WriteIntent, send: (String) throws -> ScriptValue) throws -> WriteResult {
         try WriteIntentLimits.check(intent)
         let number = performed + 1
-        let body = WriteBody.normalized(intent.body)
-        let canonical: String
-        do { canonical = try WriteBody.canonical(body) } catch {
-            throw ScriptStructuredError(code: "invalid_body", message:
-                "cannot send the body of \(intent.method) \(intent.path): \(error)")
-        }
+        let canonical = intent.body?.text ?? ""
         try WriteIntentLimits.checkBody(canonical, of: intent)
-        let digest = body == nil ? nil : Digest.sha256Hex(canonical)
+        let digest = intent.body == nil ? nil : Digest.sha256Hex(canonical)
         let identity = [intent.method, intent.path, canonical].joined(separator: "\u{0}")
         let occurrence = occurrences[identity, default: 0]
         let key = try intent.explicitKey.map(Self.checkedExplicitKey) ?? IdempotencyKey.derive(
             runID: runID, method: intent.method, path: intent.path, canonicalBody: canonical, occurrence: occurrence)
         try checkLimit(key: key, intent: intent)
-        let request = Request(number: number, key: key, intent: intent, body: body, bodySHA256: digest)
+        let request = Request(number: number, key: key, intent: intent, bodySHA256: digest)
         var matched: (write: PlannedWrite, identity: String)?
         if case .apply(let plan) = mode { matched = try check(request, against: plan) }
         occurrences[identity] = occurrence + 1
@@ -155,8 +151,9 @@ public final class WriteCoordinator {
         let number: Int
         let key: String
         let intent: WriteIntent
-        let body: ScriptValue?
         let bodySHA256: String?
+
+        var body: JSONValue? { intent.body?.value }
     }
 
     private static func checkedExplicitKey(_ key: String) throws -> String {
@@ -180,8 +177,8 @@ public final class WriteCoordinator {
         expected.path = bindings.substitute(planned.path)
         expected.key = bindings.substitute(planned.key)
         expected.body = planned.body.map { bindings.substitute($0) }
-        expected.bodySHA256 = try? WriteBody.digest(expected.body)
-        let plannedCanonical = (try? WriteBody.canonical(planned.body)) ?? ""
+        expected.bodySHA256 = WriteBody.digest(expected.body)
+        let plannedCanonical = WriteBody.canonical(planned.body)
         let identity = [planned.method, planned.path, plannedCanonical].joined(separator: "\u{0}")
         // The key the request has in the plan's (placeholder) form: a derived key counts
         // the identical planned writes before it, as plan mode did.
@@ -202,7 +199,7 @@ public final class WriteCoordinator {
         // A plan file keeps bodies masked: a body holding a loaded secret's text could
         // never be applied (apply compares the body it sends with the plan's), and
         // whether it diverged would tell the recipe that its text was the secret.
-        if let body = r.body, let secret = masking.firstSecret(in: body) {
+        if let body = r.body, let secret = masking.firstSecret(in: ScriptValue(body)) {
             throw ScriptLimitError(WriteMessages.plannedBodyHoldsSecret(r, secret: secret))
         }
         var predicted = r.intent.predicted
@@ -217,7 +214,7 @@ public final class WriteCoordinator {
             fields[creates.field] = .string(placeholder)
             predicted = .object(fields)
         }
-        planned.append(try PlannedWrite(sequence: r.number, key: r.key, method: r.intent.method, path: r.intent.path,
+        planned.append(PlannedWrite(sequence: r.number, key: r.key, method: r.intent.method, path: r.intent.path,
                                         body: r.body, summary: r.intent.summary, predicted: predicted, creates: creation))
         counts.planned += 1
         var value = predicted

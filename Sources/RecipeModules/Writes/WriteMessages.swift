@@ -1,3 +1,4 @@
+import JSONKit
 import ScriptHost
 import RunJournal
 
@@ -46,7 +47,7 @@ enum WriteMessages {
         var changes: [String] = []
         if expected.method != r.intent.method { changes.append("method \(f(expected.method)) → \(f(r.intent.method))") }
         if expected.path != r.intent.path { changes.append("path \(f(expected.path)) → \(f(r.intent.path))") }
-        if expected.bodySHA256 != r.bodySHA256 { changes.append("body " + BodyDiff.summary(expected.body, r.body)) }
+        if expected.bodySHA256 != r.bodySHA256 { changes.append("body " + BodyDiff.summary(expected.body.map(ScriptValue.init), r.body.map(ScriptValue.init))) }
         if changes.isEmpty {
             changes.append("key \(f(expected.key)) → \(f(key)) (an explicit key changed, or an identical write was added or removed before it)")
         }
@@ -74,9 +75,9 @@ enum WriteMessages {
     }
 
     /// `POST /users/usr_ada/suspend {"reason":"x"}`; the body compact and cut short.
-    static func line(_ method: String, _ path: String, _ body: ScriptValue?) -> String {
+    static func line(_ method: String, _ path: String, _ body: JSONValue?) -> String {
         guard let body else { return "\(f(method)) \(f(path))" }
-        return "\(f(method)) \(f(path)) \(CompactJSON.text(body, max: 80))"
+        return "\(f(method)) \(f(path)) \(CompactJSON.text(ScriptValue(body), max: 80))"
     }
 
     /// A recipe-controlled field, safe to show (`TerminalText.field`).

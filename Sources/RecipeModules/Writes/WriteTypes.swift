@@ -1,3 +1,4 @@
+import JSONKit
 import ScriptHost
 import RunJournal
 
@@ -7,8 +8,10 @@ public struct WriteIntent: Sendable {
     public var method: String
     /// The request path with its query, as sent (`/users/usr_ada/suspend`).
     public var path: String
-    /// The JSON body; nil (or `.nilValue`/`.null`) for a write without a body.
-    public var body: ScriptValue?
+    /// The JSON body and its canonical bytes, converted from the recipe's value once:
+    /// the key, the digest, the size check and the request all use these bytes. nil for
+    /// a write without a body.
+    public var body: CanonicalJSON?
     /// A key the recipe chose (`key = evt.id`), used as is instead of a derived one.
     public var explicitKey: String?
     /// What the write does, for people: `suspend usr_ada`.
@@ -20,15 +23,32 @@ public struct WriteIntent: Sendable {
     /// to the real id (see `PlanBindings`).
     public var creates: CreatedID?
 
-    public init(method: String, path: String, body: ScriptValue? = nil, explicitKey: String? = nil,
+    /// - Parameter body: the body; nil or a JSON null for a write without one.
+    public init(method: String, path: String, body: CanonicalJSON? = nil, explicitKey: String? = nil,
                 summary: String, predicted: ScriptValue = .object([:]), creates: CreatedID? = nil) {
         self.method = method
         self.path = path
-        self.body = body
+        self.body = body?.value.isNull == true ? nil : body
         self.explicitKey = explicitKey
         self.summary = summary
         self.predicted = predicted
         self.creates = creates
+    }
+
+    /// A write whose body is a recipe's value, converted here (`JSONValue(_:)`, which
+    /// keeps integers and floats apart); nil, `.nilValue` and `.null` mean no body.
+    /// - Throws: `ScriptStructuredError` `invalid_body` for a value JSON cannot hold (a
+    ///   string that is not UTF-8, NaN, a function, …); nothing was derived or journalled.
+    public init(method: String, path: String, body: ScriptValue?, explicitKey: String? = nil,
+                summary: String, predicted: ScriptValue = .object([:]), creates: CreatedID? = nil) throws {
+        var json: CanonicalJSON?
+        if let value = WriteBody.normalized(body) {
+            do { json = CanonicalJSON(try JSONValue(value)) } catch {
+                throw ScriptStructuredError(code: "invalid_body", message: "cannot send the body of \(method) \(path): \(error)")
+            }
+        }
+        self.init(method: method, path: path, body: json, explicitKey: explicitKey, summary: summary,
+                  predicted: predicted, creates: creates)
     }
 }
 
@@ -75,7 +95,7 @@ public struct PlannedWrite: Sendable, Equatable {
     public var method: String
     public var path: String
     /// nil: no body.
-    public var body: ScriptValue?
+    public var body: JSONValue?
     /// SHA-256 of the canonical JSON body; nil without a body.
     public var bodySHA256: String?
     public var summary: String
@@ -83,14 +103,15 @@ public struct PlannedWrite: Sendable, Equatable {
     /// What the write creates: the placeholder later writes of the plan use for its id.
     public var creates: PlannedCreation?
 
-    public init(sequence: Int, key: String, method: String, path: String, body: ScriptValue?,
-                summary: String, predicted: ScriptValue, creates: PlannedCreation? = nil) throws {
+    /// - Parameter body: the body; nil or a JSON null for none.
+    public init(sequence: Int, key: String, method: String, path: String, body: JSONValue?,
+                summary: String, predicted: ScriptValue, creates: PlannedCreation? = nil) {
         self.sequence = sequence
         self.key = key
         self.method = method
         self.path = path
         self.body = WriteBody.normalized(body)
-        self.bodySHA256 = try WriteBody.digest(self.body)
+        self.bodySHA256 = WriteBody.digest(self.body)
         self.summary = summary
         self.predicted = predicted
         self.creates = creates
@@ -107,14 +128,19 @@ enum WriteBody {
         }
     }
 
-    /// Canonical JSON text; "" without a body.
-    static func canonical(_ body: ScriptValue?) throws -> String {
-        guard let b = normalized(body) else { return "" }
-        return try JSONCodec.encode(b)
+    /// A JSON null means "no body".
+    static func normalized(_ body: JSONValue?) -> JSONValue? {
+        body?.isNull == true ? nil : body
     }
 
-    static func digest(_ body: ScriptValue?) throws -> String? {
+    /// Canonical JSON text; "" without a body.
+    static func canonical(_ body: JSONValue?) -> String {
+        guard let b = normalized(body) else { return "" }
+        return String(decoding: b.canonicalBytes, as: UTF8.self)
+    }
+
+    static func digest(_ body: JSONValue?) -> String? {
         guard normalized(body) != nil else { return nil }
-        return Digest.sha256Hex(try canonical(body))
+        return Digest.sha256Hex(canonical(body))
     }
 }

@@ -1,25 +1,23 @@
-/// A value from the config file, as the (Lua) config loader hands it to
-/// `JobDefinition(name:config:)`: the few shapes a data-only config can hold.
-public enum JobConfigValue: Hashable, Sendable {
-    case string(String)
-    case int(Int)
-    /// A number with a fraction (a Lua float that is not a whole number).
-    case number(Double)
-    case bool(Bool)
-    /// A sequence (a Lua table with keys 1…n).
-    case list([JobConfigValue])
-    /// A table with string keys.
-    case table([String: JobConfigValue])
+import JSONKit
 
-    /// What the value is, for errors ("got an integer").
-    var kind: String {
+/// A value from the config file, as the (Lua) config loader hands it to
+/// `JobDefinition(name:config:)`: JSONKit's one value. A data-only config holds
+/// strings, integers (a whole float such as `600.0` arrives as one), other numbers,
+/// booleans, lists (`.array`) and tables (`.object`); the loader refuses anything else,
+/// `json.null` included.
+public typealias JobConfigValue = JSONValue
+
+extension JSONValue {
+    /// What the value is, in the config file's (Lua's) words, for errors ("got an integer").
+    var configKind: String {
         switch self {
         case .string: "a string"
-        case .int: "an integer"
+        case .integer: "an integer"
         case .number: "a number"
         case .bool: "a boolean"
-        case .list: "a list"
-        case .table: "a table"
+        case .array: "a list"
+        case .object: "a table"
+        case .null: "null"
         }
     }
 }

@@ -66,37 +66,37 @@ private struct JobConfigReader {
             if text.isEmpty { throw fail("\(key) must not be empty") }
             return text
         case let other?:
-            throw fail("\(key) must be a string, got \(other.kind)")
+            throw fail("\(key) must be a string, got \(other.configKind)")
         }
     }
 
     func params() throws -> [String: JobParam] {
         let table: [String: JobConfigValue]
         switch config["params"] {
-        case nil, .list([])?: return [:]   // a Lua `{}` may arrive as an empty list
-        case .table(let t)?: table = t
-        case let other?: throw fail("params must be a table, got \(other.kind)")
+        case nil, .array([])?: return [:]   // a Lua `{}` may arrive as an empty list
+        case .object(let t)?: table = t
+        case let other?: throw fail("params must be a table, got \(other.configKind)")
         }
         var params: [String: JobParam] = [:]
         for (key, value) in table.sorted(by: { $0.key < $1.key }) {
             switch value {
             case .string(let text):
                 params[key] = .string(text)
-            case .int(let number):
+            case .integer(let number):
                 params[key] = .string(String(number))
             case .number(let number):
                 params[key] = .string(String(number))
             case .bool(let flag):
                 params[key] = .string(flag ? "true" : "false")
-            case .list(let items):
+            case .array(let items):
                 params[key] = .list(try items.enumerated().map { index, item in
                     guard case .string(let text) = item else {
-                        throw fail("params.\(key)[\(index + 1)] must be a string, got \(item.kind)")
+                        throw fail("params.\(key)[\(index + 1)] must be a string, got \(item.configKind)")
                     }
                     return text
                 })
             default:
-                throw fail("params.\(key) must be a string, number, boolean or list of strings, got \(value.kind)")
+                throw fail("params.\(key) must be a string, number, boolean or list of strings, got \(value.configKind)")
             }
         }
         return params
@@ -116,22 +116,22 @@ private struct JobConfigReader {
         case nil, .string("none")?: return .none
         case .string("latest")?: return .latest
         case .string(let text)?: throw fail("\(expected), got \"\(text)\"")
-        case .table(let table)?:
+        case .object(let table)?:
             try rejectUnknown(table.keys, known: ["all"], in: "catch_up")
             switch table["all"] {
-            case .int(let max)?: return .all(max: max)
+            case .integer(let max)?: return .all(max: Int(max))
             case nil: throw fail("\(expected), got a table without all")
-            case let other?: throw fail("catch_up.all must be an integer, got \(other.kind)")
+            case let other?: throw fail("catch_up.all must be an integer, got \(other.configKind)")
             }
-        case let other?: throw fail("\(expected), got \(other.kind)")
+        case let other?: throw fail("\(expected), got \(other.configKind)")
         }
     }
 
     func timeout() throws -> Int? {
         switch config["timeout"] {
         case nil: return nil
-        case .int(let seconds)?: return seconds
-        case let other?: throw fail("timeout must be an integer (seconds), got \(other.kind)")
+        case .integer(let seconds)?: return Int(seconds)
+        case let other?: throw fail("timeout must be an integer (seconds), got \(other.configKind)")
         }
     }
 
@@ -139,27 +139,27 @@ private struct JobConfigReader {
     func allow() throws -> [String]? {
         switch config["allow"] {
         case nil: return nil
-        case .list(let items)?:
+        case .array(let items)?:
             return try items.enumerated().map { index, item in
-                guard case .string(let text) = item else { throw fail("allow[\(index + 1)] must be a permission name (a string), got \(item.kind)") }
+                guard case .string(let text) = item else { throw fail("allow[\(index + 1)] must be a permission name (a string), got \(item.configKind)") }
                 return text
             }
-        case .table(let t)? where t.isEmpty: return []
-        case let other?: throw fail("allow must be a list of permission names like { \"users.list\" }, got \(other.kind)")
+        case .object(let t)? where t.isEmpty: return []
+        case let other?: throw fail("allow must be a list of permission names like { \"users.list\" }, got \(other.configKind)")
         }
     }
 
     func onFailure() throws -> String? {
         switch config["on_failure"] {
         case nil: return nil
-        case .table(let table)?:
+        case .object(let table)?:
             try rejectUnknown(table.keys, known: ["dispatch"], in: "on_failure")
             switch table["dispatch"] {
             case .string(let target)?: return target
             case nil: throw fail("on_failure.dispatch is required")
-            case let other?: throw fail("on_failure.dispatch must be a string, got \(other.kind)")
+            case let other?: throw fail("on_failure.dispatch must be a string, got \(other.configKind)")
             }
-        case let other?: throw fail("on_failure must be a table like { dispatch = \"NAME\" }, got \(other.kind)")
+        case let other?: throw fail("on_failure must be a table like { dispatch = \"NAME\" }, got \(other.configKind)")
         }
     }
 }

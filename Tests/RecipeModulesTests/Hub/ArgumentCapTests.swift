@@ -4,6 +4,7 @@ import HubSandbox
 import ScriptHost
 import SystemText
 import XCTest
+import JSONKit
 @testable import HubClient
 @testable import RunJournal
 @testable import RecipeModules
@@ -212,7 +213,7 @@ final class WriteBackstopTests: XCTestCase {
              "invalid_path: cannot send DELETE /users/%2E%2e/sessions/ses_1: a path is '/' and segments that are not empty, '.' or '..'. Nothing was sent or journalled."),
             (WriteIntent(method: "POST", path: "/users//suspend", summary: "suspend"),
              "invalid_path: cannot send POST /users//suspend: a path is '/' and segments that are not empty, '.' or '..'. Nothing was sent or journalled."),
-            (WriteIntent(method: "PATCH", path: "/users/usr_ada", body: ["notes": .array(Array(repeating: .string(String(repeating: "n", count: 16 << 10)), count: 70))], summary: "update"),
+            (WriteIntent(method: "PATCH", path: "/users/usr_ada", body: CanonicalJSON(["notes": .array(Array(repeating: .string(String(repeating: "n", count: 16 << 10)), count: 70))]), summary: "update"),
              "request_too_large: cannot send PATCH /users/usr_ada: the body is 1147101 bytes of JSON; the most is 1048576. Nothing was sent or journalled."),
         ]
         for (intent, message) in cases {

@@ -1,6 +1,7 @@
 import Foundation
 import SystemText
 import XCTest
+import JSONKit
 import JournalTestSupport
 import ScriptHost
 @testable import RunJournal
@@ -42,23 +43,23 @@ final class PlanPlaceholderTests: XCTestCase {
     }
 
     static func createUser(_ email: String) -> WriteIntent {
-        WriteIntent(method: "POST", path: "/users", body: ["email": .string(email)], summary: "create user \(email)",
+        WriteIntent(method: "POST", path: "/users", body: CanonicalJSON(["email": .string(email)]), summary: "create user \(email)",
                     predicted: ["email": .string(email)], creates: CreatedID(prefix: "usr"))
     }
 
     static func assignRole(_ user: String, _ role: String, key: String? = nil) -> WriteIntent {
-        WriteIntent(method: "POST", path: "/users/\(user)/roles/\(role)", body: ["note": .string("for \(user)")],
+        WriteIntent(method: "POST", path: "/users/\(user)/roles/\(role)", body: CanonicalJSON(["note": .string("for \(user)")]),
                     explicitKey: key, summary: "assign \(role) to \(user)", predicted: ["role_id": .string(role)])
     }
 
     static func grant(_ user: String, _ app: String) -> WriteIntent {
-        WriteIntent(method: "POST", path: "/users/\(user)/entitlements", body: ["application_id": .string(app)],
+        WriteIntent(method: "POST", path: "/users/\(user)/entitlements", body: CanonicalJSON(["application_id": .string(app)]),
                     summary: "grant \(app) to \(user)", predicted: ["application_id": .string(app)],
                     creates: CreatedID(prefix: "ent"))
     }
 
     static func disable(_ entitlement: String) -> WriteIntent {
-        WriteIntent(method: "PATCH", path: "/entitlements/\(entitlement)", body: ["status": "disabled"],
+        WriteIntent(method: "PATCH", path: "/entitlements/\(entitlement)", body: CanonicalJSON(["status": "disabled"]),
                     summary: "disable \(entitlement)", predicted: ["id": .string(entitlement)])
     }
 

@@ -69,6 +69,22 @@ final class PlanTests: XCTestCase {
         XCTAssertTrue(text.contains(#""body": null"#))
     }
 
+    func testAPlannedBodyKeepsEachNumbersKindThroughThePlanFileSoItsDigestStaysTheSame() throws {
+        let dir = try Fixture.tempDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var plan = try Self.makePlan()
+        plan.writes = [PlannedWrite(sequence: 1, key: "k", method: "PATCH", path: "/users/usr_ada",
+                                    body: ["f": 1.0, "i": 1, "big": 1e300, "n": nil, "s": "é/\n", "a": [0.5, -0.0]],
+                                    summary: "update usr_ada", predicted: .nilValue)]
+        let canonical = #"{"a":[0.5,-0.0],"big":1e+300,"f":1.0,"i":1,"n":null,"s":"é/\n"}"#
+        XCTAssertEqual(plan.writes[0].bodySHA256, Digest.sha256Hex(canonical))
+        let url = dir.appendingPathComponent("update.plan.json")
+        try plan.save(to: url, masking: SecretRedactor())
+        let loaded = try Plan.load(from: url)
+        XCTAssertEqual(loaded.writes.map(\.bodySHA256), [Digest.sha256Hex(canonical)])
+        XCTAssertEqual(loaded.writes.first?.body.map { String(decoding: $0.canonicalBytes, as: UTF8.self) }, canonical)
+    }
+
     func testLoadExplainsWhatIsWrong() throws {
         let dir = try Fixture.tempDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -118,7 +134,7 @@ final class PlanTests: XCTestCase {
 
     func testLongBodiesAreCutInTheTable() throws {
         var plan = try Self.makePlan()
-        plan.writes = [try PlannedWrite(sequence: 1, key: "k", method: "PATCH", path: "/users/usr_ada",
+        plan.writes = [PlannedWrite(sequence: 1, key: "k", method: "PATCH", path: "/users/usr_ada",
                                         body: ["display_name": .string(String(repeating: "x", count: 80))],
                                         summary: "rename usr_ada", predicted: .nilValue)]
         let row = PlanTable.render(plan).split(separator: "\n")[2]

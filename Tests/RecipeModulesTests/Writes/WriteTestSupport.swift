@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import JSONKit
 import ScriptHost
 import JournalTestSupport
 @testable import RunJournal
@@ -42,7 +43,7 @@ final class FakeHub {
 
 extension Fixture {
     static func suspend(_ user: String, reason: String = "offboarded", key: String? = nil) -> WriteIntent {
-        WriteIntent(method: "POST", path: "/users/\(user)/suspend", body: ["reason": .string(reason)],
+        WriteIntent(method: "POST", path: "/users/\(user)/suspend", body: CanonicalJSON(["reason": .string(reason)]),
                     explicitKey: key, summary: "suspend \(user)", predicted: ["id": .string(user), "status": "suspended"])
     }
 
