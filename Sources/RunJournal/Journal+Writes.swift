@@ -130,7 +130,7 @@ extension Journal {
         }
     }
 
-    private static func selectWrites(_ db: any JournalDatabase, where condition: String,
+    static func selectWrites(_ db: any JournalDatabase, where condition: String,
                                      _ values: [SQLValue]) throws -> [WriteRecord] {
         var writes: [WriteRecord] = []
         let columns = """

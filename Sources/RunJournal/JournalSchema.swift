@@ -47,6 +47,13 @@ import SQLiteKit
 ///        method, path, response /* JSON: {"body":…}, {"error":…} or {"items":[…],"next":…} */,
 ///        bytes /* length of response */, created_at; PRIMARY KEY (run_id, key))`.
 ///
+/// Version 8 adds what each run said (`Journal+Output`): its prints, log lines,
+/// warnings, error and summary, masked, bounded per run (`RunOutputBound`), one row per
+/// line in the run's order (`seq` counts across every attempt):
+/// `run_output(run_id → runs.id, seq, attempt /* runs.attempts when it was said */,
+///        kind /* print|log.debug|log.info|log.warn|log.error|warning|error|summary|truncated */,
+///        at /* ms */, text, bytes /* UTF-8 length of text */; PRIMARY KEY (run_id, seq))`.
+///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
 ///
@@ -56,7 +63,7 @@ import SQLiteKit
 /// as in SQLite), and the version is the one row of `journal_schema`. A new version
 /// adds one step to `migrations` and one to `postgresMigrations`.
 enum JournalSchema {
-    static let version: Int32 = 7
+    static let version: Int32 = 8
 
     /// `migrations[n]` upgrades a file from version `n` to `n + 1`.
     static let migrations: [String] = [
@@ -164,6 +171,18 @@ enum JournalSchema {
             PRIMARY KEY (run_id, key)
         );
         """,
+        """
+        CREATE TABLE run_output (
+            run_id  TEXT NOT NULL REFERENCES runs (id),
+            seq     INTEGER NOT NULL,
+            attempt INTEGER NOT NULL,
+            kind    TEXT NOT NULL,
+            at      INTEGER NOT NULL,
+            text    TEXT NOT NULL,
+            bytes   INTEGER NOT NULL,
+            PRIMARY KEY (run_id, seq)
+        );
+        """,
     ]
 
     /// Brings the database to `version` inside one IMMEDIATE transaction, so two
@@ -213,6 +232,18 @@ enum JournalSchema {
             bytes      BIGINT NOT NULL,
             created_at BIGINT NOT NULL,
             PRIMARY KEY (run_id, key)
+        );
+        """,
+        """
+        CREATE TABLE run_output (
+            run_id  TEXT COLLATE "C" NOT NULL REFERENCES runs (id),
+            seq     BIGINT NOT NULL,
+            attempt BIGINT NOT NULL,
+            kind    TEXT NOT NULL,
+            at      BIGINT NOT NULL,
+            text    TEXT NOT NULL,
+            bytes   BIGINT NOT NULL,
+            PRIMARY KEY (run_id, seq)
         );
         """,
     ]
