@@ -73,6 +73,9 @@ struct ListenCommand: Command {
         stopped.wait()
         Console.err("listen: stopping; the running recipe finishes first\n")
         listening.stop()
+        // The running recipe has finished: the journal is closed here, before the process
+        // exits, so the next command finds it closed cleanly and skips the integrity check.
+        listening.listener.journal.closeCleanly()
         withExtendedLifetime(signals) {}
         Console.err("listen: stopped\n")
         return ExitCode.success
@@ -85,9 +88,11 @@ struct Listening {
     let server: HTTPServer
     let listener: TriggerListener
 
+    /// `journal`: the process's journal if it has one (`jobs serve --listen`); nil: one is
+    /// opened, checked unless it was closed cleanly (so `stop` can close it cleanly).
     static func start(hub: HubConfig, triggers: TriggersConfig, common: CommonOptions.Values, address: ListenAddress,
-                      name: String) throws -> Listening {
-        let journal = try common.openJournal()
+                      name: String, journal: Journal? = nil) throws -> Listening {
+        let journal = try journal ?? common.openJournal(check: .unlessClosedCleanly)
         let listener = TriggerListener(config: triggers, journal: journal, secrets: VaultAccess.resolver(state: common.state),
                                        executor: RecipeTriggerExecutor(hub: hub, common: common, journal: journal))
         listener.onLog = { Console.out(TerminalText.text($0)) }

@@ -55,9 +55,12 @@ enum JobsCommands {
 
     /// A scheduler over the state directory's journal that runs recipes and prints one
     /// line per fire on stdout.
+    /// `check`: how the journal is checked as it opens (`jobs serve` checks it unless it
+    /// was closed cleanly, so that it can close it cleanly too).
     static func scheduler(_ config: LoadedConfig, _ common: CommonOptions.Values,
-                          clock: @escaping @Sendable () -> Date) throws -> JobScheduler {
-        let journal = try common.openJournal()
+                          clock: @escaping @Sendable () -> Date,
+                          check: Journal.IntegrityCheck = .skip) throws -> JobScheduler {
+        let journal = try common.openJournal(check: check)
         let scheduler = JobScheduler(jobs: config.jobs, journal: journal, state: common.state,
                                      executor: RecipeFireExecutor(hub: config.hub, common: common, journal: journal),
                                      notifier: DispatchFailureNotifier(hub: config.hub, common: common),
@@ -105,10 +108,10 @@ struct JobsOptions {
 
     /// The configuration (refused without jobs), a scheduler over its jobs, and the
     /// signal sources that stop it (keep them alive while it runs).
-    func scheduler(onStop: @escaping @Sendable () -> Void = {}) throws
+    func scheduler(check: Journal.IntegrityCheck = .skip, onStop: @escaping @Sendable () -> Void = {}) throws
         -> (config: LoadedConfig, scheduler: JobScheduler, signals: [DispatchSourceSignal]) {
         let config = try JobsCommands.load(common)
-        let scheduler = try JobsCommands.scheduler(config, common, clock: clock)
+        let scheduler = try JobsCommands.scheduler(config, common, clock: clock, check: check)
         if let concurrency { scheduler.concurrency = concurrency }
         return (config, scheduler, JobsCommands.stopOnSignals(scheduler, onStop))
     }

@@ -36,7 +36,7 @@ struct JobsServeCommand: Command {
     }
 
     func run() throws -> Int32 {
-        let (config, scheduler, signals) = try options.scheduler {
+        let (config, scheduler, signals) = try options.scheduler(check: .unlessClosedCleanly) {
             Console.err("jobs serve: stopping; running fires finish first\n")
         }
         let clock = options.clock
@@ -49,10 +49,14 @@ struct JobsServeCommand: Command {
         Console.err("jobs serve: \(count) job\(count == 1 ? "" : "s") (\(TerminalText.field(names)))\(nextText)\n")
         let listening = try listenAddress.map { address in
             let (hub, triggers) = try TriggersConfig.load(explicit: options.common.config)
-            return try Listening.start(hub: hub, triggers: triggers, common: options.common, address: address, name: "jobs serve")
+            return try Listening.start(hub: hub, triggers: triggers, common: options.common, address: address, name: "jobs serve",
+                                       journal: scheduler.journal)
         }
         scheduler.serve(onError: { Console.err("jobs serve: \(TerminalText.text("\($0)"))\n") })
         listening?.stop()
+        // Every fire has finished: the journal is closed here, before the process exits,
+        // so the next command finds it closed cleanly and skips the integrity check.
+        scheduler.journal.closeCleanly()
         withExtendedLifetime(signals) {}
         Console.err("jobs serve: stopped\n")
         return ExitCode.success
