@@ -13,7 +13,8 @@ import RunJournal
 /// - Lines are kept in the order they were said, within `RunOutputBound` for the whole
 ///   run (a resume goes on from `RunOutputTotals`); past it, lines are counted, not kept,
 ///   and `close` adds one `truncated` line saying how much was left out. A line that
-///   crosses the bound keeps its beginning (cut on a character boundary).
+///   crosses the bound keeps its beginning (cut on a character boundary), and nothing
+///   after it is kept.
 /// - Written in batches, never one transaction per line: a batch is committed once it
 ///   holds `batchLines` lines or `batchBytes` bytes, at the first line said
 ///   `batchSeconds` after the last commit, and at `close`. A process killed with
@@ -108,9 +109,13 @@ public final class JournalledOutput: ScriptOutput, @unchecked Sendable {
             let text = masked.map { masked in masked.withUnsafeBytes { JournalledOutput.prefix($0, room) } }
                 ?? JournalledOutput.prefix(bytes, room)
             let keptLength = text.utf8.count
-            notKeptBytes += max(0, length - keptLength)
             keptLines += 1
             keptBytes += keptLength
+            if keptLength < length {
+                // A cut line ends what is kept: no crumbs of later lines after it.
+                notKeptBytes += length - keptLength
+                keptBytes = RunOutputBound.bytes
+            }
             return append(RunOutputLine(attempt: attempt, sequence: takeSequence(), kind: kind, time: now, text: text))
         }
         if let due { commit(due) }
