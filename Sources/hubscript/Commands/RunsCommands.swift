@@ -186,16 +186,6 @@ struct RunsShowCommand: Command {
 }
 
 extension RunsShowCommand {
-    /// The writes of every pass in the order the run first journalled them (a write
-    /// resent by a later pass keeps its place); `sequence` is only a pass's own number.
-    static func inRunOrder(_ writes: [WriteRecord]) -> [WriteRecord] {
-        writes.enumerated().sorted { a, b in
-            if a.element.createdAt != b.element.createdAt { return a.element.createdAt < b.element.createdAt }
-            if a.element.sequence != b.element.sequence { return a.element.sequence < b.element.sequence }
-            return a.offset < b.offset
-        }.map(\.element)
-    }
-
     /// `30` for 30.0, `2.5` for 2.5.
     static func seconds(_ s: Double) -> String {
         s == s.rounded() && abs(s) < 1e15 ? String(Int64(s)) : String(s)
