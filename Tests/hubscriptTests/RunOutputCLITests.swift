@@ -87,6 +87,30 @@ final class RunOutputCLITests: XCTestCase {
         XCTAssertEqual((try cli.json(["runs", "show", id, "--json"]))["output_lines"] as? Int, 6)
     }
 
+    /// On a PostgreSQL journal the same lines are kept, and a resume on another host
+    /// (here another state folder) appends to them.
+    func testAPostgreSQLJournalKeepsTheOutputOfEveryAttempt() throws {
+        let url = try TestPostgres.freshSchemaURL()
+        let config = try cli.file("hubscript.config.lua", """
+            return { profiles = { dev = { sandbox = true } }, journal = "\(url)" }
+            """)
+        let first = try cli.run(["talker.lua", "--config", config])
+        XCTAssertEqual(first.status, 1, first.output)
+        let id = try runID(first)
+        let elsewhere = cli.root.appendingPathComponent("other-host")
+        try cli.run(["sandbox", "reset"], state: elsewhere, expect: 0)
+        let resumed = try cli.run(["runs", "resume", id, "--config", config], state: elsewhere)
+        XCTAssertEqual(resumed.status, 1, resumed.output)
+        let shown = try cli.run(["runs", "show", id, "--output", "--json", "--config", config], expect: 0)
+        let lines = shown.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["type"] as? String == "output" }
+        XCTAssertEqual(lines.map { "\($0["attempt"] ?? "?") \($0["kind"] ?? "?")" },
+                       ["1 print", "1 print", "1 log.info", "1 print", "1 error", "1 summary",
+                        "2 print", "2 print", "2 log.info", "2 print", "2 error", "2 summary"], shown.stdout)
+        XCTAssertEqual(lines.map { $0["seq"] as? Int }, Array(1...12))
+    }
+
     func testVerboseRunsKeepTheirDebugLines() throws {
         let r = try cli.run(["talker.lua", "--verbose"], expect: 1)
         let (lines, _) = try keptLines(try runID(r))
@@ -257,6 +281,26 @@ final class RunOutputCLITests: XCTestCase {
             XCTAssertTrue(r.stderr.contains(message), "\(args): \(r.stderr)")
             XCTAssertEqual(r.stdout, "")
         }
+    }
+
+    /// A run stuck where the deadline cannot stop it ends through the watchdog, which
+    /// exits the process: what it said, its error and summary are kept first.
+    func testARunEndedByTheWatchdogKeepsItsOutputAndHowItEnded() throws {
+        try cli.file("stuck.lua", """
+            recipe { name = "stuck", version = "1.0.0", description = "Test fixture: one C call past its deadline." }
+            print("start")
+            local r = string.find(string.rep("a", 40), string.rep("a*", 20) .. "b")
+            print("never", r)
+            """)
+        let r = try cli.run(["stuck.lua", "--timeout", "1", "--run-id", "run_stuck"], expect: 4)
+        XCTAssertEqual(r.stdout, "start\n")
+        let (lines, _) = try keptLines("run_stuck")
+        XCTAssertEqual(lines.map { "\($0["kind"] ?? "?"): \($0["text"] ?? "?")" }, [
+            "print: start",
+            "error: error: limit exceeded: timeout (1 s); raise it with --timeout or limits.timeout in the recipe manifest",
+            "summary: stopped (exit 4): run run_stuck — 0 reads, 0 writes in " + (((lines.last?["text"] as? String) ?? "")
+                .components(separatedBy: " in ").last ?? ""),
+        ])
     }
 
     /// `kill -9` mid-run: what was kept is a prefix of what the run printed.
