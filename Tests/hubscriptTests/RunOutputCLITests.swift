@@ -130,7 +130,7 @@ final class RunOutputCLITests: XCTestCase {
         // A page across the attempts still says which attempt each line is from.
         let tail = stable(try cli.run(["runs", "show", id, "--output", "--tail", "2"], expect: 0).stdout)
         XCTAssertTrue(tail.hasPrefix("attempt 2 (YYYY-MM-DD UTC)\n  HH:MM:SS.mmm  error: talker.lua:12: boom\n"), tail)
-        XCTAssertTrue(tail.hasSuffix("output lines 11–12 of 12 shown; see more with hubscript runs show \(id) --output --tail N, --limit N\n"), tail)
+        XCTAssertTrue(tail.hasSuffix("output lines 11–12 of 12 shown; see more with hubscript runs show \(id) --output --offset K, --tail N, --limit N\n"), tail)
     }
 
     func testPlanAndApplyKeepTheirOutputUnderThePlansRun() throws {
@@ -220,7 +220,7 @@ final class RunOutputCLITests: XCTestCase {
               HH:MM:SS.mmm  line 10000
               HH:MM:SS.mmm  output truncated: 5 more lines (50 bytes) not kept; the journal keeps 10000 lines or 1048576 bytes of a run's output
               HH:MM:SS.mmm  succeeded (exit 0): run \(id) — 0 reads, 0 writes in … s
-            output lines 10000–10002 of 10002 shown; see more with hubscript runs show \(id) --output --tail N, --limit N
+            output lines 10000–10002 of 10002 shown; see more with hubscript runs show \(id) --output --offset K, --tail N, --limit N
 
             """)
         let page = stable(try cli.run(["runs", "show", id, "--output", "--offset", "5", "--limit", "2"], expect: 0).stdout)
@@ -260,7 +260,7 @@ final class RunOutputCLITests: XCTestCase {
 
         let tail = try cli.run(["runs", "show", id, "--tail", "2"], expect: 0).stdout
         XCTAssertTrue(tail.contains("\n  4 done ") && tail.contains("\n  5 done "), tail)
-        XCTAssertTrue(tail.hasSuffix("writes 4–5 of 5 shown; see more with hubscript runs show \(id) --tail N, --limit N\n"), tail)
+        XCTAssertTrue(tail.hasSuffix("writes 4–5 of 5 shown; see more with hubscript runs show \(id) --offset K, --tail N, --limit N\n"), tail)
 
         let json = try cli.json(["runs", "show", id, "--json", "--offset", "3", "--limit", "1"])
         XCTAssertEqual(json["writes_total"] as? Int, 5)

@@ -57,7 +57,7 @@ struct RunsShowPage: Equatable {
         guard shown.count < total else { return nil }
         let part = shown.isEmpty ? "none" : "\(shown.lowerBound + 1)–\(shown.upperBound)"
         var more: [String] = []
-        if shown.upperBound < total { more.append("--offset \(shown.upperBound)") }
+        more.append(shown.upperBound < total ? "--offset \(shown.upperBound)" : "--offset K")
         more.append("--tail N")
         more.append("--limit N")
         return "\(what) \(part) of \(total) shown; see more with hubscript runs show \(runID)\(flag) \(more.joined(separator: ", "))\n"
