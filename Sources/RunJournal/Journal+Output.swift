@@ -102,6 +102,15 @@ extension Journal {
         try transaction { db in try Journal.insertOutput(db, runID: runID, lines) }
     }
 
+    /// Adds `lines` to run `runID`'s output with the journal's next commit (the run's
+    /// `finishRun`, what an attempt's closing lines wait for: no commit of their own), or
+    /// at `flush()`. As `appendOutput` otherwise; lines staged stay staged if that
+    /// commit fails.
+    public func stageOutput(runID: String, _ lines: [RunOutputLine]) {
+        guard !lines.isEmpty else { return }
+        locked { _ in stagedOutput.append((runID, lines)) }
+    }
+
     /// Rows per INSERT statement: a few statements per batch (one round trip each on
     /// PostgreSQL), each text cached (a full chunk's is always the same).
     static let outputRowsPerStatement = 32

@@ -221,7 +221,8 @@ public enum HubRecipeRun {
         let outcome = HubRunOutcome(runID: runID, exitCode: report.exitCode, report: report, failure: report.failure,
                                     counts: counts, plan: plan, warnings: warnings, exports: pass.exports.files,
                                     outputFolder: outputFolder)
-        recorder.close(outcome.closingOutput)
+        // Committed with the run's end: no commit of their own.
+        recorder.close(outcome.closingOutput, withNextCommit: true)
         try journal.finishRun(id: runID, status: status, counts: earlier + counts, exitCode: Int(report.exitCode))
         // A run that succeeded has nothing to resume: its record of reads goes.
         if status == .succeeded, recorded.isEnabled { try? journal.dropRecordedReads(runID: runID) }

@@ -164,9 +164,11 @@ public final class JournalledOutput: ScriptOutput, @unchecked Sendable {
 
     /// Ends the attempt's output: the `truncated` line if anything was not kept, then
     /// `closing` (warnings, the error, the summary: each cut to
-    /// `RunOutputBound.closingLineBytes`), committed with what is still batched. Lines
-    /// said afterwards are not kept. Returns when the journal has them.
-    public func close(_ closing: [(kind: RunOutputKind, text: String)]) {
+    /// `RunOutputBound.closingLineBytes`), with what is still batched: committed now, or
+    /// with the journal's next commit if `withNextCommit` (`Journal.stageOutput`: the
+    /// run's `finishRun` commits them, with no commit of their own). Lines said
+    /// afterwards are not kept.
+    public func close(_ closing: [(kind: RunOutputKind, text: String)], withNextCommit: Bool = false) {
         let now = Date()
         let lines: [RunOutputLine] = lock.withLock {
             guard !closed else { return [] }
@@ -188,7 +190,7 @@ public final class JournalledOutput: ScriptOutput, @unchecked Sendable {
             }
             return lines
         }
-        commit(lines)
+        if withNextCommit { journal.stageOutput(runID: runID, lines) } else { commit(lines) }
     }
 
     /// `close`, for a process about to exit (the watchdog's): waits at most `seconds`

@@ -119,6 +119,24 @@ final class JournalOutputTests: XCTestCase {
         }
     }
 
+    /// Staged lines cost no commit of their own: another connection sees them once the
+    /// run's end is committed, with it.
+    func testStagedLinesAreCommittedWithTheNextCommit() throws {
+        try eachJournalBackend { backend in
+            let location = try backend.newLocation()
+            let writer = try Journal(location), reader = try Journal(location)
+            try writer.startRun(Fixture.runStart("run_s"))
+            writer.stageOutput(runID: "run_s", [line(1, .print, "said"), line(2, .summary, "succeeded (exit 0)")])
+            XCTAssertEqual(try reader.output(runID: "run_s"), [], "not committed yet")
+            try writer.finishRun(id: "run_s", status: .succeeded)
+            XCTAssertEqual(try reader.output(runID: "run_s").map(\.text), ["said", "succeeded (exit 0)"])
+            // A flush commits what is staged too (a journal released before its next commit).
+            writer.stageOutput(runID: "run_s", [line(3, .print, "late")])
+            try writer.flush()
+            XCTAssertEqual(try reader.output(runID: "run_s").map(\.sequence), [1, 2, 3])
+        }
+    }
+
     /// A journal made by the version before kept output gets the table at its next open,
     /// its runs intact.
     func testAnOlderSQLiteJournalGainsTheOutputTable() throws {
