@@ -303,8 +303,10 @@ final class RunOutputCLITests: XCTestCase {
         ])
     }
 
-    /// `kill -9` mid-run: what was kept is a prefix of what the run printed.
-    func testAKilledRunKeepsAPrefixOfWhatItSaid() throws {
+    /// `kill -9` at several points of several attempts (soon after a batch, before any
+    /// batch of the attempt, after several): each attempt's kept lines are a prefix of
+    /// what that attempt printed, and the run's sequence goes on across them.
+    func testAKilledRunKeepsAPrefixOfWhatItSaidAtEveryKill() throws {
         try cli.file("counter.lua", """
             recipe { name = "counter", version = "1.0.0", description = "Test fixture: counts until killed." }
             local i = 0
@@ -315,26 +317,35 @@ final class RunOutputCLITests: XCTestCase {
               while os.clock() - t < 0.002 do end
             end
             """)
-        let live = try cli.live(["counter.lua", "--run-id", "run_counter", "--timeout", "120"])
-        var printed: [String] = []
-        var kept: [[String: Any]] = []
-        let deadline = Date().addingTimeInterval(60)
-        // Until the journal holds a few batches (one a second at this pace).
-        while Date() < deadline {
-            if let line = live.readLine() { printed.append(line) }
-            if printed.count % 200 == 0 {
-                kept = try keptLines("run_counter").lines
-                if kept.count >= 600 { break }
+        let resume = ["runs", "resume", "run_counter", "--timeout", "120"]
+        // How each attempt starts, and when it is killed: once it printed `printed`
+        // lines, or once the journal holds `kept` more of its lines.
+        let kills: [(args: [String], printed: Int, kept: Int)] = [
+            (["counter.lua", "--run-id", "run_counter", "--timeout", "120"], 0, 300), (resume, 40, 0), (resume, 0, 600),
+        ]
+        var printedBy: [[String]] = []
+        for kill in kills {
+            let before = printedBy.isEmpty ? 0 : try keptLines("run_counter").lines.count
+            let live = try cli.live(kill.args)
+            var printed: [String] = []
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, let line = live.readLine() {
+                printed.append(line)
+                if kill.kept == 0 && printed.count >= kill.printed { break }
+                if kill.kept > 0, printed.count % 100 == 0, try keptLines("run_counter").lines.count - before >= kill.kept { break }
             }
+            live.killHard()
+            printedBy.append(printed + live.readRest().split(separator: "\n").map(String.init))
         }
-        live.killHard()
-        XCTAssertGreaterThanOrEqual(kept.count, 600)
-        let after = try keptLines("run_counter").lines
-        printed += live.readRest().split(separator: "\n").map(String.init)
-        let texts = after.map { $0["text"] as? String ?? "?" }
-        XCTAssertEqual(texts, Array(printed.prefix(texts.count)), "the kept lines are the first lines printed, in order")
-        XCTAssertEqual(after.map { $0["seq"] as? Int }, Array(1...after.count).map(Optional.some))
-        XCTAssertFalse(after.contains { $0["kind"] as? String != "print" }, "no summary: the run never ended")
-        XCTAssertGreaterThanOrEqual(after.count, kept.count)
+        let all = try keptLines("run_counter").lines
+        XCTAssertEqual(all.map { $0["seq"] as? Int }, Array(1...all.count).map(Optional.some), "one sequence, no gap")
+        XCTAssertFalse(all.contains { $0["kind"] as? String != "print" }, "no summary: no attempt ended")
+        for (index, printed) in printedBy.enumerated() {
+            let texts = all.filter { $0["attempt"] as? Int == index + 1 }.map { $0["text"] as? String ?? "?" }
+            XCTAssertEqual(texts, Array(printed.prefix(texts.count)), "attempt \(index + 1) kept the first lines it printed, in order")
+        }
+        XCTAssertGreaterThanOrEqual(all.filter { $0["attempt"] as? Int == 1 }.count, 300)
+        XCTAssertGreaterThanOrEqual(all.filter { $0["attempt"] as? Int == 3 }.count, 600)
+        XCTAssertEqual(all.map { $0["attempt"] as? Int ?? 0 }, all.map { $0["attempt"] as? Int ?? 0 }.sorted(), "attempts in order")
     }
 }
