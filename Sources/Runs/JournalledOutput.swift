@@ -95,6 +95,15 @@ public final class JournalledOutput: ScriptOutput, @unchecked Sendable {
     /// Keeps `bytes` (masked first, so a cut never leaves part of a secret) as a line of
     /// `kind`, within the run's bound.
     private func keep(_ kind: RunOutputKind, _ bytes: UnsafeRawBufferPointer) {
+        // Past the bound a line is only counted (as said): not masked, not copied.
+        let counted: Bool = lock.withLock {
+            guard !closed else { return true }
+            guard keptLines >= RunOutputBound.lines || (keptBytes >= RunOutputBound.bytes && !bytes.isEmpty) else { return false }
+            notKeptLines += 1
+            notKeptBytes += bytes.count
+            return true
+        }
+        if counted { return }
         let now = Date()
         let masked = SecretRedactor.shared.redacted(bytes)
         let due: [RunOutputLine]? = lock.withLock {
