@@ -44,6 +44,8 @@ public final class Journal: @unchecked Sendable {
     private let lock = NSLock()
     /// An outcome recorded with `deferred: true` and not committed yet (guarded by `lock`).
     var staged: StagedOutcome?
+    /// Lines of runs' output waiting for the next commit (`stageOutput`; guarded by `lock`).
+    var stagedOutput: [(runID: String, lines: [RunOutputLine])] = []
     /// Keeps the side record of the file's commits (`Journal+History`); set by
     /// `openChecked` for a SQLite file, nil otherwise (guarded by `lock`).
     var commitLog: JournalCommitLog?
@@ -166,7 +168,7 @@ public final class Journal: @unchecked Sendable {
 
     /// Commits a staged outcome (`recordDone(…, deferred: true)`), if any.
     public func flush() throws {
-        guard locked({ _ in staged != nil }) else { return }
+        guard locked({ _ in staged != nil || !stagedOutput.isEmpty }) else { return }
         try transaction { _ in }
     }
 
@@ -197,11 +199,13 @@ public final class Journal: @unchecked Sendable {
                 let result = try db.writeTransaction {
                     let before = try commitLog.map { _ in try Journal.lastWriteRow(db) }
                     if let staged { try Journal.write(staged, db) }
+                    for batch in stagedOutput { try Journal.insertOutput(db, runID: batch.runID, batch.lines) }
                     let result = try body(db)
                     if let before { mark = try Journal.advanceHistoryMark(db, lastWriteRowBefore: before) }
                     return result
                 }
                 staged = nil   // committed with it
+                stagedOutput = []
                 if let mark { commitLog?.record(mark) }
                 return result
             }

@@ -47,6 +47,13 @@ import SQLiteKit
 ///        method, path, response /* JSON: {"body":…}, {"error":…} or {"items":[…],"next":…} */,
 ///        bytes /* length of response */, created_at; PRIMARY KEY (run_id, key))`.
 ///
+/// Version 8 adds what each run said (`Journal+Output`): its prints, log lines,
+/// warnings, error and summary, masked, bounded per run (`RunOutputBound`), one row per
+/// line in the run's order (`seq` counts across every attempt):
+/// `run_output(run_id → runs.id, seq, attempt /* runs.attempts when it was said */,
+///        kind /* print|log.debug|log.info|log.warn|log.error|warning|error|summary|truncated */,
+///        at /* ms */, text, bytes /* UTF-8 length of text */; PRIMARY KEY (run_id, seq))`.
+///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
 ///
@@ -54,7 +61,7 @@ import SQLiteKit
 /// `migrations(for:)`); its version is the one row of `journal_schema`. A new version
 /// adds one step to `migrations(for:)`, written once for both.
 enum JournalSchema {
-    static let version: Int32 = 7
+    static let version: Int32 = 8
 
     /// `migrations[n]` upgrades a SQLite file from version `n` to `n + 1`.
     static let migrations = migrations(for: .sqlite)
@@ -175,6 +182,18 @@ enum JournalSchema {
                 bytes      \(int) NOT NULL,
                 created_at \(int) NOT NULL,
                 PRIMARY KEY (run_id, key)
+            );
+            """,
+            """
+            CREATE TABLE run_output (
+                run_id  \(key) NOT NULL REFERENCES runs (id),
+                seq     \(int) NOT NULL,
+                attempt \(int) NOT NULL,
+                kind    TEXT NOT NULL,
+                at      \(int) NOT NULL,
+                text    TEXT NOT NULL,
+                bytes   \(int) NOT NULL,
+                PRIMARY KEY (run_id, seq)
             );
             """,
         ]

@@ -168,6 +168,12 @@ public enum HubRecipeRun {
         // noted (and the totals it noted at most a second apart, below).
         let earlier = existing == nil ? RunCounts() : started.counts
         request.onStart(started)
+        // What the run says is kept with it, within its bound; a resume goes on from its
+        // earlier attempts' lines.
+        let recorder = JournalledOutput(wrapping: output, journal: journal, runID: runID, attempt: started.attempts,
+                                        totals: existing == nil ? RunOutputTotals() : try journal.outputTotals(runID: runID),
+                                        masking: masking.processWide)
+        let output: any ScriptOutput = recorder
         // The run's reads are recorded (not a plan's); a resume replays the earlier passes'.
         let recorded: RecordedReads
         if case .plan = writeMode {
@@ -195,10 +201,12 @@ public enum HubRecipeRun {
                 configuration.onWatchdog = { [context = pass.context, exports = pass.exports] report in
                     // A snapshot read while the Lua thread is stuck (that is when the
                     // watchdog fires), not a synchronised one.
-                    onWatchdog(HubRunOutcome(
+                    let outcome = HubRunOutcome(
                         runID: runID, exitCode: report.exitCode, report: report, failure: report.failure,
                         counts: RunCounts(reads: context.reads, writes: context.writes.counts), plan: nil, warnings: [],
-                        exports: exports.files, outputFolder: outputFolder, masking: masking))
+                        exports: exports.files, outputFolder: outputFolder, masking: masking)
+                    recorder.close(outcome.closingOutput, within: 1)
+                    onWatchdog(outcome)
                 }
             }
         }
@@ -217,17 +225,20 @@ public enum HubRecipeRun {
         case .limit?: status = .stopped
         default: status = .failed
         }
-        try journal.finishRun(id: runID, status: status, counts: earlier + counts, exitCode: Int(report.exitCode))
-        // A run that succeeded has nothing to resume: its record of reads goes.
-        if status == .succeeded, recorded.isEnabled { try? journal.dropRecordedReads(runID: runID) }
         var plan: Plan?
         if case .plan = request.mode {
             plan = Plan(runID: runID, recipePath: recipePath, recipeSHA256: sha, profile: connection.profileName,
                         params: params, createdAt: Date(), writes: coordinator.planned, counts: counts)
         }
-        return HubRunOutcome(runID: runID, exitCode: report.exitCode, report: report, failure: report.failure,
-                             counts: counts, plan: plan, warnings: warnings, exports: pass.exports.files,
-                             outputFolder: outputFolder, masking: masking)
+        let outcome = HubRunOutcome(runID: runID, exitCode: report.exitCode, report: report, failure: report.failure,
+                                    counts: counts, plan: plan, warnings: warnings, exports: pass.exports.files,
+                                    outputFolder: outputFolder, masking: masking)
+        // Committed with the run's end: no commit of their own.
+        recorder.close(outcome.closingOutput, withNextCommit: true)
+        try journal.finishRun(id: runID, status: status, counts: earlier + counts, exitCode: Int(report.exitCode))
+        // A run that succeeded has nothing to resume: its record of reads goes.
+        if status == .succeeded, recorded.isEnabled { try? journal.dropRecordedReads(runID: runID) }
+        return outcome
     }
 
     /// An apply of a plan whose every write the journal holds as done (a plan applied in

@@ -47,6 +47,9 @@ public enum TestPostgres {
         return base + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
     }
 
+    /// A new, empty schema on the test server (`requiredBaseURL`), as a URL.
+    public static func freshSchemaURL() throws -> String { try freshSchemaURL(requiredBaseURL()) }
+
     /// `freshSchemaURL(base)`, parsed.
     public static func freshSchema(_ base: String) throws -> PostgresURL { try PostgresURL(freshSchemaURL(base)) }
 }

@@ -141,9 +141,10 @@ final class CLIHarness {
         try run(args, state: state, expect: 0)
     }
 
-    /// The journalled writes of run `id` by state (`done`, `pending`, `failed`).
+    /// The journalled writes of run `id` by state (`done`, `pending`, `failed`): every
+    /// write, not `runs show`'s first page.
     func writeStates(_ id: String) throws -> [String: Int] {
-        let r = try run(["runs", "show", id])
+        let r = try run(["runs", "show", id, "--limit", "1000000"])
         guard r.status == 0 else { return [:] }
         var states: [String: Int] = [:]
         var inWrites = false

@@ -161,7 +161,8 @@ final class JSONContractTests: XCTestCase {
         XCTAssertEqual(Set(runs[1].keys), ["type", "run_id", "status", "exit_code", "mode", "recipe", "recipe_sha256", "params",
                                            "profile", "attempts", "started_at", "finished_at", "reads", "writes", "replayed",
                                            "planned", "failed", "max_writes", "timeout_seconds", "output_folder", "schema_version"])
-        XCTAssertEqual(Set(shown.keys), Set(runs[1].keys).union(["ts", "writes_journalled", "reads_recorded", "reads_recorded_bytes"]))
+        XCTAssertEqual(Set(shown.keys), Set(runs[1].keys).union(["ts", "writes_journalled", "reads_recorded", "reads_recorded_bytes",
+                                                                         "writes_total", "writes_offset", "output_lines"]))
         XCTAssertEqual(runs[0]["status"] as? String, "stopped")
         XCTAssertEqual(runs[0]["exit_code"] as? Int, 4)
     }

@@ -45,7 +45,7 @@ public struct FireClaim: Sendable {
 ///   handed to the `JobFailureNotifier`.
 public final class JobScheduler: @unchecked Sendable {
     public let jobs: JobsConfig
-    let journal: Journal
+    public let journal: Journal
     let state: StateDirectory
     /// The journal's run locks (shared by every host on a PostgreSQL journal).
     let locks: any RunLocks

@@ -35,7 +35,7 @@ extension TriggerExecutor {
 ///    left unfinished are resumed when the next one starts.
 public final class TriggerListener: @unchecked Sendable {
     public let config: TriggersConfig
-    let journal: Journal
+    public let journal: Journal
     let secrets: any SecretResolver
     let executor: any TriggerExecutor
     let clock: @Sendable () -> Date

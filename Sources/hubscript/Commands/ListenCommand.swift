@@ -74,7 +74,7 @@ struct ListenCommand: Command {
         let console = try consolePort.map { port in
             try ConsoleServing.start(address: ListenAddress(bind: nil, port: port, limits: ConsoleServer.limits), secureCookies: false,
                                      readOnly: false, config: common.configuration, triggers: triggers,
-                                     common: common, journal: common.openJournal(), name: "listen")
+                                     common: common, journal: listening.listener.journal, name: "listen")
         }
         let stopped = DispatchSemaphore(value: 0)
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
@@ -88,6 +88,9 @@ struct ListenCommand: Command {
         Console.err("listen: stopping; the running recipe finishes first\n")
         listening.stop()
         console?.stop()
+        // The running recipe has finished: the journal is closed here, before the process
+        // exits, so the next command finds it closed cleanly and skips the integrity check.
+        listening.listener.journal.closeCleanly()
         withExtendedLifetime(signals) {}
         Console.err("listen: stopped\n")
         return ExitCode.success
@@ -103,9 +106,11 @@ struct Listening {
 
     /// Every delivery runs with the configuration the command read at its start
     /// (`common`): a changed file takes effect when the command starts again.
+    /// `journal`: the process's journal if it has one (`jobs serve --listen`); nil: one is
+    /// opened, checked unless it was closed cleanly (so `stop` can close it cleanly).
     static func start(triggers: TriggersConfig, common: CommonOptions.Values, address: ListenAddress,
-                      name: String, telemetry: ServeTelemetry? = nil) throws -> Listening {
-        let journal = try common.openJournal()
+                      name: String, telemetry: ServeTelemetry? = nil, journal: Journal? = nil) throws -> Listening {
+        let journal = try journal ?? common.openJournal(check: .unlessClosedCleanly)
         var executor = RecipeTriggerExecutor(common: common, journal: journal)
         executor.telemetry = telemetry
         let listener = TriggerListener(config: triggers, journal: journal, secrets: VaultAccess.resolver(state: common.state),

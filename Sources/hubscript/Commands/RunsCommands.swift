@@ -94,20 +94,33 @@ struct RunsListCommand: Command {
 
 struct RunsShowCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "runs show", abstract: "Show a run and its writes.", usage: "ID [--json]",
+        name: "runs show", abstract: "Show a run and its writes, or what it said (--output).",
+        usage: "ID [--output] [--limit N] [--offset K | --tail N] [--json]",
         options: [
-            OptionSpec(name: "json", valueName: nil, help: "The run and its writes as one JSON object (type \"run\") on stdout."),
-        ] + CommonOptions.specs)
+            OptionSpec(name: "output", valueName: nil, help: "Show what the run said (prints, logs, warnings, its error and summary)."),
+            OptionSpec(name: "json", valueName: nil, help: "The run and a page of its writes as one JSON object (type \"run\"); with --output, one object a line (type \"output\")."),
+        ] + RunsShowPage.specs + CommonOptions.specs,
+        discussion: """
+        A run shows its first 100 writes (--limit, --offset and --tail choose others) and
+        says how to see the rest. --output shows every line the journal kept of what the
+        run said, each attempt under its own heading; the journal keeps 10,000 lines or
+        1 MiB of a run's output, then one line saying how much it left out.
+        """)
 
     let common: CommonOptions.Values
     let id: String
     let json: Bool
+    /// `--output`: what the run said, not its writes.
+    let showsOutput: Bool
+    let page: RunsShowPage
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("expected one run ID") }
         id = arguments.positionals[0]
         common = try CommonOptions.Values(arguments)
         json = arguments.flag("json")
+        showsOutput = arguments.flag("output")
+        page = try RunsShowPage(arguments)
     }
 
     func run() throws -> Int32 {
@@ -115,15 +128,23 @@ struct RunsShowCommand: Command {
         guard let r = try journal.run(id: id) else {
             return JSONEvents.refuse("no run \(id) in the journal (hubscript runs list shows the recent ones)", json: json, runID: id)
         }
-        let writes = RunsShowCommand.inRunOrder(try journal.writes(runID: id))
+        if showsOutput { return try showOutput(journal, r) }
+        // Only the page is read: a run of 40,000 writes is not loaded whole.
+        let writeTotal = try journal.writeCount(runID: id)
+        let shown = page.range(of: writeTotal, defaultLimit: RunsShowPage.defaultWrites)
+        let writes = try journal.writesInRunOrder(runID: id, offset: shown.lowerBound, limit: shown.count)
         let record = try journal.recordedReadTotals(runID: id)
+        let kept = try journal.outputTotals(runID: id)
         if json {
             var fields = RunsCommands.jsonFields(r, locks: journal.runLocks(state: common.state))
             fields["reads_recorded"] = .integer(Int64(record.count))
             fields["reads_recorded_bytes"] = .integer(Int64(record.bytes))
+            fields["writes_total"] = .integer(Int64(writeTotal))
+            fields["writes_offset"] = .integer(Int64(shown.lowerBound))
+            fields["output_lines"] = .integer(Int64(kept.lines))
             fields["writes_journalled"] = .array(writes.enumerated().map { index, w in
                 .object([
-                    "order": .integer(Int64(index + 1)),
+                    "order": .integer(Int64(shown.lowerBound + index + 1)),
                     "seq": .integer(Int64(w.sequence)), "state": .string(w.state.rawValue), "method": .string(w.method),
                     "path": .string(w.path), "key": .string(w.key), "attempts": .integer(Int64(w.attempts)),
                     "http_status": w.httpStatus.map { .integer(Int64($0)) } ?? .null, "error": w.error.map(ScriptValue.string) ?? .null,
@@ -148,31 +169,23 @@ struct RunsShowCommand: Command {
         if record.count > 0 {
             text += "record    \(record.count) reads recorded (\(record.bytes) bytes): a resume is served them\n"
         }
-        text += writes.isEmpty ? "no writes\n" : "\nWRITES (every pass, in the order the run first made them)\n"
+        text += "output    " + (kept.lines == 0 ? "none kept\n" : "\(kept.lines) lines kept: hubscript runs show \(f(r.id)) --output\n")
+        text += writeTotal == 0 ? "no writes\n" : "\nWRITES (every pass, in the order the run first made them)\n"
         if !writes.isEmpty {
-            let width = max(1, String(writes.count).count)
+            let width = max(1, String(shown.upperBound).count)
             func pad(_ s: String, _ n: Int) -> String { s.padding(toLength: max(n, s.count), withPad: " ", startingAt: 0) }
             text += "  \(pad("#", width)) \(pad("STATE", 8)) \(pad("TRIES", 5)) \(pad("METHOD", 7)) PATH  KEY\n"
             for (index, w) in writes.enumerated() {
-                text += "  \(pad(String(index + 1), width)) \(pad(w.state.rawValue, 8)) \(pad(String(w.attempts), 5)) \(pad(f(w.method), 7)) \(f(w.path))  \(f(w.key))\(w.error.map { "  (\(f($0)))" } ?? "")\n"
+                text += "  \(pad(String(shown.lowerBound + index + 1), width)) \(pad(w.state.rawValue, 8)) \(pad(String(w.attempts), 5)) \(pad(f(w.method), 7)) \(f(w.path))  \(f(w.key))\(w.error.map { "  (\(f($0)))" } ?? "")\n"
             }
         }
+        text += RunsShowPage.note("writes", shown: shown, of: writeTotal, runID: f(r.id), flag: "") ?? ""
         Console.out(text)
         return ExitCode.success
     }
 }
 
 extension RunsShowCommand {
-    /// The writes of every pass in the order the run first journalled them (a write
-    /// resent by a later pass keeps its place); `sequence` is only a pass's own number.
-    static func inRunOrder(_ writes: [WriteRecord]) -> [WriteRecord] {
-        writes.enumerated().sorted { a, b in
-            if a.element.createdAt != b.element.createdAt { return a.element.createdAt < b.element.createdAt }
-            if a.element.sequence != b.element.sequence { return a.element.sequence < b.element.sequence }
-            return a.offset < b.offset
-        }.map(\.element)
-    }
-
     /// `30` for 30.0, `2.5` for 2.5.
     static func seconds(_ s: Double) -> String {
         s == s.rounded() && abs(s) < 1e15 ? String(Int64(s)) : String(s)

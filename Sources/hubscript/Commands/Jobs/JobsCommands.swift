@@ -57,10 +57,13 @@ enum JobsCommands {
 
     /// A scheduler over the state directory's journal that runs recipes and prints one
     /// line per fire on stdout.
-    /// With `telemetry`, each fire and its run are counted for `/metrics`.
+    /// With `telemetry`, each fire and its run are counted for `/metrics`. `check`: how
+    /// the journal is checked as it opens (`jobs serve` checks it unless it was closed
+    /// cleanly, so that it can close it cleanly too).
     static func scheduler(_ config: LoadedConfiguration, _ common: CommonOptions.Values,
-                          clock: @escaping @Sendable () -> Date, telemetry: ServeTelemetry? = nil) throws -> JobScheduler {
-        let journal = try common.openJournal()
+                          clock: @escaping @Sendable () -> Date, telemetry: ServeTelemetry? = nil,
+                          check: Journal.IntegrityCheck = .skip) throws -> JobScheduler {
+        let journal = try common.openJournal(check: check)
         var executor = RecipeFireExecutor(common: common, journal: journal)
         executor.telemetry = telemetry
         let scheduler = JobScheduler(jobs: config.jobs, journal: journal, state: common.state,
@@ -114,10 +117,11 @@ struct JobsOptions {
 
     /// The configuration (refused without jobs), a scheduler over its jobs, and the
     /// signal sources that stop it (keep them alive while it runs).
-    func scheduler(telemetry: ServeTelemetry? = nil, onStop: @escaping @Sendable () -> Void = {}) throws
+    func scheduler(telemetry: ServeTelemetry? = nil, check: Journal.IntegrityCheck = .skip,
+                   onStop: @escaping @Sendable () -> Void = {}) throws
         -> (config: LoadedConfiguration, scheduler: JobScheduler, signals: [DispatchSourceSignal]) {
         let config = try JobsCommands.load(common)
-        let scheduler = try JobsCommands.scheduler(config, common, clock: clock, telemetry: telemetry)
+        let scheduler = try JobsCommands.scheduler(config, common, clock: clock, telemetry: telemetry, check: check)
         if let concurrency { scheduler.concurrency = concurrency }
         return (config, scheduler, JobsCommands.stopOnSignals(scheduler, onStop))
     }

@@ -56,7 +56,7 @@ struct JobsServeCommand: Command {
             telemetry = ServeTelemetry(journal: try options.common.openJournal(), state: options.common.state,
                                        kinds: listenAddress == nil ? ["job"] : ["job", "trigger"])
         }
-        let (config, scheduler, signals) = try options.scheduler(telemetry: telemetry) {
+        let (config, scheduler, signals) = try options.scheduler(telemetry: telemetry, check: .unlessClosedCleanly) {
             Console.err("jobs serve: stopping; running fires finish first\n")
         }
         let serving = StopSignal()   // set while the scheduler's loop runs
@@ -74,7 +74,7 @@ struct JobsServeCommand: Command {
         Console.err("jobs serve: \(count) job\(count == 1 ? "" : "s") (\(TerminalText.field(names)))\(nextText)\n")
         let listening = try listenAddress.map { address in
             try Listening.start(triggers: config.triggers, common: options.common, address: address, name: "jobs serve",
-                                telemetry: telemetry)
+                                telemetry: telemetry, journal: scheduler.journal)
         }
         let http = try httpAddress.flatMap { address in try telemetry.map { telemetry -> HTTPServer in
             let server = try address.server(telemetry.handler)
@@ -89,13 +89,16 @@ struct JobsServeCommand: Command {
         let console = try consolePort.map { port in
             try ConsoleServing.start(address: ListenAddress(bind: nil, port: port, limits: ConsoleServer.limits), secureCookies: false,
                                      readOnly: false, config: config, triggers: config.triggers,
-                                     common: options.common, journal: options.common.openJournal(), name: "jobs serve")
+                                     common: options.common, journal: scheduler.journal, name: "jobs serve")
         }
         scheduler.serve(onError: { Console.err("jobs serve: \(TerminalText.text("\($0)"))\n") })
         http?.stop()
         http?.waitUntilStopped()
         listening?.stop()
         console?.stop()
+        // Every fire has finished: the journal is closed here, before the process exits,
+        // so the next command finds it closed cleanly and skips the integrity check.
+        scheduler.journal.closeCleanly()
         withExtendedLifetime(signals) {}
         Console.err("jobs serve: stopped\n")
         return ExitCode.success
