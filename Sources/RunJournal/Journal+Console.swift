@@ -80,13 +80,16 @@ public struct RunActivity: Sendable, Equatable {
     /// Its writes done, failed, and sends attempted (`D/F/A`): what changes when a
     /// write's outcome is recorded within the same millisecond.
     public var writeStates: String = ""
+    /// The sequence of the last line of output it kept (0: none).
+    public var lastOutputSequence: Int = 0
 
     /// Equal for two readings exactly when nothing a viewer sees changed.
     public var fingerprint: String {
         let c = run.counts
         return [run.status.rawValue, String(run.attempts), String(c.reads), String(c.writes), String(c.replayed),
                 String(c.planned), String(c.failed), String(writeCount), String(lastWriteChangeMs), writeStates,
-                String(run.exitCode ?? -1), String(run.finishedAt.map { Journal.ms($0) } ?? 0)].joined(separator: "-")
+                String(run.exitCode ?? -1), String(run.finishedAt.map { Journal.ms($0) } ?? 0),
+                String(lastOutputSequence)].joined(separator: "-")
     }
 }
 
@@ -179,8 +182,9 @@ extension Journal {
                        coalesce(sum(attempts), 0)
                 FROM writes WHERE run_id = ?1
                 """, [.text(id)]) { [$0.int(0), $0.int(1), $0.int(2), $0.int(3), $0.int(4)] } ?? [0, 0, 0, 0, 0]
+            let lastLine = try db.first("SELECT coalesce(max(seq), 0) FROM run_output WHERE run_id = ?1", [.text(id)]) { $0.int(0) } ?? 0
             return RunActivity(run: run, writeCount: tally[0], lastWriteChangeMs: Int64(tally[1]),
-                               writeStates: "\(tally[2])/\(tally[3])/\(tally[4])")
+                               writeStates: "\(tally[2])/\(tally[3])/\(tally[4])", lastOutputSequence: lastLine)
         }
     }
 

@@ -2,7 +2,8 @@ import Foundation
 import RunJournal
 
 /// `/runs/ID`: one run — what started it, where it stands (live while it runs), its
-/// writes in order (paged, `?wpage=N`), its exports and the command that resumes it.
+/// writes in order (paged, `?wpage=N`), what it said (its kept output), its exports and
+/// the command that resumes it.
 struct RunPage {
     let context: ConsoleContext
 
@@ -36,10 +37,6 @@ struct RunPage {
         } else {
             body += "<section id=\"run-live\">\(live)</section>"
         }
-        body += """
-            <h2>Output</h2><p id="run-output" class="muted">This journal does not keep what runs print; \
-            their writes above are what they did.</p>
-            """
         body += exports(r)
         return ("Run " + r.id, body)
     }
@@ -57,6 +54,7 @@ struct RunPage {
             \(c.planned) planned, \(c.failed) failed (every pass)</dd></dl>
             """
         html += writesSection(r.id, total: activity.writeCount, page: writesPage)
+        html += outputSection(r.id)
         return html
     }
 
