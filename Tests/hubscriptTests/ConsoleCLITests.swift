@@ -50,7 +50,14 @@ final class ConsoleCLITests: XCTestCase {
         XCTAssertTrue(runs.contains("<tr class=\"run\" data-run-id=\"hello&lt;1&gt;\">"), runs)
         let run = try curl(base + "/runs/hello%3C1%3E", ["Cookie: \(cookie)"])
         XCTAssertTrue(run.contains("<dd id=\"run-status\" class=\"status status-succeeded\">succeeded (exit 0)</dd>"), run)
+        // What the run said is on its page, escaped.
+        XCTAssertTrue(run.contains("<span class=\"kind\">print</span> <span class=\"text\"><bdi>&lt;script&gt;alert(1)&lt;/script&gt;</bdi></span>"), run)
+        // Probes and scrapers hold no token: the three endpoints answer without one.
         XCTAssertTrue(try curl(base + "/healthz").hasSuffix("\r\n\r\nok\n"))
+        XCTAssertTrue(try curl(base + "/readyz").hasSuffix("\r\n\r\nready\n"))
+        let metrics = try curl(base + "/metrics")
+        XCTAssertTrue(metrics.hasPrefix("HTTP/1.1 200 OK\r\n"), metrics)
+        XCTAssertTrue(metrics.contains("\n# TYPE hubscript_journal_reachable gauge\nhubscript_journal_reachable 1\n"), metrics)
 
         kill(console.process.processIdentifier, SIGTERM)
         XCTAssertTrue(console.waitForExit(within: 20))

@@ -1,4 +1,5 @@
 import Foundation
+import Automation
 import HTTPKit
 import HubClient
 import RunJournal
@@ -47,9 +48,13 @@ struct ConsoleCommand: Command {
         let config = common.configuration
         let triggers = config.triggers
         let journal = try common.openJournal()
+        // /healthz, /readyz (the journal answers; the console is not stopping) and /metrics.
+        let telemetry = ServeTelemetry(journal: try common.openJournal(), state: common.state, kinds: ["job"])
+        let stopping = StopSignal()
+        telemetry.require("console") { stopping.isSet ? "the console is stopping" : nil }
         let serving = try ConsoleServing.start(address: address, secureCookies: allowRemote && address.isBeyondLoopback,
                                                readOnly: readOnly, config: config, triggers: triggers, common: common,
-                                               journal: journal, name: "console")
+                                               journal: journal, name: "console", endpoints: telemetry.endpoints)
         let stopped = DispatchSemaphore(value: 0)
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
@@ -59,6 +64,7 @@ struct ConsoleCommand: Command {
             return source
         }
         stopped.wait()
+        stopping.fire()
         Console.err("console: stopping\n")
         serving.stop()
         withExtendedLifetime(signals) {}

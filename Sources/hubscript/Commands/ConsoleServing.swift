@@ -1,4 +1,5 @@
 import Foundation
+import Telemetry
 import HTTPKit
 import RunJournal
 import ScriptHost
@@ -18,8 +19,11 @@ struct ConsoleServing {
 
     /// Binds and starts the console; prints its URL (with the access token) on stdout
     /// and what it serves on stderr, each line starting with `name:`.
+    /// `endpoints`: the process's `/healthz`, `/readyz` and `/metrics`, answered before the
+    /// console's pages and without its token (probes and scrapers hold none).
     static func start(address: ListenAddress, secureCookies: Bool, readOnly: Bool, config: LoadedConfiguration,
-                      triggers: TriggersConfig, common: CommonOptions.Values, journal: Journal, name: String) throws -> ConsoleServing {
+                      triggers: TriggersConfig, common: CommonOptions.Values, journal: Journal, name: String,
+                      endpoints: HealthEndpoints? = nil) throws -> ConsoleServing {
         let actions = readOnly ? nil : ConsoleCLIActions(config: config, common: common, journal: journal)
         let context = ConsoleContext(journal: journal, locks: journal.runLocks(state: common.state), jobs: config.jobs,
                                      triggers: triggers, actions: actions)
@@ -27,7 +31,7 @@ struct ConsoleServing {
         // The cookie's name needs the port, known once bound: until the console is made, 503.
         let ready = ConsoleHolder()
         let server = try HTTPServer(host: address.host, port: address.port, limits: address.limits, beyondLoopback: true) { request in
-            ready.console?.handle(request) ?? HTTPResponseMessage(status: 503)
+            endpoints?.respond(to: request) ?? ready.console?.handle(request) ?? HTTPResponseMessage(status: 503)
         }
         let access = ConsoleAccess(port: server.port, secureCookies: secureCookies)
         let console = ConsoleServer(context: context, access: access)

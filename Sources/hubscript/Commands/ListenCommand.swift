@@ -74,7 +74,8 @@ struct ListenCommand: Command {
         let console = try consolePort.map { port in
             try ConsoleServing.start(address: ListenAddress(bind: nil, port: port, limits: ConsoleServer.limits), secureCookies: false,
                                      readOnly: false, config: common.configuration, triggers: triggers,
-                                     common: common, journal: listening.listener.journal, name: "listen")
+                                     common: common, journal: listening.listener.journal, name: "listen",
+                                     endpoints: telemetry.endpoints)
         }
         let stopped = DispatchSemaphore(value: 0)
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in

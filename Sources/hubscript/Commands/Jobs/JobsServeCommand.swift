@@ -89,7 +89,8 @@ struct JobsServeCommand: Command {
         let console = try consolePort.map { port in
             try ConsoleServing.start(address: ListenAddress(bind: nil, port: port, limits: ConsoleServer.limits), secureCookies: false,
                                      readOnly: false, config: config, triggers: config.triggers,
-                                     common: options.common, journal: scheduler.journal, name: "jobs serve")
+                                     common: options.common, journal: scheduler.journal, name: "jobs serve",
+                                     endpoints: telemetry?.endpoints)
         }
         scheduler.serve(onError: { Console.err("jobs serve: \(TerminalText.text("\($0)"))\n") })
         http?.stop()
