@@ -35,24 +35,29 @@ final class ServedSandbox {
         self.err = err
         var url: String?
         var dispatchURL: String?
-        let deadline = Date().addingTimeInterval(20)
-        while dispatchURL == nil && Date() < deadline {
-            url = banner.text.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression).map { String(banner.text[$0]) }
-            dispatchURL = banner.text.range(of: #"Dispatch +http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression)
-                .map { String(banner.text[$0].split(separator: " ").last ?? "") }
-            if dispatchURL != nil { break }
+        let started = Date()
+        let deadline = started.addingTimeInterval(20)
+        var hasExited = false
+        while Date() < deadline {
+            // One reading of the banner for both addresses: the Hub's line comes first.
+            let text = banner.text
+            url = text.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression).map { String(text[$0]) }
+            dispatchURL = text.range(of: #"Dispatch +http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression)
+                .map { String(text[$0].split(separator: " ").last ?? "") }
+            if url != nil && dispatchURL != nil { break }
             if exited.wait(timeout: .now() + .milliseconds(20)) == .success {
                 exited.signal()
+                hasExited = true
                 break
             }
         }
         guard let url, let dispatchURL else {
-            let hasExited = exited.wait(timeout: .now()) == .success
             if !hasExited { server.interrupt() }
             server.waitUntilExit()
+            let after = String(format: "%.2f s", Date().timeIntervalSince(started))
             throw ServedSandboxError(description: hasExited
-                ? "sandbox serve exited (status \(server.terminationStatus)) before it printed its addresses: \(banner.text)"
-                : "sandbox serve did not print its addresses within 20 s: \(banner.text)")
+                ? "sandbox serve exited (status \(server.terminationStatus)) after \(after) before it printed its addresses: \(banner.text)"
+                : "sandbox serve did not print its addresses within 20 s (waited \(after)): \(banner.text)")
         }
         self.url = url
         self.dispatchURL = dispatchURL
