@@ -1,0 +1,313 @@
+import Foundation
+import SQLiteKit
+import SystemText
+
+/// A saved plan as the journal keeps it (`hubscript plan --out`), with what people
+/// decided about it. Its id is the plan's run id (the `run_id` of the plan file).
+public struct PlanRecord: Sendable, Equatable {
+    /// Who made the plan: the Hub user of the plan's profile when its session said
+    /// (`GET /users/me`), else the operating-system user who ran `hubscript plan`.
+    public enum MakerKind: String, Sendable { case hub, os }
+
+    /// `waiting` until it is rejected or applied; "approved" is not a stored status but
+    /// `approvals(for:)` reaching `required`.
+    public enum Status: String, Sendable { case waiting, rejected, applied }
+
+    public let id: String
+    /// SHA-256 of the plan's canonical JSON when it was recorded.
+    public let contentSHA256: String
+    /// Where the plan file was saved (absolute).
+    public let path: String
+    public let recipePath: String
+    public let profile: String
+    public let maker: String
+    public let makerKind: MakerKind
+    public let writes: Int
+    /// The platform permissions the plan's writes need (the recipe's write needs), sorted.
+    public let permissions: [String]
+    /// The approvals the configuration required when the plan was made.
+    public let required: Int
+    public let status: Status
+    public let createdAt: Date
+    /// Every decision, oldest first.
+    public let decisions: [PlanDecision]
+
+    public init(id: String, contentSHA256: String, path: String, recipePath: String, profile: String, maker: String,
+                makerKind: MakerKind, writes: Int, permissions: [String], required: Int,
+                status: Status = .waiting, createdAt: Date = Date(), decisions: [PlanDecision] = []) {
+        self.id = id
+        self.contentSHA256 = contentSHA256
+        self.path = path
+        self.recipePath = recipePath
+        self.profile = profile
+        self.maker = maker
+        self.makerKind = makerKind
+        self.writes = writes
+        self.permissions = permissions.sorted()
+        self.required = required
+        self.status = status
+        self.createdAt = createdAt
+        self.decisions = decisions
+    }
+
+    /// The approvals given to the plan's content `sha256`, oldest first.
+    public func approvals(for sha256: String) -> [PlanDecision] {
+        decisions.filter { $0.kind == .approved && $0.contentSHA256 == sha256 }
+    }
+
+    /// The rejection, if the plan was rejected.
+    public var rejection: PlanDecision? { decisions.last { $0.kind == .rejected } }
+
+    /// `waiting`, `approved` (enough approvals of its recorded content for `required`),
+    /// `rejected` or `applied`: what the plan lists show.
+    public func shownStatus(required: Int) -> String {
+        if status == .waiting, approvals(for: contentSHA256).count >= required { return "approved" }
+        return status.rawValue
+    }
+}
+
+/// One person's decision about a plan, or an apply.
+public struct PlanDecision: Sendable, Equatable {
+    public enum Kind: String, Sendable { case approved, rejected, applied, applyFailed = "apply_failed" }
+    public let kind: Kind
+    /// The plan content the decision was about.
+    public let contentSHA256: String
+    /// A Hub user id (`usr_…`) for approvals and rejections; for an apply, the Hub user of
+    /// the applying profile when known, else the operating-system user.
+    public let person: String
+    /// The person's email (or name) as the Hub gave it; nil when not known.
+    public let personName: String?
+    /// A rejection's reason.
+    public let reason: String?
+    /// An apply's exit code.
+    public let exitCode: Int?
+    public let decidedAt: Date
+}
+
+/// Why the journal did not record a decision about a plan, or why a plan may not be
+/// applied. Exit code 3 at the CLI.
+public typealias PlanApprovalError = CodedError<PlanApprovalErrorDomain>
+public enum PlanApprovalErrorDomain: CodedErrorDomain {}
+
+extension CodedError.Code where Domain == PlanApprovalErrorDomain {
+    /// The journal holds no plan with this id.
+    public static var notRecorded: Self { Self(rawValue: "plan_not_recorded") }
+    /// The plan's content is not the content recorded (or approved).
+    public static var changed: Self { Self(rawValue: "plan_changed") }
+    public static var rejected: Self { Self(rawValue: "plan_rejected") }
+    public static var alreadyApplied: Self { Self(rawValue: "plan_already_applied") }
+    /// The approver made the plan.
+    public static var maker: Self { Self(rawValue: "plan_approver_is_maker") }
+    /// The approver lacks permissions the plan's writes need.
+    public static var lacksPermissions: Self { Self(rawValue: "plan_approver_lacks_permissions") }
+    public static var alreadyApproved: Self { Self(rawValue: "plan_already_approved") }
+    /// Fewer approvals than required.
+    public static var notApproved: Self { Self(rawValue: "plan_not_approved") }
+}
+
+extension Journal {
+    /// Records a saved plan as waiting. Recording the same plan (id and content) again
+    /// is a no-op; another content under the same id is refused (`.changed`).
+    @discardableResult
+    public func recordPlan(_ plan: PlanRecord) throws -> PlanRecord {
+        let now = Int(nowMs())
+        return try transaction { db in
+            _ = try db.run("""
+                INSERT INTO plans(id, content_sha256, path, recipe_path, profile, maker, maker_kind, writes, permissions,
+                                  required, status, created_at, updated_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'waiting', ?11, ?11)
+                ON CONFLICT (id) DO NOTHING
+                """, [.text(plan.id), .text(plan.contentSHA256), .text(plan.path), .text(plan.recipePath), .text(plan.profile),
+                      .text(plan.maker), .text(plan.makerKind.rawValue), .int(plan.writes),
+                      .text(plan.permissions.joined(separator: " ")), .int(plan.required), .int(now)])
+            let stored = try Journal.selectPlan(db, id: plan.id)!
+            guard stored.contentSHA256 == plan.contentSHA256 else {
+                throw PlanApprovalError(.changed, "the journal already holds plan \(plan.id) with other content; make a new plan")
+            }
+            return stored
+        }
+    }
+
+    /// The plan `id` with its decisions; nil when the journal does not hold it.
+    public func plan(_ id: String) throws -> PlanRecord? {
+        try reading { db in try Journal.selectPlan(db, id: id) }
+    }
+
+    /// The most recent plans first, at most `limit`.
+    public func plans(limit: Int = 100) throws -> [PlanRecord] {
+        try reading { db in
+            var ids: [String] = []
+            try db.query("SELECT id FROM plans ORDER BY created_at DESC, id DESC LIMIT ?1", [.int(max(0, limit))]) {
+                ids.append($0.text(0))
+            }
+            return try ids.compactMap { try Journal.selectPlan(db, id: $0) }
+        }
+    }
+
+    /// Records `person`'s approval of the plan `id` as it is now (`contentSHA256`), in one
+    /// transaction that checks, against the journal as it stands (other hosts included):
+    /// the plan is recorded, waiting, of this content; `person` did not make it (when its
+    /// maker is a Hub user); `permissions` (the approver's, just verified) hold every
+    /// permission the plan needs; `person` has not approved this content yet.
+    /// - Throws: `PlanApprovalError` naming what is wrong and what to do.
+    @discardableResult
+    public func approvePlan(_ id: String, contentSHA256: String, person: String, personName: String?,
+                            permissions: Set<String>) throws -> PlanRecord {
+        let now = Int(nowMs())
+        return try transaction { db in
+            let plan = try Journal.decidablePlan(db, id: id, contentSHA256: contentSHA256)
+            if plan.makerKind == .hub, plan.maker == person {
+                throw PlanApprovalError(.maker, """
+                    \(Journal.who(person, personName)) made plan \(id) and cannot approve it: \
+                    another person must (hubscript approve \(id) --profile THEIR_SESSION_PROFILE)
+                    """)
+            }
+            let lacking = plan.permissions.filter { !permissions.contains($0) }
+            if !lacking.isEmpty {
+                throw PlanApprovalError(.lacksPermissions, """
+                    \(Journal.who(person, personName)) lacks what plan \(id)'s writes need: \(lacking.joined(separator: ", ")); \
+                    only a person holding \(plan.permissions.joined(separator: ", ")) can approve it
+                    """)
+            }
+            if plan.approvals(for: contentSHA256).contains(where: { $0.person == person }) {
+                throw PlanApprovalError(.alreadyApproved, "\(Journal.who(person, personName)) already approved plan \(id); another person must approve it")
+            }
+            try Journal.insertDecision(db, plan: id, kind: .approved, sha: contentSHA256, person: person, name: personName,
+                                       reason: nil, exitCode: nil, at: now)
+            return try Journal.selectPlan(db, id: id)!
+        }
+    }
+
+    /// Records `person`'s rejection of the plan `id` with `reason`: no apply of it will be
+    /// accepted (make a new plan). The maker may withdraw their own plan this way.
+    @discardableResult
+    public func rejectPlan(_ id: String, contentSHA256: String, person: String, personName: String?,
+                           reason: String) throws -> PlanRecord {
+        let now = Int(nowMs())
+        return try transaction { db in
+            _ = try Journal.decidablePlan(db, id: id, contentSHA256: contentSHA256)
+            try Journal.insertDecision(db, plan: id, kind: .rejected, sha: contentSHA256, person: person, name: personName,
+                                       reason: reason, exitCode: nil, at: now)
+            _ = try db.run("UPDATE plans SET status = 'rejected', updated_at = ?2 WHERE id = ?1", [.text(id), .int(now)])
+            return try Journal.selectPlan(db, id: id)!
+        }
+    }
+
+    /// Checks that the plan `id` of content `contentSHA256` may be applied under
+    /// `required` approvals: recorded (when `required` > 0), not rejected, not applied,
+    /// unchanged since recorded, and approved by `required` people. Returns the record
+    /// (nil: not recorded and no approval required).
+    /// - Throws: `PlanApprovalError` naming what is missing: how many approvals, by whom.
+    public func checkPlanMayApply(_ id: String, contentSHA256: String, required: Int) throws -> PlanRecord? {
+        guard let plan = try plan(id) else {
+            guard required > 0 else { return nil }
+            throw PlanApprovalError(.notRecorded, """
+                plan \(id) needs \(required) approval\(required == 1 ? "" : "s") and the journal does not hold it \
+                (a plan is recorded by hubscript plan RECIPE --out PLAN.json, with this journal); nothing was sent
+                """)
+        }
+        let needed = max(required, plan.required)
+        if plan.status == .rejected, let r = plan.rejection {
+            throw PlanApprovalError(.rejected, """
+                plan \(id) was rejected by \(Journal.who(r.person, r.personName)): \(r.reason ?? ""); nothing was sent. \
+                Make a new plan.
+                """)
+        }
+        if plan.status == .applied {
+            throw PlanApprovalError(.alreadyApplied, "plan \(id) was already applied; nothing was sent. Make a new plan.")
+        }
+        guard needed > 0 else { return plan }
+        if plan.contentSHA256 != contentSHA256 {
+            let approved = plan.approvals(for: plan.contentSHA256).count
+            throw PlanApprovalError(.changed, """
+                plan \(id) changed since it was recorded\(approved > 0 ? " and approved" : "") (its content hash is \
+                \(contentSHA256.prefix(12))…, not \(plan.contentSHA256.prefix(12))…); nothing was sent. \
+                Make a new plan and have it approved.
+                """)
+        }
+        let approvals = plan.approvals(for: contentSHA256)
+        if approvals.count < needed {
+            let by = approvals.isEmpty ? "none yet" : "approved by " + approvals.map { Journal.who($0.person, $0.personName) }.joined(separator: ", ")
+            let more = needed - approvals.count
+            throw PlanApprovalError(.notApproved, """
+                plan \(id) needs \(needed) approval\(needed == 1 ? "" : "s") and has \(approvals.count) (\(by)); nothing was sent.
+                It needs \(more) more from \(more == 1 ? "a person" : "people") other than its maker \
+                \(Journal.who(plan.maker, nil))\(plan.permissions.isEmpty ? "" : " holding " + plan.permissions.joined(separator: ", ")): \
+                hubscript approve \(id) --profile THEIR_SESSION_PROFILE
+                """)
+        }
+        return plan
+    }
+
+    /// Records an apply of the plan `id` by `person`: `exitCode` 0 marks it applied.
+    public func recordPlanApply(_ id: String, contentSHA256: String, person: String, exitCode: Int) throws {
+        let now = Int(nowMs())
+        try transaction { db in
+            guard try Journal.selectPlan(db, id: id) != nil else { return }
+            try Journal.insertDecision(db, plan: id, kind: exitCode == 0 ? .applied : .applyFailed, sha: contentSHA256,
+                                       person: person, name: nil, reason: nil, exitCode: exitCode, at: now)
+            if exitCode == 0 {
+                _ = try db.run("UPDATE plans SET status = 'applied', updated_at = ?2 WHERE id = ?1", [.text(id), .int(now)])
+            }
+        }
+    }
+
+    /// `person <name>` or `person`.
+    static func who(_ person: String, _ name: String?) -> String {
+        guard let name, !name.isEmpty, name != person else { return person }
+        return "\(person) <\(name)>"
+    }
+
+    /// The plan `id`, checked to be recorded, waiting and of content `contentSHA256`.
+    private static func decidablePlan(_ db: any JournalDatabase, id: String, contentSHA256: String) throws -> PlanRecord {
+        guard let plan = try selectPlan(db, id: id) else {
+            throw PlanApprovalError(.notRecorded, """
+                the journal holds no plan \(id) (plans are recorded by hubscript plan RECIPE --out PLAN.json; \
+                hubscript plans list shows them)
+                """)
+        }
+        switch plan.status {
+        case .rejected: throw PlanApprovalError(.rejected, "plan \(id) was already rejected; make a new plan")
+        case .applied: throw PlanApprovalError(.alreadyApplied, "plan \(id) was already applied; make a new plan")
+        case .waiting: break
+        }
+        guard plan.contentSHA256 == contentSHA256 else {
+            throw PlanApprovalError(.changed, """
+                the plan file \(plan.path) is not the plan \(id) that was recorded (its content changed); \
+                nothing was recorded. Make a new plan.
+                """)
+        }
+        return plan
+    }
+
+    private static func insertDecision(_ db: any JournalDatabase, plan: String, kind: PlanDecision.Kind, sha: String,
+                                       person: String, name: String?, reason: String?, exitCode: Int?, at: Int) throws {
+        _ = try db.run("""
+            INSERT INTO plan_decisions(plan_id, kind, content_sha256, person, person_name, reason, exit_code, decided_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            """, [.text(plan), .text(kind.rawValue), .text(sha), .text(person), name.map(SQLValue.text) ?? .null,
+                  reason.map(SQLValue.text) ?? .null, exitCode.map(SQLValue.int) ?? .null, .int(at)])
+    }
+
+    static func selectPlan(_ db: any JournalDatabase, id: String) throws -> PlanRecord? {
+        var decisions: [PlanDecision] = []
+        try db.query("""
+            SELECT kind, content_sha256, person, person_name, reason, exit_code, decided_at FROM plan_decisions
+            WHERE plan_id = ?1 ORDER BY id
+            """, [.text(id)]) { s in
+            decisions.append(PlanDecision(kind: PlanDecision.Kind(rawValue: s.text(0)) ?? .rejected, contentSHA256: s.text(1),
+                                          person: s.text(2), personName: s.textOrNil(3), reason: s.textOrNil(4),
+                                          exitCode: s.intOrNil(5), decidedAt: Journal.date(s.int(6))!))
+        }
+        return try db.first("""
+            SELECT id, content_sha256, path, recipe_path, profile, maker, maker_kind, writes, permissions, required, status,
+                   created_at FROM plans WHERE id = ?1
+            """, [.text(id)]) { s in
+            PlanRecord(id: s.text(0), contentSHA256: s.text(1), path: s.text(2), recipePath: s.text(3), profile: s.text(4),
+                       maker: s.text(5), makerKind: PlanRecord.MakerKind(rawValue: s.text(6)) ?? .os, writes: s.int(7),
+                       permissions: s.text(8).split(separator: " ").map(String.init), required: s.int(9),
+                       status: PlanRecord.Status(rawValue: s.text(10)) ?? .waiting, createdAt: Journal.date(s.int(11))!,
+                       decisions: decisions)
+        }
+    }
+}
