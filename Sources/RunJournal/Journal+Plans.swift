@@ -194,8 +194,9 @@ extension Journal {
     }
 
     /// Checks that the plan `id` of content `contentSHA256` may be applied under
-    /// `required` approvals: recorded (when `required` > 0), not rejected, not applied,
-    /// unchanged since recorded, and approved by `required` people. Returns the record
+    /// `required` approvals: recorded (when `required` > 0), not rejected, unchanged
+    /// since recorded, and approved by `required` people. A plan already applied passes
+    /// on its approvals: applying it again sends nothing (the run's journal says so). Returns the record
     /// (nil: not recorded and no approval required).
     /// - Throws: `PlanApprovalError` naming what is missing: how many approvals, by whom.
     public func checkPlanMayApply(_ id: String, contentSHA256: String, required: Int) throws -> PlanRecord? {
@@ -212,9 +213,6 @@ extension Journal {
                 plan \(id) was rejected by \(Journal.who(r.person, r.personName)): \(r.reason ?? ""); nothing was sent. \
                 Make a new plan.
                 """)
-        }
-        if plan.status == .applied {
-            throw PlanApprovalError(.alreadyApplied, "plan \(id) was already applied; nothing was sent. Make a new plan.")
         }
         guard needed > 0 else { return plan }
         if plan.contentSHA256 != contentSHA256 {

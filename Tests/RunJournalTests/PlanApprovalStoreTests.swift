@@ -167,6 +167,8 @@ final class PlanApprovalStoreTests: XCTestCase {
             XCTAssertEqual(record.decisions.map(\.exitCode), [nil, 4, 0])
             XCTAssertEqual(refusal { try journal.approvePlan("run_plan1", contentSHA256: self.contentA, person: "usr_two",
                                                              personName: nil, permissions: self.both) }?.code, .alreadyApplied)
+            // Applying it again is left to the run, which sends nothing and says so.
+            XCTAssertNotNil(try journal.checkPlanMayApply("run_plan1", contentSHA256: contentA, required: 1))
         }
     }
 
