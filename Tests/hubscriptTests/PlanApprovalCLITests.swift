@@ -72,6 +72,14 @@ final class PlanApprovalCLITests: XCTestCase {
             hubscript approve \(id) --profile THEIR_SESSION_PROFILE
 
             """)
+        // Under --json: an error event and a summary with exit code 3, and nothing sent.
+        let json = try s.lab.cli.run(["apply", s.plan, "--json", "--config", s.config, "--profile", "admin"])
+        XCTAssertEqual(json.status, 3, json.output)
+        let events = json.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        XCTAssertEqual(events.map { $0["type"] as? String }, ["error", "summary"], json.stdout)
+        XCTAssertEqual(events.last?["exit_code"] as? Int, 3, json.stdout)
         XCTAssertEqual(try adaStatus(s), "active")
     }
 
