@@ -125,6 +125,40 @@ final class PlanApprovalCLITests: XCTestCase {
         XCTAssertTrue(shown.stdout.contains("  applied  "), shown.stdout)
     }
 
+    /// Two approvals required: one is not enough (apply names who approved and how many
+    /// more are needed); a person refused for lacking a permission is accepted once an
+    /// admin gives it (their permissions are asked at the moment of approval); the second
+    /// approval lets apply send the writes.
+    func testTwoApprovalsFromTwoPeopleAreNeededWhenTheRuleSaysTwo() throws {
+        let s = try lab(approvals: "approvals = { { required = 1 }, { required = 2, permissions = { \"users.manage\" } } }")
+        defer { s.lab.server.stop() }
+        let made = try s.lab.cli.run(["plan", s.recipe, "--out", s.plan, "--config", s.config, "--profile", "ops"], expect: 0)
+        let id = try XCTUnwrap(planID(s.plan))
+        XCTAssertTrue(made.stderr.contains("it needs 2 approvals (hubscript approve \(id)) before hubscript apply"), made.stderr)
+        XCTAssertEqual(try s.lab.cli.run(["approve", id, "--config", s.config, "--profile", "support"]).status, 3)
+        try s.lab.cli.run(["approve", id, "--config", s.config, "--profile", "admin"], expect: 0)
+        let one = try s.lab.cli.run(["apply", s.plan, "--config", s.config, "--profile", "ops"])
+        XCTAssertEqual(one.status, 3, one.output)
+        XCTAssertEqual(one.stderr, """
+            error: plan \(id) needs 2 approvals and has 1 (approved by usr_admin <admin@example.com>); nothing was sent.
+            It needs 1 more from a person other than its maker \(NSUserName()) holding users.manage: \
+            hubscript approve \(id) --profile THEIR_SESSION_PROFILE
+
+            """)
+        XCTAssertEqual(try adaStatus(s), "active")
+        // An admin gives support the role; support's next approval is checked afresh.
+        let grant = try s.lab.cli.file("grant.lua", """
+            recipe { name = "grant", needs = { "roles.manage" } }
+            hub.roles.assign("usr_support", "role_superadmin")
+            """)
+        try s.lab.cli.run(["run", grant, "--config", s.config, "--profile", "admin"], expect: 0)
+        let second = try s.lab.cli.run(["approve", id, "--config", s.config, "--profile", "support"])
+        XCTAssertEqual(second.status, 0, second.output)
+        XCTAssertEqual(second.stdout, "approved plan \(id) as support@example.com: 2 of 2 approvals\n")
+        try s.lab.cli.run(["apply", s.plan, "--config", s.config, "--profile", "ops"], expect: 0)
+        XCTAssertEqual(try adaStatus(s), "suspended")
+    }
+
     func testAPlanEditedAfterItsApprovalIsRefused() throws {
         let s = try lab()
         defer { s.lab.server.stop() }
