@@ -133,14 +133,17 @@ extension Journal {
         try reading { db in try Journal.selectPlan(db, id: id) }
     }
 
-    /// The most recent plans first, at most `limit`.
+    /// The most recent plans first, at most `limit`, with their decisions (two queries).
     public func plans(limit: Int = 100) throws -> [PlanRecord] {
         try reading { db in
-            var ids: [String] = []
-            try db.query("SELECT id FROM plans ORDER BY created_at DESC, id DESC LIMIT ?1", [.int(max(0, limit))]) {
-                ids.append($0.text(0))
+            let newest = "SELECT id FROM plans ORDER BY created_at DESC, id DESC LIMIT ?1"
+            let args: [SQLValue] = [.int(max(0, limit))]
+            let decisions = try Journal.selectDecisions(db, where: "plan_id IN (\(newest))", args)
+            var plans: [PlanRecord] = []
+            try db.query("\(Journal.planColumns) WHERE id IN (\(newest)) ORDER BY created_at DESC, id DESC", args) { s in
+                plans.append(Journal.planRecord(s, decisions: decisions[s.text(0)] ?? []))
             }
-            return try ids.compactMap { try Journal.selectPlan(db, id: $0) }
+            return plans
         }
     }
 
@@ -288,24 +291,35 @@ extension Journal {
     }
 
     static func selectPlan(_ db: any JournalDatabase, id: String) throws -> PlanRecord? {
-        var decisions: [PlanDecision] = []
+        let decisions = try selectDecisions(db, where: "plan_id = ?1", [.text(id)])
+        return try db.first("\(planColumns) WHERE id = ?1", [.text(id)]) { planRecord($0, decisions: decisions[id] ?? []) }
+    }
+
+    static let planColumns = """
+        SELECT id, content_sha256, path, recipe_path, profile, maker, maker_kind, writes, permissions, required, status,
+               created_at FROM plans
+        """
+
+    static func planRecord(_ s: any JournalRow, decisions: [PlanDecision]) -> PlanRecord {
+        PlanRecord(id: s.text(0), contentSHA256: s.text(1), path: s.text(2), recipePath: s.text(3), profile: s.text(4),
+                   maker: s.text(5), makerKind: PlanRecord.MakerKind(rawValue: s.text(6)) ?? .os, writes: s.int(7),
+                   permissions: s.text(8).split(separator: " ").map(String.init), required: s.int(9),
+                   status: PlanRecord.Status(rawValue: s.text(10)) ?? .waiting, createdAt: Journal.date(s.int(11))!,
+                   decisions: decisions)
+    }
+
+    /// The decisions matching `condition`, by plan, oldest first.
+    static func selectDecisions(_ db: any JournalDatabase, where condition: String, _ args: [SQLValue]) throws -> [String: [PlanDecision]] {
+        var byPlan: [String: [PlanDecision]] = [:]
         try db.query("""
-            SELECT kind, content_sha256, person, person_name, reason, exit_code, decided_at FROM plan_decisions
-            WHERE plan_id = ?1 ORDER BY id
-            """, [.text(id)]) { s in
-            decisions.append(PlanDecision(kind: PlanDecision.Kind(rawValue: s.text(0)) ?? .rejected, contentSHA256: s.text(1),
-                                          person: s.text(2), personName: s.textOrNil(3), reason: s.textOrNil(4),
-                                          exitCode: s.intOrNil(5), decidedAt: Journal.date(s.int(6))!))
+            SELECT plan_id, kind, content_sha256, person, person_name, reason, exit_code, decided_at FROM plan_decisions
+            WHERE \(condition) ORDER BY id
+            """, args) { s in
+            // An unknown kind (a newer hubscript's) counts as a rejection: never as an approval.
+            byPlan[s.text(0), default: []].append(PlanDecision(
+                kind: PlanDecision.Kind(rawValue: s.text(1)) ?? .rejected, contentSHA256: s.text(2), person: s.text(3),
+                personName: s.textOrNil(4), reason: s.textOrNil(5), exitCode: s.intOrNil(6), decidedAt: Journal.date(s.int(7))!))
         }
-        return try db.first("""
-            SELECT id, content_sha256, path, recipe_path, profile, maker, maker_kind, writes, permissions, required, status,
-                   created_at FROM plans WHERE id = ?1
-            """, [.text(id)]) { s in
-            PlanRecord(id: s.text(0), contentSHA256: s.text(1), path: s.text(2), recipePath: s.text(3), profile: s.text(4),
-                       maker: s.text(5), makerKind: PlanRecord.MakerKind(rawValue: s.text(6)) ?? .os, writes: s.int(7),
-                       permissions: s.text(8).split(separator: " ").map(String.init), required: s.int(9),
-                       status: PlanRecord.Status(rawValue: s.text(10)) ?? .waiting, createdAt: Journal.date(s.int(11))!,
-                       decisions: decisions)
-        }
+        return byPlan
     }
 }

@@ -47,6 +47,20 @@ final class PlanApprovalStoreTests: XCTestCase {
         }
     }
 
+    func testTheListIsNewestFirstBoundedAndCarriesEachPlansDecisions() throws {
+        try eachJournalBackend { backend in
+            let journal = try backend.journal()
+            for id in ["run_a", "run_b", "run_c"] { try journal.recordPlan(plan(id)) }
+            try journal.approvePlan("run_b", contentSHA256: contentA, person: "usr_one", personName: nil, permissions: both)
+            try journal.rejectPlan("run_c", contentSHA256: contentA, person: "usr_two", personName: nil, reason: "no")
+            let listed = try journal.plans(limit: 2)
+            XCTAssertEqual(listed.map(\.id), ["run_c", "run_b"])
+            XCTAssertEqual(listed.map { $0.decisions.map(\.kind) }, [[.rejected], [.approved]])
+            XCTAssertEqual(try journal.plans(limit: 10).map(\.id), ["run_c", "run_b", "run_a"])
+            XCTAssertEqual(try journal.plans(limit: 10).last?.decisions, [])
+        }
+    }
+
     func testTheMakerCannotApproveTheirOwnPlan() throws {
         try eachJournalBackend { backend in
             let journal = try backend.journal()
