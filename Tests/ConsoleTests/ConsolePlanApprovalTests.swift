@@ -36,7 +36,7 @@ final class ConsolePlanApprovalTests: XCTestCase {
         let console = try console()
         let cookie = try console.signInWithToken()
         let list = ConsoleFixture.text(console.get("/plans", cookie: cookie))
-        XCTAssertTrue(list.contains("<a href=\"/plans/run_p1\"><bdi>run_p1</bdi></a>"), list)
+        XCTAssertTrue(list.contains("<tr class=\"plan\" data-plan-id=\"run_p1\"><td class=\"mono\"><a class=\"plan-link\" href=\"/plans/run_p1\"><bdi>run_p1</bdi></a>"), list)
         XCTAssertTrue(list.contains("<td class=\"status status-waiting\">waiting</td><td class=\"num\">0/1</td>"), list)
         XCTAssertFalse(list.contains("<img src=x"), list)
         let page = ConsoleFixture.text(console.get("/plans/run_p1", cookie: cookie))

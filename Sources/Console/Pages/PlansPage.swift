@@ -26,7 +26,7 @@ struct PlansPage {
             let status = p.shownStatus(required: p.required)
             let link = "/plans/\(URLText.component(p.id))"
             return """
-                <tr class="plan"><td class="mono"><a href="\(link)">\(HTML.field(p.id, budget: 200))</a></td>\
+                <tr class="plan" data-plan-id="\(p.id)"><td class="mono"><a class="plan-link" href="\(link)">\(HTML.field(p.id, budget: 200))</a></td>\
                 <td class="status status-\(status)">\(status)</td>\
                 <td class="num">\(p.approvals(for: p.contentSHA256).count)/\(p.required)</td>\
                 <td class="num">\(p.writes)</td><td>\(HTML.field(p.maker, budget: 200))</td>\
