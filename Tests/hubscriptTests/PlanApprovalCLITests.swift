@@ -203,6 +203,24 @@ final class PlanApprovalCLITests: XCTestCase {
         XCTAssertEqual(try adaStatus(s), "active")
     }
 
+    /// A plan the journal does not hold (made against another journal) cannot show any
+    /// approval: refused before anything is sent.
+    func testAPlanTheJournalDoesNotHoldIsRefused() throws {
+        let s = try lab()
+        defer { s.lab.server.stop() }
+        let id = try make(s, profile: "ops")
+        let elsewhere = s.lab.cli.root.appendingPathComponent("elsewhere-state")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let apply = try s.lab.cli.run(["apply", s.plan, "--config", s.config, "--profile", "ops"], state: elsewhere)
+        XCTAssertEqual(apply.status, 3, apply.output)
+        XCTAssertEqual(apply.stderr, """
+            error: plan \(id) needs 1 approval and the journal does not hold it (a plan is recorded by hubscript plan \
+            RECIPE --out PLAN.json, with this journal); nothing was sent
+
+            """)
+        XCTAssertEqual(try adaStatus(s), "active")
+    }
+
     func testWithoutApprovalRulesAPlanAppliesAsBefore() throws {
         let s = try lab(approvals: "")
         defer { s.lab.server.stop() }
