@@ -30,6 +30,8 @@ public struct LoadedConfiguration: Sendable {
     public let triggers: TriggersConfig
     /// The `journal` key's PostgreSQL URL; nil: the SQLite journal of the state directory.
     public let journal: PostgresURL?
+    /// The `approvals` rules: which saved plans need approvals before apply (`ApprovalsConfig`).
+    public private(set) var approvals = ApprovalsConfig.none
     let libraryDeclarations: [LibrariesConfig.Declaration]
 
     /// The configuration of a command that found no file.
@@ -50,11 +52,13 @@ public struct LoadedConfiguration: Sendable {
         let value = try evaluator.evaluate(try ConfigTrust.read(path), path)
         let file = URL(fileURLWithPath: path)
         let hub = try ConfigParser(file: path).parse(value, source: file)
-        return LoadedConfiguration(
+        var loaded = LoadedConfiguration(
             file: file, hub: hub, jobs: try JobsConfigParser(file: file, hub: hub).parse(value),
             triggers: try TriggersConfigParser(file: file, hub: hub).parse(value),
             journal: try JournalConfig.parse(value, file: file),
             libraryDeclarations: try LibrariesConfig.declarations(value, file: file))
+        loaded.approvals = try ApprovalsConfig.parse(value, file: file, hub: hub)
+        return loaded
     }
 
     /// The journal the configuration names: PostgreSQL when the file says so, else

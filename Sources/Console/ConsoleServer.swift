@@ -5,8 +5,9 @@ import HubClient
 /// The operator console: answers every request of an `HTTPServer` (`handle`).
 ///
 /// Routes (GET unless said): `/` and `/runs` (runs), `/runs/ID` (a run),
-/// `/runs/ID/events` (its live view), `/plans`, `/jobs`, `/jobs/NAME`,
-/// `/triggers`, `/signin`; POST `/signin`, `/signout`, `/jobs/NAME/fire`;
+/// `/runs/ID/events` (its live view), `/plans`, `/plans/ID`, `/jobs`, `/jobs/NAME`,
+/// `/triggers`, `/signin`; POST `/signin`, `/signout`, `/jobs/NAME/fire`,
+/// `/plans/ID/approve`, `/plans/ID/reject`;
 /// `/static/console.css` and `/static/console.js`; `/healthz` (the only one answered
 /// without access: `ok`). Access: ``ConsoleAccess``. Every response carries
 /// ``ConsoleResponse``'s header fields; an unexpected failure is a 500 page that says
@@ -67,13 +68,26 @@ public final class ConsoleServer: Sendable {
         let items = request.queryItems
         let route = Route(segments)
         switch route {
-        case .runs, .plans:
-            let plans = route == .plans
-            layout.section = plans ? "plans" : "runs"
-            switch try RunsPage(context: context).render(items, path: plans ? "/plans" : "/runs", plans: plans) {
+        case .runs:
+            layout.section = "runs"
+            switch try RunsPage(context: context).render(items, path: "/runs", plans: false) {
             case .success(let (title, body)): return ConsoleResponse.html(200, layout.page(title: title, body: body))
             case .failure(let problem): return answer(problem, layout)
             }
+        case .plans:
+            layout.section = "plans"
+            return ConsoleResponse.html(200, layout.page(title: "Plans", body: try PlansPage(context: context).list()))
+        case .plan(let id):
+            layout.section = "plans"
+            let value = { (key: String) in items.first { $0.name == key }?.value }
+            let notice: HTML? = value("approved") != nil ? "Your approval is recorded."
+                : value("rejected") != nil ? "Your rejection is recorded: this plan will not be applied." : nil
+            let page = Int(value("wpage") ?? "") ?? 1
+            guard let body = try PlansPage(context: context).plan(id, csrf: session.csrf, canAct: session.person != nil,
+                                                                  notice: notice, writesPage: page) else {
+                return answer(.notFound("the journal holds no plan \(id) (the plans page lists them)"), layout)
+            }
+            return ConsoleResponse.html(200, layout.page(title: "Plan " + id, body: body))
         case .run(let id):
             layout.section = "runs"
             let page = Int(items.first { $0.name == "wpage" }?.value ?? "") ?? 1
@@ -117,7 +131,7 @@ public final class ConsoleServer: Sendable {
             return ConsoleResponse.text(200, ConsoleStyle.css, contentType: "text/css; charset=utf-8")
         case .script:
             return ConsoleResponse.text(200, ConsoleScript.js, contentType: "text/javascript; charset=utf-8")
-        case .signOut, .fire, .unknown:
+        case .signOut, .fire, .approve, .reject, .unknown:
             return answer(.notFound("no page \(request.path) (start from the runs page)"), layout)
         }
     }
@@ -146,6 +160,8 @@ public final class ConsoleServer: Sendable {
         case .signIn: return signIn(form, session: session, actions: actions, layout: layout)
         case .signOut: return signOut(session)
         case .fire(let name): return try fire(name, session: session, actions: actions, layout: layout)
+        case .approve(let id): return decide(.approve, plan: id, form: form, session: session, layout: layout)
+        case .reject(let id): return decide(.reject, plan: id, form: form, session: session, layout: layout)
         default: return answer(.notFound("no action \(request.path)"), layout)
         }
     }

@@ -2,7 +2,7 @@ import Foundation
 
 /// The console's pages and actions, by path.
 enum Route: Equatable {
-    case runs, plans, run(String), runEvents(String), jobs, job(String), fire(String), triggers, signIn, signOut
+    case runs, plans, plan(String), approve(String), reject(String), run(String), runEvents(String), jobs, job(String), fire(String), triggers, signIn, signOut
     case style, script, unknown
 
     init(_ segments: [String]) {
@@ -21,6 +21,7 @@ enum Route: Equatable {
         case 2:
             switch segments[0] {
             case "runs": self = .run(segments[1])
+            case "plans": self = .plan(segments[1])
             case "jobs": self = .job(segments[1])
             case "static" where segments[1] == "console.css": self = .style
             case "static" where segments[1] == "console.js": self = .script
@@ -28,6 +29,8 @@ enum Route: Equatable {
             }
         case 3 where segments[0] == "runs" && segments[2] == "events": self = .runEvents(segments[1])
         case 3 where segments[0] == "jobs" && segments[2] == "fire": self = .fire(segments[1])
+        case 3 where segments[0] == "plans" && segments[2] == "approve": self = .approve(segments[1])
+        case 3 where segments[0] == "plans" && segments[2] == "reject": self = .reject(segments[1])
         default: self = .unknown
         }
     }

@@ -53,6 +53,15 @@ import SQLiteKit
 /// `run_output(run_id → runs.id, seq, attempt /* runs.attempts when it was said */,
 ///        kind /* print|log.debug|log.info|log.warn|log.error|warning|error|summary|truncated */,
 ///        at /* ms */, text, bytes /* UTF-8 length of text */; PRIMARY KEY (run_id, seq))`.
+/// Version 9 adds saved plans and what people decided about them (`hubscript plan
+/// --out`, `approve`, `reject`, `apply`; see `Journal+Plans.swift`):
+/// `plans(id /* the plan's run id */, content_sha256 /* SHA-256 of the plan's canonical
+///        JSON */, path, recipe_path, profile, maker, maker_kind /* hub|os */, writes,
+///        permissions /* space-separated */, required, status /* waiting|rejected|applied */,
+///        created_at, updated_at)` and
+/// `plan_decisions(id /* order */, plan_id → plans.id, kind /* approved|rejected|applied|
+///        apply_failed */, content_sha256, person, person_name, reason, exit_code, decided_at)`,
+/// one approval per person and plan content (a partial unique index).
 ///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
@@ -61,7 +70,7 @@ import SQLiteKit
 /// `migrations(for:)`); its version is the one row of `journal_schema`. A new version
 /// adds one step to `migrations(for:)`, written once for both.
 enum JournalSchema {
-    static let version: Int32 = 8
+    static let version: Int32 = 9
 
     /// `migrations[n]` upgrades a SQLite file from version `n` to `n + 1`.
     static let migrations = migrations(for: .sqlite)
@@ -195,6 +204,38 @@ enum JournalSchema {
                 bytes   \(int) NOT NULL,
                 PRIMARY KEY (run_id, seq)
             );
+            """,
+            """
+            CREATE TABLE plans (
+                id             \(key) PRIMARY KEY,
+                content_sha256 TEXT NOT NULL,
+                path           TEXT NOT NULL,
+                recipe_path    TEXT NOT NULL,
+                profile        TEXT NOT NULL,
+                maker          TEXT NOT NULL,
+                maker_kind     TEXT NOT NULL CHECK (maker_kind IN ('hub', 'os')),
+                writes         \(int) NOT NULL,
+                permissions    TEXT NOT NULL,
+                required       \(int) NOT NULL,
+                status         TEXT NOT NULL CHECK (status IN ('waiting', 'rejected', 'applied')),
+                created_at     \(int) NOT NULL,
+                updated_at     \(int) NOT NULL
+            );
+            CREATE INDEX plans_created ON plans (created_at);
+            CREATE TABLE plan_decisions (
+                id             \(serial),
+                plan_id        \(key) NOT NULL REFERENCES plans (id),
+                kind           TEXT NOT NULL CHECK (kind IN ('approved', 'rejected', 'applied', 'apply_failed')),
+                content_sha256 TEXT NOT NULL,
+                person         \(key) NOT NULL,
+                person_name    TEXT,
+                reason         TEXT,
+                exit_code      \(int),
+                decided_at     \(int) NOT NULL
+            );
+            CREATE INDEX plan_decisions_plan ON plan_decisions (plan_id, id);
+            CREATE UNIQUE INDEX plan_approvals_once ON plan_decisions (plan_id, content_sha256, person)
+                WHERE kind = 'approved';
             """,
         ]
     }

@@ -55,10 +55,11 @@ final class ConsolePagesTests: XCTestCase {
         XCTAssertTrue(failed.contains("data-run-id=\"a\""))
         XCTAssertFalse(failed.contains("data-run-id=\"b\""))
         XCTAssertTrue(failed.contains("<option value=\"failed\" selected>failed</option>"))
-        let plans = ConsoleFixture.text(console.get("/plans", cookie: cookie))
-        XCTAssertTrue(plans.contains("data-run-id=\"b\""))
-        XCTAssertFalse(plans.contains("data-run-id=\"a\""))
-        XCTAssertTrue(plans.contains("Approvals of plans before apply come in a later version."))
+        let planRuns = ConsoleFixture.text(console.get("/runs?mode=plan", cookie: cookie))
+        XCTAssertTrue(planRuns.contains("data-run-id=\"b\""))
+        XCTAssertFalse(planRuns.contains("data-run-id=\"a\""))
+        // The plans page lists saved plans (recorded by plan --out), not plan runs.
+        XCTAssertTrue(ConsoleFixture.text(console.get("/plans", cookie: cookie)).contains("<p id=\"plans-empty\""))
         let bad: [(String, String)] = [
             ("/runs?status=%3Cb%3E", "status must be one of running, interrupted, succeeded, failed, stopped"),
             ("/runs?mode=x", "mode must be one of run, plan, apply"),

@@ -21,6 +21,9 @@ final class CLITests: CLITestCase {
       describe    Show a recipe's manifest: parameters, permissions, limits.
       plan        Run a recipe with reads live and writes recorded, not sent; print or save the plan.
       apply       Apply a saved plan: run its recipe again, sending only the planned writes.
+      approve     Approve a saved plan as a signed-in Hub user (the two-person rule before apply).
+      reject      Reject a saved plan with a reason: it can no longer be applied.
+      plans       List and show saved plans with their approvals.
       runs        List, show, resume and repair journalled runs.
       login       Sign in to a profile that uses a user session.
       logout      Sign out of a session profile and delete its stored credentials.

@@ -58,7 +58,7 @@ struct RunPage {
         return html
     }
 
-    private func writesSection(_ runID: String, total: Int, page: Int) -> HTML {
+    func writesSection(_ runID: String, total: Int, page: Int) -> HTML {
         guard total > 0 else { return "<h2>Writes</h2><p id=\"writes-empty\" class=\"muted\">No writes.</p>" }
         let per = Self.writesPerPage
         let pages = (total + per - 1) / per

@@ -90,12 +90,6 @@ struct RunsPage {
         }
         let title = plans ? "Plans" : "Runs"
         var body: HTML = "<h1>\(title)</h1>"
-        if plans {
-            body += """
-                <p id="plans-note" class="notice">Plans made with <code>hubscript plan</code> are the runs below (mode plan): \
-                each one's writes were recorded, not sent. Approvals of plans before apply come in a later version.</p>
-                """
-        }
         body += filters(value, path: path, plans: plans)
         body += table(page.runs)
         var pager: HTML = ""

@@ -18,7 +18,8 @@ enum HubscriptCLI {
     static let subcommands: [Entry] = [
         entry(RunCommand.self), entry(CheckCommand.self), entry(TestCommand.self), entry(NewCommand.self),
         entry(TrustCommand.self), entry(VerifyCommand.self), entry(DescribeCommand.self),
-        entry(PlanCommand.self), entry(ApplyCommand.self), RunsCommands.group.entry,
+        entry(PlanCommand.self), entry(ApplyCommand.self), entry(ApproveCommand.self), entry(RejectCommand.self),
+        PlansCommands.group.entry, RunsCommands.group.entry,
         entry(LoginCommand.self), entry(LogoutCommand.self), KeysCommands.group.entry, SandboxCommands.group.entry, DispatchCommands.group.entry, VaultCommands.group.entry, JobsCommands.group.entry, entry(ListenCommand.self), entry(DocsCommand.self),
         entry(ConsoleCommand.self), entry(CompletionCommand.self),
     ]

@@ -7,6 +7,14 @@ import RecipeModules
 import Configuration
 import Runs
 
+/// What made a plan, for its record in the journal (`PlanRecording`).
+struct PlanMaking {
+    /// The recipe manifest's `needs`.
+    let needs: [String]
+    let connection: HubConnection
+    let journal: Journal
+}
+
 /// The flow shared by run, plan, apply and runs resume: validate the recipe, connect,
 /// run through the journal, report. Returns the exit code.
 struct RecipeLauncher {
@@ -25,7 +33,7 @@ struct RecipeLauncher {
     /// `params`/`paramsFile` when given.
     func launch(path: String, params: [(String, String)], paramsFile: String?,
                 paramValues: [String: ScriptValue]? = nil,
-                onPlan: (Plan, SecretRedactor, ConsoleOutput) throws -> Void = { _, _, _ in }) -> Int32 {
+                onPlan: (Plan, SecretRedactor, ConsoleOutput, PlanMaking) throws -> Void = { _, _, _, _ in }) -> Int32 {
         let output = ConsoleOutput(json: json, minimumLevel: chatter.logLevel, timestamps: true)
         let progress = chatter.progressReporter()
         let reporter = RunReporter(output: output, json: json)
@@ -70,7 +78,7 @@ struct RecipeLauncher {
                 configuration.leavesLuaStateToExit = true
             })
             if let plan = outcome.plan, outcome.failure == nil {
-                try onPlan(plan, outcome.masking, output)
+                try onPlan(plan, outcome.masking, output, PlanMaking(needs: prepared.manifest.needs, connection: connection, journal: journal))
                 if detailedExitCode && !plan.writes.isEmpty { outcome.exitCode = ExitCode.changesPlanned }
             }
             return reporter.finish(outcome)

@@ -2,6 +2,7 @@ import Foundation
 import ScriptHost
 import RecipeModules
 import Configuration
+import RunJournal
 
 /// `hubscript run FILE`: validates the manifest and params, checks Capabilities, then
 /// runs the recipe against the profile's Hub with every write journalled.
@@ -92,7 +93,7 @@ struct RunCommand: Command {
     }
 
     func run() throws -> Int32 {
-        launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, _, output in
+        launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, _, output, _ in
             if launcher.json {
                 output.event("plan", ["plan": plan.jsonValue()])
             } else {
@@ -123,6 +124,7 @@ struct PlanCommand: Command {
     let out: String?
     let detailedExitCode: Bool
     let launcher: RecipeLauncher
+    let common: CommonOptions.Values
 
     init(_ arguments: ParsedArguments) throws {
         let written = try RecipeHelp.recipePath(arguments)
@@ -134,6 +136,7 @@ struct PlanCommand: Command {
         launcher.request.outputFolder = nil
         launcher.request.mode = .plan
         self.launcher = launcher
+        common = launcher.common
     }
 
     static func help(for args: [String]) throws -> String {
@@ -143,11 +146,20 @@ struct PlanCommand: Command {
     func run() throws -> Int32 {
         var launcher = self.launcher
         launcher.detailedExitCode = detailedExitCode
-        return launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, masking, output in
+        return launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, masking, output, making in
             if let out {
-                try plan.save(to: URL(fileURLWithPath: out), masking: masking)
+                let file = URL(fileURLWithPath: out)
+                try plan.save(to: file, masking: masking)
                 let shown = TerminalText.field(out)
-                output.writeStderr("plan saved to \(shown): \(plan.writes.count) writes; apply it with hubscript apply \(shown)\n")
+                let required: Int
+                do { required = try PlanApprovals.record(savedAt: file, making: making, config: common.configuration).1 } catch {
+                    // A plan the journal does not hold could not be approved: no file is left.
+                    try? FileManager.default.removeItem(at: file)
+                    throw error
+                }
+                output.writeStderr("plan saved to \(shown): \(plan.writes.count) writes; "
+                    + (required == 0 ? "apply it with hubscript apply \(shown)\n"
+                        : "it needs \(required) approval\(required == 1 ? "" : "s") (hubscript approve \(TerminalText.field(plan.runID))) before hubscript apply \(shown)\n"))
             } else if launcher.json {
                 output.event("plan", ["plan": plan.jsonValue()])
             } else {
@@ -195,6 +207,12 @@ struct ApplyCommand: Command {
         guard case .object(let params) = plan.params else {
             return JSONEvents.refuse("the plan's params are not a JSON object; make a new plan", json: launcher.json, runID: plan.runID)
         }
-        return launcher.launch(path: plan.recipeDisplayPath, params: [], paramsFile: nil, paramValues: params)
+        let gate: PlanApplyGate
+        do { gate = try PlanApplyGate.check(plan, params: params, common: launcher.common) } catch let refusal as PlanApprovalError {
+            return JSONEvents.refuse(refusal.message, json: launcher.json, runID: plan.runID, exitCode: ExitCode.capabilityDenied)
+        }
+        let code = launcher.launch(path: plan.recipeDisplayPath, params: [], paramsFile: nil, paramValues: params)
+        gate.recordApply(exitCode: code)
+        return code
     }
 }
