@@ -47,6 +47,10 @@ import SQLiteKit
 ///        method, path, response /* JSON: {"body":…}, {"error":…} or {"items":[…],"next":…} */,
 ///        bytes /* length of response */, created_at; PRIMARY KEY (run_id, key))`.
 ///
+/// Version 8 indexes the runs by status, by profile and by mode, each then by start and
+/// id, the order the console's runs page reads them (`Journal.runsPage`): a filter few
+/// runs match (`status=running` among 100,000 runs) reads those runs only, not every run.
+///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
 ///
@@ -54,7 +58,7 @@ import SQLiteKit
 /// `migrations(for:)`); its version is the one row of `journal_schema`. A new version
 /// adds one step to `migrations(for:)`, written once for both.
 enum JournalSchema {
-    static let version: Int32 = 7
+    static let version: Int32 = 8
 
     /// `migrations[n]` upgrades a SQLite file from version `n` to `n + 1`.
     static let migrations = migrations(for: .sqlite)
@@ -176,6 +180,11 @@ enum JournalSchema {
                 created_at \(int) NOT NULL,
                 PRIMARY KEY (run_id, key)
             );
+            """,
+            """
+            CREATE INDEX runs_status_started ON runs (status, started_at, id);
+            CREATE INDEX runs_profile_started ON runs (profile, started_at, id);
+            CREATE INDEX runs_mode_started ON runs (mode, started_at, id);
             """,
         ]
     }
