@@ -50,6 +50,8 @@ import SQLiteKit
 /// Version 8 indexes the runs by status, by profile and by mode, each then by start and
 /// id, the order the console's runs page reads them (`Journal.runsPage`): a filter few
 /// runs match (`status=running` among 100,000 runs) reads those runs only, not every run.
+/// And by start, id and recipe path: a filter on part of the recipe's path (which no
+/// index can search) reads that index in page order, not each run's row.
 ///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
@@ -185,6 +187,7 @@ enum JournalSchema {
             CREATE INDEX runs_status_started ON runs (status, started_at, id);
             CREATE INDEX runs_profile_started ON runs (profile, started_at, id);
             CREATE INDEX runs_mode_started ON runs (mode, started_at, id);
+            CREATE INDEX runs_started_recipe ON runs (started_at, id, recipe_path);
             """,
         ]
     }
