@@ -9,6 +9,7 @@ Environment:
 import http.client
 import os
 import shutil
+import sqlite3
 import subprocess
 import tempfile
 import time
@@ -98,6 +99,14 @@ class ConsoleUnderTest:
                 self.console.kill()
                 self.console.wait()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+    def journal_write_times(self, run_id):
+        """{write number: when it was journalled (ms since 1970)} of run `run_id`, read from the journal file."""
+        db = sqlite3.connect("file:%s?mode=ro" % os.path.join(self.state, "journal", "journal.sqlite"), uri=True)
+        try:
+            return dict(db.execute("SELECT seq, created_at FROM writes WHERE run_id = ? ORDER BY seq", (run_id,)))
+        finally:
+            db.close()
 
     def raw_get(self, path, cookie=None):
         """(status, headers as a dict, body) of a GET, without a browser."""

@@ -89,13 +89,20 @@ class ConsoleInBrowserTests(unittest.TestCase):
             self.driver.execute_script("window.loadedOnce = true;")
             self.assertTrue(wait_until(lambda: self.driver.find_element(By.ID, "live-state").get_attribute("data-live") == "on", 5))
             seen = [len(self.driver.find_elements(By.CSS_SELECTOR, "tr.write"))]
+            shown = {}  # write number -> wall time (ms) the page first showed it
             # Each new write appears without a reload (the marker set above survives).
             while seen[-1] < 4 and run.poll() is None:
                 count = wait_until(lambda: (lambda n: n if n > seen[-1] else None)(
                     len(self.driver.find_elements(By.CSS_SELECTOR, "tr.write"))), 5)
                 self.assertIsNotNone(count, "no new write shown within 5 s (seen %s)" % seen)
+                for k in range(seen[-1] + 1, count + 1):
+                    shown[k] = time.time() * 1000
                 seen.append(count)
             self.assertEqual(run.wait(timeout=60), 0)
+            # How far behind the journal: from each write's entry to the page showing it
+            # (the console promises about 0.5 s; 1.5 s leaves a loaded machine room).
+            lags = {k: shown[k] - at for k, at in self.console.journal_write_times("live").items() if k in shown}
+            self.assertTrue(lags and max(lags.values()) < 1500, "lag per write (ms): %s" % lags)
             ended = time.monotonic()
             self.assertTrue(wait_until(lambda: self.driver.find_element(By.ID, "run-status").text == "succeeded (exit 0)", 5))
             lag = time.monotonic() - ended
