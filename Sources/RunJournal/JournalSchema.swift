@@ -62,6 +62,11 @@ import SQLiteKit
 /// `plan_decisions(id /* order */, plan_id → plans.id, kind /* approved|rejected|applied|
 ///        apply_failed */, content_sha256, person, person_name, reason, exit_code, decided_at)`,
 /// one approval per person and plan content (a partial unique index).
+/// Version 10 indexes the runs by status, by profile and by mode, each then by start and
+/// id, the order the console's runs page reads them (`Journal.runsPage`): a filter few
+/// runs match (`status=running` among 100,000 runs) reads those runs only, not every run.
+/// And by start, id and recipe path: a filter on part of the recipe's path (which no
+/// index can search) reads that index in page order, not each run's row.
 ///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
@@ -70,7 +75,7 @@ import SQLiteKit
 /// `migrations(for:)`); its version is the one row of `journal_schema`. A new version
 /// adds one step to `migrations(for:)`, written once for both.
 enum JournalSchema {
-    static let version: Int32 = 9
+    static let version: Int32 = 10
 
     /// `migrations[n]` upgrades a SQLite file from version `n` to `n + 1`.
     static let migrations = migrations(for: .sqlite)
@@ -236,6 +241,12 @@ enum JournalSchema {
             CREATE INDEX plan_decisions_plan ON plan_decisions (plan_id, id);
             CREATE UNIQUE INDEX plan_approvals_once ON plan_decisions (plan_id, content_sha256, person)
                 WHERE kind = 'approved';
+            """,
+            """
+            CREATE INDEX runs_status_started ON runs (status, started_at, id);
+            CREATE INDEX runs_profile_started ON runs (profile, started_at, id);
+            CREATE INDEX runs_mode_started ON runs (mode, started_at, id);
+            CREATE INDEX runs_started_recipe ON runs (started_at, id, recipe_path);
             """,
         ]
     }

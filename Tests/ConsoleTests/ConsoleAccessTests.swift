@@ -93,10 +93,20 @@ final class ConsoleAccessTests: XCTestCase {
             "the request says neither where it comes from (Origin) nor Sec-Fetch-Site"))
         XCTAssertTrue(refusal(console.post("/jobs/nightly/fire", cookie: cookie, form: [("csrf", csrf)],
                                            headers: [("Origin", "http://127.0.0.1:8470.evil.example")])).contains("another origin"))
+        // A hidden origin (what a browser sends under the console's no-referrer policy) proves nothing alone.
+        XCTAssertTrue(refusal(console.post("/jobs/nightly/fire", cookie: cookie, form: [("csrf", csrf)],
+                                           headers: [("Origin", "null")])).contains(
+            "the request&#39;s origin is hidden (Origin: null) and it has no Sec-Fetch-Site"))
+        XCTAssertTrue(refusal(console.post("/jobs/nightly/fire", cookie: cookie, form: [("csrf", csrf)],
+                                           headers: [("Origin", "null"), ("Sec-Fetch-Site", "cross-site")])).contains(
+            "the request came from another site (Sec-Fetch-Site: cross-site)"))
         // Right token, right origin, but nobody signed in: refused for that reason.
         let anonymous = console.post("/jobs/nightly/fire", cookie: cookie, form: [("csrf", csrf)])
         XCTAssertEqual(anonymous.status, 403)
         XCTAssertTrue(ConsoleFixture.text(anonymous).contains("Firing a job needs a signed-in Hub user"))
+        let hiddenOrigin = console.post("/jobs/nightly/fire", cookie: cookie, form: [("csrf", csrf)],
+                                        headers: [("Origin", "null"), ("Sec-Fetch-Site", "same-origin")])
+        XCTAssertTrue(ConsoleFixture.text(hiddenOrigin).contains("Firing a job needs a signed-in Hub user"), ConsoleFixture.text(hiddenOrigin))
         XCTAssertEqual(console.actions?.fireCount, 0)
         // The token of another session does not pass.
         let other = try console.signInWithToken()

@@ -57,7 +57,12 @@ public struct ConsoleAccess: Sendable {
         if let fetchSite, fetchSite != "same-origin" {
             return "the request came from another site (Sec-Fetch-Site: \(fetchSite)); use the console's own pages"
         }
-        if let origin, !Self.origin(origin, matchesHost: request.headers["Host"]) {
+        // `Origin: null` is what a browser sends for the console's own forms under its
+        // `Referrer-Policy: no-referrer`: it says nothing either way, so Sec-Fetch-Site decides.
+        if origin == "null" && fetchSite == nil {
+            return "the request's origin is hidden (Origin: null) and it has no Sec-Fetch-Site; use the console's own pages in a current browser"
+        }
+        if let origin, origin != "null", !Self.origin(origin, matchesHost: request.headers["Host"]) {
             return "the request came from another origin (\(origin)); use the console's own pages"
         }
         if fetchSite == nil && origin == nil {
