@@ -23,8 +23,11 @@ extension CLIHarness {
 
     /// The binary under test: `HUBSCRIPT_TEST_BINARY` when set (CI sets it to the release
     /// build, the binary users run), else the `hubscript` SwiftPM built beside the tests.
-    static var binary: URL {
-        if let path = ProcessInfo.processInfo.environment["HUBSCRIPT_TEST_BINARY"], !path.isEmpty {
+    static var binary: URL { binary(environment: ProcessInfo.processInfo.environment) }
+
+    /// `binary` as `environment` chooses it.
+    static func binary(environment: [String: String]) -> URL {
+        if let path = environment["HUBSCRIPT_TEST_BINARY"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
         return debugBinary
@@ -37,10 +40,11 @@ extension CLIHarness {
     /// Skips the calling test when `binary` is not built, so `swift test --filter` on a
     /// library module works before `swift build`; under CI (`CI` set) a missing binary
     /// fails instead, since a suite that skips every CLI test proves nothing.
-    static func requireBinary(at binary: URL = binary) throws {
+    static func requireBinary(at binary: URL = binary,
+                              environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard !FileManager.default.isExecutableFile(atPath: binary.path) else { return }
         let message = "the hubscript binary is not built at \(binary.path) (run 'swift build' first)"
-        if ProcessInfo.processInfo.environment["CI"] != nil { throw MissingBinary(description: message) }
+        if environment["CI"] != nil { throw MissingBinary(description: message) }
         throw XCTSkip(message)
     }
 
