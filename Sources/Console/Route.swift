@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The console's pages and actions, by path.
 enum Route: Equatable {
@@ -37,9 +38,8 @@ enum Route: Equatable {
 }
 
 /// A flag one thread sets and others read.
-final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
+final class StopFlag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
 }

@@ -41,6 +41,9 @@ public final class Journal: @unchecked Sendable {
     public let location: JournalLocation
     /// The PostgreSQL run locks (one probe connection per journal), made on first use.
     private var postgresLocks: PostgresRunLocks?
+    /// An NSLock, not a Mutex: it serialises the database connection (not Sendable)
+    /// and the staged outcome across the journal's extensions, and `locked` hands
+    /// back whatever its body reads.
     private let lock = NSLock()
     /// An outcome recorded with `deferred: true` and not committed yet (guarded by `lock`).
     var staged: StagedOutcome?

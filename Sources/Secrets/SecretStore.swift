@@ -1,5 +1,6 @@
 import SystemText
 import Foundation
+import Synchronization
 import ScriptHost
 import Vault
 
@@ -39,14 +40,13 @@ extension VaultSecretResolver: SecretStore {
 
 /// Secrets kept in memory for the life of the process: `hubscript test` sandboxes and
 /// tests. Values stored are registered with `SecretRedactor.shared` as the vault's are.
-public final class MemorySecrets: SecretStore, @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [String: String]
+public final class MemorySecrets: SecretStore, Sendable {
+    private let values: Mutex<[String: String]>
 
-    public init(_ values: [String: String] = [:]) { self.values = values }
+    public init(_ values: [String: String] = [:]) { self.values = Mutex(values) }
 
     public func value(of name: String) throws -> String {
-        guard let value = lock.withLock({ values[name] }) else {
+        guard let value = values.withLock({ $0[name] }) else {
             throw ScriptStructuredError(code: "secret_not_found", message:
                 "no vault entry '\(name)': add it with `hubscript vault set \(name)` (the value is read from stdin)")
         }
@@ -57,9 +57,9 @@ public final class MemorySecrets: SecretStore, @unchecked Sendable {
     public func store(_ value: String, as name: String) throws {
         Array(value.utf8).withUnsafeBytes { SecretRedactor.shared.register($0, name: name) }
         try Self.checkName(name)
-        lock.withLock { values[name] = value }
+        values.withLock { $0[name] = value }
     }
 
     /// The names stored, sorted (never a value).
-    public var names: [String] { lock.withLock { values.keys.sorted() } }
+    public var names: [String] { values.withLock { $0.keys.sorted() } }
 }

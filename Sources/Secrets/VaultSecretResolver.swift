@@ -15,6 +15,8 @@ public final class VaultSecretResolver: SecretResolver, @unchecked Sendable {
     public let folder: URL
     private let key: @Sendable () throws -> VaultKeySource?
     private let options: VaultOptions
+    /// An NSLock, not a Mutex: it serialises every use of the vault (not Sendable),
+    /// and what `withVault` returns (an object writer) leaves the locked section.
     private let lock = NSLock()
     private var opened: Result<Vault, ScriptStructuredError>?
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The metrics one process serves at `GET /metrics`: counters, gauges and histograms,
 /// each a family with a fixed list of label names, plus collectors that compute
@@ -6,7 +7,8 @@ import Foundation
 ///
 /// Contracts:
 /// - Thread-safe: any thread may update any metric while another scrapes; a scrape
-///   sees each family as it was at one instant (one lock), and an update is never lost.
+///   sees each family as it was at one instant (the family's lock), and an update is
+///   never lost.
 /// - A family is registered once per name; registering the same name, type and labels
 ///   again returns the same family (so two parts of a process can share one), anything
 ///   else is a programming error and stops the process.
@@ -14,40 +16,43 @@ import Foundation
 ///   theirs; samples of a family in the order of their label values.
 /// - No process-wide instance: whoever serves `/metrics` owns the registry and hands
 ///   it (or the metrics made on it) to what it counts.
-public final class MetricsRegistry: @unchecked Sendable {
-    private let lock = NSLock()
-    private var families: [MetricFamily] = []
-    private var collectors: [@Sendable () -> [MetricFamilySnapshot]] = []
+public final class MetricsRegistry: Sendable {
+    /// The families in the order registered, and the collectors in the order added.
+    private struct Registered {
+        var families: [MetricFamily] = []
+        var collectors: [@Sendable () -> [MetricFamilySnapshot]] = []
+    }
+    private let registered = Mutex(Registered())
 
     public init() {}
 
     /// A counter family: values that only go up (`name` should end in `_total`).
     public func counter(_ name: String, help: String, labels: [String] = []) -> Counter {
-        Counter(family: register(name, help: help, type: .counter, labels: labels, buckets: []), registry: self)
+        Counter(family: register(name, help: help, type: .counter, labels: labels, buckets: []))
     }
 
     /// A gauge family: values set to what they are now.
     public func gauge(_ name: String, help: String, labels: [String] = []) -> Gauge {
-        Gauge(family: register(name, help: help, type: .gauge, labels: labels, buckets: []), registry: self)
+        Gauge(family: register(name, help: help, type: .gauge, labels: labels, buckets: []))
     }
 
     /// A histogram family with these upper bounds (sorted; `+Inf` is added).
     public func histogram(_ name: String, help: String, labels: [String] = [], buckets: [Double]) -> Histogram {
         let bounds = Array(Set(buckets.filter { $0.isFinite })).sorted()
         precondition(!bounds.isEmpty, "histogram \(name) needs at least one finite bucket")
-        return Histogram(family: register(name, help: help, type: .histogram, labels: labels, buckets: bounds), registry: self)
+        return Histogram(family: register(name, help: help, type: .histogram, labels: labels, buckets: bounds))
     }
 
     /// Adds families computed at each scrape, after the registered ones. `collect` runs
     /// on the scraping thread, outside the registry's lock; it must bound its own time.
     public func collect(_ collect: @escaping @Sendable () -> [MetricFamilySnapshot]) {
-        lock.withLock { collectors.append(collect) }
+        registered.withLock { $0.collectors.append(collect) }
     }
 
     /// Every family now.
     public func snapshot() -> [MetricFamilySnapshot] {
-        let (registered, extra) = lock.withLock { (families.map { $0.snapshot() }, collectors) }
-        return registered + extra.flatMap { $0() }
+        let (families, extra) = registered.withLock { ($0.families, $0.collectors) }
+        return families.map { $0.snapshot() } + extra.flatMap { $0() }
     }
 
     /// `snapshot()` in the Prometheus text format.
@@ -55,39 +60,38 @@ public final class MetricsRegistry: @unchecked Sendable {
         PrometheusText.encode(snapshot())
     }
 
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        try lock.withLock(body)
-    }
-
     private func register(_ name: String, help: String, type: MetricType, labels: [String], buckets: [Double]) -> MetricFamily {
         precondition(PrometheusText.isMetricName(name), "'\(name)' is not a metric name")
         precondition(labels.allSatisfy(PrometheusText.isLabelName) && Set(labels).count == labels.count
                      && !(type == .histogram && labels.contains("le")), "bad label names for \(name): \(labels)")
-        return lock.withLock {
-            if let existing = families.first(where: { $0.name == name }) {
+        return registered.withLock { registered in
+            if let existing = registered.families.first(where: { $0.name == name }) {
                 precondition(existing.type == type && existing.labelNames == labels && existing.buckets == buckets,
                              "metric \(name) registered twice with different shapes")
                 return existing
             }
             let family = MetricFamily(name: name, help: help, type: type, labelNames: labels, buckets: buckets)
-            families.append(family)
+            registered.families.append(family)
             return family
         }
     }
 }
 
-/// One registered family and its values by label values (guarded by the registry's lock).
-final class MetricFamily: @unchecked Sendable {
+/// One registered family and its values by label values (inside its lock).
+final class MetricFamily: Sendable {
     let name: String
     let help: String
     let type: MetricType
     let labelNames: [String]
     let buckets: [Double]
-    /// Counters and gauges: the value of each label set.
-    var values: [[String]: Double] = [:]
-    /// Histograms: per label set, the count in each bucket (not cumulative; one more for
-    /// `+Inf`), the sum and the count.
-    var histograms: [[String]: (counts: [UInt64], sum: Double, count: UInt64)] = [:]
+    struct Recorded {
+        /// Counters and gauges: the value of each label set.
+        var values: [[String]: Double] = [:]
+        /// Histograms: per label set, the count in each bucket (not cumulative; one more
+        /// for `+Inf`), the sum and the count.
+        var histograms: [[String]: (counts: [UInt64], sum: Double, count: UInt64)] = [:]
+    }
+    let recorded: Mutex<Recorded>
 
     init(name: String, help: String, type: MetricType, labelNames: [String], buckets: [Double]) {
         self.name = name
@@ -95,9 +99,11 @@ final class MetricFamily: @unchecked Sendable {
         self.type = type
         self.labelNames = labelNames
         self.buckets = buckets
+        var initial = Recorded()
         if labelNames.isEmpty {
-            if type == .histogram { histograms[[]] = (Array(repeating: 0, count: buckets.count + 1), 0, 0) } else { values[[]] = 0 }
+            if type == .histogram { initial.histograms[[]] = (Array(repeating: 0, count: buckets.count + 1), 0, 0) } else { initial.values[[]] = 0 }
         }
+        recorded = Mutex(initial)
     }
 
     func checkLabels(_ values: [String]) {
@@ -108,6 +114,7 @@ final class MetricFamily: @unchecked Sendable {
         func labels(_ values: [String]) -> [(name: String, value: String)] {
             zip(labelNames, values).map { (name: $0, value: $1) }
         }
+        let (values, histograms) = recorded.withLock { ($0.values, $0.histograms) }
         var samples: [MetricSample] = []
         switch type {
         case .counter, .gauge:
@@ -134,57 +141,54 @@ final class MetricFamily: @unchecked Sendable {
 /// A counter family: `increment` adds to the value of one label set.
 public struct Counter: Sendable {
     let family: MetricFamily
-    let registry: MetricsRegistry
 
     /// Adds `amount` (not negative) to the counter of `labelValues` (in the order of the
     /// family's label names).
     public func increment(_ labelValues: String..., by amount: Double = 1) {
         precondition(amount >= 0, "a counter only goes up (\(family.name) by \(amount))")
         family.checkLabels(labelValues)
-        registry.withLock { family.values[labelValues, default: 0] += amount }
+        family.recorded.withLock { $0.values[labelValues, default: 0] += amount }
     }
 
     /// Makes the label set appear with 0 before anything is counted (so a rate over it exists).
     public func initialize(_ labelValues: String...) {
         family.checkLabels(labelValues)
-        registry.withLock { if family.values[labelValues] == nil { family.values[labelValues] = 0 } }
+        family.recorded.withLock { if $0.values[labelValues] == nil { $0.values[labelValues] = 0 } }
     }
 
     /// The value of `labelValues` now (0 when never counted).
     public func value(_ labelValues: String...) -> Double {
-        registry.withLock { family.values[labelValues] ?? 0 }
+        family.recorded.withLock { $0.values[labelValues] ?? 0 }
     }
 }
 
 /// A gauge family: `set` gives one label set its value now.
 public struct Gauge: Sendable {
     let family: MetricFamily
-    let registry: MetricsRegistry
 
     public func set(_ value: Double, _ labelValues: String...) {
         family.checkLabels(labelValues)
-        registry.withLock { family.values[labelValues] = value }
+        family.recorded.withLock { $0.values[labelValues] = value }
     }
 
     public func add(_ delta: Double, _ labelValues: String...) {
         family.checkLabels(labelValues)
-        registry.withLock { family.values[labelValues, default: 0] += delta }
+        family.recorded.withLock { $0.values[labelValues, default: 0] += delta }
     }
 
     /// Drops the label set (it is no longer exposed).
     public func remove(_ labelValues: String...) {
-        registry.withLock { _ = family.values.removeValue(forKey: labelValues) }
+        family.recorded.withLock { _ = $0.values.removeValue(forKey: labelValues) }
     }
 
     public func value(_ labelValues: String...) -> Double? {
-        registry.withLock { family.values[labelValues] }
+        family.recorded.withLock { $0.values[labelValues] }
     }
 }
 
 /// A histogram family: `observe` files one value under the first bucket that holds it.
 public struct Histogram: Sendable {
     let family: MetricFamily
-    let registry: MetricsRegistry
 
     /// Records `value` (NaN is ignored) for `labelValues`.
     public func observe(_ value: Double, _ labelValues: String...) {
@@ -192,17 +196,17 @@ public struct Histogram: Sendable {
         family.checkLabels(labelValues)
         let index = family.buckets.firstIndex { value <= $0 } ?? family.buckets.count
         let slots = family.buckets.count + 1
-        registry.withLock {
-            var h = family.histograms[labelValues] ?? (Array(repeating: 0, count: slots), 0, 0)
+        family.recorded.withLock { recorded in
+            var h = recorded.histograms[labelValues] ?? (Array(repeating: 0, count: slots), 0, 0)
             h.counts[index] += 1
             h.sum += value
             h.count += 1
-            family.histograms[labelValues] = h
+            recorded.histograms[labelValues] = h
         }
     }
 
     /// The number of values observed for `labelValues`.
     public func count(_ labelValues: String...) -> UInt64 {
-        registry.withLock { family.histograms[labelValues]?.count ?? 0 }
+        family.recorded.withLock { $0.histograms[labelValues]?.count ?? 0 }
     }
 }

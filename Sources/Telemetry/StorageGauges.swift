@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The gauges `/metrics` computes at each scrape from what a process keeps on disk: the
 /// journal's size and oldest run (read by the closure the caller gives, which knows the
@@ -57,7 +58,7 @@ public struct StorageGauges: Sendable {
 ///
 /// Symbolic links are not followed (nor counted); a missing folder is 0 bytes. A walk
 /// that reaches `maxEntries` or `maxSeconds` stops and says it is incomplete.
-public final class FolderSize: @unchecked Sendable {
+public final class FolderSize: Sendable {
     public struct Measure: Sendable, Equatable {
         public var bytes: Int64
         public var files: Int
@@ -74,8 +75,8 @@ public final class FolderSize: @unchecked Sendable {
     public let maxAge: TimeInterval
     public let maxEntries: Int
     public let maxSeconds: TimeInterval
-    private let lock = NSLock()
-    private var cached: (at: Date, measure: Measure)?
+    /// The last measure and when it was taken; held during a walk.
+    private let cached = Mutex<(at: Date, measure: Measure)?>(nil)
     private let clock: @Sendable () -> Date
 
     public init(folder: URL, maxAge: TimeInterval = 60, maxEntries: Int = 200_000, maxSeconds: TimeInterval = 2,
@@ -90,13 +91,13 @@ public final class FolderSize: @unchecked Sendable {
     /// The cached measure when younger than `maxAge`, else a new walk. One walk at a
     /// time: a scrape that arrives during a walk waits for it.
     public func measure() -> Measure {
-        lock.lock()
-        defer { lock.unlock() }
-        let now = clock()
-        if let cached, now.timeIntervalSince(cached.at) < maxAge, now >= cached.at { return cached.measure }
-        let measure = walk()
-        cached = (now, measure)
-        return measure
+        cached.withLock { cached in
+            let now = clock()
+            if let cached, now.timeIntervalSince(cached.at) < maxAge, now >= cached.at { return cached.measure }
+            let measure = walk()
+            cached = (now, measure)
+            return measure
+        }
     }
 
     private func walk() -> Measure {

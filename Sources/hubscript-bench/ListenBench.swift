@@ -9,6 +9,7 @@
 // The trickle is bounded (TRICKLERS connections, reopened a second after each refusal)
 // and stops by itself when the measurement ends.
 import Foundation
+import Synchronization
 import HTTPKit
 #if canImport(Glibc)
 import Glibc
@@ -138,16 +139,17 @@ enum Senders {
 }
 
 /// What the sender threads measured.
-final class Collected: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var latencies: [Double] = []
-    private(set) var failures = 0
+final class Collected: Sendable {
+    private let measured = Mutex<(latencies: [Double], failures: Int)>(([], 0))
+
+    var latencies: [Double] { measured.withLock { $0.latencies } }
+    var failures: Int { measured.withLock { $0.failures } }
 
     func add(_ more: [Double], failed: Int) {
-        lock.lock()
-        latencies += more
-        failures += failed
-        lock.unlock()
+        measured.withLock {
+            $0.latencies += more
+            $0.failures += failed
+        }
     }
 }
 

@@ -15,6 +15,7 @@
 import Dispatch
 import DispatchClient
 import Foundation
+import Synchronization
 import HTTPKit
 import HubClient
 
@@ -26,16 +27,15 @@ enum PacingBench {
         let status: Int
     }
 
-    final class Log: @unchecked Sendable {
-        private let lock = NSLock()
-        private var answers: [Answer] = []
+    final class Log: Sendable {
+        private let answers = Mutex<[Answer]>([])
         let start = ProcessInfo.processInfo.systemUptime
 
         func add(_ lane: String, _ status: Int) {
             let at = ProcessInfo.processInfo.systemUptime - start
-            lock.withLock { answers.append(Answer(at: at, lane: lane, status: status)) }
+            answers.withLock { $0.append(Answer(at: at, lane: lane, status: status)) }
         }
-        var all: [Answer] { lock.withLock { answers } }
+        var all: [Answer] { answers.withLock { $0 } }
     }
 
     /// The lane of an answered request: its rate class, or `read`.
@@ -219,18 +219,16 @@ enum PacingBench {
         init(_ d: String) { description = d }
     }
 
-    final class LockedFlag: @unchecked Sendable {
-        private let lock = NSLock()
-        private var v: Bool
-        init(_ v: Bool) { self.v = v }
-        var value: Bool { lock.withLock { v } }
-        func set(_ new: Bool) { lock.withLock { v = new } }
+    final class LockedFlag: Sendable {
+        private let flag: Mutex<Bool>
+        init(_ v: Bool) { flag = Mutex(v) }
+        var value: Bool { flag.withLock { $0 } }
+        func set(_ new: Bool) { flag.withLock { $0 = new } }
     }
 
-    final class LockedList: @unchecked Sendable {
-        private let lock = NSLock()
-        private var items: [String] = []
-        var all: [String] { lock.withLock { items } }
-        func add(_ s: String) { lock.withLock { items.append(s) } }
+    final class LockedList: Sendable {
+        private let items = Mutex<[String]>([])
+        var all: [String] { items.withLock { $0 } }
+        func add(_ s: String) { items.withLock { $0.append(s) } }
     }
 }

@@ -17,7 +17,7 @@ final class BrokenConfigurationCLITests: XCTestCase {
 
     /// `hubscript describe …` (which takes no `--state-dir`) in the test's folder.
     func describe(_ args: String...) throws -> CLIHarness.Result {
-        let done = try HubscriptProcess.collect(HubscriptProcess.process(["describe"] + args, in: cli.root, environment: cli.environment))
+        let done = try CLIHarness.collect(CLIHarness.process(["describe"] + args, in: cli.root, environment: cli.environment))
         return CLIHarness.Result(status: done.status, stdout: String(decoding: done.stdout, as: UTF8.self),
                                  stderr: String(decoding: done.stderr, as: UTF8.self))
     }

@@ -16,16 +16,23 @@ final class CLIHarness {
     /// Variables added to every child's environment (e.g. the vault key).
     var extraEnvironment: [String: String] = [:]
 
+    /// How a child ended and what it wrote.
     struct Result {
         let status: Int32
         let stdout: String
+        /// stderr as the process wrote it.
         let stderr: String
+        /// Seconds from start to exit (0 when not measured).
+        var seconds: Double = 0
         var output: String { stdout + stderr }
+        /// stderr without the line that announces a run (`RunStartLine`), for tests
+        /// about the rest of it.
+        var stderrWithoutRunStart: String { RunStartLine.removing(from: stderr) }
     }
 
     init(testCase: XCTestCase) throws {
-        binary = HubscriptProcess.binary
-        try HubscriptProcess.requireBinary()
+        binary = Self.binary
+        try Self.requireBinary()
         root = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-cli-tests-\(UUID().uuidString)")
         stateDir = root.appendingPathComponent("state")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("config"), withIntermediateDirectories: true)
@@ -55,9 +62,9 @@ final class CLIHarness {
     }
 
     /// A child process running `hubscript args… --state-dir STATE` in the temporary
-    /// folder (`HubscriptProcess.process`), not started.
+    /// folder (`CLIHarness.process`), not started.
     func configured(_ args: [String], state: URL? = nil, cwd: URL? = nil) -> Process {
-        HubscriptProcess.process(args + ["--state-dir", (state ?? stateDir).path], in: cwd ?? root, environment: environment)
+        Self.process(args + ["--state-dir", (state ?? stateDir).path], in: cwd ?? root, environment: environment)
     }
 
     /// `configured` with stdout and stderr on pipes the caller reads.
@@ -70,9 +77,9 @@ final class CLIHarness {
     }
 
     /// Starts `hubscript args… --state-dir STATE` with stdout read line by line as it
-    /// comes (`LiveHubscript`).
-    func live(_ args: [String], state: URL? = nil) throws -> LiveHubscript {
-        try LiveHubscript(process: configured(args, state: state))
+    /// comes (`LiveProcess`).
+    func live(_ args: [String], state: URL? = nil) throws -> LiveProcess {
+        try LiveProcess(process: configured(args, state: state))
     }
 
     /// Runs `args` (with `--json`) and returns its one JSON object (`runs show --json`).
@@ -95,8 +102,6 @@ final class CLIHarness {
         })
     }
 
-    /// Runs `hubscript args… --state-dir STATE` to its end (with `input` on stdin, if given).
-    @discardableResult
     /// Starts every `processes` at once (output drained and dropped) and waits for all;
     /// their exit statuses, in order (two schedulers racing for the same fires).
     func runTogether(_ processes: [(Process, Pipe, Pipe)]) throws -> [Int32] {
@@ -113,6 +118,8 @@ final class CLIHarness {
         }
     }
 
+    /// Runs `hubscript args… --state-dir STATE` to its end (with `input` on stdin, if given).
+    @discardableResult
     func run(_ args: [String], state: URL? = nil, cwd: URL? = nil, input: String? = nil) throws -> Result {
         let p = configured(args, state: state, cwd: cwd)
         if let input {
@@ -120,9 +127,7 @@ final class CLIHarness {
             try Data(input.utf8).write(to: file)
             p.standardInput = try FileHandle(forReadingFrom: file)
         }
-        let done = try HubscriptProcess.collect(p)
-        return Result(status: done.status, stdout: String(decoding: done.stdout, as: UTF8.self),
-                      stderr: String(decoding: done.stderr, as: UTF8.self))
+        return try Self.collect(p).result
     }
 
     /// Runs and fails the test unless the exit status is `expected`.

@@ -3,7 +3,19 @@ import XCTest
 
 /// The CLI as a user sees it: exact stdout, stderr and exit codes (docs/design.md
 /// "Output": 0 success, 1 the recipe failed, 2 usage or configuration, 4 a limit).
-final class CLITests: CLITestCase {
+final class CLITests: XCTestCase {
+    private var cli: CLIHarness!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        cli = try CLIHarness(testCase: self)
+    }
+
+    override func tearDown() {
+        cli = nil
+        super.tearDown()
+    }
+
     static let mainHelp = """
     OVERVIEW: Run sandboxed Lua recipes against the Substratal Hub.
 
@@ -86,17 +98,17 @@ final class CLITests: CLITestCase {
     // MARK: Help and usage
 
     func testVersion() throws {
-        assertResult(try hubscript("--version"), stdout: "hubscript 0.1.0\n", stderr: "", exitCode: 0)
+        assertResult(try cli.hubscript("--version"), stdout: "hubscript 0.1.0\n", stderr: "", exitCode: 0)
     }
 
     func testHelp() throws {
-        assertResult(try hubscript("--help"), stdout: Self.mainHelp, stderr: "", exitCode: 0)
-        assertResult(try hubscript("-h"), stdout: Self.mainHelp, stderr: "", exitCode: 0)
-        assertResult(try hubscript("help"), stdout: Self.mainHelp, stderr: "", exitCode: 0)
+        assertResult(try cli.hubscript("--help"), stdout: Self.mainHelp, stderr: "", exitCode: 0)
+        assertResult(try cli.hubscript("-h"), stdout: Self.mainHelp, stderr: "", exitCode: 0)
+        assertResult(try cli.hubscript("help"), stdout: Self.mainHelp, stderr: "", exitCode: 0)
     }
 
     func testNoArgumentsPrintsHelpToStderr() throws {
-        assertResult(try hubscript(), stdout: "", stderr: Self.mainHelp, exitCode: 2)
+        assertResult(try cli.hubscript(), stdout: "", stderr: Self.mainHelp, exitCode: 2)
     }
 
     /// `hubscript X.lua` goes straight to `run` before the subcommands are looked at: no
@@ -110,11 +122,11 @@ final class CLITests: CLITestCase {
     }
 
     func testRunHelp() throws {
-        assertResult(try hubscript("run", "--help"), stdout: Self.runHelp, stderr: "", exitCode: 0)
+        assertResult(try cli.hubscript("run", "--help"), stdout: Self.runHelp, stderr: "", exitCode: 0)
     }
 
     func testCheckAndDescribeHelp() throws {
-        assertResult(try hubscript("check", "--help"), stdout: """
+        assertResult(try cli.hubscript("check", "--help"), stdout: """
         OVERVIEW: Check recipes' syntax and manifests without running them.
 
         USAGE: hubscript check FILE… [--json]
@@ -127,7 +139,7 @@ final class CLITests: CLITestCase {
           -h, --help  Show help information.
 
         """, stderr: "", exitCode: 0)
-        assertResult(try hubscript("describe", "-h"), stdout: """
+        assertResult(try cli.hubscript("describe", "-h"), stdout: """
         OVERVIEW: Show a recipe's manifest: parameters, permissions, limits.
 
         USAGE: hubscript describe FILE [--json] [--profile P] [--config F]
@@ -147,7 +159,7 @@ final class CLITests: CLITestCase {
     }
 
     func testUnknownSubcommand() throws {
-        assertResult(try hubscript("frobnicate"), stdout: "", stderr: """
+        assertResult(try cli.hubscript("frobnicate"), stdout: "", stderr: """
         hubscript: unknown subcommand 'frobnicate'
         Run 'hubscript --help' for the list of subcommands.
 
@@ -167,20 +179,20 @@ final class CLITests: CLITestCase {
             (["run", "a.lua", "--params-file", "a", "--params-file", "b"], "hubscript run: option '--params-file' given more than once"),
         ]
         for (args, message) in cases {
-            let result = try HubscriptProcess.run(args, in: folder.url)
+            let result = try CLIHarness.run(args, in: cli.root)
             assertResult(result, stdout: "", stderr: message + "\nRun 'hubscript run --help' for usage.\n", exitCode: 2)
         }
     }
 
     func testRunOfMissingFile() throws {
-        assertResult(try hubscript("run", "nope.lua"), stdout: "",
+        assertResult(try cli.hubscript("run", "nope.lua"), stdout: "",
                      stderr: "error: cannot read nope.lua: No such file or directory\n", exitCode: 2)
     }
 
     // MARK: run
 
     func testRunShippedHelloWithParams() throws {
-        let result = try hubscriptInRepo("run", "recipes/examples/hello.lua", "--param", "name=Ada", "--param", "times=2")
+        let result = try cli.hubscriptInRepo("run", "recipes/examples/hello.lua", "--param", "name=Ada", "--param", "times=2")
         assertResult(result, stdout: """
         hello, Ada!
         hello, Ada!
@@ -190,7 +202,7 @@ final class CLITests: CLITestCase {
     }
 
     func testShorthandRunsTheFile() throws {
-        let result = try hubscriptInRepo("recipes/examples/hello.lua", "--param=name=Grace Hopper")
+        let result = try cli.hubscriptInRepo("recipes/examples/hello.lua", "--param=name=Grace Hopper")
         assertResult(result, stdout: """
         hello, Grace Hopper!
         {"greeted":"Grace Hopper","times":1}
@@ -199,61 +211,61 @@ final class CLITests: CLITestCase {
     }
 
     func testParamsFileAndCommandLineOverride() throws {
-        try folder.write("p.json", #"{"name": "file", "times": 2}"#)
-        let hello = HubscriptProcess.repositoryRoot.appendingPathComponent("recipes/examples/hello.lua").path
-        let result = try hubscript("run", hello, "--params-file", "p.json", "--param", "times=1")
+        try cli.file("p.json", #"{"name": "file", "times": 2}"#)
+        let hello = CLIHarness.repoRoot.appendingPathComponent("recipes/examples/hello.lua").path
+        let result = try cli.hubscript("run", hello, "--params-file", "p.json", "--param", "times=1")
         assertResult(result, stdout: "hello, file!\n{\"greeted\":\"file\",\"times\":1}\n",
                      stderr: "[info] greeted name=file times=1\n", exitCode: 0)
     }
 
     func testBadParamValue() throws {
-        let result = try hubscriptInRepo("run", "recipes/examples/hello.lua", "--param", "times=abc")
+        let result = try cli.hubscriptInRepo("run", "recipes/examples/hello.lua", "--param", "times=abc")
         assertResult(result, stdout: "", stderr: "error: parameter 'times' must be an integer, got 'abc'\n", exitCode: 2)
     }
 
     func testUnknownParam() throws {
-        let result = try hubscriptInRepo("recipes/examples/hello.lua", "--param", "who=x")
+        let result = try cli.hubscriptInRepo("recipes/examples/hello.lua", "--param", "who=x")
         assertResult(result, stdout: "",
                      stderr: "error: unknown parameter 'who' (this recipe takes: name, times)\n", exitCode: 2)
     }
 
     func testMissingRequiredParamRunsNothing() throws {
-        try folder.write("need.lua", """
+        try cli.file("need.lua", """
         recipe { name = "need", params = { user = { type = "string", required = true, description = "usr_… id" } } }
         print("BODY RAN")
         """)
-        assertResult(try hubscript("run", "need.lua"), stdout: "",
+        assertResult(try cli.hubscript("run", "need.lua"), stdout: "",
                      stderr: "error: missing required parameter 'user' (string: usr_… id); pass --param user=…\n", exitCode: 2)
     }
 
     func testMissingFileParam() throws {
-        try folder.write("f.lua", """
+        try cli.file("f.lua", """
         recipe { name = "f", params = { input = { type = "file" } } }
         print("BODY RAN")
         """)
-        assertResult(try hubscript("run", "f.lua", "--param", "input=users.csv"), stdout: "",
+        assertResult(try cli.hubscript("run", "f.lua", "--param", "input=users.csv"), stdout: "",
                      stderr: "error: parameter 'input': file users.csv does not exist\n", exitCode: 2)
-        try folder.write("users.csv", "id\n")
-        let path = folder.url.appendingPathComponent("users.csv").standardizedFileURL.path
-        try folder.write("g.lua", """
+        try cli.file("users.csv", "id\n")
+        let path = cli.root.appendingPathComponent("users.csv").standardizedFileURL.path
+        try cli.file("g.lua", """
         recipe { name = "g", params = { input = { type = "file" } } }
         print(params.input == \(luaString(path)))
         """)
-        assertResult(try hubscript("run", "g.lua", "--param", "input=users.csv"), stdout: "true\n", stderr: "", exitCode: 0)
+        assertResult(try cli.hubscript("run", "g.lua", "--param", "input=users.csv"), stdout: "true\n", stderr: "", exitCode: 0)
     }
 
     func testSyntaxErrorShowsFileAndLine() throws {
-        try folder.write("syntax.lua", """
+        try cli.file("syntax.lua", """
         recipe { name = "syntax" }
         print("BODY RAN")
         local x = = 1
         """)
-        assertResult(try hubscript("run", "syntax.lua"), stdout: "",
+        assertResult(try cli.hubscript("run", "syntax.lua"), stdout: "",
                      stderr: "error: syntax.lua:3: unexpected symbol near '='\n", exitCode: 2)
     }
 
     func testRuntimeErrorShowsFileLineAndTraceback() throws {
-        try folder.write("lib/fail.lua", """
+        try cli.file("lib/fail.lua", """
         recipe { name = "fail" }
         print("before")
         local function explode(n)
@@ -261,7 +273,7 @@ final class CLITests: CLITestCase {
         end
         explode(3)
         """)
-        assertResult(try hubscript("run", "lib/fail.lua"), stdout: "before\n", stderr: """
+        assertResult(try cli.hubscript("run", "lib/fail.lua"), stdout: "before\n", stderr: """
         error: lib/fail.lua:4: exploded with 3
         stack traceback:
         \t[C]: in function 'error'
@@ -273,20 +285,20 @@ final class CLITests: CLITestCase {
     }
 
     func testStrictGlobalErrorThroughTheCLI() throws {
-        try folder.write("g.lua", "recipe { name = \"g\" }\ncount = 1\n")
-        let result = try hubscript("g.lua")
-        XCTAssertEqual(result.exitCode, 1)
-        XCTAssertTrue(result.stderr.hasPrefix(
+        try cli.file("g.lua", "recipe { name = \"g\" }\ncount = 1\n")
+        let result = try cli.hubscript("g.lua")
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderrWithoutRunStart.hasPrefix(
             "error: g.lua:2: recipe attempted to assign to undeclared global 'count' (declare it with 'local')\nstack traceback:\n"),
-            result.stderr)
+            result.stderrWithoutRunStart)
     }
 
     /// A table the recipe raises points at its line, as a string error does.
     func testStructuredErrorFromTheRecipe() throws {
         for (raise, message) in [("error({ code = 'E1', message = 'table error' })", "E1: table error"),
                                  ("error({ 1, 2 })", "error object: [1,2]")] {
-            try folder.write("s.lua", "recipe { name = \"s\" }\n\(raise)\n")
-            assertResult(try hubscript("s.lua"), stdout: "", stderr: """
+            try cli.file("s.lua", "recipe { name = \"s\" }\n\(raise)\n")
+            assertResult(try cli.hubscript("s.lua"), stdout: "", stderr: """
                 error: s.lua:2: \(message)
                 stack traceback:
                 \t[C]: in function 'error'
@@ -298,27 +310,27 @@ final class CLITests: CLITestCase {
     }
 
     func testManifestErrorRunsNothing() throws {
-        try folder.write("m.lua", """
+        try cli.file("m.lua", """
         recipe { name = "m", colour = "red" }
         print("BODY RAN")
         """)
-        assertResult(try hubscript("run", "m.lua"), stdout: "", stderr:
+        assertResult(try cli.hubscript("run", "m.lua"), stdout: "", stderr:
             "error: m.lua:1: manifest: unknown key 'colour' in the manifest (allowed: name, version, description, params, needs, secrets, targets, limits)\n",
             exitCode: 2)
     }
 
     func testLibraryFolderForRequire() throws {
-        try folder.write("shared/greet.lua", "return { hi = function(n) return 'hi ' .. n end }")
-        try folder.write("r.lua", "recipe { name = \"r\" }\nprint(require('greet').hi('lib'))\n")
-        assertResult(try hubscript("run", "r.lua", "--lib", "shared"), stdout: "hi lib\n", stderr: "", exitCode: 0)
+        try cli.file("shared/greet.lua", "return { hi = function(n) return 'hi ' .. n end }")
+        try cli.file("r.lua", "recipe { name = \"r\" }\nprint(require('greet').hi('lib'))\n")
+        assertResult(try cli.hubscript("run", "r.lua", "--lib", "shared"), stdout: "hi lib\n", stderr: "", exitCode: 0)
     }
 
     // MARK: --json
 
     func testJSONOutputIsNDJSONWithSummaryLast() throws {
-        let result = try hubscriptInRepo("run", "recipes/examples/hello.lua", "--json", "--param", "times=2")
-        XCTAssertEqual(result.exitCode, 0)
-        XCTAssertEqual(result.stderr, "")
+        let result = try cli.hubscriptInRepo("run", "recipes/examples/hello.lua", "--json", "--param", "times=2")
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.stderrWithoutRunStart, "")
         let events = try result.stdout.split(separator: "\n").map { line in
             try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
         }
@@ -342,10 +354,10 @@ final class CLITests: CLITestCase {
     }
 
     func testJSONOutputOfAFailure() throws {
-        try folder.write("f.lua", "recipe { name = \"f\" }\nprint(\"x\")\nerror(\"bad\")\n")
-        let result = try hubscript("run", "f.lua", "--json")
-        XCTAssertEqual(result.exitCode, 1)
-        XCTAssertEqual(result.stderr, "")
+        try cli.file("f.lua", "recipe { name = \"f\" }\nprint(\"x\")\nerror(\"bad\")\n")
+        let result = try cli.hubscript("run", "f.lua", "--json")
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderrWithoutRunStart, "")
         let lines = Array(JSONLines.withoutTimestamps(result.stdout).dropFirst())
         XCTAssertEqual(lines.count, 3)
         XCTAssertEqual(lines.first, #"{"text":"x","type":"print"}"#)
@@ -361,8 +373,8 @@ final class CLITests: CLITestCase {
     }
 
     func testJSONOutputOfASetupFailure() throws {
-        try folder.write("m.lua", "recipe { name = 1 }\n")
-        let result = try hubscript("run", "m.lua", "--json")
+        try cli.file("m.lua", "recipe { name = 1 }\n")
+        let result = try cli.hubscript("run", "m.lua", "--json")
         assertResult(result, stdout: result.stdout, stderr: "", exitCode: 2)
         XCTAssertEqual(JSONLines.withoutTimestamps(result.stdout), [
             #"{"kind":"load","message":"m.lua:1: manifest: 'name' must be a non-empty string","type":"error"}"#,
@@ -373,10 +385,10 @@ final class CLITests: CLITestCase {
     // MARK: check
 
     func testCheckSeveralFiles() throws {
-        try folder.write("good.lua", "recipe { name = \"good\" }\nprint(1)\n")
-        try folder.write("syntax.lua", "recipe { name = \"syntax\" }\nif then\n")
-        try folder.write("manifest.lua", "recipe { name = \"m\", needs = \"all\" }\n")
-        let result = try hubscript("check", "good.lua", "syntax.lua", "manifest.lua", "missing.lua")
+        try cli.file("good.lua", "recipe { name = \"good\" }\nprint(1)\n")
+        try cli.file("syntax.lua", "recipe { name = \"syntax\" }\nif then\n")
+        try cli.file("manifest.lua", "recipe { name = \"m\", needs = \"all\" }\n")
+        let result = try cli.hubscript("check", "good.lua", "syntax.lua", "manifest.lua", "missing.lua")
         assertResult(result, stdout: """
         ok   good.lua
         FAIL syntax.lua
@@ -391,15 +403,15 @@ final class CLITests: CLITestCase {
     }
 
     func testCheckAllGood() throws {
-        try folder.write("a.lua", "recipe { name = \"a\" }\nerror('never runs')\n")
-        assertResult(try hubscript("check", "a.lua"), stdout: "ok   a.lua\n", stderr: "", exitCode: 0)
-        assertResult(try hubscriptInRepo("check", "recipes/examples/hello.lua", "recipes/examples/hello.lua"),
+        try cli.file("a.lua", "recipe { name = \"a\" }\nerror('never runs')\n")
+        assertResult(try cli.hubscript("check", "a.lua"), stdout: "ok   a.lua\n", stderr: "", exitCode: 0)
+        assertResult(try cli.hubscriptInRepo("check", "recipes/examples/hello.lua", "recipes/examples/hello.lua"),
                      stdout: "ok   recipes/examples/hello.lua\nok   recipes/examples/hello.lua\n2 passed, 0 failed\n",
                      stderr: "", exitCode: 0)
     }
 
     func testCheckUsage() throws {
-        assertResult(try hubscript("check"), stdout: "", stderr: """
+        assertResult(try cli.hubscript("check"), stdout: "", stderr: """
         hubscript check: missing the recipe FILE(s) to check
         Run 'hubscript check --help' for usage.
 
@@ -409,7 +421,7 @@ final class CLITests: CLITestCase {
     // MARK: describe
 
     func testDescribeShippedHello() throws {
-        assertResult(try hubscriptInRepo("describe", "recipes/examples/hello.lua"), stdout: """
+        assertResult(try cli.hubscriptInRepo("describe", "recipes/examples/hello.lua"), stdout: """
         hello 1.0.0
           Greets someone; shows params, log and json.
 
@@ -424,14 +436,14 @@ final class CLITests: CLITestCase {
     }
 
     func testDescribeJSON() throws {
-        assertResult(try hubscriptInRepo("describe", "--json", "recipes/examples/hello.lua"), stdout: """
+        assertResult(try cli.hubscriptInRepo("describe", "--json", "recipes/examples/hello.lua"), stdout: """
         {"description":"Greets someone; shows params, log and json.","limits":{},"name":"hello","needs":[],"params":{"name":{"default":"world","description":"who to greet","required":false,"type":"string"},"times":{"default":1,"required":false,"type":"integer"}},"secrets":[],"targets":[],"version":"1.0.0"}
 
         """, stderr: "", exitCode: 0)
     }
 
     func testDescribeDoesNotRunTheBody() throws {
-        try folder.write("d.lua", """
+        try cli.file("d.lua", """
         recipe {
           name = "d",
           params = { user = { type = "string", required = true } },
@@ -441,7 +453,7 @@ final class CLITests: CLITestCase {
         print("BODY RAN")
         while true do end
         """)
-        assertResult(try hubscript("describe", "d.lua"), stdout: """
+        assertResult(try cli.hubscript("describe", "d.lua"), stdout: """
         d
 
         Parameters:
@@ -454,10 +466,10 @@ final class CLITests: CLITestCase {
     }
 
     func testDescribeErrors() throws {
-        try folder.write("bad.lua", "print('x')\n")
-        assertResult(try hubscript("describe", "bad.lua"), stdout: "",
+        try cli.file("bad.lua", "print('x')\n")
+        assertResult(try cli.hubscript("describe", "bad.lua"), stdout: "",
                      stderr: "error: bad.lua:1: a recipe must start with its manifest: recipe { name = …, … }\n", exitCode: 2)
-        assertResult(try hubscript("describe"), stdout: "", stderr: """
+        assertResult(try cli.hubscript("describe"), stdout: "", stderr: """
         hubscript describe: expected one recipe FILE
         Run 'hubscript describe --help' for usage.
 
@@ -467,53 +479,53 @@ final class CLITests: CLITestCase {
     // MARK: Limits
 
     func testInstructionLimitExitsWith4() throws {
-        try folder.write("spin.lua", """
+        try cli.file("spin.lua", """
         recipe { name = "spin", limits = { instructions = 100000 } }
         print("start")
         while true do end
         """)
-        assertResult(try hubscript("spin.lua"), stdout: "start\n", stderr:
+        assertResult(try cli.hubscript("spin.lua"), stdout: "start\n", stderr:
             "error: limit exceeded: instructions (100000); raise limits.instructions in the recipe manifest if the work is expected\n",
             exitCode: 4)
     }
 
     func testMemoryLimitExitsWith4() throws {
-        try folder.write("mem.lua", """
+        try cli.file("mem.lua", """
         recipe { name = "mem", limits = { memory_mb = 16 } }
         local t = {} while true do t[#t + 1] = { #t } end
         """)
-        assertResult(try hubscript("mem.lua"), stdout: "", stderr:
+        assertResult(try cli.hubscript("mem.lua"), stdout: "", stderr:
             "error: limit exceeded: memory (16 MiB); raise limits.memory_mb in the recipe manifest if the recipe really needs more\n",
             exitCode: 4)
     }
 
     func testTimeoutExitsWith4() throws {
-        try folder.write("loop.lua", "recipe { name = \"loop\" }\nwhile true do end\n")
-        let result = try hubscript("run", "loop.lua", "--timeout", "1")
+        try cli.file("loop.lua", "recipe { name = \"loop\" }\nwhile true do end\n")
+        let result = try cli.hubscript("run", "loop.lua", "--timeout", "1")
         assertResult(result, stdout: "", stderr: Self.timeoutMessage, exitCode: 4)
         XCTAssertLessThan(result.seconds, 4, "the deadline, not the watchdog, should stop this run")
     }
 
     func testManifestTimeoutAndCommandLineOverride() throws {
-        try folder.write("slow.lua", """
+        try cli.file("slow.lua", """
         recipe { name = "slow", limits = { timeout = 30 } }
         while true do end
         """)
-        let result = try hubscript("slow.lua", "--timeout", "1")
+        let result = try cli.hubscript("slow.lua", "--timeout", "1")
         assertResult(result, stdout: "", stderr: Self.timeoutMessage, exitCode: 4)
-        try folder.write("short.lua", """
+        try cli.file("short.lua", """
         recipe { name = "short", limits = { timeout = 0.5 } }
         while true do end
         """)
-        assertResult(try hubscript("short.lua"), stdout: "",
+        assertResult(try cli.hubscript("short.lua"), stdout: "",
                      stderr: "error: limit exceeded: timeout (0.5 s); raise it with --timeout or limits.timeout in the recipe manifest\n",
                      exitCode: 4)
     }
 
     func testLimitInJSONMode() throws {
-        try folder.write("spin.lua", "recipe { name = \"spin\", limits = { instructions = 100000 } }\nwhile true do end\n")
-        let result = try hubscript("run", "spin.lua", "--json")
-        XCTAssertEqual(result.exitCode, 4)
+        try cli.file("spin.lua", "recipe { name = \"spin\", limits = { instructions = 100000 } }\nwhile true do end\n")
+        let result = try cli.hubscript("run", "spin.lua", "--json")
+        XCTAssertEqual(result.status, 4)
         let lines = Array(JSONLines.withoutTimestamps(result.stdout).dropFirst())
         XCTAssertEqual(lines.first,
             #"{"kind":"limit.instructions","message":"limit exceeded: instructions (100000); raise limits.instructions in the recipe manifest if the work is expected","type":"error"}"#)

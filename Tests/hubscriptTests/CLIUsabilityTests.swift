@@ -3,14 +3,26 @@ import XCTest
 
 /// Usage mistakes get a suggestion, help shows a recipe's
 /// parameters, no Foundation error text reaches people.
-final class CLIUsabilityTests: CLITestCase {
+final class CLIUsabilityTests: XCTestCase {
+    private var cli: CLIHarness!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        cli = try CLIHarness(testCase: self)
+    }
+
+    override func tearDown() {
+        cli = nil
+        super.tearDown()
+    }
+
     func testUnknownSubcommandSuggestsTheClosest() throws {
-        assertResult(try hubscript("rnu", "x.lua"), stdout: "", stderr: """
+        assertResult(try cli.hubscript("rnu", "x.lua"), stdout: "", stderr: """
         hubscript: unknown subcommand 'rnu' (did you mean 'run'?)
         Run 'hubscript --help' for the list of subcommands.
 
         """, exitCode: 2)
-        assertResult(try hubscript("sandbox", "serv"), stdout: "", stderr: """
+        assertResult(try cli.hubscript("sandbox", "serv"), stdout: "", stderr: """
         hubscript sandbox: unknown subcommand 'serv' (did you mean 'serve'?)
         Run 'hubscript sandbox --help' for the list.
 
@@ -18,12 +30,12 @@ final class CLIUsabilityTests: CLITestCase {
     }
 
     func testUnknownFlagSuggestsTheClosest() throws {
-        assertResult(try hubscript("run", "a.lua", "--parm", "x=1"), stdout: "", stderr: """
+        assertResult(try cli.hubscript("run", "a.lua", "--parm", "x=1"), stdout: "", stderr: """
         hubscript run: unknown option '--parm' (did you mean '--param'?)
         Run 'hubscript run --help' for usage.
 
         """, exitCode: 2)
-        assertResult(try hubscript("run", "a.lua", "-json"), stdout: "", stderr: """
+        assertResult(try cli.hubscript("run", "a.lua", "-json"), stdout: "", stderr: """
         hubscript run: unknown option '-json' (did you mean '--json'?)
         Run 'hubscript run --help' for usage.
 
@@ -31,13 +43,13 @@ final class CLIUsabilityTests: CLITestCase {
     }
 
     func testPositionalKeyValueSuggestsParam() throws {
-        try folder.write("a.lua", "recipe { name = \"a\", params = { user = { type = \"string\" } } }\nprint('BODY RAN')\n")
-        assertResult(try hubscript("run", "a.lua", "user=ada"), stdout: "", stderr: """
+        try cli.file("a.lua", "recipe { name = \"a\", params = { user = { type = \"string\" } } }\nprint('BODY RAN')\n")
+        assertResult(try cli.hubscript("run", "a.lua", "user=ada"), stdout: "", stderr: """
         hubscript run: unexpected argument 'user=ada'; to set a parameter, write --param user=ada
         Run 'hubscript run --help' for usage.
 
         """, exitCode: 2)
-        assertResult(try hubscript("a.lua", "user=ada"), stdout: "", stderr: """
+        assertResult(try cli.hubscript("a.lua", "user=ada"), stdout: "", stderr: """
         hubscript run: unexpected argument 'user=ada'; to set a parameter, write --param user=ada
         Run 'hubscript run --help' for usage.
 
@@ -45,7 +57,7 @@ final class CLIUsabilityTests: CLITestCase {
     }
 
     func testRecipeHelpShowsItsParameters() throws {
-        try folder.write("off.lua", """
+        try cli.file("off.lua", """
         recipe {
           name = "offboard", version = "2.0",
           params = { user = { type = "string", required = true, description = "the user's id" } },
@@ -53,9 +65,9 @@ final class CLIUsabilityTests: CLITestCase {
         }
         print("BODY RAN")
         """)
-        let result = try hubscript("off.lua", "--help")
-        XCTAssertEqual(result.exitCode, 0)
-        XCTAssertEqual(result.stderr, "")
+        let result = try cli.hubscript("off.lua", "--help")
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.stderrWithoutRunStart, "")
         XCTAssertEqual(result.stdout, """
         RECIPE: offboard 2.0
 
@@ -72,38 +84,50 @@ final class CLIUsabilityTests: CLITestCase {
     }
 
     func testAFolderAsRecipeHasNoFoundationText() throws {
-        assertResult(try hubscript("run", "."), stdout: "",
+        assertResult(try cli.hubscript("run", "."), stdout: "",
                      stderr: "error: cannot read .: it is a folder, not a file\n", exitCode: 2)
-        assertResult(try hubscript("check", "."), stdout: "FAIL .\n     cannot read .: it is a folder, not a file\n",
+        assertResult(try cli.hubscript("check", "."), stdout: "FAIL .\n     cannot read .: it is a folder, not a file\n",
                      stderr: "", exitCode: 1)
-        assertResult(try hubscript("describe", "."), stdout: "",
+        assertResult(try cli.hubscript("describe", "."), stdout: "",
                      stderr: "error: cannot read .: it is a folder, not a file\n", exitCode: 2)
     }
 
     func testAFolderOrAMissingFileAsPlanHasNoFoundationText() throws {
-        let folderPath = folder.url.path
-        assertResult(try hubscript("apply", "."), stdout: "",
+        let folderPath = cli.root.path
+        assertResult(try cli.hubscript("apply", "."), stdout: "",
                      stderr: "error: cannot read the plan \(folderPath): it is a folder, not a file\n", exitCode: 2)
-        assertResult(try hubscript("apply", "nope.json"), stdout: "",
+        assertResult(try cli.hubscript("apply", "nope.json"), stdout: "",
                      stderr: "error: cannot read the plan \(folderPath)/nope.json: No such file or directory\n", exitCode: 2)
-        try folder.write("p.lua", "recipe { name = \"p\" }\n")
-        assertResult(try hubscript("run", "p.lua", "--params-file", "."), stdout: "",
+        try cli.file("p.lua", "recipe { name = \"p\" }\n")
+        assertResult(try cli.hubscript("run", "p.lua", "--params-file", "."), stdout: "",
                      stderr: "error: cannot read the params file .: it is a folder, not a file\n", exitCode: 2)
     }
 
     func testAFileAsStateDirHasNoFoundationText() throws {
-        try folder.write("a.lua", "recipe { name = \"a\" }\n")
-        try folder.write("state", "not a folder")
-        let result = try hubscript("run", "a.lua", "--state-dir", "state")
-        XCTAssertEqual(result.exitCode, 2)
-        XCTAssertFalse(result.stderr.contains("NSCocoaErrorDomain"), result.stderr)
-        XCTAssertTrue(result.stderr.hasSuffix("/state is a file, not a folder (set --state-dir to a writable folder)\n"), result.stderr)
+        try cli.file("a.lua", "recipe { name = \"a\" }\n")
+        try cli.file("state", "not a folder")
+        let result = try cli.hubscript("run", "a.lua", "--state-dir", "state")
+        XCTAssertEqual(result.status, 2)
+        XCTAssertFalse(result.stderrWithoutRunStart.contains("NSCocoaErrorDomain"), result.stderrWithoutRunStart)
+        XCTAssertTrue(result.stderrWithoutRunStart.hasSuffix("/state is a file, not a folder (set --state-dir to a writable folder)\n"), result.stderrWithoutRunStart)
     }
 }
 
 /// `hubscript completion bash|zsh`: valid scripts (`bash -n`, `zsh -n`), exercised in a
 /// real bash and, through zsh's bash-completion layer, in a real zsh.
-final class CompletionCLITests: CLITestCase {
+final class CompletionCLITests: XCTestCase {
+    private var cli: CLIHarness!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        cli = try CLIHarness(testCase: self)
+    }
+
+    override func tearDown() {
+        cli = nil
+        super.tearDown()
+    }
+
     /// Runs `shell args…` in the test's folder (HOME there too, so zsh's compinit writes
     /// its dump file there): exit status, stdout and stderr.
     func shell(_ shell: String, _ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
@@ -111,22 +135,22 @@ final class CompletionCLITests: CLITestCase {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: shell)
         p.arguments = args
-        p.currentDirectoryURL = folder.url
+        p.currentDirectoryURL = cli.root
         var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = folder.url.path
-        environment["ZDOTDIR"] = folder.url.path
+        environment["HOME"] = cli.root.path
+        environment["ZDOTDIR"] = cli.root.path
         p.environment = environment
         p.standardInput = FileHandle.nullDevice
-        let done = try HubscriptProcess.collect(p, timeout: 20)
+        let done = try CLIHarness.collect(p, timeout: 20)
         return (done.status, String(decoding: done.stdout, as: UTF8.self), String(decoding: done.stderr, as: UTF8.self))
     }
 
     /// Saves `hubscript completion SHELL` as `completion.SHELL`.
     func saveScript(_ name: String) throws {
-        let script = try hubscript("completion", name)
-        XCTAssertEqual(script.exitCode, 0)
-        XCTAssertEqual(script.stderr, "")
-        try folder.write("completion.\(name)", script.stdout)
+        let script = try cli.hubscript("completion", name)
+        XCTAssertEqual(script.status, 0)
+        XCTAssertEqual(script.stderrWithoutRunStart, "")
+        try cli.file("completion.\(name)", script.stdout)
     }
 
     /// What `_hubscript` offers for the words typed so far (the last is being completed).
@@ -139,7 +163,7 @@ final class CompletionCLITests: CLITestCase {
     }
 
     func testBashCompletesSubcommandsOptionsAndRecipes() throws {
-        try folder.write("offboard.lua", "recipe { name = \"o\" }\n")
+        try cli.file("offboard.lua", "recipe { name = \"o\" }\n")
         XCTAssertEqual(try complete(["ru"]), "run runs\n")
         XCTAssertEqual(try complete(["off"]), "offboard.lua\n")
         XCTAssertEqual(try complete(["run", "offboard.lua", "--pa"]), "--param --params-file\n")
@@ -198,15 +222,15 @@ final class CompletionCLITests: CLITestCase {
     }
 
     func testZshScriptLoadsTheBashOneThroughBashcompinit() throws {
-        let zsh = try hubscript("completion", "zsh")
-        let bash = try hubscript("completion", "bash")
+        let zsh = try cli.hubscript("completion", "zsh")
+        let bash = try cli.hubscript("completion", "bash")
         XCTAssertEqual(zsh.stdout, """
         # zsh completion for hubscript (hubscript completion zsh)
         (( $+functions[compdef] )) || { autoload -U +X compinit && compinit }
         (( $+functions[complete] )) || { autoload -U +X bashcompinit && bashcompinit }
 
         """ + bash.stdout)
-        assertResult(try hubscript("completion", "fish"), stdout: "", stderr: """
+        assertResult(try cli.hubscript("completion", "fish"), stdout: "", stderr: """
         hubscript completion: unknown shell 'fish' (bash or zsh)
         Run 'hubscript completion --help' for usage.
 

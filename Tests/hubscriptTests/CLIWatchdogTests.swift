@@ -4,15 +4,27 @@ import XCTest
 /// Runs the count hook cannot stop (one long C call, a finalizer, a write to a pipe
 /// nobody reads) end through the watchdog: the process prints the timeout message and
 /// exits 4 about two seconds after the deadline, whatever the Lua thread is blocked on.
-final class CLIWatchdogTests: CLITestCase {
+final class CLIWatchdogTests: XCTestCase {
+    private var cli: CLIHarness!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        cli = try CLIHarness(testCase: self)
+    }
+
+    override func tearDown() {
+        cli = nil
+        super.tearDown()
+    }
+
     static func timeoutMessage(_ seconds: Int) -> String {
         "limit exceeded: timeout (\(seconds) s); raise it with --timeout or limits.timeout in the recipe manifest"
     }
 
     private func assertWatchdogStops(_ body: String, stdout: String,
                                      file: StaticString = #filePath, line: UInt = #line) throws {
-        try folder.write("w.lua", "recipe { name = \"w\" }\n" + body + "\n")
-        let result = try hubscript("run", "w.lua", "--timeout", "1", timeout: 15)
+        try cli.file("w.lua", "recipe { name = \"w\" }\n" + body + "\n")
+        let result = try cli.hubscript("run", "w.lua", "--timeout", "1", timeout: 15)
         assertResult(result, stdout: stdout, stderr: CLITests.timeoutMessage, exitCode: 4, file: file, line: line)
         XCTAssertLessThan(result.seconds, 5, "the watchdog took \(result.seconds) s", file: file, line: line)
         // The deadline is at 1 s and the watchdog acts at 3 s: a run that ends sooner
@@ -33,15 +45,15 @@ final class CLIWatchdogTests: CLITestCase {
     /// state is closed never runs, and the run ends at once, successfully. (Where states
     /// are closed, in a process that runs many recipes, the watchdog covers it.)
     func testFinalizerLoopingAtCloseNeverRuns() throws {
-        try folder.write("w.lua", """
+        try cli.file("w.lua", """
             recipe { name = "w" }
             local keep = setmetatable({}, { __gc = function() while true do end end })
             print("body done")
 
             """)
-        let result = try hubscript("run", "w.lua", "--timeout", "1", timeout: 15)
+        let result = try cli.hubscript("run", "w.lua", "--timeout", "1", timeout: 15)
         XCTAssertEqual(result.stdout, "body done\n")
-        XCTAssertEqual(result.exitCode, 0, result.stderr)
+        XCTAssertEqual(result.status, 0, result.stderrWithoutRunStart)
         XCTAssertLessThan(result.seconds, 2.5, "the run waited for the finalizer (the watchdog acts at 3 s)")
     }
 
@@ -76,8 +88,8 @@ final class CLIWatchdogTests: CLITestCase {
         """
 
     func testAStdoutPipeNobodyReadsStillEndsTheRun() throws {
-        try folder.write("flood.lua", Self.flood)
-        let child = try LiveHubscript(["run", "flood.lua", "--timeout", "2"], in: folder.url)
+        try cli.file("flood.lua", Self.flood)
+        let child = try cli.liveIsolated(["run", "flood.lua", "--timeout", "2"])
         XCTAssertTrue(child.waitForExit(within: 8), "still running after \(child.elapsed) s: the watchdog waited on stdout")
         let seconds = child.elapsed
         XCTAssertEqual(child.process.terminationStatus, 4)
@@ -87,8 +99,8 @@ final class CLIWatchdogTests: CLITestCase {
     }
 
     func testAStdoutPipeNobodyReadsUnderJSONReportsOnStderr() throws {
-        try folder.write("flood.lua", Self.flood)
-        let child = try LiveHubscript(["run", "flood.lua", "--timeout", "2", "--json"], in: folder.url)
+        try cli.file("flood.lua", Self.flood)
+        let child = try cli.liveIsolated(["run", "flood.lua", "--timeout", "2", "--json"])
         XCTAssertTrue(child.waitForExit(within: 8), "still running after \(child.elapsed) s")
         XCTAssertEqual(child.process.terminationStatus, 4)
         XCTAssertLessThan(child.elapsed, 6)
@@ -99,14 +111,14 @@ final class CLIWatchdogTests: CLITestCase {
     // MARK: --json
 
     func testTheWatchdogEmitsTheJSONSummary() throws {
-        try folder.write("w.lua", """
+        try cli.file("w.lua", """
         recipe { name = "w" }
         print("start")
         local r = string.find(string.rep("a", 40), string.rep("a*", 20) .. "b")
         """)
-        let result = try hubscript("run", "w.lua", "--timeout", "1", "--json", timeout: 15)
-        XCTAssertEqual(result.exitCode, 4)
-        XCTAssertEqual(result.stderr, "")
+        let result = try cli.hubscript("run", "w.lua", "--timeout", "1", "--json", timeout: 15)
+        XCTAssertEqual(result.status, 4)
+        XCTAssertEqual(result.stderrWithoutRunStart, "")
         XCTAssertGreaterThanOrEqual(result.seconds, 2.8)
         let lines = Array(JSONLines.withoutTimestamps(result.stdout).dropFirst())
         XCTAssertEqual(lines.count, 3, result.stdout)

@@ -271,18 +271,30 @@ final class DispatchCLITests: XCTestCase {
 }
 
 /// `hubscript check` knows `dispatch.send` (a permission the Hub does not grant).
-final class DispatchCheckCLITests: CLITestCase {
+final class DispatchCheckCLITests: XCTestCase {
+    private var cli: CLIHarness!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        cli = try CLIHarness(testCase: self)
+    }
+
+    override func tearDown() {
+        cli = nil
+        super.tearDown()
+    }
+
     func testCheckAcceptsDispatchSendAndSuggestsItForATypo() throws {
-        try folder.write("alert.lua", """
+        try cli.file("alert.lua", """
             recipe { name = "alert", version = "1.0.0", needs = { "dispatch.send" } }
             dispatch.send{ title = "t", body = "b" }
             """)
-        assertResult(try hubscript("check", "alert.lua"), stdout: "ok   alert.lua\n", stderr: "", exitCode: 0)
-        try folder.write("typo.lua", """
+        assertResult(try cli.hubscript("check", "alert.lua"), stdout: "ok   alert.lua\n", stderr: "", exitCode: 0)
+        try cli.file("typo.lua", """
             recipe { name = "typo", version = "1.0.0", needs = { "dispatch.sned" } }
             """)
-        let typo = try hubscript("check", "typo.lua")
-        XCTAssertEqual(typo.exitCode, 2)
+        let typo = try cli.hubscript("check", "typo.lua")
+        XCTAssertEqual(typo.status, 2)
         XCTAssertTrue(typo.stdout.contains("typo.lua:1: manifest: needs: unknown permission 'dispatch.sned' (did you mean 'dispatch.send'?)"), typo.stdout)
     }
 }

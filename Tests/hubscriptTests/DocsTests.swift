@@ -6,7 +6,7 @@ import XCTest
 final class DocsTests: XCTestCase {
     func testModuleReferenceMatchesTheDeclarations() throws {
         let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let done = try HubscriptProcess.collect(HubscriptProcess.process(["docs", "modules"], in: repo,
+        let done = try CLIHarness.collect(CLIHarness.process(["docs", "modules"], in: repo,
                                                                          environment: ProcessInfo.processInfo.environment))
         let generated = String(decoding: done.stdout, as: UTF8.self)
         XCTAssertEqual(done.status, 0)

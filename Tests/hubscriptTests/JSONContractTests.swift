@@ -90,13 +90,12 @@ final class JSONContractTests: XCTestCase {
     }
 
     func testCheckTakesJSON() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        try folder.write("good.lua", Self.recipe)
-        try folder.write("bad.lua", "recipe { name = 1 }\n")
+        let cli = try CLIHarness(testCase: self)
+        try cli.file("good.lua", Self.recipe)
+        try cli.file("bad.lua", "recipe { name = 1 }\n")
         let (good, bad) = ("good.lua", "bad.lua")
-        let r = try HubscriptProcess.run(["check", good, bad, "--json"], in: folder.url)
-        XCTAssertEqual(r.exitCode, 1)
+        let r = try cli.hubscript("check", good, bad, "--json")
+        XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.stderr, "")
         XCTAssertEqual(JSONLines.withoutTimestamps(r.stdout), [
             #"{"file":"\#(good)","ok":true,"problem":null,"type":"check"}"#,
@@ -183,20 +182,32 @@ final class JSONContractTests: XCTestCase {
 
 /// Usage errors are JSON under `--json` at every level: `hubscript` itself, a command
 /// group (`runs`, `sandbox`) and a command; the text for people stays on stderr.
-final class UsageErrorJSONTests: CLITestCase {
+final class UsageErrorJSONTests: XCTestCase {
+    private var cli: CLIHarness!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        cli = try CLIHarness(testCase: self)
+    }
+
+    override func tearDown() {
+        cli = nil
+        super.tearDown()
+    }
+
     static let summary = #"{"exit_code":2,"failed":0,"planned":0,"reads":0,"replayed":0,"run_id":null,"schema_version":1,"status":"failed","type":"summary","writes":0}"#
 
     /// Runs `args`, expecting exit code 2, exactly `stderr`, and on stdout an `error`
     /// (kind `usage`, `command`, `message`) then the summary.
     func assertUsageError(_ args: [String], command: String?, message: String, stderr: String,
                           file: StaticString = #filePath, line: UInt = #line) throws {
-        let result = try HubscriptProcess.run(args, in: folder.url)
+        let result = try CLIHarness.run(args, in: cli.root)
         let commandJSON = command.map { #""\#($0)""# } ?? "null"
         XCTAssertEqual(JSONLines.withoutTimestamps(result.stdout, file: file, line: line), [
             #"{"command":\#(commandJSON),"kind":"usage","message":"\#(message)","type":"error"}"#, Self.summary,
         ], file: file, line: line)
         XCTAssertEqual(result.stderr, stderr, file: file, line: line)
-        XCTAssertEqual(result.exitCode, 2, file: file, line: line)
+        XCTAssertEqual(result.status, 2, file: file, line: line)
     }
 
     func testAnUnknownSubcommandOfAGroup() throws {
@@ -230,10 +241,10 @@ final class UsageErrorJSONTests: CLITestCase {
     }
 
     func testWithoutJSONStdoutStaysEmpty() throws {
-        let result = try HubscriptProcess.run(["runs", "lst"], in: folder.url)
+        let result = try CLIHarness.run(["runs", "lst"], in: cli.root)
         XCTAssertEqual(result.stdout, "")
-        XCTAssertEqual(result.exitCode, 2)
-        let grouped = try HubscriptProcess.run(["runs", "--limit", "3"], in: folder.url)
+        XCTAssertEqual(result.status, 2)
+        let grouped = try CLIHarness.run(["runs", "--limit", "3"], in: cli.root)
         XCTAssertEqual(grouped.stdout, "")
         XCTAssertEqual(grouped.stderr, "hubscript runs: missing the subcommand: write hubscript runs <subcommand> --limit 3\nRun 'hubscript runs --help' for the list.\n")
     }

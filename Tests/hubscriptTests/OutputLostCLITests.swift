@@ -68,7 +68,7 @@ final class OutputLostCLITests: XCTestCase {
     func testAClosedStdoutIsReported() throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "exec \"$0\" run \"$1\" --state-dir \"$2\" >&-", HubscriptProcess.binary.path, recipe, cli.stateDir.path]
+        p.arguments = ["-c", "exec \"$0\" run \"$1\" --state-dir \"$2\" >&-", CLIHarness.binary.path, recipe, cli.stateDir.path]
         p.environment = cli.environment
         let err = Pipe()
         p.standardError = err

@@ -3,15 +3,26 @@ import XCTest
 
 /// --quiet, --verbose, --no-progress and the HUBSCRIPT_* environment
 /// variables, through the binary.
-final class OutputOptionsCLITests: CLITestCase {
+final class OutputOptionsCLITests: XCTestCase {
+    private var cli: CLIHarness!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        cli = try CLIHarness(testCase: self)
+    }
+
+    override func tearDown() {
+        cli = nil
+        super.tearDown()
+    }
+
     /// Runs hubscript in the test's folder with `environment` on top of a clean one
-    /// (no HUBSCRIPT_* from the caller, XDG folders inside the test's folder).
-    func run(_ args: [String], environment extra: [String: String] = [:]) throws -> HubscriptProcess.Result {
-        let environment = try HubscriptProcess.isolatedEnvironment(scratch: folder.url.appendingPathComponent("xdg"),
-                                                                   sandboxConfig: false, extra: extra)
-        let result = try HubscriptProcess.run(args, in: folder.url, environment: environment)
-        return HubscriptProcess.Result(stdout: result.stdout, stderr: result.rawStderr, exitCode: result.exitCode,
-                                       seconds: result.seconds)
+    /// (no HUBSCRIPT_* from the caller, XDG folders inside the test's folder); stderr
+    /// whole, run start line included.
+    func run(_ args: [String], environment extra: [String: String] = [:]) throws -> CLIHarness.Result {
+        let environment = try CLIHarness.isolatedEnvironment(scratch: cli.root.appendingPathComponent("xdg"),
+                                                             sandboxConfig: false, extra: extra)
+        return try CLIHarness.run(args, in: cli.root, environment: environment)
     }
 
     /// Run ids, times and the sandbox path made stable.
@@ -19,7 +30,7 @@ final class OutputOptionsCLITests: CLITestCase {
         text.replacingOccurrences(of: #"run_[0-9TZ]+_[0-9a-f]+"#, with: "RUN", options: .regularExpression)
             .replacingOccurrences(of: #"in [0-9.]+ s\n"#, with: "in T s\n", options: .regularExpression)
             .replacingOccurrences(of: #"\([0-9]+ ms\)"#, with: "(N ms)", options: .regularExpression)
-            .replacingOccurrences(of: folder.url.path, with: "DIR")
+            .replacingOccurrences(of: cli.root.path, with: "DIR")
     }
 
     static let recipe = """
@@ -29,7 +40,7 @@ final class OutputOptionsCLITests: CLITestCase {
     """
 
     func testVerboseShowsDebugLogsAndEachHubCall() throws {
-        try folder.write("r.lua", Self.recipe)
+        try cli.file("r.lua", Self.recipe)
         let result = try run(["run", "r.lua", "--verbose", "--state-dir", "state"])
         XCTAssertEqual(result.stdout, "true\n")
         XCTAssertEqual(stable(result.stderr), """
@@ -41,11 +52,11 @@ final class OutputOptionsCLITests: CLITestCase {
         done: run RUN — 1 reads, 0 writes in T s
 
         """)
-        XCTAssertEqual(result.exitCode, 0)
+        XCTAssertEqual(result.status, 0)
     }
 
     func testQuietHasNoNoticeAndDefaultHasNoDebug() throws {
-        try folder.write("r.lua", Self.recipe)
+        try cli.file("r.lua", Self.recipe)
         let quiet = try run(["run", "r.lua", "--quiet", "--state-dir", "state"])
         XCTAssertEqual(stable(quiet.stderr), "done: run RUN — 1 reads, 0 writes in T s\n")
         XCTAssertEqual(quiet.stdout, "true\n")
@@ -58,7 +69,7 @@ final class OutputOptionsCLITests: CLITestCase {
         """)
         let both = try run(["run", "r.lua", "--quiet", "--verbose"])
         XCTAssertEqual(both.stderr, "hubscript run: --quiet and --verbose cannot be used together\nRun 'hubscript run --help' for usage.\n")
-        XCTAssertEqual(both.exitCode, 2)
+        XCTAssertEqual(both.status, 2)
     }
 
     /// Stops its first pass (a checkpoint per `id` says it did), so a resume has a run to finish.
@@ -75,16 +86,16 @@ final class OutputOptionsCLITests: CLITestCase {
     /// `runs resume` takes --quiet, --verbose and --no-progress with a run's meaning. (The
     /// resumed pass is served the read its first pass made: it sends none.)
     func testRunsResumeTakesQuietVerboseAndNoProgress() throws {
-        try folder.write("r2.lua", Self.stopsOnce)
+        try cli.file("r2.lua", Self.stopsOnce)
         func stopped(_ id: String) throws {
             let first = try run(["run", "r2.lua", "--param", "id=\(id)", "--quiet", "--run-id", id, "--state-dir", "state"])
-            XCTAssertEqual(first.exitCode, 1, first.stderr)
+            XCTAssertEqual(first.status, 1, first.stderr)
         }
         try stopped("run_q")
         let quiet = try run(["runs", "resume", "run_q", "--quiet", "--state-dir", "state"])
         XCTAssertEqual(quiet.stdout, "true\n")
         XCTAssertEqual(stable(quiet.stderr), "done: run run_q — 0 reads, 1 reads replayed, 0 writes in T s\n")
-        XCTAssertEqual(quiet.exitCode, 0)
+        XCTAssertEqual(quiet.status, 0)
         try stopped("run_v")
         let verbose = try run(["runs", "resume", "run_v", "--verbose", "--state-dir", "state"])
         XCTAssertEqual(verbose.stdout, "true\n")
@@ -106,50 +117,62 @@ final class OutputOptionsCLITests: CLITestCase {
         """)
         let both = try run(["runs", "resume", "run_p", "--quiet", "--verbose", "--state-dir", "state"])
         XCTAssertEqual(both.stderr, "hubscript runs resume: --quiet and --verbose cannot be used together\nRun 'hubscript runs resume --help' for usage.\n")
-        XCTAssertEqual(both.exitCode, 2)
+        XCTAssertEqual(both.status, 2)
         try stopped("run_j")
         let json = try run(["runs", "resume", "run_j", "--json", "--quiet", "--state-dir", "state"])
         XCTAssertEqual(json.stderr, "")
         XCTAssertEqual(JSONLines.withoutTimestamps(json.stdout).dropFirst().first, #"{"text":"true","type":"print"}"#)
-        XCTAssertEqual(json.exitCode, 0)
+        XCTAssertEqual(json.status, 0)
     }
 
     func testStateDirFromTheEnvironmentAndTheFlagWins() throws {
-        try folder.write("r.lua", Self.recipe)
+        try cli.file("r.lua", Self.recipe)
         let fromEnv = try run(["run", "r.lua", "--quiet"], environment: ["HUBSCRIPT_STATE_DIR": "envstate"])
-        XCTAssertEqual(fromEnv.exitCode, 0, fromEnv.stderr)
+        XCTAssertEqual(fromEnv.status, 0, fromEnv.stderr)
         let fm = FileManager.default
-        XCTAssertTrue(fm.fileExists(atPath: folder.url.appendingPathComponent("envstate/sandbox/hub.sqlite").path))
+        XCTAssertTrue(fm.fileExists(atPath: cli.root.appendingPathComponent("envstate/sandbox/hub.sqlite").path))
         let flagWins = try run(["run", "r.lua", "--quiet", "--state-dir", "flagstate"], environment: ["HUBSCRIPT_STATE_DIR": "other"])
-        XCTAssertEqual(flagWins.exitCode, 0, flagWins.stderr)
-        XCTAssertTrue(fm.fileExists(atPath: folder.url.appendingPathComponent("flagstate/sandbox/hub.sqlite").path))
-        XCTAssertFalse(fm.fileExists(atPath: folder.url.appendingPathComponent("other").path))
+        XCTAssertEqual(flagWins.status, 0, flagWins.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: cli.root.appendingPathComponent("flagstate/sandbox/hub.sqlite").path))
+        XCTAssertFalse(fm.fileExists(atPath: cli.root.appendingPathComponent("other").path))
     }
 
     func testProfileAndConfigFromTheEnvironmentAndTheFlagWins() throws {
-        try folder.write("r.lua", Self.recipe)
-        try folder.write("c.lua", "return { profiles = { lab = { sandbox = true } } }\n")
+        try cli.file("r.lua", Self.recipe)
+        try cli.file("c.lua", "return { profiles = { lab = { sandbox = true } } }\n")
         let env = ["HUBSCRIPT_CONFIG": "c.lua", "HUBSCRIPT_PROFILE": "nope", "HUBSCRIPT_STATE_DIR": "state"]
         let fromEnv = try run(["run", "r.lua"], environment: env)
         XCTAssertEqual(stable(fromEnv.stderr), "error: no profile 'nope' in DIR/c.lua (profiles: lab, or 'sandbox')\n")
-        XCTAssertEqual(fromEnv.exitCode, 2)
+        XCTAssertEqual(fromEnv.status, 2)
         let flagWins = try run(["run", "r.lua", "--profile", "lab"], environment: env)
         XCTAssertEqual(stable(flagWins.stderr),
                        "run RUN started; if it stops, resume it with: hubscript runs resume RUN\ndone: run RUN — 1 reads, 0 writes in T s\n")
-        XCTAssertEqual(flagWins.exitCode, 0)
+        XCTAssertEqual(flagWins.status, 0)
     }
 }
 
 /// The progress line on a real terminal (`script` gives the run a pseudo-terminal).
-final class ProgressLineCLITests: CLITestCase {
+final class ProgressLineCLITests: XCTestCase {
+    private var cli: CLIHarness!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        cli = try CLIHarness(testCase: self)
+    }
+
+    override func tearDown() {
+        cli = nil
+        super.tearDown()
+    }
+
     /// access-review under a pseudo-terminal: stdout and stderr, as the terminal got them.
     func accessReviewOnATerminal(_ extra: String = "") throws -> String {
-        let recipe = HubscriptProcess.repositoryRoot.appendingPathComponent("recipes/access-review.lua").path
-        try folder.write("c.lua", "return { profiles = { sandbox = { sandbox = true } } }\n")
+        let recipe = CLIHarness.repoRoot.appendingPathComponent("recipes/access-review.lua").path
+        try cli.file("c.lua", "return { profiles = { sandbox = { sandbox = true } } }\n")
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HUBSCRIPT_") }
-        env["XDG_STATE_HOME"] = folder.url.appendingPathComponent("xdg").path
-        let run = try HubscriptProcess.onATerminal([recipe, "--config", "c.lua", "--state-dir", "state", "--out", "out"]
-                                                   + (extra.isEmpty ? [] : [extra]), in: folder.url, environment: env)
+        env["XDG_STATE_HOME"] = cli.root.appendingPathComponent("xdg").path
+        let run = try CLIHarness.onATerminal([recipe, "--config", "c.lua", "--state-dir", "state", "--out", "out"]
+                                                   + (extra.isEmpty ? [] : [extra]), in: cli.root, environment: env)
         XCTAssertEqual(run.status, 0)
         return run.screen
     }
@@ -273,7 +296,7 @@ final class RateLimitNoticeCLITests: XCTestCase {
         let cli = try CLIHarness(testCase: self)
         let (server, recipe) = try servedGrants(cli)
         defer { server.stop() }
-        let run = try HubscriptProcess.onATerminal(["run", recipe, "--config", server.config, "--state-dir", cli.stateDir.path],
+        let run = try CLIHarness.onATerminal(["run", recipe, "--config", server.config, "--state-dir", cli.stateDir.path],
                                                    in: cli.root, environment: cli.environment)
         XCTAssertEqual(run.status, 0)
         let screen = run.screen
@@ -292,7 +315,7 @@ final class RateLimitNoticeCLITests: XCTestCase {
         server.stop()
         let (verboseServer, _) = try servedGrants(cli)
         defer { verboseServer.stop() }
-        let verbose = try HubscriptProcess.onATerminal(["run", recipe, "--config", verboseServer.config, "--state-dir", cli.stateDir.path,
+        let verbose = try CLIHarness.onATerminal(["run", recipe, "--config", verboseServer.config, "--state-dir", cli.stateDir.path,
                                                         "--verbose"], in: cli.root, environment: cli.environment).screen
         let lines = try NSRegularExpression(pattern: "rate limited by the Hub, waiting [0-9] s\n")
         XCTAssertEqual(lines.numberOfMatches(in: verbose, range: NSRange(verbose.startIndex..., in: verbose)), 1, verbose)

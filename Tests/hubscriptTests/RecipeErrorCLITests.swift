@@ -3,7 +3,19 @@ import XCTest
 
 /// An uncaught error points at the recipe (file:line, recipe frames
 /// only), `check` knows the permission catalogue, and usage mistakes are caught early.
-final class RecipeErrorCLITests: CLITestCase {
+final class RecipeErrorCLITests: XCTestCase {
+    private var cli: CLIHarness!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        cli = try CLIHarness(testCase: self)
+    }
+
+    override func tearDown() {
+        cli = nil
+        super.tearDown()
+    }
+
     /// `stderr` with the run id (random) replaced by `RUN`.
     func stable(_ text: String) -> String {
         text.replacingOccurrences(of: #"run_[0-9TZ]+_[0-9a-f]+"#, with: "RUN", options: .regularExpression)
@@ -11,7 +23,7 @@ final class RecipeErrorCLITests: CLITestCase {
     }
 
     func testHubErrorShowsTheRecipeLineAndTraceback() throws {
-        try folder.write("nf.lua", """
+        try cli.file("nf.lua", """
         recipe { name = "nf", needs = { "users.list" } }
         local function find(id)
           return hub.users.get(id)
@@ -19,9 +31,9 @@ final class RecipeErrorCLITests: CLITestCase {
         print("before")
         find("u_nope")
         """)
-        let result = try hubscript("run", "nf.lua")
+        let result = try cli.hubscript("run", "nf.lua")
         XCTAssertEqual(result.stdout, "before\n")
-        XCTAssertEqual(stable(result.stderr), """
+        XCTAssertEqual(stable(result.stderrWithoutRunStart), """
         error: nf.lua:3: not_found: User u_nope does not exist or is not visible to the caller.
         stack traceback:
         \t[C]: in function 'hub.users.get'
@@ -31,16 +43,16 @@ final class RecipeErrorCLITests: CLITestCase {
         stopped: run RUN — 1 reads, 0 writes in T s
 
         """)
-        XCTAssertEqual(result.exitCode, 1)
+        XCTAssertEqual(result.status, 1)
     }
 
     func testUndeclaredPermissionShowsTheRecipeLineWithoutWrapperFrames() throws {
-        try folder.write("nd.lua", """
+        try cli.file("nd.lua", """
         recipe { name = "nd" }
         local n = 0
         for u in hub.users.list() do n = n + 1 end
         """)
-        assertResult(try hubscript("run", "nd.lua"), stdout: "", stderr: """
+        assertResult(try cli.hubscript("run", "nd.lua"), stdout: "", stderr: """
         error: nd.lua:3: permission_not_declared: hub.users.list needs 'users.list', which this recipe's manifest does not declare; add "users.list" to needs
         stack traceback:
         \t[C]: in function 'hub.users.list'
@@ -51,8 +63,8 @@ final class RecipeErrorCLITests: CLITestCase {
     }
 
     func testHubErrorLocationInJSON() throws {
-        try folder.write("nf.lua", "recipe { name = \"nf\", needs = { \"users.list\" } }\nhub.users.get('u_nope')\n")
-        let result = try hubscript("run", "nf.lua", "--json")
+        try cli.file("nf.lua", "recipe { name = \"nf\", needs = { \"users.list\" } }\nhub.users.get('u_nope')\n")
+        let result = try cli.hubscript("run", "nf.lua", "--json")
         let errorLine = try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.contains("\"type\":\"error\"") })
         let event = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(errorLine.utf8)) as? [String: Any])
         XCTAssertEqual(event["location"] as? String, "nf.lua:2")
@@ -63,7 +75,7 @@ final class RecipeErrorCLITests: CLITestCase {
     /// `error({ code = …, message = … })` raised by the recipe itself points at the
     /// recipe's line, as a string error does.
     func testRecipeStructuredErrorShowsTheRecipeLineAndTraceback() throws {
-        try folder.write("se.lua", """
+        try cli.file("se.lua", """
         recipe { name = "se" }
         local function check(n)
           if n > 1 then
@@ -73,7 +85,7 @@ final class RecipeErrorCLITests: CLITestCase {
         print("before")
         check(3)
         """)
-        assertResult(try hubscript("run", "se.lua"), stdout: "before\n", stderr: """
+        assertResult(try cli.hubscript("run", "se.lua"), stdout: "before\n", stderr: """
         error: se.lua:4: too_many: found 3 admins
         stack traceback:
         \t[C]: in function 'error'
@@ -83,7 +95,7 @@ final class RecipeErrorCLITests: CLITestCase {
 
         """, exitCode: 1)
         // A string error, for comparison: the same place, the same shape.
-        try folder.write("st.lua", """
+        try cli.file("st.lua", """
         recipe { name = "st" }
         local function check(n)
           if n > 1 then
@@ -93,7 +105,7 @@ final class RecipeErrorCLITests: CLITestCase {
         print("before")
         check(3)
         """)
-        assertResult(try hubscript("run", "st.lua"), stdout: "before\n", stderr: """
+        assertResult(try cli.hubscript("run", "st.lua"), stdout: "before\n", stderr: """
         error: st.lua:4: found 3 admins
         stack traceback:
         \t[C]: in function 'error'
@@ -105,10 +117,10 @@ final class RecipeErrorCLITests: CLITestCase {
     }
 
     func testRecipeStructuredErrorLocationInJSONThroughAssertAndRequire() throws {
-        try folder.write("lib/guard.lua", "return function(ok) assert(ok, { code = \"denied\", message = \"not allowed\" }) end\n")
-        try folder.write("as.lua", "recipe { name = \"as\" }\nlocal guard = require('guard')\nguard(false)\n")
-        let result = try hubscript("run", "as.lua", "--lib", "lib", "--json")
-        XCTAssertEqual(result.exitCode, 1)
+        try cli.file("lib/guard.lua", "return function(ok) assert(ok, { code = \"denied\", message = \"not allowed\" }) end\n")
+        try cli.file("as.lua", "recipe { name = \"as\" }\nlocal guard = require('guard')\nguard(false)\n")
+        let result = try cli.hubscript("run", "as.lua", "--lib", "lib", "--json")
+        XCTAssertEqual(result.status, 1)
         let errorLine = try XCTUnwrap(result.stdout.split(separator: "\n").first { $0.contains("\"type\":\"error\"") })
         XCTAssertEqual(JSONLines.withoutTimestamps(String(errorLine)), [
             #"{"error":{"code":"denied","message":"not allowed"},"kind":"runtime","location":"lib/guard.lua:1","message":"denied: not allowed","traceback":"stack traceback:\n\t[C]: in function 'assert'\n\tlib/guard.lua:1: in local 'guard'\n\tas.lua:3: in main chunk\n\t[C]: in ?","type":"error"}"#,
@@ -118,13 +130,13 @@ final class RecipeErrorCLITests: CLITestCase {
     /// A Hub error caught and raised again keeps the binding's position (where it
     /// happened), not the re-raise's.
     func testAReRaisedHubErrorKeepsWhereItHappened() throws {
-        try folder.write("rr.lua", """
+        try cli.file("rr.lua", """
         recipe { name = "rr", needs = { "users.list" } }
         local ok, err = pcall(hub.users.get, "u_nope")
         print(ok)
         error(err)
         """)
-        let events = try hubscript("run", "rr.lua", "--json").stdout.split(separator: "\n")
+        let events = try cli.hubscript("run", "rr.lua", "--json").stdout.split(separator: "\n")
             .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let error = try XCTUnwrap(events.first { $0["type"] as? String == "error" })
         XCTAssertEqual(error["location"] as? String, "rr.lua:2")
@@ -134,12 +146,12 @@ final class RecipeErrorCLITests: CLITestCase {
     }
 
     func testTracebackThroughRequireHasNoInternalFrames() throws {
-        try folder.write("lib/bad.lua", "local function boom() error('mod failed') end\nboom()\n")
-        try folder.write("rq.lua", "recipe { name = \"rq\" }\nrequire('bad')\n")
-        let result = try hubscript("run", "rq.lua", "--lib", "lib")
-        XCTAssertEqual(result.exitCode, 1)
-        XCTAssertFalse(result.stderr.contains("hubscript:"), result.stderr)
-        XCTAssertEqual(result.stderr, """
+        try cli.file("lib/bad.lua", "local function boom() error('mod failed') end\nboom()\n")
+        try cli.file("rq.lua", "recipe { name = \"rq\" }\nrequire('bad')\n")
+        let result = try cli.hubscript("run", "rq.lua", "--lib", "lib")
+        XCTAssertEqual(result.status, 1)
+        XCTAssertFalse(result.stderrWithoutRunStart.contains("hubscript:"), result.stderrWithoutRunStart)
+        XCTAssertEqual(result.stderrWithoutRunStart, """
         error: lib/bad.lua:1: mod failed
         stack traceback:
         \t[C]: in function 'error'
@@ -156,14 +168,14 @@ final class RecipeErrorCLITests: CLITestCase {
         + "tenants.manage, notifications.send, dispatch.send"
 
     func testCheckRejectsAnUnknownPermissionWithDidYouMean() throws {
-        try folder.write("typo.lua", """
+        try cli.file("typo.lua", """
         recipe {
           name = "typo",
           needs = { "audit.view", "users.lst" },
         }
         """)
-        try folder.write("fine.lua", "recipe { name = \"fine\", needs = { \"users.list\" } }\n")
-        assertResult(try hubscript("check", "typo.lua", "fine.lua"), stdout: """
+        try cli.file("fine.lua", "recipe { name = \"fine\", needs = { \"users.list\" } }\n")
+        assertResult(try cli.hubscript("check", "typo.lua", "fine.lua"), stdout: """
         FAIL typo.lua
              typo.lua:3: manifest: needs: unknown permission 'users.lst' (did you mean 'users.list'?)
              \(Self.catalogue)
@@ -174,8 +186,8 @@ final class RecipeErrorCLITests: CLITestCase {
     }
 
     func testRunRefusesAnUnknownPermissionBeforeConnecting() throws {
-        try folder.write("typo.lua", "recipe { name = \"typo\", needs = { \"billing.mange\" } }\nprint('BODY RAN')\n")
-        assertResult(try hubscript("run", "typo.lua"), stdout: "", stderr: """
+        try cli.file("typo.lua", "recipe { name = \"typo\", needs = { \"billing.mange\" } }\nprint('BODY RAN')\n")
+        assertResult(try cli.hubscript("run", "typo.lua"), stdout: "", stderr: """
         error: typo.lua:1: manifest: needs: unknown permission 'billing.mange' (did you mean 'billing.manage'?)
         \(Self.catalogue)
 
@@ -183,22 +195,22 @@ final class RecipeErrorCLITests: CLITestCase {
     }
 
     func testRepeatedParamThatIsNotAListIsRefused() throws {
-        try folder.write("off.lua", """
+        try cli.file("off.lua", """
         recipe { name = "off", params = { user = { type = "string", required = true }, tags = { type = "list" } } }
         print(params.user, table.concat(params.tags or {}, "|"))
         """)
-        assertResult(try hubscript("run", "off.lua", "--param", "user=ada@example.com", "--param", "user=support@example.com"),
+        assertResult(try cli.hubscript("run", "off.lua", "--param", "user=ada@example.com", "--param", "user=support@example.com"),
                      stdout: "", stderr: """
         error: parameter 'user' given twice (--param user=ada@example.com and --param user=support@example.com); it takes one value (string)
 
         """, exitCode: 2)
-        assertResult(try hubscript("run", "off.lua", "--param", "user=a", "--param", "tags=x,y", "--param", "tags=z"),
+        assertResult(try cli.hubscript("run", "off.lua", "--param", "user=a", "--param", "tags=x,y", "--param", "tags=z"),
                      stdout: "a\tx|y|z\n", stderr: "", exitCode: 0)
     }
 
     func testUnknownParamSuggestsTheClosest() throws {
-        try folder.write("u.lua", "recipe { name = \"u\", params = { user = { type = \"string\" } } }\n")
-        assertResult(try hubscript("run", "u.lua", "--param", "usr=a"), stdout: "",
+        try cli.file("u.lua", "recipe { name = \"u\", params = { user = { type = \"string\" } } }\n")
+        assertResult(try cli.hubscript("run", "u.lua", "--param", "usr=a"), stdout: "",
                      stderr: "error: unknown parameter 'usr' (did you mean 'user'?) (this recipe takes: user)\n", exitCode: 2)
     }
 }

@@ -36,7 +36,7 @@ final class RecipePathCLITests: XCTestCase {
             p.arguments = args
             p.environment = cli.environment
             p.currentDirectoryURL = folder
-            let done = try HubscriptProcess.collect(p)
+            let done = try CLIHarness.collect(p)
             return CLIHarness.Result(status: done.status, stdout: String(decoding: done.stdout, as: UTF8.self),
                                      stderr: String(decoding: done.stderr, as: UTF8.self))
         }

@@ -6,7 +6,19 @@ import XCTest
 /// runs recipes and passes `file` parameters only from its own folder (or its library),
 /// no connection it opens leaves the process, and the kill options take whole numbers
 /// from 1 only (docs/recipe-tests.md).
-final class RecipeTestConfinementTests: CLITestCase {
+final class RecipeTestConfinementTests: XCTestCase {
+    private var cli: CLIHarness!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        cli = try CLIHarness(testCase: self)
+    }
+
+    override func tearDown() {
+        cli = nil
+        super.tearDown()
+    }
+
     /// A recipe that prints the first field of each row of its `file` parameter.
     static let reader = """
     recipe { name = "reader", params = { file = { type = "file" } } }
@@ -16,22 +28,22 @@ final class RecipeTestConfinementTests: CLITestCase {
     /// `t/`: the test's folder, with the reader, a fixture inside and a subfolder; a private
     /// CSV beside `t/` (`private.csv`), and a link in `t/` that points at it.
     func layout() throws -> (folder: String, privateFile: String) {
-        try folder.write("t/reader.lua", Self.reader)
-        try folder.write("t/data/ok.csv", "secret\nfixture-value\n")
-        try folder.write("private.csv", "secret\nTOP-SECRET\n")
-        try folder.write("elsewhere/reader.lua", Self.reader)
-        try FileManager.default.createSymbolicLink(atPath: folder.url.appendingPathComponent("t/link.csv").path,
-                                                   withDestinationPath: folder.url.appendingPathComponent("private.csv").path)
-        try FileManager.default.createSymbolicLink(atPath: folder.url.appendingPathComponent("t/out").path,
-                                                   withDestinationPath: folder.url.appendingPathComponent("elsewhere").path)
-        let real = folder.url.appendingPathComponent("t").resolvingSymlinksInPath().path
-        return (real, folder.url.appendingPathComponent("private.csv").resolvingSymlinksInPath().path)
+        try cli.file("t/reader.lua", Self.reader)
+        try cli.file("t/data/ok.csv", "secret\nfixture-value\n")
+        try cli.file("private.csv", "secret\nTOP-SECRET\n")
+        try cli.file("elsewhere/reader.lua", Self.reader)
+        try FileManager.default.createSymbolicLink(atPath: cli.root.appendingPathComponent("t/link.csv").path,
+                                                   withDestinationPath: cli.root.appendingPathComponent("private.csv").path)
+        try FileManager.default.createSymbolicLink(atPath: cli.root.appendingPathComponent("t/out").path,
+                                                   withDestinationPath: cli.root.appendingPathComponent("elsewhere").path)
+        let real = cli.root.appendingPathComponent("t").resolvingSymlinksInPath().path
+        return (real, cli.root.appendingPathComponent("private.csv").resolvingSymlinksInPath().path)
     }
 
     func testRecipesAndFileParametersStayInTheTestsFolder() throws {
         let (tFolder, privateFile) = try layout()
         let outside = "is outside the test's folder (\(tFolder))"
-        try folder.write("t/paths_test.lua", """
+        try cli.file("t/paths_test.lua", """
         local s = test.sandbox{}
         local function refused(path, params, message)
           expect(function() s:run(path, params) end).to_fail_with(message)
@@ -42,8 +54,8 @@ final class RecipeTestConfinementTests: CLITestCase {
           expect(r.output).to_equal { "read fixture-value" }
         end)
         test.case("an absolute recipe path", function()
-          refused("\(folder.url.path)/elsewhere/reader.lua", { file = "data/ok.csv" },
-            "s:run: recipe \(folder.url.path)/elsewhere/reader.lua is an absolute path; name the recipe relative to the test file, inside the test's folder (\(tFolder))")
+          refused("\(cli.root.path)/elsewhere/reader.lua", { file = "data/ok.csv" },
+            "s:run: recipe \(cli.root.path)/elsewhere/reader.lua is an absolute path; name the recipe relative to the test file, inside the test's folder (\(tFolder))")
         end)
         test.case("a recipe up and out", function()
           refused("../elsewhere/reader.lua", { file = "data/ok.csv" },
@@ -73,7 +85,7 @@ final class RecipeTestConfinementTests: CLITestCase {
             "s:run: parameter 'file' (out/../../private.csv) \(outside); a recipe test reads only files there; give a path relative to the test file, inside the test's folder (\(tFolder))")
         end)
         """)
-        let result = try hubscript("test", "t")
+        let result = try cli.hubscript("test", "t")
         XCTAssertFalse(result.stdout.contains("TOP-SECRET"), result.stdout)
         XCTAssertEqual(result.stdout, """
         ok   t/paths_test.lua: a fixture inside the folder is read
@@ -88,20 +100,20 @@ final class RecipeTestConfinementTests: CLITestCase {
         9 passed, 0 failed
 
         """)
-        XCTAssertEqual(result.exitCode, 0)
+        XCTAssertEqual(result.status, 0)
     }
 
     /// A test kept in a library's `tests/` folder may run the library's recipes and read
     /// its files, and nothing beyond the library.
     func testATestInsideALibraryReachesThatLibrary() throws {
-        try folder.write("hubscript.config.lua", """
+        try cli.file("hubscript.config.lua", """
         return { profiles = { dev = { sandbox = true } }, libraries = { ops = "shared/ops" } }
         """)
-        try folder.write("shared/ops/reader.lua", Self.reader)
-        try folder.write("shared/ops/fixtures/ok.csv", "secret\nlibrary-fixture\n")
-        try folder.write("shared/private.csv", "secret\nTOP-SECRET\n")
-        let library = folder.url.appendingPathComponent("shared/ops").resolvingSymlinksInPath().path
-        try folder.write("shared/ops/tests/reader_test.lua", """
+        try cli.file("shared/ops/reader.lua", Self.reader)
+        try cli.file("shared/ops/fixtures/ok.csv", "secret\nlibrary-fixture\n")
+        try cli.file("shared/private.csv", "secret\nTOP-SECRET\n")
+        let library = cli.root.appendingPathComponent("shared/ops").resolvingSymlinksInPath().path
+        try cli.file("shared/ops/tests/reader_test.lua", """
         test.case("the library's recipe and fixture", function()
           expect(test.sandbox{}:run("../reader.lua", { file = "../fixtures/ok.csv" }).output).to_equal { "read library-fixture" }
         end)
@@ -110,15 +122,15 @@ final class RecipeTestConfinementTests: CLITestCase {
             "s:run: parameter 'file' (../../private.csv) is outside the test's folder (\(library)/tests) or its library ops (\(library)); a recipe test reads only files there")
         end)
         """)
-        XCTAssertEqual(try hubscript("trust", "--config", "hubscript.config.lua").exitCode, 0)
-        let result = try hubscript("test", "shared/ops", "--config", "hubscript.config.lua")
+        XCTAssertEqual(try cli.hubscript("trust", "--config", "hubscript.config.lua").status, 0)
+        let result = try cli.hubscript("test", "shared/ops", "--config", "hubscript.config.lua")
         XCTAssertEqual(result.stdout, """
         ok   shared/ops/tests/reader_test.lua: the library's recipe and fixture
         ok   shared/ops/tests/reader_test.lua: not beyond the library
         2 passed, 0 failed
 
         """)
-        XCTAssertEqual(result.exitCode, 0, result.stderr)
+        XCTAssertEqual(result.status, 0, result.stderrWithoutRunStart)
     }
 
     /// `dispatch.connect` in a test reaches the test's sandbox Dispatch, even when the
@@ -133,21 +145,21 @@ final class RecipeTestConfinementTests: CLITestCase {
         }
         receiver.start()
         defer { receiver.stop() }
-        try folder.write("hubscript.config.lua", """
+        try cli.file("hubscript.config.lua", """
         return { dispatch_targets = { ops = { url = "http://127.0.0.1:\(receiver.port)/v1", token_ref = "env:OPS_TOKEN" } },
                  profiles = { local_sandbox = { sandbox = true } } }
         """)
-        XCTAssertEqual(chmod(folder.url.appendingPathComponent("hubscript.config.lua").path, 0o600), 0)
-        try folder.write("notify.lua", """
+        XCTAssertEqual(chmod(cli.root.appendingPathComponent("hubscript.config.lua").path, 0o600), 0)
+        try cli.file("notify.lua", """
         recipe { name = "notify", needs = { "dispatch.send" }, targets = { "ops" } }
         local conn = dispatch.connect("ops")
         print(conn:send { title = "leak", body = "private" }.accepted_devices)
         """)
-        try folder.write("leak.lua", """
+        try cli.file("leak.lua", """
         recipe { name = "leak", params = { url = { type = "string" } }, needs = { "dispatch.send" } }
         dispatch.connect { url = params.url }
         """)
-        try folder.write("notify_test.lua", """
+        try cli.file("notify_test.lua", """
         test.case("stays in the sandbox", function()
           local s = test.sandbox{ as = "admin@example.com" }
           expect(s:run("notify.lua")).to_succeed()
@@ -161,16 +173,16 @@ final class RecipeTestConfinementTests: CLITestCase {
           expect(r.failure.message).to_match("a recipe gives no URL or token")
         end)
         """)
-        let result = try hubscript("test", "notify_test.lua", "--config", "hubscript.config.lua")
+        let result = try cli.hubscript("test", "notify_test.lua", "--config", "hubscript.config.lua")
         XCTAssertEqual(result.stdout, "ok   notify_test.lua: stays in the sandbox\nok   notify_test.lua: a URL is refused\n2 passed, 0 failed\n",
-                       result.stderr)
+                       result.stderrWithoutRunStart)
         XCTAssertEqual(heard.values, [], "a test's connection reached a real server")
     }
 
     func testKillAfterWritesTakesAWholeNumberFromOne() throws {
-        try folder.write("three.lua", RecipeTestRunnerTests.threeWrites)
+        try cli.file("three.lua", RecipeTestRunnerTests.threeWrites)
         let prefix = "s:run: kill_after_writes must be a whole number from 1 (the writes made before the kill), got "
-        try folder.write("kill_test.lua", """
+        try cli.file("kill_test.lua", """
         local function refused(value, shown)
           expect(function() test.sandbox{}:run("three.lua", {}, { kill_after_writes = value }) end)
             .to_fail_with("\(prefix)" .. shown)
@@ -191,13 +203,13 @@ final class RecipeTestConfinementTests: CLITestCase {
           expect(r.writes).to_be(2)
         end)
         """)
-        let result = try hubscript("test", "kill_test.lua")
+        let result = try cli.hubscript("test", "kill_test.lua")
         XCTAssertEqual(result.stdout, """
         ok   kill_test.lua: bad values
         ok   kill_test.lua: a whole number, written as a float too
         2 passed, 0 failed
 
         """)
-        XCTAssertEqual(result.exitCode, 0)
+        XCTAssertEqual(result.status, 0)
     }
 }

@@ -3,7 +3,19 @@ import XCTest
 
 /// `hubscript test` (recipe tests against fresh sandboxes), `hubscript new`,
 /// and `require` of a standard library's name.
-final class RecipeTestRunnerTests: CLITestCase {
+final class RecipeTestRunnerTests: XCTestCase {
+    private var cli: CLIHarness!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        cli = try CLIHarness(testCase: self)
+    }
+
+    override func tearDown() {
+        cli = nil
+        super.tearDown()
+    }
+
     /// A recipe making three writes, whatever it reads: three users suspended.
     static let threeWrites = """
     recipe { name = "three", needs = { "users.list", "users.manage" } }
@@ -14,12 +26,12 @@ final class RecipeTestRunnerTests: CLITestCase {
     """
 
     func testPassingFile() throws {
-        try folder.write("hello.lua", """
+        try cli.file("hello.lua", """
         recipe { name = "hello", params = { who = { type = "string", default = "world" } }, needs = { "users.list" } }
         local user = hub.users.get("usr_ada")
         print("hello " .. params.who .. " from " .. user.email)
         """)
-        try folder.write("hello_test.lua", """
+        try cli.file("hello_test.lua", """
         test.case("greets", function()
           local r = test.sandbox{}:run("hello.lua", { who = "tests" })
           expect(r).to_succeed()
@@ -32,8 +44,8 @@ final class RecipeTestRunnerTests: CLITestCase {
         end)
         """)
         // Hidden folders (.build, .git) are not searched.
-        try folder.write(".build/stale_test.lua", "error('a hidden folder was searched')\n")
-        assertResult(try hubscript("test"), stdout: """
+        try cli.file(".build/stale_test.lua", "error('a hidden folder was searched')\n")
+        assertResult(try cli.hubscript("test"), stdout: """
         ok   hello_test.lua: greets
         ok   hello_test.lua: reads but never writes
         2 passed, 0 failed
@@ -42,7 +54,7 @@ final class RecipeTestRunnerTests: CLITestCase {
     }
 
     func testFailingAssertionShowsBothValuesAndTheTestLine() throws {
-        try folder.write("t/count_test.lua", """
+        try cli.file("t/count_test.lua", """
         test.case("adds", function()
           expect(1 + 1).to_be(2)
         end)
@@ -56,7 +68,7 @@ final class RecipeTestRunnerTests: CLITestCase {
           expect({ "a", "b" }).to_contain("c")
         end)
         """)
-        assertResult(try hubscript("test", "t"), stdout: """
+        assertResult(try cli.hubscript("test", "t"), stdout: """
         ok   t/count_test.lua: adds
         FAIL t/count_test.lua: counts
              t/count_test.lua:5: expected 2, got 3
@@ -72,11 +84,11 @@ final class RecipeTestRunnerTests: CLITestCase {
     }
 
     func testRecipeErrorInsideATest() throws {
-        try folder.write("boom.lua", """
+        try cli.file("boom.lua", """
         recipe { name = "boom" }
         error("boom: nothing to do")
         """)
-        try folder.write("boom_test.lua", """
+        try cli.file("boom_test.lua", """
         test.case("expects success", function()
           local r = test.sandbox{}:run("boom.lua")
           expect(r).to_succeed()
@@ -91,7 +103,7 @@ final class RecipeTestRunnerTests: CLITestCase {
           return missing.field
         end)
         """)
-        assertResult(try hubscript("test", "boom_test.lua"), stdout: """
+        assertResult(try cli.hubscript("test", "boom_test.lua"), stdout: """
         FAIL boom_test.lua: expects success
              boom_test.lua:3: expected the run to succeed, got exit code 1: boom.lua:2: boom: nothing to do
         ok   boom_test.lua: expects the failure
@@ -103,8 +115,8 @@ final class RecipeTestRunnerTests: CLITestCase {
     }
 
     func testKillAfterWritesThenResumeMakesEachWriteOnce() throws {
-        try folder.write("three.lua", Self.threeWrites)
-        try folder.write("three_test.lua", """
+        try cli.file("three.lua", Self.threeWrites)
+        try cli.file("three_test.lua", """
         test.case("kill after 2 writes, resume", function()
           local s = test.sandbox{ fixtures = { users = { { id = "usr_temp", email = "temp@example.com" } } } }
           local first = s:run("three.lua", {}, { kill_after_writes = 2 })
@@ -134,7 +146,7 @@ final class RecipeTestRunnerTests: CLITestCase {
           expect(#s:list("/audit-events", { action = "user.suspended", since = "2020-01-01T00:00:00Z" })).to_be(0)
         end)
         """)
-        assertResult(try hubscript("test", "three_test.lua"), stdout: """
+        assertResult(try cli.hubscript("test", "three_test.lua"), stdout: """
         ok   three_test.lua: kill after 2 writes, resume
         ok   three_test.lua: plan mode writes nothing
         2 passed, 0 failed
@@ -143,12 +155,12 @@ final class RecipeTestRunnerTests: CLITestCase {
     }
 
     func testJSONAndFileErrors() throws {
-        try folder.write("a_test.lua", """
+        try cli.file("a_test.lua", """
         test.case("passes", function() expect(true).to_be(true) end)
         """)
-        try folder.write("b_test.lua", "test.case(\"x\", function()\n")
-        let result = try hubscript("test", "--json")
-        XCTAssertEqual(result.exitCode, 1)
+        try cli.file("b_test.lua", "test.case(\"x\", function()\n")
+        let result = try cli.hubscript("test", "--json")
+        XCTAssertEqual(result.status, 1)
         let events = result.stdout.split(separator: "\n").map {
             try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
         }
@@ -164,7 +176,7 @@ final class RecipeTestRunnerTests: CLITestCase {
     }
 
     func testNoTestFilesIsAUsageError() throws {
-        assertResult(try hubscript("test"), stdout: "", stderr: """
+        assertResult(try cli.hubscript("test"), stdout: "", stderr: """
         hubscript test: no *_test.lua files in .
         Run 'hubscript test --help' for usage.
 
@@ -172,36 +184,36 @@ final class RecipeTestRunnerTests: CLITestCase {
     }
 
     func testNewCreatesARecipeAndTestThatPass() throws {
-        assertResult(try hubscript("new", "rotate-keys"), stdout: """
+        assertResult(try cli.hubscript("new", "rotate-keys"), stdout: """
         created rotate-keys.lua
         created rotate-keys_test.lua
         next: edit rotate-keys.lua, then run hubscript test rotate-keys_test.lua
 
         """, stderr: "", exitCode: 0)
-        assertResult(try hubscript("check", "rotate-keys.lua", "rotate-keys_test.lua"), stdout: """
+        assertResult(try cli.hubscript("check", "rotate-keys.lua", "rotate-keys_test.lua"), stdout: """
         ok   rotate-keys.lua
         ok   rotate-keys_test.lua
         2 passed, 0 failed
 
         """, stderr: "", exitCode: 0)
-        assertResult(try hubscript("test"), stdout: """
+        assertResult(try cli.hubscript("test"), stdout: """
         ok   rotate-keys_test.lua: prints the user's status
         ok   rotate-keys_test.lua: refuses a user that does not exist
         2 passed, 0 failed
 
         """, stderr: "", exitCode: 0)
-        let before = try String(contentsOf: folder.url.appendingPathComponent("rotate-keys.lua"), encoding: .utf8)
-        assertResult(try hubscript("new", "rotate-keys"), stdout: "",
+        let before = try String(contentsOf: cli.root.appendingPathComponent("rotate-keys.lua"), encoding: .utf8)
+        assertResult(try cli.hubscript("new", "rotate-keys"), stdout: "",
                      stderr: "hubscript new: rotate-keys.lua and rotate-keys_test.lua already exist; nothing was written\n",
                      exitCode: 1)
-        XCTAssertEqual(try String(contentsOf: folder.url.appendingPathComponent("rotate-keys.lua"), encoding: .utf8), before)
+        XCTAssertEqual(try String(contentsOf: cli.root.appendingPathComponent("rotate-keys.lua"), encoding: .utf8), before)
     }
 
     func testNewRefusesWhenOnlyTheTestExists() throws {
-        try folder.write("ops/sync_test.lua", "-- mine\n")
-        assertResult(try hubscript("new", "ops/sync"), stdout: "",
+        try cli.file("ops/sync_test.lua", "-- mine\n")
+        assertResult(try cli.hubscript("new", "ops/sync"), stdout: "",
                      stderr: "hubscript new: ops/sync_test.lua already exists; nothing was written\n", exitCode: 1)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("ops/sync.lua").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cli.root.appendingPathComponent("ops/sync.lua").path))
     }
 
     func testNewRejectsBadNames() throws {
@@ -214,10 +226,10 @@ final class RecipeTestRunnerTests: CLITestCase {
             ("nowhere/x", "no such folder: nowhere"),
         ]
         for (name, message) in cases {
-            assertResult(try hubscript("new", name), stdout: "",
+            assertResult(try cli.hubscript("new", name), stdout: "",
                          stderr: "hubscript new: \(message)\nRun 'hubscript new --help' for usage.\n", exitCode: 2)
         }
-        assertResult(try hubscript("new"), stdout: "",
+        assertResult(try cli.hubscript("new"), stdout: "",
                      stderr: "hubscript new: missing the recipe NAME (e.g. rotate-keys)\nRun 'hubscript new --help' for usage.\n",
                      exitCode: 2)
     }
@@ -225,8 +237,8 @@ final class RecipeTestRunnerTests: CLITestCase {
     /// `kill_during_write = N`: write N reaches the Hub, its response is lost, the process
     /// is gone; the resume resends it under its key and the Hub answers it once.
     func testKillDuringAWriteThenResumeMakesEachWriteOnce() throws {
-        try folder.write("three.lua", Self.threeWrites)
-        try folder.write("careful.lua", """
+        try cli.file("three.lua", Self.threeWrites)
+        try cli.file("careful.lua", """
         recipe { name = "careful", needs = { "users.list", "users.manage" } }
         for _, id in ipairs { "usr_ada", "usr_support", "usr_temp" } do
           local ok, err = pcall(hub.users.suspend, id, { reason = "test" })
@@ -234,7 +246,7 @@ final class RecipeTestRunnerTests: CLITestCase {
         end
         print("done")
         """)
-        try folder.write("kill_test.lua", """
+        try cli.file("kill_test.lua", """
         local users = { users = { { id = "usr_temp", email = "temp@example.com" } } }
         local function suspensions(s, id)
           return #s:list("/audit-events", { action = "user.suspended", target_user_id = id })
@@ -280,7 +292,7 @@ final class RecipeTestRunnerTests: CLITestCase {
             .to_fail_with("not both")
         end)
         """)
-        assertResult(try hubscript("test", "kill_test.lua"), stdout: """
+        assertResult(try cli.hubscript("test", "kill_test.lua"), stdout: """
         ok   kill_test.lua: killed during write 2, resumed
         ok   kill_test.lua: a recipe that catches the lost write cannot go on
         ok   kill_test.lua: a bad kill_during_write
@@ -290,69 +302,69 @@ final class RecipeTestRunnerTests: CLITestCase {
     }
 
     func testRequireOfAStandardLibraryNameReturnsTheBuiltIn() throws {
-        try folder.write("utf8.lua", "error('the file utf8.lua was loaded')\n")
-        try folder.write("string.lua", "error('the file string.lua was loaded')\n")
-        try folder.write("std.lua", """
+        try cli.file("utf8.lua", "error('the file utf8.lua was loaded')\n")
+        try cli.file("string.lua", "error('the file string.lua was loaded')\n")
+        try cli.file("std.lua", """
         recipe { name = "std" }
         local u = require("utf8")
         print(u == utf8, u.char(72, 105), require("string") == string, require("math").max(1, 2))
         """)
-        let result = try hubscript("run", "std.lua")
+        let result = try cli.hubscript("run", "std.lua")
         XCTAssertEqual(result.stdout, "true\tHi\ttrue\t2\n")
-        XCTAssertEqual(result.exitCode, 0)
+        XCTAssertEqual(result.status, 0)
     }
 
     func testConfiguredLibraryIsSearchedAfterTheRecipesFolder() throws {
-        try folder.write("hubscript.config.lua", """
+        try cli.file("hubscript.config.lua", """
         return { profiles = { local_sandbox = { sandbox = true } }, libraries = { ops = "shared/ops" } }
         """)
-        try folder.write("shared/ops/greeting.lua", "return { text = 'from the library' }\n")
-        try folder.write("shared/ops/only.lua", "return { text = 'only in the library' }\n")
-        try folder.write("r/ops/greeting.lua", "return { text = 'from the recipe folder' }\n")
-        try folder.write("r/lib.lua", """
+        try cli.file("shared/ops/greeting.lua", "return { text = 'from the library' }\n")
+        try cli.file("shared/ops/only.lua", "return { text = 'only in the library' }\n")
+        try cli.file("r/ops/greeting.lua", "return { text = 'from the recipe folder' }\n")
+        try cli.file("r/lib.lua", """
         recipe { name = "lib" }
         print(require("ops.greeting").text)
         print(require("ops.only").text)
         """)
-        XCTAssertEqual(try hubscript("trust", "--config", "hubscript.config.lua").exitCode, 0)
-        let result = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(try cli.hubscript("trust", "--config", "hubscript.config.lua").status, 0)
+        let result = try cli.hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
         XCTAssertEqual(result.stdout, "from the recipe folder\nonly in the library\n")
-        XCTAssertEqual(result.exitCode, 0, result.stderr)
-        try folder.write("hubscript.config.lua", "return { libraries = { ops = \"missing\" } }\n")
-        let missing = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
-        XCTAssertEqual(missing.exitCode, 2)
-        XCTAssertTrue(missing.stderr.contains("hubscript.config.lua: libraries.ops: no such folder "), missing.stderr)
+        XCTAssertEqual(result.status, 0, result.stderrWithoutRunStart)
+        try cli.file("hubscript.config.lua", "return { libraries = { ops = \"missing\" } }\n")
+        let missing = try cli.hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderrWithoutRunStart.contains("hubscript.config.lua: libraries.ops: no such folder "), missing.stderrWithoutRunStart)
     }
 
     func testTrustPinsLibrariesAndAChangedModuleIsRefusedWithWhatItAdds() throws {
-        try folder.write("hubscript.config.lua", """
+        try cli.file("hubscript.config.lua", """
         return { profiles = { local_sandbox = { sandbox = true } }, libraries = { ops = "shared/ops" } }
         """)
-        try folder.write("shared/ops/greeting.lua", "return { text = 'v1' }\n")
-        try folder.write("shared/ops/suspend.lua", """
+        try cli.file("shared/ops/greeting.lua", "return { text = 'v1' }\n")
+        try cli.file("shared/ops/suspend.lua", """
         recipe { name = "suspend", needs = { "users.list" }, limits = { writes = 1 } }
         """)
-        try folder.write("r/lib.lua", """
+        try cli.file("r/lib.lua", """
         recipe { name = "lib" }
         print(require("ops.greeting").text)
         """)
-        let untrusted = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
-        XCTAssertEqual(untrusted.exitCode, 1)
-        XCTAssertTrue(untrusted.stderr.contains("r/lib.lua:2: library ops is not trusted yet (no "), untrusted.stderr)
-        assertResult(try hubscript("verify", "--config", "hubscript.config.lua"),
+        let untrusted = try cli.hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(untrusted.status, 1)
+        XCTAssertTrue(untrusted.stderrWithoutRunStart.contains("r/lib.lua:2: library ops is not trusted yet (no "), untrusted.stderrWithoutRunStart)
+        assertResult(try cli.hubscript("verify", "--config", "hubscript.config.lua"),
                      stdout: "no hubscript.lock: the libraries were never trusted (run hubscript trust)\n", stderr: "", exitCode: 1)
-        assertResult(try hubscript("trust", "--config", "hubscript.config.lua"), stdout: """
+        assertResult(try cli.hubscript("trust", "--config", "hubscript.config.lua"), stdout: """
         added: ops/greeting.lua
         added: ops/suspend.lua; the new manifest asks for: needs users.list; limit writes 1
         trusted ops: 2 files pinned in hubscript.lock
 
         """, stderr: "", exitCode: 0)
-        assertResult(try hubscript("verify", "--config", "hubscript.config.lua"),
+        assertResult(try cli.hubscript("verify", "--config", "hubscript.config.lua"),
                      stdout: "ok: 2 files of ops match hubscript.lock\n", stderr: "", exitCode: 0)
-        XCTAssertEqual(try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua").stdout, "v1\n")
+        XCTAssertEqual(try cli.hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua").stdout, "v1\n")
 
-        try folder.write("shared/ops/greeting.lua", "return { text = 'v2' }\n")
-        try folder.write("shared/ops/suspend.lua", """
+        try cli.file("shared/ops/greeting.lua", "return { text = 'v2' }\n")
+        try cli.file("shared/ops/suspend.lua", """
         recipe { name = "suspend", needs = { "users.list", "users.manage" }, secrets = { "dispatch/ci" }, targets = { "ops" },
                  limits = { writes = 50 } }
         """)
@@ -366,71 +378,71 @@ final class RecipeTestRunnerTests: CLITestCase {
         reads the secret dispatch/ci; sends to the Dispatch target ops; limit writes 50 (was 1)
         """
         // A recipe of the library is refused before it starts, with every change.
-        let refused = try hubscript("run", "shared/ops/suspend.lua", "--config", "hubscript.config.lua")
+        let refused = try cli.hubscript("run", "shared/ops/suspend.lua", "--config", "hubscript.config.lua")
         XCTAssertEqual(refused.stdout, "")
-        XCTAssertEqual(refused.exitCode, 2)
-        XCTAssertTrue(stable(refused.stderr).contains("""
+        XCTAssertEqual(refused.status, 2)
+        XCTAssertTrue(stable(refused.stderrWithoutRunStart).contains("""
         nothing ran:
           \(changes.replacingOccurrences(of: "\n", with: "\n  "))
         Review the changes, then run hubscript trust ops to pin them (hubscript verify lists them again).
-        """), refused.stderr)
+        """), refused.stderrWithoutRunStart)
         // A recipe outside it fails at the require of the changed module.
-        let refusedModule = try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
+        let refusedModule = try cli.hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua")
         XCTAssertEqual(refusedModule.stdout, "")
-        XCTAssertEqual(refusedModule.exitCode, 1)
-        XCTAssertTrue(refusedModule.stderr.contains("r/lib.lua:2: library file ops/greeting.lua changed since it was trusted: "),
-                      refusedModule.stderr)
-        let verify = try hubscript("verify", "--config", "hubscript.config.lua")
+        XCTAssertEqual(refusedModule.status, 1)
+        XCTAssertTrue(refusedModule.stderrWithoutRunStart.contains("r/lib.lua:2: library file ops/greeting.lua changed since it was trusted: "),
+                      refusedModule.stderrWithoutRunStart)
+        let verify = try cli.hubscript("verify", "--config", "hubscript.config.lua")
         XCTAssertEqual(stable(verify.stdout), changes + "\n2 differences from hubscript.lock\n")
-        XCTAssertEqual(verify.exitCode, 1)
-        let trust = try hubscript("trust", "ops", "--config", "hubscript.config.lua")
+        XCTAssertEqual(verify.status, 1)
+        let trust = try cli.hubscript("trust", "ops", "--config", "hubscript.config.lua")
         XCTAssertEqual(stable(trust.stdout), changes + "\ntrusted ops: 2 files pinned in hubscript.lock\n")
-        XCTAssertEqual(try hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua").stdout, "v2\n")
-        XCTAssertEqual(try hubscript("verify", "--config", "hubscript.config.lua").exitCode, 0)
+        XCTAssertEqual(try cli.hubscript("run", "r/lib.lua", "--config", "hubscript.config.lua").stdout, "v2\n")
+        XCTAssertEqual(try cli.hubscript("verify", "--config", "hubscript.config.lua").status, 0)
     }
 
     func testTrustByPathPinsThatFileOrFolderOnly() throws {
-        try folder.write("hubscript.config.lua", """
+        try cli.file("hubscript.config.lua", """
         return { profiles = { local_sandbox = { sandbox = true } }, libraries = { ops = "shared/ops" } }
         """)
-        try folder.write("shared/ops/greeting.lua", "return { text = 'v1' }\n")
-        try folder.write("shared/ops/suspend.lua", "recipe { name = \"suspend\", needs = { \"users.list\" } }\n")
-        try folder.write("elsewhere/x.lua", "return 1\n")
-        try folder.write("shared/ops/dir.lua/notes.txt", "a folder named like a module is no module\n")
-        XCTAssertEqual(try hubscript("trust", "--config", "hubscript.config.lua").exitCode, 0)
-        try folder.write("shared/ops/greeting.lua", "return { text = 'v2' }\n")
-        try folder.write("shared/ops/suspend.lua", "recipe { name = \"suspend\", needs = { \"users.list\", \"users.manage\" } }\n")
+        try cli.file("shared/ops/greeting.lua", "return { text = 'v1' }\n")
+        try cli.file("shared/ops/suspend.lua", "recipe { name = \"suspend\", needs = { \"users.list\" } }\n")
+        try cli.file("elsewhere/x.lua", "return 1\n")
+        try cli.file("shared/ops/dir.lua/notes.txt", "a folder named like a module is no module\n")
+        XCTAssertEqual(try cli.hubscript("trust", "--config", "hubscript.config.lua").status, 0)
+        try cli.file("shared/ops/greeting.lua", "return { text = 'v2' }\n")
+        try cli.file("shared/ops/suspend.lua", "recipe { name = \"suspend\", needs = { \"users.list\", \"users.manage\" } }\n")
         func stable(_ text: String) -> String {
             text.replacingOccurrences(of: #"sha256 [0-9a-f]{12}…, now [0-9a-f]{12}…"#, with: "sha256 OLD…, now NEW…",
                                       options: .regularExpression)
         }
         // One file by its path: only it is pinned again.
-        let one = try hubscript("trust", "shared/ops/suspend.lua", "--config", "hubscript.config.lua")
+        let one = try cli.hubscript("trust", "shared/ops/suspend.lua", "--config", "hubscript.config.lua")
         XCTAssertEqual(stable(one.stdout), """
         changed: ops/suspend.lua (sha256 OLD…, now NEW…); the new manifest adds: needs users.manage
         trusted ops/suspend.lua: 1 file pinned in hubscript.lock
 
-        """, one.stderr)
-        XCTAssertEqual(one.exitCode, 0)
-        let verify = try hubscript("verify", "--config", "hubscript.config.lua")
+        """, one.stderrWithoutRunStart)
+        XCTAssertEqual(one.status, 0)
+        let verify = try cli.hubscript("verify", "--config", "hubscript.config.lua")
         XCTAssertEqual(stable(verify.stdout), "changed: ops/greeting.lua (sha256 OLD…, now NEW…)\n1 difference from hubscript.lock\n")
-        XCTAssertEqual(verify.exitCode, 1)
-        XCTAssertEqual(try hubscript("verify", "shared/ops/suspend.lua", "--config", "hubscript.config.lua").exitCode, 0)
+        XCTAssertEqual(verify.status, 1)
+        XCTAssertEqual(try cli.hubscript("verify", "shared/ops/suspend.lua", "--config", "hubscript.config.lua").status, 0)
         // A path outside every library, and a name that is neither.
-        let outside = try hubscript("trust", "elsewhere/x.lua", "--config", "hubscript.config.lua")
-        XCTAssertEqual(outside.exitCode, 2)
-        XCTAssertTrue(outside.stderr.hasPrefix("hubscript trust: elsewhere/x.lua is not a .lua file or folder inside a library of "),
-                      outside.stderr)
-        XCTAssertTrue(outside.stderr.contains("(libraries: ops at shared/ops)"), outside.stderr)
+        let outside = try cli.hubscript("trust", "elsewhere/x.lua", "--config", "hubscript.config.lua")
+        XCTAssertEqual(outside.status, 2)
+        XCTAssertTrue(outside.stderrWithoutRunStart.hasPrefix("hubscript trust: elsewhere/x.lua is not a .lua file or folder inside a library of "),
+                      outside.stderrWithoutRunStart)
+        XCTAssertTrue(outside.stderrWithoutRunStart.contains("(libraries: ops at shared/ops)"), outside.stderrWithoutRunStart)
         // The library's folder by its path: the whole library.
-        let whole = try hubscript("trust", "shared/ops", "--config", "hubscript.config.lua")
+        let whole = try cli.hubscript("trust", "shared/ops", "--config", "hubscript.config.lua")
         XCTAssertEqual(stable(whole.stdout), "changed: ops/greeting.lua (sha256 OLD…, now NEW…)\ntrusted ops: 2 files pinned in hubscript.lock\n")
-        XCTAssertEqual(try hubscript("verify", "--config", "hubscript.config.lua").exitCode, 0)
+        XCTAssertEqual(try cli.hubscript("verify", "--config", "hubscript.config.lua").status, 0)
     }
 
     func testShippedRecipeTests() throws {
-        let result = try HubscriptProcess.run(["test", "recipes/"], in: HubscriptProcess.repositoryRoot, timeout: 120)
-        XCTAssertEqual(result.exitCode, 0, result.stdout + result.stderr)
+        let result = try CLIHarness.run(["test", "recipes/"], in: CLIHarness.repoRoot, timeout: 120)
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderrWithoutRunStart)
         XCTAssertFalse(result.stdout.contains("FAIL"), result.stdout)
         XCTAssertTrue(result.stdout.hasSuffix(" passed, 0 failed\n"), result.stdout)
     }

@@ -47,14 +47,14 @@ final class RecipeTests: XCTestCase {
     /// Runs `hubscript ARGS --state-dir <fresh>` from the repository root, with no
     /// configuration file in reach (so the built-in sandbox is used).
     func hubscript(_ args: [String], state: Bool = true) throws -> Run {
-        try HubscriptProcess.requireBinary()
+        try CLIHarness.requireBinary()
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HUBSCRIPT_") }
         env["HOME"] = scratch.appendingPathComponent("home").path
         env["XDG_CONFIG_HOME"] = scratch.appendingPathComponent("home/.config").path
         env["XDG_STATE_HOME"] = scratch.appendingPathComponent("home/.state").path
-        let process = HubscriptProcess.process(args + (state ? ["--state-dir", stateDir.path] : []), in: Self.repoRoot,
+        let process = CLIHarness.process(args + (state ? ["--state-dir", stateDir.path] : []), in: Self.repoRoot,
                                                environment: env)
-        let done = try HubscriptProcess.collect(process)
+        let done = try CLIHarness.collect(process)
         return Run(status: done.status, stdout: String(decoding: done.stdout, as: UTF8.self),
                    stderr: String(decoding: done.stderr, as: UTF8.self))
     }

@@ -20,7 +20,7 @@ extension SecretLeakTests {
         let login = try cli.run(["login", "--config", config, "--password-stdin", "--mfa-code", "123456"], input: "any password\n")
         XCTAssertEqual(login.status, 0, login.stderr)
 
-        let recipe = HubscriptProcess.repositoryRoot.appendingPathComponent("recipes/rotate-api-key.lua").path
+        let recipe = CLIHarness.repoRoot.appendingPathComponent("recipes/rotate-api-key.lua").path
         let out = cli.root.appendingPathComponent("out")
         let params = ["--config", config, "--param", "name=ci", "--param", "store=hub/keys/ci"]
         let base = [recipe, "--out", out.path] + params

@@ -3,7 +3,19 @@ import XCTest
 
 /// Every printed line and every `--json` event reaches its file
 /// descriptor when it is made, not when the process ends.
-final class StreamingOutputTests: CLITestCase {
+final class StreamingOutputTests: XCTestCase {
+    private var cli: CLIHarness!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        cli = try CLIHarness(testCase: self)
+    }
+
+    override func tearDown() {
+        cli = nil
+        super.tearDown()
+    }
+
     /// Prints, then spins until the deadline (3 s) stops it.
     static let printThenSpin = """
         recipe { name = "s" }
@@ -13,8 +25,8 @@ final class StreamingOutputTests: CLITestCase {
         """
 
     func testAPrintedLineIsReadableWhileTheRunGoesOn() throws {
-        try folder.write("s.lua", Self.printThenSpin)
-        let child = try LiveHubscript(["run", "s.lua", "--timeout", "3"], in: folder.url)
+        try cli.file("s.lua", Self.printThenSpin)
+        let child = try cli.liveIsolated(["run", "s.lua", "--timeout", "3"])
         XCTAssertEqual(child.readLine(), "first")
         XCTAssertEqual(child.readLine(), "second")
         let seen = child.elapsed
@@ -28,8 +40,8 @@ final class StreamingOutputTests: CLITestCase {
     }
 
     func testAJSONEventIsReadableWhileTheRunGoesOn() throws {
-        try folder.write("s.lua", Self.printThenSpin)
-        let child = try LiveHubscript(["run", "s.lua", "--timeout", "3", "--json"], in: folder.url)
+        try cli.file("s.lua", Self.printThenSpin)
+        let child = try cli.liveIsolated(["run", "s.lua", "--timeout", "3", "--json"])
         XCTAssertEqual(JSONLines.withoutTimestamps(child.readLine() ?? "").first?.contains(#""type":"start""#), true)
         XCTAssertEqual(JSONLines.withoutTimestamps(child.readLine() ?? ""), [#"{"text":"first","type":"print"}"#])
         XCTAssertEqual(JSONLines.withoutTimestamps(child.readLine() ?? ""), [#"{"text":"second","type":"print"}"#])
@@ -45,10 +57,9 @@ final class StreamingOutputTests: CLITestCase {
 
     func testLinesPrintedBeforeKillMinus9AreInStdout() throws {
         for json in [false, true] {
-            try folder.write("s.lua", Self.printThenSpin)
-            let out = folder.url.appendingPathComponent("stdout-\(json)")
-            let child = try LiveHubscript(["run", "s.lua", "--timeout", "30"] + (json ? ["--json"] : []),
-                                          in: folder.url, stdoutFile: out)
+            try cli.file("s.lua", Self.printThenSpin)
+            let out = cli.root.appendingPathComponent("stdout-\(json)")
+            let child = try cli.liveIsolated(["run", "s.lua", "--timeout", "30"] + (json ? ["--json"] : []), stdoutFile: out)
             // --json: the start event, then the prints (compared without their timestamps).
             let expected = json ? "{\"text\":\"first\",\"type\":\"print\"}\n{\"text\":\"second\",\"type\":\"print\"}\n"
                                 : "first\nsecond\n"

@@ -3,6 +3,7 @@ import HubClient
 import Scheduler
 import RunJournal
 import Configuration
+import Synchronization
 
 /// A fire the scheduler decided to run: scheduled (on time, caught up, or an
 /// interrupted one to resume) or asked for by hand.
@@ -265,11 +266,10 @@ public final class JobScheduler: @unchecked Sendable {
 }
 
 /// The first error thrown on any of several threads.
-final class ErrorBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var errors: [Error] = []
-    func keep(_ error: Error) { lock.withLock { errors.append(error) } }
-    var first: Error? { lock.withLock { errors.first } }
+final class ErrorBox: Sendable {
+    private let errors = Mutex<[any Error]>([])
+    func keep(_ error: any Error) { errors.withLock { $0.append(error) } }
+    var first: (any Error)? { errors.withLock { $0.first } }
 }
 
 /// A flag set once (by a signal handler's queue, or a test) that sleepers wake on.

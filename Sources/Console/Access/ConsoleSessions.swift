@@ -1,6 +1,7 @@
 import Foundation
 import HubClient
 import RunJournal
+import Synchronization
 
 /// A Hub user signed in to the console: who they are, what their session may do, and
 /// the client that holds their session (in memory only: its refresh token is never
@@ -26,11 +27,11 @@ public struct ConsoleSession: Sendable {
 /// Contracts: at most `capacity` sessions (the least recently seen goes first); one
 /// unseen for `idleLimit` seconds is gone. Sessions are found by the SHA-256 of their
 /// id, so a lookup's time says nothing about the ids held. Thread-safe.
-public final class ConsoleSessions: @unchecked Sendable {
+public final class ConsoleSessions: Sendable {
     public let capacity: Int
     public let idleLimit: TimeInterval
-    private let lock = NSLock()
-    private var byDigest: [String: ConsoleSession] = [:]
+    /// The open sessions by the SHA-256 of their id.
+    private let byDigest = Mutex<[String: ConsoleSession]>([:])
     private let clock: @Sendable () -> Date
 
     public init(capacity: Int = 256, idleLimit: TimeInterval = 12 * 3600, clock: @escaping @Sendable () -> Date = { Date() }) {
@@ -51,7 +52,7 @@ public final class ConsoleSessions: @unchecked Sendable {
         guard id.utf8.count == 64 else { return nil }
         let key = Digest.sha256Hex(id)
         let now = clock()
-        return lock.withLock {
+        return byDigest.withLock { byDigest in
             guard var session = byDigest[key] else { return nil }
             guard now.timeIntervalSince(session.lastSeen) < idleLimit else {
                 byDigest[key] = nil
@@ -75,14 +76,14 @@ public final class ConsoleSessions: @unchecked Sendable {
 
     public func close(_ session: ConsoleSession) {
         let key = Digest.sha256Hex(session.id)
-        _ = lock.withLock { byDigest.removeValue(forKey: key) }
+        _ = byDigest.withLock { $0.removeValue(forKey: key) }
     }
 
-    public var count: Int { lock.withLock { byDigest.count } }
+    public var count: Int { byDigest.withLock { $0.count } }
 
     private func store(_ session: ConsoleSession) {
         let key = Digest.sha256Hex(session.id)
-        lock.withLock {
+        byDigest.withLock { byDigest in
             byDigest[key] = session
             while byDigest.count > capacity, let oldest = byDigest.min(by: { $0.value.lastSeen < $1.value.lastSeen }) {
                 byDigest[oldest.key] = nil

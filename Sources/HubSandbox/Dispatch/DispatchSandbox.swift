@@ -1,6 +1,7 @@
 import SQLiteKit
 import Foundation
 import HTTPKit
+import Synchronization
 
 /// Configuration of a `DispatchSandbox`.
 public struct DispatchOptions: Sendable {
@@ -56,40 +57,46 @@ public struct RegisteredDevice: Sendable, Equatable {
 /// Errors: `{"error":{"code","message"}}`; 401 `unauthorized` for a missing or unknown
 /// token, 400 `invalid_json` / `invalid_title` / `invalid_body` / `invalid_environment` /
 /// `invalid_device_token`, 404 `not_found`.
-public final class DispatchSandbox: @unchecked Sendable {
-    private let lock = NSLock()
+public final class DispatchSandbox: Sendable {
     private let options: DispatchOptions
-    private var sent: [SentNotification] = []
-    private var registry: [String: RegisteredDevice] = [:]
-    private var registryOrder: [String] = []
-    private var replays: [String: (fingerprint: Data, response: HTTPResponseMessage)] = [:]
+    /// What the relay holds: sends, devices (and the order they came in), and the
+    /// answers kept for idempotent replays.
+    private struct Relayed {
+        var sent: [SentNotification] = []
+        var registry: [String: RegisteredDevice] = [:]
+        var registryOrder: [String] = []
+        var replays: [String: (fingerprint: Data, response: HTTPResponseMessage)] = [:]
+
+        mutating func store(_ d: RegisteredDevice) {
+            if registry[d.deviceToken] == nil { registryOrder.append(d.deviceToken) }
+            registry[d.deviceToken] = d
+        }
+    }
+    private let state: Mutex<Relayed>
 
     public init(options: DispatchOptions = DispatchOptions()) {
         self.options = options
-        for t in options.initialDevices { store(RegisteredDevice(deviceToken: t, environment: "development", active: true)) }
+        var initial = Relayed()
+        for t in options.initialDevices { initial.store(RegisteredDevice(deviceToken: t, environment: "development", active: true)) }
+        state = Mutex(initial)
     }
 
     /// Every accepted send, oldest first (replays are not repeated).
-    public var sentNotifications: [SentNotification] { lock.withLock { sent } }
+    public var sentNotifications: [SentNotification] { state.withLock { $0.sent } }
     /// Every device ever registered, in registration order.
-    public var devices: [RegisteredDevice] { lock.withLock { registryOrder.compactMap { registry[$0] } } }
+    public var devices: [RegisteredDevice] { state.withLock { state in state.registryOrder.compactMap { state.registry[$0] } } }
 
     public func handle(_ request: HTTPRequestMessage) -> HTTPResponseMessage {
-        lock.withLock { route(request) }
+        state.withLock { route(request, &$0) }
     }
 
-    private func store(_ d: RegisteredDevice) {
-        if registry[d.deviceToken] == nil { registryOrder.append(d.deviceToken) }
-        registry[d.deviceToken] = d
-    }
-
-    private func route(_ r: HTTPRequestMessage) -> HTTPResponseMessage {
+    private func route(_ r: HTTPRequestMessage, _ state: inout Relayed) -> HTTPResponseMessage {
         let parts = r.path.split(separator: "/").map(String.init)
         switch (r.method, parts.count) {
         case ("GET", 1) where parts == ["health"]: return Self.json(200, .object([("status", .string("ok"))]))
-        case ("POST", 2) where parts == ["v1", "devices"]: return register(r)
-        case ("DELETE", 3) where parts[0] == "v1" && parts[1] == "devices": return unregister(r, token: parts[2])
-        case ("POST", 2) where parts == ["v1", "notifications"]: return notify(r)
+        case ("POST", 2) where parts == ["v1", "devices"]: return register(r, &state)
+        case ("DELETE", 3) where parts[0] == "v1" && parts[1] == "devices": return unregister(r, token: parts[2], &state)
+        case ("POST", 2) where parts == ["v1", "notifications"]: return notify(r, &state)
         default: return Self.error(404, "not_found", "No route \(r.method) \(r.path).")
         }
     }
@@ -125,7 +132,7 @@ public final class DispatchSandbox: @unchecked Sendable {
         (64...200).contains(t.count) && t.count % 2 == 0 && t.allSatisfy { $0.isHexDigit && $0.isASCII }
     }
 
-    private func register(_ r: HTTPRequestMessage) -> HTTPResponseMessage {
+    private func register(_ r: HTTPRequestMessage, _ state: inout Relayed) -> HTTPResponseMessage {
         guard enrolled(r) else { return Self.error(401, "unauthorized", "Send Authorization: Bearer <enrollment token>.") }
         guard let b = try? JSONParser.parse(r.body), case .object = b else { return Self.error(400, "invalid_json", "The body must be a JSON object.") }
         guard let token = b["deviceToken"]?.stringValue, Self.validDeviceToken(token) else {
@@ -134,28 +141,28 @@ public final class DispatchSandbox: @unchecked Sendable {
         guard let env = b["environment"]?.stringValue, env == "development" || env == "production" else {
             return Self.error(400, "invalid_environment", "environment must be development or production.")
         }
-        let isNew = registry[token]?.active != true
-        store(RegisteredDevice(deviceToken: token, environment: env, active: true))
+        let isNew = state.registry[token]?.active != true
+        state.store(RegisteredDevice(deviceToken: token, environment: env, active: true))
         return Self.json(isNew ? 201 : 200, .object([("deviceToken", .string(token)), ("environment", .string(env)), ("active", .bool(true))]))
     }
 
-    private func unregister(_ r: HTTPRequestMessage, token: String) -> HTTPResponseMessage {
+    private func unregister(_ r: HTTPRequestMessage, token: String, _ state: inout Relayed) -> HTTPResponseMessage {
         guard enrolled(r) else { return Self.error(401, "unauthorized", "Send Authorization: Bearer <enrollment token>.") }
         guard Self.validDeviceToken(token) else {
             return Self.error(400, "invalid_device_token", "deviceToken must be 64–200 hexadecimal characters.")
         }
-        if let d = registry[token] { store(RegisteredDevice(deviceToken: token, environment: d.environment, active: false)) }
+        if let d = state.registry[token] { state.store(RegisteredDevice(deviceToken: token, environment: d.environment, active: false)) }
         return HTTPResponseMessage(status: 204)
     }
 
-    private func notify(_ r: HTTPRequestMessage) -> HTTPResponseMessage {
+    private func notify(_ r: HTTPRequestMessage, _ state: inout Relayed) -> HTTPResponseMessage {
         guard let token = Self.bearer(r),
               let machine = options.machineTokens.first(where: { Self.same($0.key, token) })?.value else {
             return Self.error(401, "unauthorized", "Unknown or missing machine token.")
         }
         let key = r.headers["Idempotency-Key"]
         let scoped = key.map { machine + "\u{0}" + $0 }
-        if let scoped, let prior = replays[scoped] {
+        if let scoped, let prior = state.replays[scoped] {
             guard prior.fingerprint == r.body else {
                 return Self.error(409, "idempotency_key_reused", "This Idempotency-Key was used with a different body.")
             }
@@ -171,10 +178,10 @@ public final class DispatchSandbox: @unchecked Sendable {
             return Self.error(400, "invalid_body", "body must be 1–1000 characters.")
         }
         let id = UUID().uuidString
-        let count = registry.values.filter(\.active).count
-        sent.append(SentNotification(id: id, machine: machine, title: title, body: text, acceptedDevices: count, idempotencyKey: key))
+        let count = state.registry.values.filter(\.active).count
+        state.sent.append(SentNotification(id: id, machine: machine, title: title, body: text, acceptedDevices: count, idempotencyKey: key))
         let response = Self.json(202, .object([("id", .string(id)), ("acceptedDevices", .int(count))]))
-        if let scoped { replays[scoped] = (r.body, response) }
+        if let scoped { state.replays[scoped] = (r.body, response) }
         return response
     }
 }

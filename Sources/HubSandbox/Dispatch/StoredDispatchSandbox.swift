@@ -1,6 +1,7 @@
 import Foundation
 import HTTPKit
 import SQLiteKit
+import Synchronization
 
 /// The sandbox Dispatch as hubscript embeds and serves it: a `DispatchSandbox` whose
 /// accepted notifications and idempotency records are also kept in SQLite — the
@@ -18,14 +19,20 @@ import SQLiteKit
 /// Faults as in `FaultSpec`: `error`/`unavailable` answer 500/503 before anything is
 /// recorded; `lost` records the send, then drops the response; `latency` delays it.
 /// Thread-safe.
-public final class StoredDispatchSandbox: @unchecked Sendable {
-    private let lock = NSLock()
-    private let db: SQLiteDatabase
+public final class StoredDispatchSandbox: Sendable {
+    /// The store's connection, the fault draws and the send buckets, used by one
+    /// request at a time.
+    private struct Store {
+        let db: SQLiteDatabase
+        var rng: SplitMix64
+        let limiter: RateLimiter
+    }
+    private let store: Mutex<Store>
     private let relay: DispatchSandbox
     private let options: DispatchOptions
     private let faults: FaultSpec
-    private var rng: SplitMix64
-    private let limiter: RateLimiter
+    /// Whether sends are rate limited (the buckets in `store` enforce it).
+    private let limitsEnforced: Bool
     private let clock: any SandboxClock
 
     /// Sends per machine token per minute (docs/hub-api.md, "Rate limits": 600 a minute per key).
@@ -38,17 +45,18 @@ public final class StoredDispatchSandbox: @unchecked Sendable {
     /// `429 rate_limited` with `Retry-After`.
     public init(storage: SandboxOptions.Storage, options: DispatchOptions = DispatchOptions(), faults: FaultSpec = .none,
                 rateLimits: SandboxOptions.RateLimits = .off, clock: any SandboxClock = SystemClock()) throws {
-        limiter = RateLimiter(enforced: rateLimits == .standard)
         self.clock = clock
+        let db: SQLiteDatabase
         switch storage {
         case .memory: db = try .sandboxStore(path: ":memory:")
         case .file(let url): db = try .sandboxStore(path: url.path)
         }
         try db.exec(Self.schema)
+        limitsEnforced = rateLimits == .standard
+        store = Mutex(Store(db: db, rng: SplitMix64(seed: faults.seed), limiter: RateLimiter(enforced: limitsEnforced)))
         relay = DispatchSandbox(options: options)
         self.options = options
         self.faults = faults
-        rng = SplitMix64(seed: faults.seed)
     }
 
     static let schema = """
@@ -63,9 +71,9 @@ public final class StoredDispatchSandbox: @unchecked Sendable {
     /// Every notification the store holds (accepted by any process that shares it),
     /// oldest first; replays are not repeated.
     public func sentNotifications() throws -> [SentNotification] {
-        try lock.withLock {
+        try store.withLock { store in
             var out: [SentNotification] = []
-            try db.query("SELECT id, machine, title, body, accepted_devices, idempotency_key FROM dispatch_sent ORDER BY seq") { s in
+            try store.db.query("SELECT id, machine, title, body, accepted_devices, idempotency_key FROM dispatch_sent ORDER BY seq") { s in
                 out.append(SentNotification(id: s.text(0), machine: s.text(1), title: s.text(2), body: s.text(3),
                                             acceptedDevices: s.int(4), idempotencyKey: s.textOrNil(5)))
             }
@@ -76,8 +84,8 @@ public final class StoredDispatchSandbox: @unchecked Sendable {
     public func handle(_ request: HTTPRequestMessage) -> HTTPResponseMessage {
         guard request.method == "POST", request.pathSegments == ["v1", "notifications"] else { return relay.handle(request) }
         if faults.latency > .zero { Thread.sleep(forTimeInterval: faults.latency.seconds) }
-        return lock.withLock {
-            let fault = faults.isNone ? .none : Fault.draw(faults, &rng)
+        return store.withLock { store in
+            let fault = faults.isNone ? .none : Fault.draw(faults, &store.rng)
             switch fault {
             case .error:
                 return Self.error(500, "internal_error", "Injected fault: internal error (nothing was sent).")
@@ -87,7 +95,8 @@ public final class StoredDispatchSandbox: @unchecked Sendable {
                 return r
             case .none, .lost:
                 do {
-                    var response = try db.transaction { try notify(request) }
+                    let (db, limiter) = (store.db, store.limiter)
+                    var response = try db.transaction { try notify(request, db, limiter) }
                     response.dropped = fault == .lost
                     return response
                 } catch {
@@ -98,7 +107,7 @@ public final class StoredDispatchSandbox: @unchecked Sendable {
     }
 
     /// Answers a send from the store, or hands it to the relay and records a `202`.
-    private func notify(_ request: HTTPRequestMessage) throws -> HTTPResponseMessage {
+    private func notify(_ request: HTTPRequestMessage, _ db: SQLiteDatabase, _ limiter: RateLimiter) throws -> HTTPResponseMessage {
         let machine = request.headers["Authorization"].flatMap { header -> String? in
             guard header.hasPrefix("Bearer ") else { return nil }
             let token = String(header.dropFirst(7))
@@ -145,7 +154,7 @@ public final class StoredDispatchSandbox: @unchecked Sendable {
 
     private func addRateHeaders(_ o: RateLimiter.Outcome, to response: inout HTTPResponseMessage) {
         // Rate limits off: no bucket, so no RateLimit-* headers (a client would pace under them).
-        guard limiter.enforced else { return }
+        guard limitsEnforced else { return }
         response.headers["RateLimit-Limit"] = String(o.limit)
         response.headers["RateLimit-Remaining"] = String(o.remaining)
         response.headers["RateLimit-Reset"] = String(o.reset)

@@ -43,6 +43,8 @@ final class HubEngine {
     let options: SandboxOptions
     let limiter: RateLimiter
     var faultRNG: SplitMix64
+    /// An NSLock, not a Mutex: the pipeline and the webhook deliverer hold it around
+    /// whole requests over the engine's many fields and its connection.
     let lock = NSLock()
     var routes: [Route] = []
     /// Parsed permission lists by their stored text (see `permissions(_:)`).

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPKit
 import SQLiteKit
+import Synchronization
 
 /// Posts pending webhook deliveries from the store's outbox on a thread of its own, so a
 /// request that caused an event never waits for a receiver. Non-2xx answers and
@@ -42,21 +43,21 @@ final class WebhookDeliverer: @unchecked Sendable {
 
     private let engine: HubEngine
     private let client = LoopbackHTTPClient(maxIdlePerHost: 2)
-    private let state = NSLock()
-    private var running = false
+    /// Whether the delivery thread runs (or is to stop at its next turn).
+    private let running = Mutex(false)
     private let done = DispatchSemaphore(value: 0)
 
     init(engine: HubEngine) { self.engine = engine }
 
     func start() {
-        let go = state.withLock { () -> Bool in
+        let go = running.withLock { running -> Bool in
             if running { return false }
             running = true
             return true
         }
         guard go else { return }
         let thread = Thread { [self] in
-            while state.withLock({ running }) {
+            while running.withLock({ $0 }) {
                 if !deliverDue() { Thread.sleep(forTimeInterval: 0.05) }
             }
             done.signal()
@@ -77,7 +78,7 @@ final class WebhookDeliverer: @unchecked Sendable {
     /// short by the process's exit). Returns whether the thread finished in time.
     @discardableResult
     func stop(waitingAtMost seconds: Double) -> Bool {
-        let wasRunning = state.withLock { () -> Bool in
+        let wasRunning = running.withLock { running -> Bool in
             defer { running = false }
             return running
         }

@@ -15,6 +15,8 @@ public final class CSVSession: @unchecked Sendable {
 
     /// Standardised absolute paths the recipe may read.
     public let allowedFiles: Set<String>
+    /// An NSLock, not a Mutex: a reader (not Sendable) is taken out of the table and
+    /// read outside the lock by the one run that owns it.
     private let lock = NSLock()
     private var readers: [Int: CSVFileReader] = [:]
     private var nextID = 1

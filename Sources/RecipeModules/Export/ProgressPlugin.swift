@@ -1,5 +1,6 @@
 import Foundation
 import ScriptHost
+import Synchronization
 
 /// `progress(total [, label])` (or `progress.start(total [, label])`) returns a bar with
 /// `bar:advance([n])` and `bar:done()`; the bars go to a `ProgressReporter`.
@@ -60,11 +61,14 @@ public enum ProgressPlugin {
 }
 
 /// The bars of one run, by id. Thread-safe.
-final class ProgressBoard: @unchecked Sendable {
+final class ProgressBoard: Sendable {
     private let reporter: any ProgressReporter
-    private let lock = NSLock()
-    private var bars: [Int: ProgressState] = [:]
-    private var nextID = 1
+    /// The bars by id, and the id the next bar gets.
+    private struct Bars {
+        var byID: [Int: ProgressState] = [:]
+        var nextID = 1
+    }
+    private let state = Mutex(Bars())
     /// Bars kept at most, done or not (a recipe starting bars in a loop must not grow
     /// memory without bound): past it the oldest are let go, finishing any still open.
     static let maxBars = 256
@@ -74,17 +78,18 @@ final class ProgressBoard: @unchecked Sendable {
     init(reporter: any ProgressReporter) { self.reporter = reporter }
 
     func start(total: Int64?, label: String) -> Int {
-        let (bar, evicted) = lock.withLock {
+        let (bar, evicted) = state.withLock { state in
             var evicted: [ProgressState] = []
-            while bars.count >= Self.maxBars, let oldest = bars.keys.min(), var gone = bars.removeValue(forKey: oldest) {
+            while state.byID.count >= Self.maxBars, let oldest = state.byID.keys.min(),
+                  var gone = state.byID.removeValue(forKey: oldest) {
                 if !gone.isDone {
                     gone.isDone = true
                     evicted.append(gone)
                 }
             }
-            let bar = ProgressState(id: nextID, label: Self.cut(label), total: total)
-            nextID += 1
-            bars[bar.id] = bar
+            let bar = ProgressState(id: state.nextID, label: Self.cut(label), total: total)
+            state.nextID += 1
+            state.byID[bar.id] = bar
             return (bar, evicted)
         }
         for gone in evicted { reporter.finished(gone) }
@@ -104,25 +109,25 @@ final class ProgressBoard: @unchecked Sendable {
     }
 
     func advance(_ id: Int, by n: Int64) throws {
-        let bar: ProgressState = try lock.withLock {
-            guard var bar = bars[id] else {
+        let bar: ProgressState = try state.withLock { state in
+            guard var bar = state.byID[id] else {
                 throw ScriptMessageError("progress: this bar was let go: more than \(Self.maxBars) bars were started; call done() on bars you finish")
             }
             guard !bar.isDone else {
                 throw ScriptMessageError("progress: \(bar.label.isEmpty ? "the bar" : SoftFailure.quoted(bar.label)) is already done; advance it before calling done()")
             }
             bar.count = bar.count.addingReportingOverflow(n).overflow ? Int64.max : bar.count + n
-            bars[id] = bar
+            state.byID[id] = bar
             return bar
         }
         reporter.advanced(bar)
     }
 
     func done(_ id: Int) {
-        let bar: ProgressState? = lock.withLock {
-            guard var bar = bars[id], !bar.isDone else { return nil }
+        let bar: ProgressState? = state.withLock { state in
+            guard var bar = state.byID[id], !bar.isDone else { return nil }
             bar.isDone = true
-            bars[id] = bar
+            state.byID[id] = bar
             return bar
         }
         if let bar { reporter.finished(bar) }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One progress bar as a reporter sees it.
 public struct ProgressState: Sendable, Equatable {
@@ -33,21 +34,20 @@ public protocol ProgressReporter: AnyObject, Sendable {
 }
 
 /// Records every report, for tests.
-public final class MemoryProgressReporter: ProgressReporter, @unchecked Sendable {
+public final class MemoryProgressReporter: ProgressReporter, Sendable {
     public enum Event: Sendable, Equatable {
         case started(ProgressState)
         case advanced(ProgressState)
         case finished(ProgressState)
     }
 
-    private let lock = NSLock()
-    private var recorded: [Event] = []
+    private let recorded = Mutex<[Event]>([])
 
     public init() {}
 
-    public var events: [Event] { lock.withLock { recorded } }
+    public var events: [Event] { recorded.withLock { $0 } }
 
-    public func started(_ bar: ProgressState) { lock.withLock { recorded.append(.started(bar)) } }
-    public func advanced(_ bar: ProgressState) { lock.withLock { recorded.append(.advanced(bar)) } }
-    public func finished(_ bar: ProgressState) { lock.withLock { recorded.append(.finished(bar)) } }
+    public func started(_ bar: ProgressState) { recorded.withLock { $0.append(.started(bar)) } }
+    public func advanced(_ bar: ProgressState) { recorded.withLock { $0.append(.advanced(bar)) } }
+    public func finished(_ bar: ProgressState) { recorded.withLock { $0.append(.finished(bar)) } }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SystemText
 import ScriptHost
+import Synchronization
 
 /// Draws one line for the recipe on stderr, redrawn in place with `\r`:
 /// `label  42% 420/1000  85.3/s  ETA 0:07  [0:05]` (without a total:
@@ -20,25 +21,29 @@ import ScriptHost
 /// Draws only when stderr is a terminal (`isatty(2)`), and otherwise nothing at all.
 /// Redraws at most every `interval` seconds (0.1 s: ~10 per second).
 /// The clock and the sink are injectable for tests.
-public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendable {
+public final class TerminalProgressReporter: ProgressReporter, Sendable {
     public let isEnabled: Bool
     public let interval: Double
     /// Bars with ids from here are the `hub` module's list reads.
     public static let listBarIDs = 1_000_000
     private let clock: @Sendable () -> Double
     private let sink: @Sendable (String) -> Void
-    private let lock = NSLock()
-    private var startTimes: [Int: Double] = [:]
-    private var lastDraw = -Double.infinity
-    private var lineOpen = false
-    /// The bar on the line, while `lineOpen`.
-    private var shownID: Int?
-    /// The recipe's own bars that are running.
-    private var recipeBars: Set<Int> = []
-    /// The wait on the line (`countdown`): when it ends (`clock`), its text, and a
-    /// generation that tells its ticking thread whether it is still the current one.
-    private var wait: (until: Double, text: @Sendable (Int) -> String, generation: Int)?
-    private var waitGeneration = 0
+    /// The terminal line and what is on it (guarded by its `Mutex`; the sink is
+    /// called with it held, so redraws never interleave).
+    private struct Line {
+        var startTimes: [Int: Double] = [:]
+        var lastDraw = -Double.infinity
+        var lineOpen = false
+        /// The bar on the line, while `lineOpen`.
+        var shownID: Int?
+        /// The recipe's own bars that are running.
+        var recipeBars: Set<Int> = []
+        /// The wait on the line (`countdown`): when it ends (`clock`), its text, and a
+        /// generation that tells its ticking thread whether it is still the current one.
+        var wait: (until: Double, text: @Sendable (Int) -> String, generation: Int)?
+        var waitGeneration = 0
+    }
+    private let terminal = Mutex(Line())
 
     public init(isEnabled: Bool = isatty(2) == 1, interval: Double = 0.1,
                 clock: @escaping @Sendable () -> Double = { MonotonicTime.seconds() },
@@ -51,36 +56,36 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
 
     public func started(_ bar: ProgressState) {
         guard isEnabled else { return }
-        lock.withLock {
-            startTimes[bar.id] = clock()
-            if bar.id < Self.listBarIDs { recipeBars.insert(bar.id) }
-            drawLocked(bar, force: true)
+        terminal.withLock { line in
+            line.startTimes[bar.id] = clock()
+            if bar.id < Self.listBarIDs { line.recipeBars.insert(bar.id) }
+            draw(bar, force: true, on: &line)
         }
     }
 
     public func advanced(_ bar: ProgressState) {
         guard isEnabled else { return }
-        lock.withLock { drawLocked(bar, force: false) }
+        terminal.withLock { line in draw(bar, force: false, on: &line) }
     }
 
     public func finished(_ bar: ProgressState) {
         guard isEnabled else { return }
-        lock.withLock {
-            guard startTimes.removeValue(forKey: bar.id) != nil else { return }
-            recipeBars.remove(bar.id)
+        terminal.withLock { line in
+            guard line.startTimes.removeValue(forKey: bar.id) != nil else { return }
+            line.recipeBars.remove(bar.id)
             // Only the bar on the line is erased (a list read under the recipe's bar
             // ends without a flicker).
-            guard shownID == bar.id else { return }
-            eraseLocked()
-            lastDraw = -Double.infinity   // the next update of a bar still running draws
+            guard line.shownID == bar.id else { return }
+            erase(&line)
+            line.lastDraw = -Double.infinity   // the next update of a bar still running draws
         }
     }
 
     /// Erases a line left by an unfinished bar (or a wait).
     public func endLine() {
-        lock.withLock {
-            wait = nil
-            eraseLocked()
+        terminal.withLock { line in
+            line.wait = nil
+            erase(&line)
         }
     }
 
@@ -90,13 +95,13 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
     /// the line; one that ends sooner is already covered by it.
     public func countdown(seconds: Double, text: @escaping @Sendable (Int) -> String) {
         guard isEnabled, seconds > 0 else { return }
-        let generation: Int? = lock.withLock {
+        let generation: Int? = terminal.withLock { line in
             let until = clock() + seconds
-            if let wait, wait.until >= until { return nil }
-            waitGeneration += 1
-            wait = (until, text, waitGeneration)
-            drawWaitLocked()
-            return waitGeneration
+            if let wait = line.wait, wait.until >= until { return nil }
+            line.waitGeneration += 1
+            line.wait = (until, text, line.waitGeneration)
+            drawWait(&line)
+            return line.waitGeneration
         }
         guard let generation else { return }
         let ticker = Thread { [self] in tick(generation) }
@@ -107,66 +112,66 @@ public final class TerminalProgressReporter: ProgressReporter, @unchecked Sendab
     private func tick(_ generation: Int) {
         while true {
             // Sleep to the next whole second left (or to the end).
-            let pause: Double? = lock.withLock {
-                guard let wait, wait.generation == generation else { return nil }
+            let pause: Double? = terminal.withLock { line in
+                guard let wait = line.wait, wait.generation == generation else { return nil }
                 let left = wait.until - clock()
                 let fraction = left - left.rounded(.down)
                 return max(0, fraction > 0.001 ? fraction : min(1, left))
             }
             guard let pause else { return }
             Thread.sleep(forTimeInterval: pause)
-            let over: Bool = lock.withLock {
-                guard let wait, wait.generation == generation else { return true }
+            let over: Bool = terminal.withLock { line in
+                guard let wait = line.wait, wait.generation == generation else { return true }
                 guard wait.until - clock() > 0.001 else {
-                    self.wait = nil
-                    eraseLocked()
-                    lastDraw = -Double.infinity
+                    line.wait = nil
+                    erase(&line)
+                    line.lastDraw = -Double.infinity
                     return true
                 }
-                drawWaitLocked()
+                drawWait(&line)
                 return false
             }
             if over { return }
         }
     }
 
-    private func drawWaitLocked() {
-        guard let wait else { return }
+    private func drawWait(_ line: inout Line) {
+        guard let wait = line.wait else { return }
         let left = Int(max(0, wait.until - clock()).rounded(.up))
-        lineOpen = true
-        shownID = nil
+        line.lineOpen = true
+        line.shownID = nil
         sink("\r" + TerminalText.line(wait.text(max(1, left))) + "\u{1B}[K")
     }
 
     /// Writes `text` and a line break on stderr, erasing the bar first (it is drawn
     /// again at its next update). Without a terminal, just writes the line.
     public func interject(_ text: String) {
-        lock.withLock {
-            eraseLocked()
-            lastDraw = -Double.infinity
+        terminal.withLock { line in
+            erase(&line)
+            line.lastDraw = -Double.infinity
             sink(text + "\n")
-            drawWaitLocked()   // a wait on the line stays on it
+            drawWait(&line)   // a wait on the line stays on it
         }
     }
 
-    private func eraseLocked() {
-        if lineOpen { sink("\r\u{1B}[K") }
-        lineOpen = false
-        shownID = nil
+    private func erase(_ line: inout Line) {
+        if line.lineOpen { sink("\r\u{1B}[K") }
+        line.lineOpen = false
+        line.shownID = nil
     }
 
-    private func drawLocked(_ bar: ProgressState, force: Bool) {
+    private func draw(_ bar: ProgressState, force: Bool, on line: inout Line) {
         // A wait keeps the line until it is over.
-        if wait != nil { return }
+        if line.wait != nil { return }
         // A list read does not take the line from the recipe's own bar.
-        if bar.id >= Self.listBarIDs && !recipeBars.isEmpty { return }
-        guard startTimes[bar.id] != nil else { return }
+        if bar.id >= Self.listBarIDs && !line.recipeBars.isEmpty { return }
+        guard line.startTimes[bar.id] != nil else { return }
         let now = clock()
-        guard force || now - lastDraw >= interval else { return }
-        lastDraw = now
-        lineOpen = true
-        shownID = bar.id
-        sink("\r" + Self.line(for: bar, elapsed: now - (startTimes[bar.id] ?? now)) + "\u{1B}[K")
+        guard force || now - line.lastDraw >= interval else { return }
+        line.lastDraw = now
+        line.lineOpen = true
+        line.shownID = bar.id
+        sink("\r" + Self.line(for: bar, elapsed: now - (line.startTimes[bar.id] ?? now)) + "\u{1B}[K")
     }
 
     /// The text of one bar (no `\r`), e.g. `import  42% 420/1000  85.3/s  ETA 0:07  [0:05]`.

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresKit
+import Synchronization
 
 /// The run locks of a PostgreSQL journal, shared by every host that uses it: a
 /// session advisory lock (`pg_try_advisory_lock`) on a connection of its own, held for
@@ -17,11 +18,11 @@ import PostgresKit
 /// - `isHeld` reads `pg_locks` on one probe connection per `PostgresRunLocks` (never
 ///   taking the lock, so it cannot make an `acquire` fail); false when the server
 ///   cannot be reached.
-public final class PostgresRunLocks: RunLocks, @unchecked Sendable {
+public final class PostgresRunLocks: RunLocks, Sendable {
     let url: PostgresURL
     let schema: String
-    private let probeLock = NSLock()
-    private var probe: PostgresConnection?
+    /// The probe connection, opened on first use and again after a failure.
+    private let probe = Mutex<PostgresConnection?>(nil)
 
     public init(url: PostgresURL, schema: String) {
         self.url = url
@@ -53,7 +54,7 @@ public final class PostgresRunLocks: RunLocks, @unchecked Sendable {
     }
 
     public func isHeld(_ runID: String) -> Bool {
-        probeLock.withLock {
+        probe.withLock { probe in
             do {
                 if probe == nil || probe?.isOpen == false { probe = try PostgresConnection(url: url) }
                 return try probe?.first("SELECT count(*) FROM pg_locks l \(Self.matching)", Self.keyParts(key(runID)),
@@ -94,16 +95,16 @@ public final class PostgresRunLocks: RunLocks, @unchecked Sendable {
 }
 
 /// A run's advisory lock: held while its connection is open.
-final class PostgresRunLock: HeldRunLock, @unchecked Sendable {
+final class PostgresRunLock: HeldRunLock, Sendable {
     let runID: String
     private let key: Int64
-    private let lock = NSLock()
-    private var connection: PostgresConnection?
+    /// The lock's session; nil once released.
+    private let connection: Mutex<PostgresConnection?>
 
-    init(runID: String, key: Int64, connection: PostgresConnection) {
+    init(runID: String, key: Int64, connection: sending PostgresConnection) {
         self.runID = runID
         self.key = key
-        self.connection = connection
+        self.connection = Mutex(connection)
         Self.held.add(self)
     }
 
@@ -112,7 +113,7 @@ final class PostgresRunLock: HeldRunLock, @unchecked Sendable {
     /// Unlocks (so the lock is free when this returns: a closed session's locks go
     /// only when the server has ended it), then closes the connection.
     func release() {
-        lock.withLock {
+        connection.withLock { connection in
             _ = try? connection?.run("SELECT pg_advisory_unlock($1)", [.int(Int(key))])
             connection?.close()
             connection = nil
@@ -121,12 +122,12 @@ final class PostgresRunLock: HeldRunLock, @unchecked Sendable {
     }
 
     /// The server process of the lock's session (tests end it to drop the lock).
-    var backendPID: Int32 { lock.withLock { connection?.backendPID ?? 0 } }
+    var backendPID: Int32 { connection.withLock { $0?.backendPID ?? 0 } }
 
     /// Whether the server dropped this lock's session (it restarted, or ended the
     /// session): asks the server, on the lock's own connection.
     var isLost: Bool {
-        lock.withLock {
+        connection.withLock { connection in
             guard let connection else { return false }
             return (try? connection.run("SELECT 1", [])) == nil
         }
@@ -143,12 +144,11 @@ final class PostgresRunLock: HeldRunLock, @unchecked Sendable {
 }
 
 /// The `PostgresRunLock`s alive in this process (thread-safe).
-final class HeldLocks: @unchecked Sendable {
-    private let lock = NSLock()
-    private var locks: [ObjectIdentifier: Weak] = [:]
+final class HeldLocks: Sendable {
     private struct Weak { weak var value: PostgresRunLock? }
+    private let locks = Mutex<[ObjectIdentifier: Weak]>([:])
 
-    func add(_ l: PostgresRunLock) { lock.withLock { locks[ObjectIdentifier(l)] = Weak(value: l) } }
-    func remove(_ l: PostgresRunLock) { lock.withLock { _ = locks.removeValue(forKey: ObjectIdentifier(l)) } }
-    var all: [PostgresRunLock] { lock.withLock { locks.values.compactMap(\.value) } }
+    func add(_ l: PostgresRunLock) { locks.withLock { $0[ObjectIdentifier(l)] = Weak(value: l) } }
+    func remove(_ l: PostgresRunLock) { locks.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(l)) } }
+    var all: [PostgresRunLock] { locks.withLock { $0.values.compactMap(\.value) } }
 }

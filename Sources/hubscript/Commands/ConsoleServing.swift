@@ -5,6 +5,7 @@ import RunJournal
 import ScriptHost
 import Configuration
 import Console
+import Synchronization
 
 /// A started console: its server and what its actions run (shared by `console`, and by
 /// `jobs serve --console` and `listen --console`, which serve it beside their work).
@@ -56,11 +57,10 @@ struct ConsoleServing {
 }
 
 /// The console once made, read by the server's threads.
-private final class ConsoleHolder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var made: ConsoleServer?
+private final class ConsoleHolder: Sendable {
+    private let made = Mutex<ConsoleServer?>(nil)
     var console: ConsoleServer? {
-        get { lock.withLock { made } }
-        set { lock.withLock { made = newValue } }
+        get { made.withLock { $0 } }
+        set { made.withLock { $0 = newValue } }
     }
 }

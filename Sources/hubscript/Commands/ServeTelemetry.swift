@@ -6,6 +6,7 @@ import Scheduler
 import Telemetry
 import Automation
 import Configuration
+import Synchronization
 
 /// The operator endpoints of a serving command (`listen`, `jobs serve`): its metrics,
 /// made on a registry the command owns, and the `/healthz`, `/readyz` and `/metrics`
@@ -14,11 +15,9 @@ import Configuration
 /// Readiness: the journal answers a cheap query within 2 s (`JournalHealth`, on a
 /// journal of its own, so a slow run never delays a probe), and each check the command
 /// adds (the scheduler's loop runs, the listener takes events) holds.
-final class ServeTelemetry: @unchecked Sendable {
+final class ServeTelemetry: Sendable {
     let metrics: ServiceMetrics
-    private let lock = NSLock()
-    /// Guarded by `lock`.
-    private var checks: [ReadinessCheck]
+    private let checks: Mutex<[ReadinessCheck]>
 
     /// - Parameters:
     ///   - journal: a journal of its own, for the probe and the scrape-time gauges.
@@ -28,18 +27,18 @@ final class ServeTelemetry: @unchecked Sendable {
         metrics = ServiceMetrics(registry: registry, kinds: kinds)
         let health = JournalHealth(journal: journal, runFolder: (try? state.folderPath("runs")).map { URL(fileURLWithPath: $0, isDirectory: true) })
         health.install(on: registry)
-        checks = [health.readinessCheck]
+        checks = Mutex([health.readinessCheck])
     }
 
     /// Adds a readiness condition (checked after the journal's, in the order added).
     func require(_ name: String, _ check: @escaping @Sendable () -> String?) {
-        lock.withLock { checks.append(ReadinessCheck(name, check)) }
+        checks.withLock { $0.append(ReadinessCheck(name, check)) }
     }
 
     /// The three endpoints with the checks added so far and later.
     var endpoints: HealthEndpoints {
         HealthEndpoints(registry: metrics.registry, readiness: [ReadinessCheck("all") { [self] in
-            for check in lock.withLock({ checks }) {
+            for check in checks.withLock({ $0 }) {
                 if let reason = check.check() { return reason }
             }
             return nil

@@ -27,8 +27,8 @@ final class VaultCLI {
                environment: [String: String] = [:], debugBuild: Bool = false) throws -> (Process, () throws -> Outcome) {
         let (process, _, _) = harness.process(["vault"] + args)
         if debugBuild {
-            try HubscriptProcess.requireBinary(at: HubscriptProcess.debugBinary)
-            process.executableURL = HubscriptProcess.debugBinary
+            try CLIHarness.requireBinary(at: CLIHarness.debugBinary)
+            process.executableURL = CLIHarness.debugBinary
         }
         let id = UUID().uuidString
         let out = harness.root.appendingPathComponent("out-\(id)"), err = harness.root.appendingPathComponent("err-\(id)")

@@ -1,21 +1,12 @@
 import Foundation
 import XCTest
 
-/// Runs the built `hubscript` binary and captures stdout, stderr and the exit code
-/// separately. Each test gets its own working directory so paths in messages are the
-/// relative paths the test passed.
-struct HubscriptProcess {
-    struct Result {
-        let stdout: String
-        /// stderr without the line that announces the run id (`RunStartLine`), which
-        /// RunLifecycleTests checks; the rest is exact.
-        let stderr: String
-        let exitCode: Int32
-        let seconds: Double
-        /// stderr as the process wrote it.
-        var rawStderr = ""
-    }
-
+// MARK: The one way tests start the binary
+//
+// Every child a test starts — a harness run to its end, a live child read while it
+// runs, a run on a pseudo-terminal — is configured by `CLIHarness.process` and, when it
+// runs to its end, collected by `CLIHarness.collect`.
+extension CLIHarness {
     /// The folder holding the test bundle and the products SwiftPM built with it.
     static var productsDirectory: URL {
         let candidates = [
@@ -32,11 +23,14 @@ struct HubscriptProcess {
 
     /// The binary under test: `HUBSCRIPT_TEST_BINARY` when set (CI sets it to the release
     /// build, the binary users run), else the `hubscript` SwiftPM built beside the tests.
-    static var binary: URL {
-        if let path = ProcessInfo.processInfo.environment["HUBSCRIPT_TEST_BINARY"], !path.isEmpty {
+    static var binary: URL { binary(environment: ProcessInfo.processInfo.environment) }
+
+    /// `binary` as `environment` chooses it.
+    static func binary(environment: [String: String]) -> URL {
+        if let path = environment["HUBSCRIPT_TEST_BINARY"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
-        return productsDirectory.appendingPathComponent("hubscript")
+        return debugBinary
     }
 
     /// The `hubscript` SwiftPM built beside the tests (a debug build under `swift test`),
@@ -44,29 +38,19 @@ struct HubscriptProcess {
     /// (the vault's kill points) spawn it, since the release binary has none.
     static var debugBinary: URL { productsDirectory.appendingPathComponent("hubscript") }
 
-    /// Skips the calling test when the binary is not built, so `swift test --filter` on a
+    /// Skips the calling test when `binary` is not built, so `swift test --filter` on a
     /// library module works before `swift build`; under CI (`CI` set) a missing binary
     /// fails instead, since a suite that skips every CLI test proves nothing.
-    static func requireBinary(at binary: URL = binary) throws {
+    static func requireBinary(at binary: URL = binary,
+                              environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard !FileManager.default.isExecutableFile(atPath: binary.path) else { return }
         let message = "the hubscript binary is not built at \(binary.path) (run 'swift build' first)"
-        if ProcessInfo.processInfo.environment["CI"] != nil { throw MissingBinary(description: message) }
+        if environment["CI"] != nil { throw MissingBinary(description: message) }
         throw XCTSkip(message)
     }
 
+    /// The binary under test is missing where CI runs the suite.
     struct MissingBinary: Error, CustomStringConvertible { let description: String }
-
-    /// The repository root, found from this file's path.
-    static var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-    }
-
-    // MARK: The one way tests start the binary
-    //
-    // CLIHarness (a private state directory, pipes for kill tests), LiveHubscript
-    // (stdout read while the child runs), CLITestCase.hubscript and the runs below all
-    // start children through `process` and, when they run one to its end, `collect`.
 
     /// A configured child (not started): `hubscript args…` in `directory` with exactly
     /// `environment`, stdin from /dev/null.
@@ -86,6 +70,12 @@ struct HubscriptProcess {
         let stderr: Data
         let status: Int32
         let seconds: Double
+
+        /// The same, as text.
+        var result: Result {
+            Result(status: status, stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self), seconds: seconds)
+        }
     }
 
     /// Starts `process` with stdout and stderr on pipes drained while it runs (so it
@@ -147,69 +137,16 @@ struct HubscriptProcess {
         return (done.status, String(decoding: done.stdout, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n"))
     }
 
-    /// Runs `hubscript args…` in `directory`; kills it after `timeout` seconds. The
-    /// environment is `isolatedEnvironment` of a scratch folder unless `environment` is given.
+    /// Runs `hubscript args…` exactly as written (no `--state-dir` added) in `directory`,
+    /// killing it after `timeout` seconds. The environment is `isolatedEnvironment` of a
+    /// fresh scratch folder (removed afterwards) unless `environment` is given.
     static func run(_ args: [String], in directory: URL, timeout: Double = 20,
                     environment: [String: String]? = nil) throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-cli-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let process = process(args, in: directory, environment: try environment ?? isolatedEnvironment(scratch: scratch))
-        let done = try collect(process, timeout: timeout)
-        let rawStderr = String(decoding: done.stderr, as: UTF8.self)
-        return Result(stdout: String(decoding: done.stdout, as: UTF8.self), stderr: RunStartLine.removing(from: rawStderr),
-                      exitCode: done.status, seconds: done.seconds, rawStderr: rawStderr)
+        return try collect(process, timeout: timeout).result
     }
 }
 
 private final class BundleMarker {}
-
-/// A temporary folder to write fixture recipes into.
-struct TemporaryFolder {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("hubscript-cli-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func write(_ name: String, _ text: String) throws {
-        let file = url.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: file)
-    }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
-
-/// CLI tests: a temporary folder per test, the binary run inside it.
-class CLITestCase: XCTestCase {
-    private(set) var folder: TemporaryFolder!
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        try HubscriptProcess.requireBinary()
-        folder = try TemporaryFolder()
-    }
-
-    override func tearDown() {
-        folder?.remove()
-        super.tearDown()
-    }
-
-    /// Runs hubscript in the test's folder.
-    func hubscript(_ args: String..., timeout: Double = 20) throws -> HubscriptProcess.Result {
-        try HubscriptProcess.run(args, in: folder.url, timeout: timeout)
-    }
-
-    /// Runs hubscript in the repository root (for the shipped recipes).
-    func hubscriptInRepo(_ args: String...) throws -> HubscriptProcess.Result {
-        try HubscriptProcess.run(args, in: HubscriptProcess.repositoryRoot)
-    }
-
-    func assertResult(_ result: HubscriptProcess.Result, stdout: String, stderr: String, exitCode: Int32,
-                      file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(result.stdout, stdout, "stdout", file: file, line: line)
-        XCTAssertEqual(result.stderr, stderr, "stderr", file: file, line: line)
-        XCTAssertEqual(result.exitCode, exitCode, "exit code", file: file, line: line)
-    }
-}
