@@ -16,6 +16,9 @@ public struct ConsoleContext: Sendable {
     public var livePollInterval: Double = 0.25
     /// How long one live-view request waits for a change before it answers anyway, in seconds.
     public var liveWait: Double = 15
+    /// The configuration's approval rules: a plan needs the larger of the approvals
+    /// recorded with it and those these rules require now (as `apply` counts them).
+    public var approvals: ApprovalsConfig = .none
 
     public init(journal: Journal, locks: any RunLocks, jobs: JobsConfig, triggers: TriggersConfig,
                 actions: (any ConsoleActions)?, clock: @escaping @Sendable () -> Date = { Date() }) {
@@ -30,4 +33,11 @@ public struct ConsoleContext: Sendable {
     /// What the console calls a run's state: its journalled status, or `interrupted`
     /// for a running run whose process is gone (its lock is free).
     func status(_ run: RunRecord) -> String { locks.effectiveStatus(run) }
+
+    /// The approvals `plan` needs now: those recorded when it was made, or more when the
+    /// rules in force ask more (a tightened rule covers plans already waiting).
+    func requiredApprovals(_ plan: PlanRecord) -> Int {
+        max(plan.required, approvals.required(recipeNames: ApprovalsConfig.recipeNames(path: plan.recipePath),
+                                              profile: plan.profile, permissions: plan.permissions, writes: plan.writes))
+    }
 }

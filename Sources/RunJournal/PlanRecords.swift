@@ -103,4 +103,6 @@ extension CodedError.Code where Domain == PlanApprovalErrorDomain {
     public static var alreadyApproved: Self { Self(rawValue: "plan_already_approved") }
     /// Fewer approvals than required.
     public static var notApproved: Self { Self(rawValue: "plan_not_approved") }
+    /// A command's argument names a recorded plan and a file of another plan.
+    public static var ambiguousName: Self { Self(rawValue: "plan_name_ambiguous") }
 }

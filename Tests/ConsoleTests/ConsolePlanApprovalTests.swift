@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import Configuration
 import HTTPKit
 import RunJournal
 @testable import Console
@@ -75,6 +76,33 @@ final class ConsolePlanApprovalTests: XCTestCase {
         XCTAssertEqual(own.status, 403)
         XCTAssertTrue(ConsoleFixture.text(own).contains("usr_admin &lt;admin@example.com&gt; made plan run_p1 and cannot approve it"))
         XCTAssertEqual(try console.journal.plan("run_p1")?.decisions, [])
+    }
+
+    /// The approvals a plan needs are the larger of those recorded with it and those the
+    /// rules in force ask now (as `hubscript plans` and `apply` count them): a plan with
+    /// one approval that the rules now want two of is still waiting, not approved.
+    func testAPlanCountsTheApprovalsTheRulesInForceRequire() throws {
+        let tightened = ApprovalsConfig(rules: [ApprovalsConfig.Rule(required: 2, profiles: ["prod"])])
+        let console = try ConsoleFixture(actions: try StubActions(), approvals: tightened)
+        try console.journal.recordPlan(PlanRecord(
+            id: "run_p1", contentSHA256: sha, path: "/plans/p.json", recipePath: "/srv/offboard.lua", profile: "prod",
+            maker: "usr_ada", makerKind: .hub, writes: 2, permissions: ["users.manage"], required: 1))
+        try console.journal.approvePlan("run_p1", contentSHA256: sha, person: "usr_admin", personName: "admin@example.com",
+                                        permissions: ["users.manage"])
+        let cookie = try console.signInWithToken()
+        let list = ConsoleFixture.text(console.get("/plans", cookie: cookie))
+        XCTAssertTrue(list.contains("<td class=\"status status-waiting\">waiting</td><td class=\"num\">1/2</td>"), list)
+        let page = ConsoleFixture.text(console.get("/plans/run_p1", cookie: cookie))
+        XCTAssertTrue(page.contains("<dd id=\"plan-status\" class=\"status status-waiting\">waiting</dd>"), page)
+        XCTAssertTrue(page.contains("<dd id=\"plan-approvals\">1 of 2 required</dd>"), page)
+
+        // A rule that does not cover the plan leaves it at what was recorded.
+        let other = try ConsoleFixture(journal: console.journal, approvals: ApprovalsConfig(rules: [
+            ApprovalsConfig.Rule(required: 3, profiles: ["staging"])]))
+        let otherCookie = try other.signInWithToken()
+        let shown = ConsoleFixture.text(other.get("/plans/run_p1", cookie: otherCookie))
+        XCTAssertTrue(shown.contains("<dd id=\"plan-status\" class=\"status status-approved\">approved</dd>"), shown)
+        XCTAssertTrue(shown.contains("<dd id=\"plan-approvals\">1 of 1 required</dd>"), shown)
     }
 
     func testAnApprovalIsRecordedForTheContentShownThenRejectionStopsIt() throws {

@@ -58,7 +58,7 @@ struct ConsoleFixture {
     static let token = String(repeating: "7e", count: 32)
 
     init(journal: Journal? = nil, actions: StubActions? = nil, jobs: [ConfiguredJob] = [], triggers: [ConfiguredTrigger] = [],
-         liveWait: Double = 5) throws {
+         liveWait: Double = 5, approvals: ApprovalsConfig = .none) throws {
         let journal = try journal ?? Journal.inMemory(clock: { Date(timeIntervalSince1970: 1_796_048_553) })
         self.journal = journal
         locks = StubLocks()
@@ -68,6 +68,7 @@ struct ConsoleFixture {
                                      clock: { Date(timeIntervalSince1970: 1_796_048_553) })
         context.livePollInterval = 0.02
         context.liveWait = liveWait
+        context.approvals = approvals
         server = ConsoleServer(context: context, access: ConsoleAccess(token: Self.token, port: 8470))
     }
 

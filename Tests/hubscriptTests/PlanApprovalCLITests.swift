@@ -159,6 +159,40 @@ final class PlanApprovalCLITests: XCTestCase {
         XCTAssertEqual(try adaStatus(s), "suspended")
     }
 
+    /// A plan id that is also the name of a file here holding another plan names two
+    /// plans: approve and reject refuse it rather than decide about the file's plan.
+    func testAPlanIDThatIsAlsoAFileOfAnotherPlanIsRefused() throws {
+        let s = try lab()
+        defer { s.lab.server.stop() }
+        let named = try make(s, profile: "ops")
+        let other = s.lab.cli.root.appendingPathComponent("other.plan.json").path
+        try s.lab.cli.run(["plan", s.recipe, "--out", other, "--config", s.config, "--profile", "ops"], expect: 0)
+        let otherID = try XCTUnwrap(planID(other))
+        try FileManager.default.copyItem(atPath: other, toPath: s.lab.cli.root.appendingPathComponent(named).path)
+        for (command, extra) in [("approve", [String]()), ("reject", ["--reason", "not this one"])] {
+            let refused = try s.lab.cli.run([command, named, "--config", s.config, "--profile", "admin"] + extra)
+            XCTAssertEqual(refused.status, 3, refused.output)
+            XCTAssertEqual(refused.stdout, "")
+            XCTAssertEqual(refused.stderr, """
+                hubscript \(command): \(named) names two plans: the plan \(named) the journal holds, and the file \(named) here, \
+                which holds plan \(otherID); nothing was recorded. Give the file as ./\(named), or the plan id from another folder.
+
+                """)
+        }
+        let list = try s.lab.cli.run(["plans", "show", otherID, "--config", s.config], expect: 0)
+        XCTAssertTrue(list.stdout.contains("  approvals    0 of 1 required\n"), list.stdout)
+        // The file named as a path is the file's plan, as before.
+        try s.lab.cli.run(["approve", "./" + named, "--config", s.config, "--profile", "admin"], expect: 0)
+        let shown = try s.lab.cli.run(["plans", "show", otherID, "--config", s.config], expect: 0)
+        XCTAssertTrue(shown.stdout.contains("  approvals    1 of 1 required\n"), shown.stdout)
+        // From another folder the id names one plan: the one the journal holds, still unapproved.
+        let elsewhere = s.lab.cli.root.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let still = try s.lab.cli.run(["plans", "show", named, "--config", s.config], cwd: elsewhere)
+        XCTAssertEqual(still.status, 0, still.output)
+        XCTAssertTrue(still.stdout.contains("  approvals    0 of 1 required\n"), still.stdout)
+    }
+
     func testAPlanEditedAfterItsApprovalIsRefused() throws {
         let s = try lab()
         defer { s.lab.server.stop() }

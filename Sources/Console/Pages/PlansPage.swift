@@ -5,8 +5,9 @@ import RunJournal
 /// with maker, approvals and status; `/plans/ID`: one plan with its writes as a table,
 /// every decision, and the Approve and Reject forms (docs/approvals.md).
 ///
-/// The approvals shown as required are those the configuration required when the plan
-/// was made; `hubscript apply` also applies the rules in force when it runs.
+/// The approvals shown as required are those `hubscript apply` would require now: the
+/// larger of those recorded with the plan and those the rules in force ask
+/// (`ConsoleContext.requiredApprovals`).
 struct PlansPage {
     let context: ConsoleContext
 
@@ -23,12 +24,13 @@ struct PlansPage {
                 """
         }
         let rows = plans.map { p -> HTML in
-            let status = p.shownStatus(required: p.required)
+            let required = context.requiredApprovals(p)
+            let status = p.shownStatus(required: required)
             let link = "/plans/\(URLText.component(p.id))"
             return """
                 <tr class="plan" data-plan-id="\(p.id)"><td class="mono"><a class="plan-link" href="\(link)">\(HTML.field(p.id, budget: 200))</a></td>\
                 <td class="status status-\(status)">\(status)</td>\
-                <td class="num">\(p.approvals(for: p.contentSHA256).count)/\(p.required)</td>\
+                <td class="num">\(p.approvals(for: p.contentSHA256).count)/\(required)</td>\
                 <td class="num">\(p.writes)</td><td>\(HTML.field(p.maker, budget: 200))</td>\
                 <td>\(Layout.time(p.createdAt))</td><td class="mono">\(HTML.field(p.recipePath, budget: 300))</td>\
                 <td>\(HTML.field(p.profile, budget: 200))</td></tr>
@@ -45,13 +47,14 @@ struct PlansPage {
     /// nil when the journal holds no plan `id`.
     func plan(_ id: String, csrf: String, canAct: Bool, notice: HTML?, writesPage: Int) throws -> HTML? {
         guard let p = try context.journal.plan(id) else { return nil }
-        let status = p.shownStatus(required: p.required)
+        let required = context.requiredApprovals(p)
+        let status = p.shownStatus(required: required)
         var body: HTML = "<h1>Plan <span id=\"plan-id\" class=\"mono\">\(HTML.field(p.id))</span></h1>"
         if let notice { body += "<p id=\"plan-notice\" class=\"notice\">\(notice)</p>" }
         body += """
             <dl id="plan-facts" class="facts">\
             <dt>Status</dt><dd id="plan-status" class="status status-\(status)">\(status)</dd>\
-            <dt>Approvals</dt><dd id="plan-approvals">\(p.approvals(for: p.contentSHA256).count) of \(p.required) required</dd>\
+            <dt>Approvals</dt><dd id="plan-approvals">\(p.approvals(for: p.contentSHA256).count) of \(required) required</dd>\
             <dt>Maker</dt><dd id="plan-maker">\(HTML.field(p.maker, budget: 200)) \
             <span class="muted">(\(p.makerKind == .hub ? "Hub user" : "operating-system user"))</span></dd>\
             <dt>Recipe</dt><dd class="mono">\(HTML.field(p.recipePath, budget: 500))</dd>\

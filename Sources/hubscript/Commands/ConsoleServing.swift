@@ -26,8 +26,9 @@ struct ConsoleServing {
                       triggers: TriggersConfig, common: CommonOptions.Values, journal: Journal, name: String,
                       endpoints: HealthEndpoints? = nil) throws -> ConsoleServing {
         let actions = readOnly ? nil : ConsoleCLIActions(config: config, common: common, journal: journal)
-        let context = ConsoleContext(journal: journal, locks: journal.runLocks(state: common.state), jobs: config.jobs,
+        var context = ConsoleContext(journal: journal, locks: journal.runLocks(state: common.state), jobs: config.jobs,
                                      triggers: triggers, actions: actions)
+        context.approvals = config.approvals
         ServerLimitOptions.prepareDescriptors(servers: 1, limits: address.limits)
         // The cookie's name needs the port, known once bound: until the console is made, 503.
         let ready = ConsoleHolder()

@@ -74,10 +74,19 @@ enum PlanApprovals {
     }
 
     /// The plan a command names: a plan file (its run id and the hash of its content as
-    /// it is now), or a plan id (the recorded content).
+    /// it is now), or a plan id (the recorded content). An argument that is both a
+    /// recorded plan's id and the name of a file holding another plan is refused
+    /// (`.ambiguousName`): a decision never lands on a plan other than the one named.
     static func named(_ argument: String, journal: Journal) throws -> (id: String, sha256: String) {
         if FileManager.default.fileExists(atPath: argument) {
             let plan = try Plan.load(from: URL(fileURLWithPath: argument))
+            if plan.runID != argument, try journal.plan(argument) != nil {
+                throw PlanApprovalError(.ambiguousName, """
+                    \(argument) names two plans: the plan \(argument) the journal holds, and the file \(argument) here, \
+                    which holds plan \(plan.runID); nothing was recorded. Give the file as ./\(argument), or the plan id \
+                    from another folder.
+                    """)
+            }
             return (plan.runID, try plan.contentSHA256())
         }
         guard let record = try journal.plan(argument) else {
