@@ -63,17 +63,41 @@ public final class Vault {
                             policy: VaultRollbackPolicy = .refuse) throws -> Vault {
         try Sodium.ensureReady()
         let path = folder.appendingPathComponent(indexFileName).path
-        let bytes = try readIndexFile(path, folder: folder.path)
-        var reader = ByteReader(bytes)
-        let header = try VaultHeader.parse(&reader, file: path)
-        let key = try unlock(source, header: header, file: path)
-        let body = try VaultIndex.parseBody(&reader, header: header, file: path)
-        let index = VaultIndex(header: header, records: body.records, seal: body.seal)
-        let remembered = try checkIntegrity(index, key: key, file: path, options: options, policy: policy)
+        var (index, key) = try readIndex(path, folder: folder, source: source, key: nil)
+        let remembered: UInt64?
+        do {
+            remembered = try checkIntegrity(index, key: key, file: path, options: options, policy: policy)
+        } catch let error as VaultError where error.code == .rolledBack {
+            // Another process may have written the vault (and remembered its new
+            // generation) between this read of the file and the read of the memory. A
+            // generation is remembered only once the file holding it is durable, so a
+            // file read now holds at least the generation just read from the memory:
+            // read it again, and a vault that is still behind was rolled back.
+            (index, key) = try readIndex(path, folder: folder, source: source, key: key)
+            remembered = try checkIntegrity(index, key: key, file: path, options: options, policy: policy)
+        }
+        let header = index.header
         let vault = Vault(folder: folder, options: options, index: index, key: key, source: source.label, policy: policy)
         vault.rememberedGeneration = remembered
         vault.rememberGeneration(header.generation)
         return vault
+    }
+
+    /// Reads and parses the index file at `path`, unlocking it with `source` (or, on a
+    /// second read, checking that `key` still opens it).
+    private static func readIndex(_ path: String, folder: URL, source: VaultKeySource,
+                                  key known: SecretBytes?) throws -> (VaultIndex, SecretBytes) {
+        let bytes = try readIndexFile(path, folder: folder.path)
+        var reader = ByteReader(bytes)
+        let header = try VaultHeader.parse(&reader, file: path)
+        let key = try known ?? unlock(source, header: header, file: path)
+        if known != nil {
+            let scratch = try SecretBytes(count: 0)
+            guard Sodium.open(header.checkTag[...], ad: header.keyCheckAssociatedData, nonce: header.checkNonce[...], key: key, into: scratch)
+            else { throw VaultError(.wrongKey, "wrong key: the vault \(path) no longer opens with \(source.label) (was its key rotated?)") }
+        }
+        let body = try VaultIndex.parseBody(&reader, header: header, file: path)
+        return (VaultIndex(header: header, records: body.records, seal: body.seal), key)
     }
 
     /// Makes a new, empty vault in `folder` (created 0700 if missing) that opens with
