@@ -47,6 +47,11 @@ import SQLiteKit
 ///        method, path, response /* JSON: {"body":…}, {"error":…} or {"items":[…],"next":…} */,
 ///        bytes /* length of response */, created_at; PRIMARY KEY (run_id, key))`.
 ///
+/// Version 8 adds what retention (`Journal.prune`) keeps: `pruning(run_id, output_folder,
+/// rows_gone)`, the runs a prune has begun to delete (a prune killed mid-way is finished
+/// by the next one), and `journal_meta(name, value)`, facts about the journal as a whole
+/// (`last_prune_at`: ms since 1970 of the last completed prune).
+///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
 ///
@@ -54,7 +59,7 @@ import SQLiteKit
 /// `migrations(for:)`); its version is the one row of `journal_schema`. A new version
 /// adds one step to `migrations(for:)`, written once for both.
 enum JournalSchema {
-    static let version: Int32 = 7
+    static let version: Int32 = 8
 
     /// `migrations[n]` upgrades a SQLite file from version `n` to `n + 1`.
     static let migrations = migrations(for: .sqlite)
@@ -175,6 +180,17 @@ enum JournalSchema {
                 bytes      \(int) NOT NULL,
                 created_at \(int) NOT NULL,
                 PRIMARY KEY (run_id, key)
+            );
+            """,
+            """
+            CREATE TABLE pruning (
+                run_id        \(key) PRIMARY KEY,
+                output_folder TEXT,
+                rows_gone     \(int) NOT NULL DEFAULT 0
+            );
+            CREATE TABLE journal_meta (
+                name  \(key) PRIMARY KEY,
+                value TEXT NOT NULL
             );
             """,
         ]

@@ -9,6 +9,9 @@ final class SQLiteJournalDatabase: JournalDatabase {
 
     init(path: String, busyTimeoutMs: Int32) throws {
         let db = try SQLiteDatabase(path: path, busyTimeoutMs: busyTimeoutMs)
+        // A new file gives freed pages back after a prune (`Journal.giveSpaceBack`); on a
+        // file that already has tables this changes nothing (that needs a full VACUUM).
+        try db.exec("PRAGMA auto_vacuum = INCREMENTAL")
         try db.enableWAL()
         // Closing leaves the log: see `Journal.markClosedCleanly`.
         try db.keepWriteAheadLogAtClose()
