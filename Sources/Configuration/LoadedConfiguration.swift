@@ -30,6 +30,8 @@ public struct LoadedConfiguration: Sendable {
     public let triggers: TriggersConfig
     /// The `journal` key's PostgreSQL URL; nil: the SQLite journal of the state directory.
     public let journal: PostgresURL?
+    /// The `retention` key (nil: runs are pruned only by `hubscript runs prune`).
+    public var retention: RetentionConfig? = nil
     let libraryDeclarations: [LibrariesConfig.Declaration]
 
     /// The configuration of a command that found no file.
@@ -54,6 +56,7 @@ public struct LoadedConfiguration: Sendable {
             file: file, hub: hub, jobs: try JobsConfigParser(file: file, hub: hub).parse(value),
             triggers: try TriggersConfigParser(file: file, hub: hub).parse(value),
             journal: try JournalConfig.parse(value, file: file),
+            retention: try RetentionConfig.parse(value, file: file),
             libraryDeclarations: try LibrariesConfig.declarations(value, file: file))
     }
 

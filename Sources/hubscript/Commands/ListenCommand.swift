@@ -76,6 +76,7 @@ struct ListenCommand: Command {
                                      readOnly: false, config: common.configuration, triggers: triggers,
                                      common: common, journal: common.openJournal(), name: "listen")
         }
+        let retention = DailyRetention.start(common.configuration, journal: try common.openJournal(), state: common.state, name: "listen")
         let stopped = DispatchSemaphore(value: 0)
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
@@ -88,7 +89,7 @@ struct ListenCommand: Command {
         Console.err("listen: stopping; the running recipe finishes first\n")
         listening.stop()
         console?.stop()
-        withExtendedLifetime(signals) {}
+        withExtendedLifetime((signals, retention)) {}
         Console.err("listen: stopped\n")
         return ExitCode.success
     }

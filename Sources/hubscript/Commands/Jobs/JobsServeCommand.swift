@@ -85,6 +85,7 @@ struct JobsServeCommand: Command {
             return server
         } }
         serving.fire()
+        let retention = DailyRetention.start(config, journal: try options.common.openJournal(), state: options.common.state, name: "jobs serve")
         let console = try consolePort.map { port in
             try ConsoleServing.start(address: ListenAddress(bind: nil, port: port, limits: ConsoleServer.limits), secureCookies: false,
                                      readOnly: false, config: config, triggers: config.triggers,
@@ -95,7 +96,7 @@ struct JobsServeCommand: Command {
         http?.waitUntilStopped()
         listening?.stop()
         console?.stop()
-        withExtendedLifetime(signals) {}
+        withExtendedLifetime((signals, retention)) {}
         Console.err("jobs serve: stopped\n")
         return ExitCode.success
     }
