@@ -102,8 +102,10 @@ struct RunsPruneCommand: Command {
         return text
     }
 
-    /// `1234 bytes`, `2.5 MB`.
+    /// `1234 bytes`, `56 KB`, `2.5 MB`.
     static func bytes(_ n: Int64) -> String {
-        n < 10_000 ? "\(n) bytes" : String(format: "%.1f MB", Double(n) / 1_000_000)
+        if n < 10_000 { return "\(n) bytes" }
+        if n < 10_000_000 { return "\(n / 1000) KB" }
+        return String(format: "%.1f MB", Double(n) / 1_000_000)
     }
 }
