@@ -17,9 +17,9 @@ struct RetentionRunner {
 
     /// Prunes what `rule` selects, keeping what `RetentionKeep` always keeps; export
     /// folders are removed only under the state directory's `runs/`.
-    func prune(_ rule: PruneRule, dryRun: Bool) throws -> PruneReport {
+    func prune(_ rule: PruneRule, dryRun: Bool, batchRows: Int = 1000) throws -> PruneReport {
         let keep = RetentionKeep(locks: journal.runLocks(state: state), unfinishedBefore: rule.unfinishedBefore)
-        return try journal.prune(rule, keep: keep, exportsRoot: try state.folderPath("runs"), dryRun: dryRun)
+        return try journal.prune(rule, keep: keep, exportsRoot: try state.folderPath("runs"), batchRows: batchRows, dryRun: dryRun)
     }
 }
 

@@ -7,13 +7,14 @@ import Configuration
 struct RunsPruneCommand: Command {
     static let configuration = CommandConfiguration(
         name: "runs prune", abstract: "Remove old runs, their writes, reads, fires and export folders from the journal.",
-        usage: "[--older-than AGE] [--keep-failed AGE] [--status S,S] [--recipe FILE] [--job NAME] [--dry-run]",
+        usage: "[--older-than AGE] [--keep-failed AGE] [--status S,S] [--recipe FILE] [--job NAME] [--batch N] [--dry-run]",
         options: [
             OptionSpec(name: "older-than", valueName: "age", help: "Remove runs started and ended longer ago than this (90d, 12h, 2w, 30m); default: the configuration's retention.older_than."),
             OptionSpec(name: "keep-failed", valueName: "age", help: "Keep runs that did not succeed (they can be resumed) until they are this old; default: the configuration's retention.keep_failed, else kept."),
             OptionSpec(name: "status", valueName: "s,s", help: "Only runs with these statuses: succeeded, failed, stopped, interrupted."),
             OptionSpec(name: "recipe", valueName: "file", help: "Only runs of this recipe file."),
             OptionSpec(name: "job", valueName: "name", help: "Only runs fired by this job (and its fire records)."),
+            OptionSpec(name: "batch", valueName: "n", help: "Rows deleted a transaction (default 1000): smaller holds the journal's write lock for less time."),
             OptionSpec(name: "dry-run", valueName: nil, help: "Show what would be removed; remove nothing."),
         ] + CommonOptions.specs,
         discussion: """
@@ -33,6 +34,7 @@ struct RunsPruneCommand: Command {
     let recipe: String?
     let job: String?
     let dryRun: Bool
+    let batch: Int
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("runs prune takes no arguments (select runs with --older-than, --status, --recipe, --job)") }
@@ -66,6 +68,10 @@ struct RunsPruneCommand: Command {
         recipe = arguments.value("recipe").map { AbsolutePath.of($0, resolvingParents: true) }
         job = arguments.value("job")
         dryRun = arguments.flag("dry-run")
+        guard let batch = Int(arguments.value("batch") ?? "1000"), batch > 0, batch <= 100_000 else {
+            throw UsageError("--batch takes a number of rows from 1 to 100000, got '\(arguments.value("batch") ?? "")'")
+        }
+        self.batch = batch
     }
 
     func run() throws -> Int32 {
@@ -74,7 +80,7 @@ struct RunsPruneCommand: Command {
         rule.statuses = statuses
         rule.recipePath = recipe
         rule.job = job
-        let report = try RetentionRunner(journal: journal, state: common.state).prune(rule, dryRun: dryRun)
+        let report = try RetentionRunner(journal: journal, state: common.state).prune(rule, dryRun: dryRun, batchRows: batch)
         Console.out(Self.describe(report, rule: rule, olderThan: olderThan, dryRun: dryRun))
         return ExitCode.success
     }
