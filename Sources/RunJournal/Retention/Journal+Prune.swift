@@ -28,7 +28,8 @@ extension Journal {
                       dryRun: Bool = false) throws -> PruneReport {
         let batch = max(1, batchRows)
         var report = PruneReport()
-        if !dryRun { try finishPruning(&report, exportsRoot: exportsRoot, batch: batch) }
+        let keptFires = try notLatestScheduledFire()
+        if !dryRun { try finishPruning(&report, exportsRoot: exportsRoot, batch: batch, keptFires: keptFires) }
         var after: (Int, String)?
         while true {
             let page = try pruneCandidates(rule, after: after, limit: batch)
@@ -64,13 +65,13 @@ extension Journal {
                 chosen.append(run)
             }
             if chosen.isEmpty { continue }
-            if dryRun { try countWouldGo(chosen, into: &report, exportsRoot: exportsRoot) } else {
+            if dryRun { try countWouldGo(chosen, into: &report, exportsRoot: exportsRoot, keptFires: keptFires) } else {
                 try beginPruning(chosen)
-                try deleteBegun(&report, exportsRoot: exportsRoot, batch: batch)
+                try deleteBegun(&report, exportsRoot: exportsRoot, batch: batch, keptFires: keptFires)
             }
         }
         if rule.statuses == nil && rule.recipePath == nil {
-            try pruneOrphanRecords(rule, into: &report, batch: batch, dryRun: dryRun)
+            try pruneOrphanRecords(rule, into: &report, batch: batch, dryRun: dryRun, keptFires: keptFires)
         }
         if !dryRun {
             try setMeta("last_prune_at", String(nowMs()))
@@ -121,14 +122,14 @@ extension Journal {
     }
 
     /// Finishes what a prune killed mid-way began.
-    private func finishPruning(_ report: inout PruneReport, exportsRoot: String?, batch: Int) throws {
+    private func finishPruning(_ report: inout PruneReport, exportsRoot: String?, batch: Int, keptFires: String) throws {
         let begun = try reading { db in try db.first("SELECT count(*) FROM pruning WHERE rows_gone = 0") { $0.int(0) } ?? 0 }
         report.finishedFromEarlier = begun
-        try deleteBegun(&report, exportsRoot: exportsRoot, batch: batch)
+        try deleteBegun(&report, exportsRoot: exportsRoot, batch: batch, keptFires: keptFires)
     }
 
     /// Deletes every run recorded in `pruning`: rows in bounded batches, then folders.
-    private func deleteBegun(_ report: inout PruneReport, exportsRoot: String?, batch: Int) throws {
+    private func deleteBegun(_ report: inout PruneReport, exportsRoot: String?, batch: Int, keptFires: String) throws {
         for table in Journal.runOwnedTables {
             while true {
                 let gone = try transaction { db in
@@ -147,7 +148,7 @@ extension Journal {
             let begun = "SELECT run_id FROM pruning WHERE rows_gone = 0"
             report.fires += try db.run("""
                 DELETE FROM fires WHERE run_id IN (\(begun)) AND status NOT IN ('queued', 'fired')
-                AND NOT \(Journal.latestScheduledFire(db.dialect))
+                AND \(keptFires)
                 """, [])
             report.triggerEvents += try db.run("DELETE FROM trigger_events WHERE run_id IN (\(begun))", [])
             report.runs += try db.run("DELETE FROM runs WHERE id IN (\(begun))", [])
@@ -170,7 +171,7 @@ extension Journal {
     }
 
     /// Counts what deleting `runs` would remove.
-    private func countWouldGo(_ runs: [RunRecord], into report: inout PruneReport, exportsRoot: String?) throws {
+    private func countWouldGo(_ runs: [RunRecord], into report: inout PruneReport, exportsRoot: String?, keptFires: String) throws {
         try reading { db in
             for run in runs {
                 let id: [SQLValue] = [.text(run.id)]
@@ -178,7 +179,7 @@ extension Journal {
                 report.reads += try db.first("SELECT count(*) FROM reads WHERE run_id = ?1", id) { $0.int(0) } ?? 0
                 report.fires += try db.first("""
                     SELECT count(*) FROM fires WHERE run_id = ?1 AND status NOT IN ('queued', 'fired')
-                    AND NOT \(Journal.latestScheduledFire(db.dialect))
+                    AND \(keptFires)
                     """, id) { $0.int(0) } ?? 0
                 report.triggerEvents += try db.first("SELECT count(*) FROM trigger_events WHERE run_id = ?1", id) { $0.int(0) } ?? 0
             }
@@ -195,7 +196,8 @@ extension Journal {
 
     /// Fire records with no run (skipped, missed) and trigger events whose run never
     /// started, from before the rule's moment; each job's latest scheduled fire stays.
-    private func pruneOrphanRecords(_ rule: PruneRule, into report: inout PruneReport, batch: Int, dryRun: Bool) throws {
+    private func pruneOrphanRecords(_ rule: PruneRule, into report: inout PruneReport, batch: Int, dryRun: Bool,
+                                    keptFires: String) throws {
         let before = Journal.ms(rule.before).asInt
         var fireCondition = """
             coalesce(missed_through, scheduled_at) < ?1 AND status IN ('skipped', 'missed', 'failed', 'succeeded')
@@ -211,7 +213,7 @@ extension Journal {
             """
         if dryRun {
             try reading { db in
-                report.fires += try db.first("SELECT count(*) FROM fires WHERE \(fireCondition) AND NOT \(Journal.latestScheduledFire(db.dialect))",
+                report.fires += try db.first("SELECT count(*) FROM fires WHERE \(fireCondition) AND \(keptFires)",
                                              values) { $0.int(0) } ?? 0
                 if rule.job == nil {
                     report.triggerEvents += try db.first("SELECT count(*) FROM trigger_events WHERE \(eventCondition)", [.int(before)]) { $0.int(0) } ?? 0
@@ -223,7 +225,7 @@ extension Journal {
             let gone = try transaction { db in
                 try db.run("""
                     DELETE FROM fires WHERE id IN (SELECT id FROM fires WHERE \(fireCondition)
-                    AND NOT \(Journal.latestScheduledFire(db.dialect)) LIMIT \(batch))
+                    AND \(keptFires) LIMIT \(batch))
                     """, values)
             }
             report.fires += gone
@@ -246,14 +248,22 @@ extension Journal {
     /// deleted before the run's row. A new table that refers to runs is added here.
     static let runOwnedTables: [(name: String, key: String)] = [("writes", "key"), ("reads", "key")]
 
-    /// True for the fire row that is its job's latest settled scheduled fire (a row of
-    /// the table `fires`), which the scheduler reads (`settleFires`).
-    static func latestScheduledFire(_ d: JournalDialect) -> String {
-        """
-        (fires.trigger = 'schedule' AND \(d.greatest)(fires.scheduled_at, coalesce(fires.missed_through, fires.scheduled_at)) >= (
-            SELECT max(\(d.greatest)(f.scheduled_at, coalesce(f.missed_through, f.scheduled_at))) FROM fires f
-            WHERE f.job = fires.job AND f.trigger = 'schedule'))
-        """
+    /// A condition true for every fire row but each job's latest settled scheduled fire
+    /// (what the scheduler reads, `settleFires`); their ids are read once a prune, in
+    /// one pass over the table (a prune's candidates are old, so a fire recorded since
+    /// is never one of them).
+    func notLatestScheduledFire() throws -> String {
+        var ids: [Int] = []
+        try reading { db in
+            let settled = "\(db.dialect.greatest)(scheduled_at, coalesce(missed_through, scheduled_at))"
+            try db.query("""
+                SELECT f.id FROM fires f JOIN (
+                    SELECT job, max(\(settled)) AS latest FROM fires WHERE trigger = 'schedule' GROUP BY job
+                ) l ON l.job = f.job
+                WHERE f.trigger = 'schedule' AND \(db.dialect.greatest)(f.scheduled_at, coalesce(f.missed_through, f.scheduled_at)) >= l.latest
+                """) { ids.append($0.int(0)) }
+        }
+        return "fires.id NOT IN (" + ([-1] + ids).map(String.init).joined(separator: ", ") + ")"
     }
 }
 
