@@ -271,20 +271,55 @@ final class TestLocks: RunLocks, @unchecked Sendable {
     private let lock = NSLock()
     private let held: Set<String>
     private var taken: [String] = []
+    private var holding = 0
+    private var most = 0
     init(held: Set<String> = []) { self.held = held }
     var acquired: [String] { lock.withLock { taken.sorted() } }
+    /// The most locks held at one time.
+    var mostHeldAtOnce: Int { lock.withLock { most } }
 
     func acquire(_ runID: String) throws -> any HeldRunLock {
         if held.contains(runID) { throw RunLock.Busy(runID: runID, pid: nil) }
-        lock.withLock { taken.append(runID) }
-        return Held(runID: runID)
+        lock.withLock {
+            taken.append(runID)
+            holding += 1
+            most = max(most, holding)
+        }
+        return Held(runID: runID) { [self] in lock.withLock { holding -= 1 } }
     }
 
     func isHeld(_ runID: String) -> Bool { held.contains(runID) }
 
-    final class Held: HeldRunLock {
+    final class Held: HeldRunLock, @unchecked Sendable {
         let runID: String
-        init(runID: String) { self.runID = runID }
-        func release() {}
+        private var onRelease: (() -> Void)?
+        init(runID: String, onRelease: @escaping () -> Void) {
+            self.runID = runID
+            self.onRelease = onRelease
+        }
+        func release() {
+            onRelease?()
+            onRelease = nil
+        }
+    }
+}
+
+extension JournalPruneTests {
+    /// Unfinished runs are locked while they go, a few a batch at most (on PostgreSQL a
+    /// lock is a connection), and every one of them still goes.
+    func testABatchHoldsAFewLocksAtMost() throws {
+        try eachJournalBackend { backend in
+            let clock = TestClock(Self.now)
+            let journal = try backend.journal(clock: clock.read)
+            let count = Journal.locksPerBatch * 2 + 3
+            for n in 0..<count { try addRun(journal, clock, String(format: "f%03d", n), daysAgo: 400, status: .failed, writes: 1, reads: 0) }
+            let locks = TestLocks()
+            let report = try journal.prune(rule(olderThanDays: 90, keepFailedDays: 365),
+                                           keep: RetentionKeep(locks: locks, unfinishedBefore: Self.now.addingTimeInterval(-365 * Self.day)),
+                                           exportsRoot: nil)
+            XCTAssertEqual([report.runs, report.writes], [count, count])
+            XCTAssertEqual(locks.acquired.count, count)
+            XCTAssertLessThanOrEqual(locks.mostHeldAtOnce, Journal.locksPerBatch)
+        }
     }
 }

@@ -21,7 +21,7 @@ final class CLITests: CLITestCase {
       describe    Show a recipe's manifest: parameters, permissions, limits.
       plan        Run a recipe with reads live and writes recorded, not sent; print or save the plan.
       apply       Apply a saved plan: run its recipe again, sending only the planned writes.
-      runs        List, show, resume and repair journalled runs.
+      runs        List, show, resume, repair and prune journalled runs.
       login       Sign in to a profile that uses a user session.
       logout      Sign out of a session profile and delete its stored credentials.
       keys        Show API keys' permissions as a ready line of profile config.

@@ -33,12 +33,15 @@ extension Journal {
         var after: (Int, String)?
         while true {
             let page = try pruneCandidates(rule, after: after, limit: batch)
-            guard let last = page.last else { break }
-            after = (Journal.ms(last.startedAt).asInt, last.id)
+            guard !page.isEmpty else { break }
             var chosen: [RunRecord] = []
             var held: [any HeldRunLock] = []
             defer { held.forEach { $0.release() } }
             for run in page {
+                // On PostgreSQL each lock is a connection: a batch holds a few at most,
+                // and the rest of the page is read again for the next batch.
+                if held.count == Journal.locksPerBatch { break }
+                after = (Journal.ms(run.startedAt).asInt, run.id)
                 let status: PruneStatus
                 if run.status == .running {
                     guard !keep.locks.isHeld(run.id) else {
@@ -79,6 +82,9 @@ extension Journal {
         }
         return report
     }
+
+    /// The most run locks one batch of a prune holds (`RetentionKeep` locks unfinished runs while they go).
+    static let locksPerBatch = 16
 
     /// When the last completed prune ended (nil: never).
     public func lastPruneAt() throws -> Date? {
