@@ -323,3 +323,17 @@ extension JournalPruneTests {
         }
     }
 }
+
+extension JournalPruneTests {
+    /// Only `root/<id>` is a run's own export folder: an id that would climb out of the
+    /// root or name a folder deeper down never does.
+    func testOnlyOneComponentUnderTheRootIsARunsOwnFolder() {
+        XCTAssertTrue(ExportFolder.isOwn("/s/runs/job@1", runID: "job@1", root: "/s/runs"))
+        XCTAssertFalse(ExportFolder.isOwn("/s/runs/..", runID: "..", root: "/s/runs"))
+        XCTAssertFalse(ExportFolder.isOwn("/s/runs/.", runID: ".", root: "/s/runs"))
+        XCTAssertFalse(ExportFolder.isOwn("/s/runs/../vault", runID: "../vault", root: "/s/runs"))
+        XCTAssertFalse(ExportFolder.isOwn("/s/runs/a/b", runID: "a/b", root: "/s/runs"))
+        XCTAssertFalse(ExportFolder.isOwn("/s/runs/", runID: "", root: "/s/runs"))
+        XCTAssertFalse(ExportFolder.isOwn("/elsewhere/job@1", runID: "job@1", root: "/s/runs"))
+    }
+}

@@ -49,6 +49,13 @@ extension Journal {
 
 /// A run's export folder, as a prune measures and removes it.
 enum ExportFolder {
+    /// Whether `folder` is the run's own export folder, `root/<run id>`: one path
+    /// component under `root` (an id with a `/`, or `.` or `..`, never names one).
+    static func isOwn(_ folder: String, runID: String, root: String) -> Bool {
+        !runID.isEmpty && runID != "." && runID != ".." && !runID.contains("/") && !runID.contains("\0")
+            && folder == root + "/" + runID
+    }
+
     /// The bytes of the regular files under `path` (0 if it is missing).
     static func bytes(_ path: String) -> Int64 {
         guard let walker = FileManager.default.enumerator(atPath: path) else { return 0 }

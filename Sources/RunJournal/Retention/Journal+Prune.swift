@@ -165,7 +165,7 @@ extension Journal {
             try db.query("SELECT run_id, output_folder FROM pruning WHERE rows_gone = 1") { folders.append(($0.text(0), $0.textOrNil(1))) }
         }
         for (id, folder) in folders {
-            if let exportsRoot, let folder, folder == exportsRoot + "/" + id {
+            if let exportsRoot, let folder, ExportFolder.isOwn(folder, runID: id, root: exportsRoot) {
                 let bytes = ExportFolder.bytes(folder)
                 if ExportFolder.remove(folder) {
                     report.exportFolders += 1
@@ -192,7 +192,7 @@ extension Journal {
         }
         report.runs += runs.count
         for run in runs {
-            if let exportsRoot, let folder = run.outputFolder, folder == exportsRoot + "/" + run.id,
+            if let exportsRoot, let folder = run.outputFolder, ExportFolder.isOwn(folder, runID: run.id, root: exportsRoot),
                FileManager.default.fileExists(atPath: folder) {
                 report.exportFolders += 1
                 report.exportBytes += ExportFolder.bytes(folder)
