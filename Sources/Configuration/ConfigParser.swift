@@ -10,7 +10,7 @@ struct ConfigParser {
     /// `jobs` is read by `JobsConfigParser` (for `hubscript jobs`), `triggers` by
     /// `TriggersConfigParser` (for `hubscript listen`), `libraries` by `LibrariesConfig`,
     /// `journal` by `JournalConfig`, not here.
-    static let topKeys = ["default_profile", "profiles", "dispatch_targets", "jobs", "triggers", "libraries", "journal", "approvals"]
+    static let topKeys = ["default_profile", "profiles", "dispatch_targets", "jobs", "triggers", "libraries", "journal", "approvals", "retention"]
     static let profileKeys = ["sandbox", "hub_url", "api_prefix", "email", "api_key", "api_key_env", "api_key_ref", "api_key_id",
                               "api_key_permissions", "rate_limit_per_minute", "dispatch_url", "dispatch_token_ref",
                               "dispatch_targets", "api_key_record_profile", "gate", "ca_file"]

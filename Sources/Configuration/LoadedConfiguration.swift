@@ -32,6 +32,8 @@ public struct LoadedConfiguration: Sendable {
     public let journal: PostgresURL?
     /// The `approvals` rules: which saved plans need approvals before apply (`ApprovalsConfig`).
     public private(set) var approvals = ApprovalsConfig.none
+    /// The `retention` key (nil: runs are pruned only by `hubscript runs prune`).
+    public var retention: RetentionConfig? = nil
     let libraryDeclarations: [LibrariesConfig.Declaration]
 
     /// The configuration of a command that found no file.
@@ -56,6 +58,7 @@ public struct LoadedConfiguration: Sendable {
             file: file, hub: hub, jobs: try JobsConfigParser(file: file, hub: hub).parse(value),
             triggers: try TriggersConfigParser(file: file, hub: hub).parse(value),
             journal: try JournalConfig.parse(value, file: file),
+            retention: try RetentionConfig.parse(value, file: file),
             libraryDeclarations: try LibrariesConfig.declarations(value, file: file))
         loaded.approvals = try ApprovalsConfig.parse(value, file: file, hub: hub)
         return loaded

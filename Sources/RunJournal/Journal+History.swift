@@ -59,20 +59,24 @@ extension Journal {
         }
     }
 
-    /// The last `writes` row id (0 for none): row ids only grow, as rows are never deleted.
+    /// The last `writes` row id (0 for none). It grows with every write; a prune
+    /// (`Journal.prune`) may lower it, and then raises `commits` by as much and one more,
+    /// so the history mark still only grows.
     static func lastWriteRow(_ db: any JournalDatabase) throws -> Int {
         try db.first("SELECT coalesce(max(rowid), 0) FROM writes") { $0.int(0) } ?? 0
     }
 
     /// Inside a write transaction, after its changes: the history mark it commits,
-    /// bumping `journal_commits.commits` if the transaction added no `writes` row.
+    /// bumping `journal_commits.commits` if the transaction added no `writes` row (by
+    /// one, plus what a prune's deletion took off the last row id).
     static func advanceHistoryMark(_ db: any JournalDatabase, lastWriteRowBefore before: Int) throws -> Int? {
         guard let (commits, last) = try db.first(
             "SELECT commits, (SELECT coalesce(max(rowid), 0) FROM writes) FROM journal_commits WHERE id = 1", { ($0.int(0), $0.int(1)) })
         else { return nil }
-        guard last == before else { return commits + last }
-        try db.run("UPDATE journal_commits SET commits = commits + 1 WHERE id = 1", [])
-        return commits + 1 + last
+        guard last <= before else { return commits + last }
+        let raise = before - last + 1
+        try db.run("UPDATE journal_commits SET commits = commits + ?1 WHERE id = 1", [.int(raise)])
+        return commits + raise + last
     }
 
     /// Makes the table and its row (a new random id unless `journalID`), if missing, in

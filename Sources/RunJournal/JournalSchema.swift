@@ -67,6 +67,10 @@ import SQLiteKit
 /// runs match (`status=running` among 100,000 runs) reads those runs only, not every run.
 /// And by start, id and recipe path: a filter on part of the recipe's path (which no
 /// index can search) reads that index in page order, not each run's row.
+/// Version 11 adds what retention (`Journal.prune`) keeps: `pruning(run_id, output_folder,
+/// rows_gone)`, the runs a prune has begun to delete (a prune killed mid-way is finished
+/// by the next one), and `journal_meta(name, value)`, facts about the journal as a whole
+/// (`last_prune_at`: ms since 1970 of the last completed prune).
 ///
 /// A new version adds a step to `migrations`; a file with a newer version than this
 /// code knows is refused rather than guessed at.
@@ -75,7 +79,7 @@ import SQLiteKit
 /// `migrations(for:)`); its version is the one row of `journal_schema`. A new version
 /// adds one step to `migrations(for:)`, written once for both.
 enum JournalSchema {
-    static let version: Int32 = 10
+    static let version: Int32 = 11
 
     /// `migrations[n]` upgrades a SQLite file from version `n` to `n + 1`.
     static let migrations = migrations(for: .sqlite)
@@ -247,6 +251,17 @@ enum JournalSchema {
             CREATE INDEX runs_profile_started ON runs (profile, started_at, id);
             CREATE INDEX runs_mode_started ON runs (mode, started_at, id);
             CREATE INDEX runs_started_recipe ON runs (started_at, id, recipe_path);
+            """,
+            """
+            CREATE TABLE pruning (
+                run_id        \(key) PRIMARY KEY,
+                output_folder TEXT,
+                rows_gone     \(int) NOT NULL DEFAULT 0
+            );
+            CREATE TABLE journal_meta (
+                name  \(key) PRIMARY KEY,
+                value TEXT NOT NULL
+            );
             """,
         ]
     }

@@ -106,7 +106,7 @@ final class ConfigTests: XCTestCase {
              "profiles.p.hub_url is required (e.g. \"https://api.substratalapps.com\"), or set sandbox = true"),
             (#"return { profiles = { p = { hub_url = "https://h" } } }"#,
              "profiles.p needs exactly one of email (a user session: hubscript login), api_key_ref (the vault entry holding an API key), api_key_env (the variable holding it, for CI) or api_key"),
-            (#"return { profile = {} }"#, "unknown key 'profile' in the top level (allowed: default_profile, profiles, dispatch_targets, jobs, triggers, libraries, journal, approvals)"),
+            (#"return { profile = {} }"#, "unknown key 'profile' in the top level (allowed: default_profile, profiles, dispatch_targets, jobs, triggers, libraries, journal, approvals, retention)"),
             (#"return 42"#, "must return a table, e.g. return { profiles = { … } }"),
         ]
         for (text, message) in cases {

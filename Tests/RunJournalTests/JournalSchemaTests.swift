@@ -17,7 +17,7 @@ final class JournalSchemaTests: XCTestCase {
     }
 
     /// The key columns: compared bytewise on both (`COLLATE "C"` on PostgreSQL).
-    static let keyColumns = ["fires.job", "fires.run_id", "plan_decisions.person", "plan_decisions.plan_id", "plans.id", "reads.key", "reads.run_id", "run_output.run_id", "runs.id", "state.key", "state.scope",
+    static let keyColumns = ["fires.job", "fires.run_id", "journal_meta.name", "plan_decisions.person", "plan_decisions.plan_id", "plans.id", "pruning.run_id", "reads.key", "reads.run_id", "run_output.run_id", "runs.id", "state.key", "state.scope",
                              "trigger_events.event_id", "trigger_events.trigger", "writes.key", "writes.run_id"]
 
     func sqliteColumns() throws -> [Column] {
@@ -62,7 +62,7 @@ final class JournalSchemaTests: XCTestCase {
 
     func testBothDatabasesHaveTheSameTablesAndColumns() throws {
         let sqlite = try sqliteColumns()
-        XCTAssertEqual(Set(sqlite.map(\.table)), ["fires", "plan_decisions", "plans", "reads", "run_output", "runs", "state", "trigger_events", "writes"])
+        XCTAssertEqual(Set(sqlite.map(\.table)), ["fires", "journal_meta", "plan_decisions", "plans", "pruning", "reads", "run_output", "runs", "state", "trigger_events", "writes"])
         XCTAssertEqual(Set(sqlite.map(\.type)), ["integer", "text"])
         let postgres = try postgresColumns()
         XCTAssertEqual(postgres.columns.map(\.description), sqlite.map(\.description))

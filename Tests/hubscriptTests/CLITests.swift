@@ -36,7 +36,7 @@ final class CLITests: XCTestCase {
       approve     Approve a saved plan as a signed-in Hub user (the two-person rule before apply).
       reject      Reject a saved plan with a reason: it can no longer be applied.
       plans       List and show saved plans with their approvals.
-      runs        List, show, resume and repair journalled runs.
+      runs        List, show, resume, repair and prune journalled runs.
       login       Sign in to a profile that uses a user session.
       logout      Sign out of a session profile and delete its stored credentials.
       keys        Show API keys' permissions as a ready line of profile config.

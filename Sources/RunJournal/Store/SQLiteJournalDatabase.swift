@@ -9,6 +9,10 @@ final class SQLiteJournalDatabase: JournalDatabase {
 
     init(path: String, busyTimeoutMs: Int32) throws {
         let db = try SQLiteDatabase(path: path, busyTimeoutMs: busyTimeoutMs)
+        // A new file gives freed pages back after a prune (`Journal.giveSpaceBack`). Set
+        // only on an empty file: on one with tables it would change nothing (that needs
+        // a full VACUUM), and it waits for the write lock, which an open must not.
+        if try db.first("PRAGMA page_count", [], { $0.int(0) }) == 0 { try db.exec("PRAGMA auto_vacuum = INCREMENTAL") }
         try db.enableWAL()
         // Closing leaves the log: see `Journal.markClosedCleanly`.
         try db.keepWriteAheadLogAtClose()

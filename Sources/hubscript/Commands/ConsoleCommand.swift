@@ -55,6 +55,7 @@ struct ConsoleCommand: Command {
         let serving = try ConsoleServing.start(address: address, secureCookies: allowRemote && address.isBeyondLoopback,
                                                readOnly: readOnly, config: config, triggers: triggers, common: common,
                                                journal: journal, name: "console", endpoints: telemetry.endpoints)
+        let retention = DailyRetention.start(config, journal: try common.openJournal(), state: common.state, name: "console")
         let stopped = DispatchSemaphore(value: 0)
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
@@ -67,7 +68,7 @@ struct ConsoleCommand: Command {
         stopping.fire()
         Console.err("console: stopping\n")
         serving.stop()
-        withExtendedLifetime(signals) {}
+        withExtendedLifetime((signals, retention)) {}
         Console.err("console: stopped\n")
         return ExitCode.success
     }

@@ -77,6 +77,7 @@ struct ListenCommand: Command {
                                      common: common, journal: listening.listener.journal, name: "listen",
                                      endpoints: telemetry.endpoints)
         }
+        let retention = DailyRetention.start(common.configuration, journal: try common.openJournal(), state: common.state, name: "listen")
         let stopped = DispatchSemaphore(value: 0)
         let signals = [SIGINT, SIGTERM].map { signo -> DispatchSourceSignal in
             signal(signo, SIG_IGN)
@@ -92,7 +93,7 @@ struct ListenCommand: Command {
         // The running recipe has finished: the journal is closed here, before the process
         // exits, so the next command finds it closed cleanly and skips the integrity check.
         listening.listener.journal.closeCleanly()
-        withExtendedLifetime(signals) {}
+        withExtendedLifetime((signals, retention)) {}
         Console.err("listen: stopped\n")
         return ExitCode.success
     }

@@ -6,9 +6,10 @@ import Runs
 
 enum RunsCommands {
     static let group = CommandGroup(
-        name: "runs", abstract: "List, show, resume and repair journalled runs.",
+        name: "runs", abstract: "List, show, resume, repair and prune journalled runs.",
         subcommands: [HubscriptCLI.entry(RunsListCommand.self), HubscriptCLI.entry(RunsShowCommand.self),
-                      HubscriptCLI.entry(RunsResumeCommand.self), HubscriptCLI.entry(RunsRepairCommand.self)])
+                      HubscriptCLI.entry(RunsResumeCommand.self), HubscriptCLI.entry(RunsRepairCommand.self),
+                      HubscriptCLI.entry(RunsPruneCommand.self)])
 
     /// The journal, refused if it is 0 bytes; `check` (resume: `.always`) also checks its pages.
     static func journal(_ common: CommonOptions.Values, check: Journal.IntegrityCheck = .skip) throws -> Journal {

@@ -86,6 +86,7 @@ struct JobsServeCommand: Command {
             return server
         } }
         serving.fire()
+        let retention = DailyRetention.start(config, journal: try options.common.openJournal(), state: options.common.state, name: "jobs serve")
         let console = try consolePort.map { port in
             try ConsoleServing.start(address: ListenAddress(bind: nil, port: port, limits: ConsoleServer.limits), secureCookies: false,
                                      readOnly: false, config: config, triggers: config.triggers,
@@ -100,7 +101,7 @@ struct JobsServeCommand: Command {
         // Every fire has finished: the journal is closed here, before the process exits,
         // so the next command finds it closed cleanly and skips the integrity check.
         scheduler.journal.closeCleanly()
-        withExtendedLifetime(signals) {}
+        withExtendedLifetime((signals, retention)) {}
         Console.err("jobs serve: stopped\n")
         return ExitCode.success
     }
