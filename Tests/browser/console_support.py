@@ -54,7 +54,8 @@ hub.users.update("usr_ada", { display_name = "Ada Lovelace" })
 }
 
 CONFIG = """
-return { jobs = { nightly = { recipe = "recipes/sync.lua", schedule = "0 3 * * *", timezone = "Europe/Paris" } } }
+return { jobs = { nightly = { recipe = "recipes/sync.lua", schedule = "0 3 * * *", timezone = "Europe/Paris" } },
+         approvals = { { required = 1 } } }
 """
 
 

@@ -4,6 +4,7 @@ as text, the Content-Security-Policy, and an action by a signed-in Hub user.
 
 Run by scripts/test-browser (which installs Chromium, chromedriver and Selenium)."""
 
+import json
 import os
 import time
 import unittest
@@ -193,11 +194,53 @@ class ConsoleInBrowserTests(unittest.TestCase):
         self.driver.find_element(By.ID, "signout").click()
         self.assertEqual(self.csp_violations(), [])
 
-    @unittest.skip("two-person approval is not in the console yet (docs/console.md, Plans)")
     def test_second_user_approves_a_plan_and_apply_succeeds_and_a_changed_plan_is_refused(self):
-        pass
+        # A plan made with the sandbox's API key (its maker: this machine's user) waits
+        # for one approval: apply refuses it before sending anything.
+        plan, plan_id = self.make_plan("approved-plan.json")
+        refused = self.console.hubscript("apply", plan)
+        self.assertEqual(refused.returncode, 3, refused.stderr)
+        self.assertIn("approval", refused.stderr)
+
+        # Another person, signed in through the console with the Hub's login, approves it.
+        self.sign_in("admin@example.com", mfa="123456")
+        self.approve(plan_id)
+        self.assertEqual(self.driver.find_element(By.ID, "plan-status").text, "approved")
+        applied = self.console.hubscript("apply", plan)
+        self.assertEqual(applied.returncode, 0, applied.stderr)
+
+        # A second plan approved, then changed on disk: apply refuses it (exit 3).
+        changed, changed_id = self.make_plan("changed-plan.json")
+        self.approve(changed_id)
+        with open(changed, encoding="utf-8") as f:
+            document = json.load(f)
+        document["writes"][0]["body"]["display_name"] = "Mallory"
+        with open(changed, "w", encoding="utf-8") as f:
+            json.dump(document, f, indent=2, sort_keys=True)
+        refused = self.console.hubscript("apply", changed)
+        self.assertEqual(refused.returncode, 3, refused.stderr)
+        self.driver.find_element(By.ID, "signout").click()
+        self.assertEqual(self.csp_violations(), [])
 
     # Helpers
+
+    def make_plan(self, name):
+        """Plans recipes/sync.lua into `name` in the test's folder: (its path, its plan id)."""
+        path = os.path.join(self.console.folder, name)
+        made = self.console.hubscript("plan", "recipes/sync.lua", "--out", path)
+        self.assertEqual(made.returncode, 0, made.stderr)
+        with open(path, encoding="utf-8") as f:
+            return path, json.load(f)["run_id"]
+
+    def approve(self, plan_id):
+        """Clicks Approve on the plan's page, accepts the confirmation, waits for the answer."""
+        self.open("/plans/" + urllib.parse.quote(plan_id, safe=""))
+        self.driver.find_element(By.ID, "approve-button").click()
+        alert = wait_until(lambda: self._alert(), 5)
+        if alert is not None:
+            alert.accept()
+        self.assertTrue(wait_until(lambda: self.driver.find_element(By.ID, "plan-status").text == "approved", 10),
+                        "not approved: " + self.driver.find_element(By.ID, "main").text)
 
     def cookie(self):
         value = self.driver.get_cookie("hubscript_console_" + self.console.base.rsplit(":", 1)[1])
