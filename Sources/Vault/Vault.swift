@@ -63,7 +63,12 @@ public final class Vault {
                             policy: VaultRollbackPolicy = .refuse) throws -> Vault {
         try Sodium.ensureReady()
         let path = folder.appendingPathComponent(indexFileName).path
-        var (index, key) = try readIndex(path, folder: folder, source: source, key: nil)
+        let bytes = try readIndexFile(path, folder: folder.path)
+        var reader = ByteReader(bytes)
+        let firstHeader = try VaultHeader.parse(&reader, file: path)
+        let key = try unlock(source, header: firstHeader, file: path)
+        let body = try VaultIndex.parseBody(&reader, header: firstHeader, file: path)
+        var index = VaultIndex(header: firstHeader, records: body.records, seal: body.seal)
         let remembered: UInt64?
         do {
             remembered = try checkIntegrity(index, key: key, file: path, options: options, policy: policy)
@@ -73,31 +78,30 @@ public final class Vault {
             // generation is remembered only once the file holding it is durable, so a
             // file read now holds at least the generation just read from the memory:
             // read it again, and a vault that is still behind was rolled back.
-            (index, key) = try readIndex(path, folder: folder, source: source, key: key)
+            index = try reread(path, folder: folder.path, key: key, opened: index.header, source: source.label)
             remembered = try checkIntegrity(index, key: key, file: path, options: options, policy: policy)
         }
-        let header = index.header
         let vault = Vault(folder: folder, options: options, index: index, key: key, source: source.label, policy: policy)
         vault.rememberedGeneration = remembered
-        vault.rememberGeneration(header.generation)
+        vault.rememberGeneration(index.header.generation)
         return vault
     }
 
-    /// Reads and parses the index file at `path`, unlocking it with `source` (or, on a
-    /// second read, checking that `key` still opens it).
-    private static func readIndex(_ path: String, folder: URL, source: VaultKeySource,
-                                  key known: SecretBytes?) throws -> (VaultIndex, SecretBytes) {
-        let bytes = try readIndexFile(path, folder: folder.path)
+    /// Reads the index file at `path` again with `key`, which opened `previous`: a file
+    /// whose key is no longer `key` (rotated meanwhile) is `wrong_key`.
+    static func reread(_ path: String, folder: String, key: SecretBytes, opened previous: VaultHeader,
+                       source: String) throws -> VaultIndex {
+        let bytes = try readIndexFile(path, folder: folder)
         var reader = ByteReader(bytes)
         let header = try VaultHeader.parse(&reader, file: path)
-        let key = try known ?? unlock(source, header: header, file: path)
-        if known != nil {
-            let scratch = try SecretBytes(count: 0)
-            guard Sodium.open(header.checkTag[...], ad: header.keyCheckAssociatedData, nonce: header.checkNonce[...], key: key, into: scratch)
-            else { throw VaultError(.wrongKey, "wrong key: the vault \(path) no longer opens with \(source.label) (was its key rotated?)") }
+        let scratch = try SecretBytes(count: 0)
+        guard header.keyKind == previous.keyKind, header.salt == previous.salt,
+              Sodium.open(header.checkTag[...], ad: header.keyCheckAssociatedData, nonce: header.checkNonce[...], key: key, into: scratch)
+        else {
+            throw VaultError(.wrongKey, "wrong key: the vault \(path) no longer opens with \(source) (was its key rotated?); nothing was changed")
         }
         let body = try VaultIndex.parseBody(&reader, header: header, file: path)
-        return (VaultIndex(header: header, records: body.records, seal: body.seal), key)
+        return VaultIndex(header: header, records: body.records, seal: body.seal)
     }
 
     /// Makes a new, empty vault in `folder` (created 0700 if missing) that opens with
@@ -224,17 +228,7 @@ public final class Vault {
 
     /// Re-reads the file (under the lock) with the key this vault was opened with.
     func reload() throws {
-        let bytes = try Self.readIndexFile(indexPath, folder: folder.path)
-        var reader = ByteReader(bytes)
-        let header = try VaultHeader.parse(&reader, file: indexPath)
-        let scratch = try SecretBytes(count: 0)
-        guard header.keyKind == index.header.keyKind, header.salt == index.header.salt,
-              Sodium.open(header.checkTag[...], ad: header.keyCheckAssociatedData, nonce: header.checkNonce[...], key: key, into: scratch)
-        else {
-            throw VaultError(.wrongKey, "wrong key: the vault \(indexPath) no longer opens with \(source) (was its key rotated?); nothing was changed")
-        }
-        let body = try VaultIndex.parseBody(&reader, header: header, file: indexPath)
-        let fresh = VaultIndex(header: header, records: body.records, seal: body.seal)
+        let fresh = try Self.reread(indexPath, folder: folder.path, key: key, opened: index.header, source: source)
         rememberedGeneration = try Self.checkIntegrity(fresh, key: key, file: indexPath, options: options, policy: policy)
         index = fresh
     }

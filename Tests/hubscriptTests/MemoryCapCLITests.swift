@@ -44,7 +44,7 @@ final class MemoryCapCLITests: XCTestCase {
         "error: limit exceeded: memory (32 MiB); raise limits.memory_mb in the recipe manifest if the recipe really needs more"
 
     /// Each hostile recipe with its expected exit status and last stderr line.
-    private static let attacks: [(name: String, source: String, status: Int32, errorLine: String?)] = [
+    private static let hostileRecipes: [(name: String, source: String, status: Int32, errorLine: String?)] = [
         ("decode-14MiB", #"local v = json.decode("[" .. string.rep("1,", 7 * 1024 * 1024) .. "1]")"#, 4, memoryMessage),
         ("decode-object", #"""
             local parts = {}
@@ -100,17 +100,17 @@ final class MemoryCapCLITests: XCTestCase {
         let baseline = try runMeasured(cli, "baseline", "print('hello')")
         XCTAssertEqual(baseline.status, 0, baseline.stderr)
         let allowed = baseline.peak + 2 * Self.capMiB << 20
-        for attack in Self.attacks {
-            let outcome = try runMeasured(cli, attack.name, attack.source)
-            XCTAssertEqual(outcome.status, attack.status, "\(attack.name): \(outcome.stderr)")
-            if let line = attack.errorLine {
+        for recipe in Self.hostileRecipes {
+            let outcome = try runMeasured(cli, recipe.name, recipe.source)
+            XCTAssertEqual(outcome.status, recipe.status, "\(recipe.name): \(outcome.stderr)")
+            if let line = recipe.errorLine {
                 // The error line; a run that stopped with an export open then says what it kept.
                 let lines = outcome.stderr.split(separator: "\n").map(String.init)
                 let errorLine = lines.last { $0.hasPrefix("error: ") }
-                XCTAssertEqual(errorLine, line, "\(attack.name): \(outcome.stderr)")
+                XCTAssertEqual(errorLine, line, "\(recipe.name): \(outcome.stderr)")
             }
             XCTAssertLessThanOrEqual(outcome.peak, allowed,
-                "\(attack.name): peak RSS \(outcome.peak >> 20) MiB, over 2 × \(Self.capMiB) MiB + baseline \(baseline.peak >> 20) MiB")
+                "\(recipe.name): peak RSS \(outcome.peak >> 20) MiB, over 2 × \(Self.capMiB) MiB + baseline \(baseline.peak >> 20) MiB")
         }
     }
 }
