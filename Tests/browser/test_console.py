@@ -139,8 +139,6 @@ class ConsoleInBrowserTests(unittest.TestCase):
     def test_hostile_text_in_a_runs_output_from_a_hub_users_name_is_shown_as_text(self):
         self.open("/runs/" + urllib.parse.quote(HOSTILE_RUN, safe=""))
         output = self.driver.find_element(By.ID, "run-output").text
-        if "does not keep what runs print" in output:
-            self.skipTest("this console does not show what runs print yet (docs/console.md, A run)")
         self.assertIn("display name: " + SCRIPT_TAG + " " + IMG_TAG, output)
         self.assertIn("U+202E", output)
         self.assertNotIn("\u202e", output)
