@@ -1,5 +1,6 @@
 import Foundation
 import SystemText
+import ScriptHost
 import RunJournal
 import Configuration
 
@@ -7,7 +8,7 @@ import Configuration
 struct RunsPruneCommand: Command {
     static let configuration = CommandConfiguration(
         name: "runs prune", abstract: "Remove old runs, their writes, reads, fires and export folders from the journal.",
-        usage: "[--older-than AGE] [--keep-failed AGE] [--status S,S] [--recipe FILE] [--job NAME] [--batch N] [--dry-run]",
+        usage: "[--older-than AGE] [--keep-failed AGE] [--status S,S] [--recipe FILE] [--job NAME] [--batch N] [--dry-run] [--json]",
         options: [
             OptionSpec(name: "older-than", valueName: "age", help: "Remove runs started and ended longer ago than this (90d, 12h, 2w, 30m); default: the configuration's retention.older_than."),
             OptionSpec(name: "keep-failed", valueName: "age", help: "Keep runs that did not succeed (they can be resumed) until they are this old; default: the configuration's retention.keep_failed, else kept."),
@@ -16,6 +17,7 @@ struct RunsPruneCommand: Command {
             OptionSpec(name: "job", valueName: "name", help: "Only runs fired by this job (and its fire records)."),
             OptionSpec(name: "batch", valueName: "n", help: "Rows deleted a transaction (default 1000): smaller holds the journal's write lock for less time."),
             OptionSpec(name: "dry-run", valueName: nil, help: "Show what would be removed; remove nothing."),
+            OptionSpec(name: "json", valueName: nil, help: "The report as one JSON object (type \"prune\") on stdout."),
         ] + CommonOptions.specs,
         discussion: """
         A run goes with its writes, recorded reads, fire records, trigger events and its
@@ -35,6 +37,7 @@ struct RunsPruneCommand: Command {
     let job: String?
     let dryRun: Bool
     let batch: Int
+    let json: Bool
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else { throw UsageError("runs prune takes no arguments (select runs with --older-than, --status, --recipe, --job)") }
@@ -68,6 +71,7 @@ struct RunsPruneCommand: Command {
         recipe = arguments.value("recipe").map { AbsolutePath.of($0, resolvingParents: true) }
         job = arguments.value("job")
         dryRun = arguments.flag("dry-run")
+        json = arguments.flag("json")
         guard let batch = Int(arguments.value("batch") ?? "1000"), batch > 0, batch <= 100_000 else {
             throw UsageError("--batch takes a number of rows from 1 to 100000, got '\(arguments.value("batch") ?? "")'")
         }
@@ -81,8 +85,27 @@ struct RunsPruneCommand: Command {
         rule.recipePath = recipe
         rule.job = job
         let report = try RetentionRunner(journal: journal, state: common.state).prune(rule, dryRun: dryRun, batchRows: batch)
-        Console.out(Self.describe(report, rule: rule, olderThan: olderThan, dryRun: dryRun))
+        if json {
+            ConsoleOutput(json: true, timestamps: true).event("prune", Self.jsonFields(report, rule: rule, olderThan: olderThan, dryRun: dryRun))
+        } else {
+            Console.out(Self.describe(report, rule: rule, olderThan: olderThan, dryRun: dryRun))
+        }
         return ExitCode.success
+    }
+
+    /// The report as `--json` prints it: the counts `describe` shows, by the same names in
+    /// snake case, `kept` by reason (every reason, 0 included), and the cut-off time.
+    static func jsonFields(_ report: PruneReport, rule: PruneRule, olderThan: RetentionAge, dryRun: Bool) -> [String: ScriptValue] {
+        var kept: [String: ScriptValue] = [:]
+        for reason in KeptReason.allCases { kept[reason.rawValue] = .integer(Int64(report.kept[reason] ?? 0)) }
+        return [
+            "dry_run": .bool(dryRun), "older_than": .string("\(olderThan)"), "started_before": .string(UTCTime.iso8601(rule.before)),
+            "runs": .integer(Int64(report.runs)), "writes": .integer(Int64(report.writes)), "reads": .integer(Int64(report.reads)),
+            "fires": .integer(Int64(report.fires)), "trigger_events": .integer(Int64(report.triggerEvents)),
+            "export_folders": .integer(Int64(report.exportFolders)), "export_bytes": .integer(report.exportBytes),
+            "journal_bytes_freed": .integer(report.journalBytesFreed), "finished_from_earlier": .integer(Int64(report.finishedFromEarlier)),
+            "kept": .object(kept),
+        ]
     }
 
     /// The report as `runs prune` prints it.
