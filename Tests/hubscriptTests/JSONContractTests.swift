@@ -27,7 +27,7 @@ final class JSONContractTests: XCTestCase {
         let lines = JSONLines.withoutTimestamps(r.stdout)   // asserts one ts per line
         XCTAssertEqual(lines.count, 7, r.stdout)
         guard lines.count == 7 else { return }
-        XCTAssertEqual(lines[0], #"{"attempt":1,"mode":"run","recipe":"\#(recipe)","resume":"hubscript runs resume run_contract","run_id":"run_contract","schema_version":1,"type":"start"}"#)
+        XCTAssertEqual(lines[0], #"{"attempt":1,"mode":"run","recipe":"\#(recipe)","resume":"hubscript runs resume run_contract --state-dir \#(cli.stateDir.path)","run_id":"run_contract","schema_version":1,"type":"start"}"#)
         XCTAssertTrue(lines[1].hasPrefix(#"{"key":"hs1-"#), lines[1])
         XCTAssertTrue(lines[1].hasSuffix(#"","method":"POST","path":"/users/usr_ada/entitlements","planned":false,"replayed":false,"summary":"grant app_hub to usr_ada","type":"write"}"#), lines[1])
         XCTAssertEqual(lines[2], #"{"text":"1\ttrue","type":"print"}"#)

@@ -46,7 +46,7 @@ final class OutputOptionsCLITests: XCTestCase {
         XCTAssertEqual(stable(result.stderr), """
         hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
         hub: GET /api-keys/key_jobs → 200 (N ms)
-        run RUN started; if it stops, resume it with: hubscript runs resume RUN
+        run RUN started; if it stops, resume it with: hubscript runs resume RUN --state-dir DIR/state
         [debug] counting step=1
         hub: GET /users/usr_admin → 200 (N ms)
         done: run RUN — 1 reads, 0 writes in T s
@@ -63,7 +63,7 @@ final class OutputOptionsCLITests: XCTestCase {
         let plain = try run(["r.lua", "--no-progress", "--state-dir", "state"])
         XCTAssertEqual(stable(plain.stderr), """
         hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
-        run RUN started; if it stops, resume it with: hubscript runs resume RUN
+        run RUN started; if it stops, resume it with: hubscript runs resume RUN --state-dir DIR/state
         done: run RUN — 1 reads, 0 writes in T s
 
         """)
@@ -102,7 +102,7 @@ final class OutputOptionsCLITests: XCTestCase {
         XCTAssertEqual(stable(verbose.stderr), """
         hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
         hub: GET /api-keys/key_jobs → 200 (N ms)
-        run run_v started (attempt 2); if it stops, resume it with: hubscript runs resume run_v
+        run run_v started (attempt 2); if it stops, resume it with: hubscript runs resume run_v --state-dir DIR/state
         [debug] counting step=1
         done: run run_v — 0 reads, 1 reads replayed, 0 writes in T s
 
@@ -111,7 +111,7 @@ final class OutputOptionsCLITests: XCTestCase {
         let plain = try run(["runs", "resume", "run_p", "--no-progress", "--state-dir", "state"])
         XCTAssertEqual(stable(plain.stderr), """
         hubscript: no configuration found; using the built-in sandbox Hub (DIR/state/sandbox/hub.sqlite). See README, "Profiles".
-        run run_p started (attempt 2); if it stops, resume it with: hubscript runs resume run_p
+        run run_p started (attempt 2); if it stops, resume it with: hubscript runs resume run_p --state-dir DIR/state
         done: run run_p — 0 reads, 1 reads replayed, 0 writes in T s
 
         """)

@@ -63,13 +63,40 @@ final class RunLifecycleTests: XCTestCase {
         let r = try cli.run([recipe, "--param", "count=1", "--run-id", "run_announced"], expect: 0)
         let lines = r.stderr.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let start = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("run run_announced") }, r.stderr)
-        XCTAssertEqual(lines[start], "run run_announced started; if it stops, resume it with: hubscript runs resume run_announced")
+        XCTAssertEqual(lines[start], "run run_announced started; if it stops, resume it with: hubscript runs resume run_announced --state-dir "
+                       + cli.stateDir.path)
         XCTAssertEqual(lines[start + 1], "done: run run_announced — 1 reads, 1 writes in " + (lines[start + 1].components(separatedBy: " in ").last ?? ""))
         try cli.resetSandbox()
         try cli.run([recipe, "--param", "count=2", "--max-writes", "1", "--run-id", "run_stopped"], expect: 4)
         let again = try cli.run(["runs", "resume", "run_stopped", "--max-writes", "2"], expect: 0)
-        XCTAssertTrue(again.stderr.contains("run run_stopped started (attempt 2); if it stops, resume it with: hubscript runs resume run_stopped\n"),
+        XCTAssertTrue(again.stderr.contains("run run_stopped started (attempt 2); if it stops, resume it with: hubscript runs resume run_stopped --state-dir "
+                                            + cli.stateDir.path + "\n"),
                       again.stderr)
+    }
+
+    func testThePrintedResumeCommandNamesTheConfigurationAndStateFolderAndWorksFromAnotherFolder() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.resetSandbox()
+        let recipe = try cli.file("grant.lua", Self.recipe)
+        let config = try cli.file("team's config.lua", "return { default_profile = \"lab\", profiles = { lab = { sandbox = true } } }\n")
+        let stopped = try cli.run([recipe, "--param", "count=2", "--max-writes", "1", "--run-id", "run_elsewhere", "--config", config], expect: 4)
+        let printed = try XCTUnwrap(stopped.stderr.split(separator: "\n").first { $0.hasPrefix("run run_elsewhere started") }, stopped.stderr)
+        let command = String(try XCTUnwrap(printed.components(separatedBy: "resume it with: ").last))
+        XCTAssertEqual(command, "hubscript runs resume run_elsewhere --config '" + config.replacingOccurrences(of: "'", with: "'\\''")
+                       + "' --state-dir " + cli.stateDir.path)
+        // Pasted into a shell in another folder, where no configuration would be found
+        // (with a higher --max-writes, as the stop said).
+        let elsewhere = cli.root.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "exec \"$HUBSCRIPT\" " + command.dropFirst("hubscript ".count) + " --max-writes 2"]
+        shell.currentDirectoryURL = elsewhere
+        shell.environment = cli.environment.merging(["HUBSCRIPT": CLIHarness.binary.path]) { $1 }
+        let resumed = try CLIHarness.collect(shell).result
+        XCTAssertEqual(resumed.status, 0, resumed.output)
+        XCTAssertTrue(resumed.stderr.contains("run run_elsewhere started (attempt 2)"), resumed.stderr)
+        XCTAssertEqual(try grants(cli), 2)
     }
 
     func testTheJSONStreamStartsWithTheStartEvent() throws {
@@ -78,7 +105,7 @@ final class RunLifecycleTests: XCTestCase {
         let recipe = try cli.file("grant.lua", Self.recipe)
         let r = try cli.run([recipe, "--param", "count=1", "--run-id", "run_json_start", "--json"], expect: 0)
         let lines = JSONLines.withoutTimestamps(r.stdout)
-        XCTAssertEqual(lines.first, #"{"attempt":1,"mode":"run","recipe":"\#(recipe)","resume":"hubscript runs resume run_json_start","run_id":"run_json_start","schema_version":1,"type":"start"}"#)
+        XCTAssertEqual(lines.first, #"{"attempt":1,"mode":"run","recipe":"\#(recipe)","resume":"hubscript runs resume run_json_start --state-dir \#(cli.stateDir.path)","run_id":"run_json_start","schema_version":1,"type":"start"}"#)
         XCTAssertEqual(lines.dropFirst().first, #"{"text":"0\tnil","type":"print"}"#)
     }
 

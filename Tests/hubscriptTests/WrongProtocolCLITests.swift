@@ -29,11 +29,12 @@ final class WrongProtocolCLITests: XCTestCase {
             .replacingOccurrences(of: #"run_[0-9TZ]+_[0-9a-f]+"#, with: "RUN", options: .regularExpression)
             .replacingOccurrences(of: #" in [0-9.]+ s\n"#, with: " in T s\n", options: .regularExpression)
             .replacingOccurrences(of: #"\([0-9]+ ms\)"#, with: "(N ms)", options: .regularExpression)
+            .replacingOccurrences(of: cli.root.path, with: "DIR")
         let message = "https://127.0.0.1:\(port): the server answered in plain HTTP (HTTP/1.1 400 Bad Request), not TLS; "
             + "for a plain-HTTP loopback server such as `hubscript sandbox serve`, use http://127.0.0.1:\(port)"
         // One attempt (one "failed" line), since the same server would answer the same way.
         XCTAssertEqual(stable, """
-            run RUN started; if it stops, resume it with: hubscript runs resume RUN
+            run RUN started; if it stops, resume it with: hubscript runs resume RUN --config DIR/tls.config.lua --state-dir DIR/state
             hub: GET /users/usr_ada failed: \(message) (N ms)
             error: ada.lua:2: transport_error: \(message)
             stack traceback:

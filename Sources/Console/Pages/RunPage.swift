@@ -1,5 +1,6 @@
 import Foundation
 import RunJournal
+import SystemText
 
 /// `/runs/ID`: one run — what started it, where it stands (live while it runs), its
 /// writes in order (paged, `?wpage=N`), what it said (its kept output), its exports and
@@ -125,14 +126,8 @@ struct RunPage {
         return "hubscript runs resume " + shellQuoted(r.id)
     }
 
-    /// `text` as one POSIX shell word: as is when it holds only safe characters, else in single quotes.
-    static func shellQuoted(_ text: String) -> String {
-        let safe = text.unicodeScalars.allSatisfy {
-            CharacterSet.alphanumerics.contains($0) && $0.isASCII || "@%+=:,./-_".unicodeScalars.contains($0)
-        }
-        if safe && !text.isEmpty { return text }
-        return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
-    }
+    /// `text` as one POSIX shell word (`ShellWord.quoted`).
+    static func shellQuoted(_ text: String) -> String { ShellWord.quoted(text) }
 
     static func seconds(_ s: Double) -> String {
         s == s.rounded() && abs(s) < 1e15 ? String(Int64(s)) : String(s)

@@ -32,6 +32,11 @@ enum CommonOptions {
         let profile: String?
         let configuration: LoadedConfiguration
         let state: StateDirectory
+        /// The options a command printed for later (`hubscript runs resume ID`) must repeat
+        /// to reach the same configuration and state folder: ` --config PATH` and
+        /// ` --state-dir DIR` (absolute, shell-quoted) when they were given as options;
+        /// empty otherwise (the environment variables stay in the person's shell).
+        let repeatedOptions: String
 
         /// Reads the options and loads the configuration they name (`--config`, else
         /// the search order of `LoadedConfiguration.load`).
@@ -40,16 +45,23 @@ enum CommonOptions {
             profile = CommonOptions.value(arguments, "profile", environment: "HUBSCRIPT_PROFILE")
             configuration = try LoadedConfiguration.load(explicit: arguments.value("config"))
             state = CommonOptions.stateDirectory(arguments)
+            var repeated = ""
+            if arguments.value("config") != nil, let file = configuration.file { repeated += " --config " + ShellWord.quoted(file.path) }
+            if arguments.value("state-dir") != nil { repeated += " --state-dir " + ShellWord.quoted(state.path) }
+            repeatedOptions = repeated
         }
 
-        init(profile: String?, configuration: LoadedConfiguration, state: StateDirectory) {
+        init(profile: String?, configuration: LoadedConfiguration, state: StateDirectory, repeatedOptions: String = "") {
             self.profile = profile
             self.configuration = configuration
             self.state = state
+            self.repeatedOptions = repeatedOptions
         }
 
         /// The same options with `profile` chosen instead.
-        func with(profile: String?) -> Values { Values(profile: profile, configuration: configuration, state: state) }
+        func with(profile: String?) -> Values {
+            Values(profile: profile, configuration: configuration, state: state, repeatedOptions: repeatedOptions)
+        }
 
         /// The Hub profiles and Dispatch targets of the configuration.
         var hub: HubConfig { configuration.hub }

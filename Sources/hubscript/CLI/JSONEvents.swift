@@ -1,5 +1,6 @@
 import Foundation
 import ScriptHost
+import SystemText
 import RunJournal
 import Configuration
 
@@ -27,24 +28,26 @@ enum JSONEvents {
         return fields
     }
 
-    /// The `start` event: the first line of a run under `--json`.
-    static func start(_ run: RunRecord) -> [String: ScriptValue] {
+    /// The `start` event: the first line of a run under `--json`. `resume` is the command
+    /// that resumes it, with `repeatedOptions` (` --config …`) after the run id.
+    static func start(_ run: RunRecord, repeatedOptions: String = "") -> [String: ScriptValue] {
         var fields: [String: ScriptValue] = [
             "run_id": .string(run.id), "mode": .string(run.mode.rawValue), "recipe": .string(run.recipePath),
             "attempt": .integer(Int64(run.attempts)), "schema_version": .integer(schemaVersion),
         ]
-        if run.mode != .plan { fields["resume"] = .string("hubscript runs resume \(run.id)") }
+        if run.mode != .plan { fields["resume"] = .string("hubscript runs resume " + ShellWord.quoted(run.id) + repeatedOptions) }
         return fields
     }
 
     /// The line for people on stderr when a run starts.
-    static func startLine(_ run: RunRecord) -> String {
+    static func startLine(_ run: RunRecord, repeatedOptions: String = "") -> String {
         let id = TerminalText.field(run.id)
         switch run.mode {
         case .plan: return "plan \(id) started\n"
         case .run, .apply:
             let attempt = run.attempts > 1 ? " (attempt \(run.attempts))" : ""
-            return "run \(id) started\(attempt); if it stops, resume it with: hubscript runs resume \(id)\n"
+            return "run \(id) started\(attempt); if it stops, resume it with: hubscript runs resume "
+                + TerminalText.field(ShellWord.quoted(run.id) + repeatedOptions) + "\n"
         }
     }
 

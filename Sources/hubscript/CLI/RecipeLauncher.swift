@@ -36,7 +36,7 @@ struct RecipeLauncher {
                 onPlan: (Plan, SecretRedactor, ConsoleOutput, PlanMaking) throws -> Void = { _, _, _, _ in }) -> Int32 {
         let output = ConsoleOutput(json: json, minimumLevel: chatter.logLevel, timestamps: true)
         let progress = chatter.progressReporter()
-        let reporter = RunReporter(output: output, json: json)
+        let reporter = RunReporter(output: output, json: json, repeatedOptions: common.repeatedOptions)
         let prepared: PreparedRecipe
         do {
             if let paramValues {

@@ -13,6 +13,8 @@ import Runs
 struct RunReporter: Sendable {
     let output: ConsoleOutput
     let json: Bool
+    /// Options the resume command printed at the start must repeat (`CommonOptions.Values.repeatedOptions`).
+    var repeatedOptions: String = ""
 
     /// One piece of a closing report: a `--json` event, or text for people on stderr
     /// (already escaped).
@@ -59,7 +61,8 @@ struct RunReporter: Sendable {
 
     /// The run id and, for people, the command that resumes it.
     func reportStart(_ run: RunRecord) {
-        if json { output.event("start", JSONEvents.start(run)) } else { output.writeStderr(JSONEvents.startLine(run)) }
+        if json { output.event("start", JSONEvents.start(run, repeatedOptions: repeatedOptions)) }
+        else { output.writeStderr(JSONEvents.startLine(run, repeatedOptions: repeatedOptions)) }
     }
 
     /// Reports a run against a Hub: the error if any, warnings, and the closing summary

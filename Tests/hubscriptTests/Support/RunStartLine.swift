@@ -1,10 +1,11 @@
 import Foundation
 
 /// The stderr line a run starts with (`run ID started; if it stops, resume it with:
-/// hubscript runs resume ID`, or `plan ID started`), for tests about other output.
+/// hubscript runs resume ID [--config FILE] [--state-dir DIR]`, or `plan ID started`),
+/// for tests about other output.
 enum RunStartLine {
     static let pattern = try! NSRegularExpression(
-        pattern: #"(?m)^(?:run (\S+) started(?: \(attempt \d+\))?; if it stops, resume it with: hubscript runs resume \1|plan \S+ started)\n"#)
+        pattern: #"(?m)^(?:run (\S+) started(?: \(attempt \d+\))?; if it stops, resume it with: hubscript runs resume \1(?: --(?:config|state-dir) (?:'[^']*'|\S+))*|plan \S+ started)\n"#)
 
     /// `stderr` without its run start lines.
     static func removing(from stderr: String) -> String {
