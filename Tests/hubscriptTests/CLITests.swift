@@ -79,6 +79,7 @@ final class CLITests: XCTestCase {
       --lib <dir>           Add a folder that require() may load modules from. (repeatable)
       --allow <perm,perm>   Refuse the recipe (exit 3) if its needs go beyond these permissions. (repeatable)
       --out <dir>           Where export.* writes (default: runs/<run id>/ in the state directory).
+      --key-file <path>     Open the vault with this key file (mode 0600) if the run needs it (default: $HUBSCRIPT_VAULT_KEY, $HUBSCRIPT_VAULT_KEY_FILE, $HUBSCRIPT_VAULT_PASSPHRASE).
       --quiet               No sandbox notice, no progress line, no rate-limit notices.
       --verbose             Show log.debug, each Hub call with its status and time, retries and rate-limit waits.
       --no-progress         No progress line (it is drawn only on a terminal).
