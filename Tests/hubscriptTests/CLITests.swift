@@ -130,14 +130,20 @@ final class CLITests: XCTestCase {
         assertResult(try cli.hubscript("check", "--help"), stdout: """
         OVERVIEW: Check recipes' syntax and manifests without running them.
 
-        USAGE: hubscript check FILE… [--json]
+        USAGE: hubscript check FILE… [--json] | --config [FILE] [--json]
 
         Prints one line per file. Exits 0 if all pass, 2 if a manifest's needs names an
         unknown permission, 1 if any file fails otherwise.
 
+        With --config, checks the configuration's jobs and triggers instead, as
+        'hubscript jobs check' does (see its --help).
+
         OPTIONS:
-          --json      One JSON object a file (type "check"), then a summary, on stdout.
-          -h, --help  Show help information.
+          --json             One JSON object a file (type "check"), then a summary, on stdout.
+          --config           Check the configuration's jobs and triggers instead (as hubscript jobs check): FILE, else the one found.
+          --profile <name>   The profile to use (default: $HUBSCRIPT_PROFILE, the config's default_profile, or the built-in sandbox).
+          --state-dir <dir>  Where credentials, the journal and the sandbox live (default: $HUBSCRIPT_STATE_DIR, $XDG_STATE_HOME/hubscript).
+          -h, --help         Show help information.
 
         """, stderr: "", exitCode: 0)
         assertResult(try cli.hubscript("describe", "-h"), stdout: """

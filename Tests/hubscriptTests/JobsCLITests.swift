@@ -382,6 +382,7 @@ final class JobsCLITests: XCTestCase {
               serve    Run the scheduler in the foreground: sleep until a job is due, fire it, repeat.
               run      Fire a job now, by hand (run id JOB@manual-<now, RFC 3339 UTC>-<random>).
               history  Show the recorded fires, skips and misses, newest first.
+              check    Check every job and trigger: recipe, params, profile, schedule, zone, allow, Dispatch.
 
             See 'hubscript jobs <subcommand> --help'.
 

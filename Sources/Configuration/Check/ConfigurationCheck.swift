@@ -71,7 +71,7 @@ public struct ConfigurationCheck: Sendable {
             source = String(decoding: data, as: UTF8.self)
             value = try evaluator.evaluate(data, path)
         } catch {
-            return ConfigurationCheck(file: file, fileProblems: [Problem(line: nil, message: "\(error)")], entries: [])
+            return ConfigurationCheck(file: file, fileProblems: [located(withoutFilePrefix("\(error)", file: file), file: file)], entries: [])
         }
         let lines = ConfigSourceLines(source)
         var fileProblems: [Problem] = []
@@ -113,6 +113,19 @@ public struct ConfigurationCheck: Sendable {
             }
         }
         return ConfigurationCheck(file: file, fileProblems: fileProblems, entries: entries)
+    }
+
+    /// A Lua error about the file (`NAME:LINE: message`, NAME its path or its name) as
+    /// a problem at that line.
+    static func located(_ message: String, file: URL) -> Problem {
+        for name in [file.path, file.lastPathComponent] where message.hasPrefix(name + ":") {
+            let rest = message.dropFirst(name.count + 1)
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            if let line = Int(digits), rest.dropFirst(digits.count).hasPrefix(": ") {
+                return Problem(line: line, message: String(rest.dropFirst(digits.count + 2)))
+            }
+        }
+        return Problem(line: nil, message: message)
     }
 
     /// `message` without the `config FILE: ` the parsers start with (the report names the file).

@@ -60,9 +60,11 @@ struct ConfigCheckRun {
         return code
     }
 
-    /// `FILE:LINE: message` (`FILE: message` without a line).
+    /// `FILE:LINE: message` (`FILE: message` without a line; the message alone when it
+    /// names a place in the file itself, as Lua's syntax errors do).
     static func located(_ problem: ConfigurationCheck.Problem, file: URL) -> String {
-        file.path + (problem.line.map { ":\($0)" } ?? "") + ": " + problem.message
+        if problem.line == nil, problem.message.hasPrefix(file.path + ":") { return problem.message }
+        return file.path + (problem.line.map { ":\($0)" } ?? "") + ": " + problem.message
     }
 
     private func printText(_ report: ConfigurationCheck) {
