@@ -258,4 +258,33 @@ final class JobsCheckCLITests: XCTestCase {
                  \(path):6: recipe "opz:offboard" names library 'opz', which is not one of the configuration's libraries (libraries: ops)
             """), unknown.stdout)
     }
+
+    func testEntriesOfTheWrongShapeAreProblemsAndNamesReachTheTerminalEscaped() throws {
+        let path = try config("""
+            return {
+              jobs = {
+                a = "x",
+                ["e\\27[31m"] = { recipe = "recipes/report.lua", schedule = 5, params = { group = "g" }, overlap = "always" },
+              },
+              triggers = { u = { on = { 1 }, recipe = 5, secret = "" } },
+            }
+            """)
+        let r = try cli.run(["jobs", "check"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertFalse(r.stdout.contains("\u{1B}"), r.stdout)
+        XCTAssertEqual(r.stdout, """
+            FAIL job a
+                 \(path):3: must be a table like { recipe = "…", schedule = "…" }
+            FAIL job e\\e[31m (recipes/report.lua)
+                 \(path): job name "e\\e[31m" is invalid: use 1-64 characters from a-z, 0-9, _ and -, starting with a letter or digit
+                 \(path): schedule must be a string, got an integer
+                 \(path): overlap must be "skip" or "queue", got "always"
+            FAIL trigger u
+                 \(path):6: on must be a non-empty list of event types, e.g. {"user.suspended", "role.*"}
+                 \(path):6: secret (the vault entry holding the webhook's signing secret, e.g. "webhooks/hub") is required
+                 \(path):6: recipe must be a path relative to the configuration file's folder, or LIB:RECIPE
+            0 passed, 3 failed
+
+            """)
+    }
 }

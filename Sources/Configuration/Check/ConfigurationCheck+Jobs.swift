@@ -99,7 +99,7 @@ struct EntryContext {
         }
         guard !recipeMissing, readable["recipe"] != nil else { return entry(recipe: shownRecipe) }
         let loaded: LoadedRecipe
-        switch recipe(definition.recipe, field: "recipe") {
+        switch recipe(definition.recipe) {
         case .failure(let problem):
             add(problem.message, field: "recipe")
             return entry(recipe: shownRecipe)

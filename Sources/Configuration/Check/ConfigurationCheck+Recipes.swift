@@ -22,7 +22,7 @@ extension EntryContext {
     /// Finds the recipe `written` (a path relative to the configuration's folder, or
     /// `LIB:RECIPE` among the pinned libraries) and reads it as a run would before its
     /// body: syntax, manifest, `needs`. A failure: it cannot be found at all.
-    func recipe(_ written: String, field: String) -> Result<LoadedRecipe, RecipeNotFound> {
+    func recipe(_ written: String) -> Result<LoadedRecipe, RecipeNotFound> {
         let folder = file.deletingLastPathComponent()
         let url = URL(fileURLWithPath: written, relativeTo: folder).standardizedFileURL
         let path: String

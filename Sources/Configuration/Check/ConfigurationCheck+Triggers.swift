@@ -61,11 +61,12 @@ extension EntryContext {
             allow = nil
         }
         guard let written = fields["recipe"]?.stringValue, !written.isEmpty else {
-            add("recipe (a path relative to the configuration file's folder, or LIB:RECIPE) is required", field: fields["recipe"] == nil ? nil : "recipe")
+            add(fields["recipe"] == nil ? "recipe (a path relative to the configuration file's folder, or LIB:RECIPE) is required"
+                    : "recipe must be a path relative to the configuration file's folder, or LIB:RECIPE", field: fields["recipe"] == nil ? nil : "recipe")
             return entry()
         }
         let loaded: LoadedRecipe
-        switch recipe(written, field: "recipe") {
+        switch recipe(written) {
         case .failure(let problem):
             add(problem.message, field: "recipe")
             return entry(recipe: written)
