@@ -240,6 +240,10 @@ final class JobsCheckCLITests: XCTestCase {
               },
             }
             """)
+        // Not trusted yet: the fire would refuse the library, so does the check.
+        let untrusted = try cli.run(["jobs", "check"])
+        XCTAssertEqual(untrusted.status, 1)
+        XCTAssertTrue(untrusted.stdout.hasPrefix("FAIL job good (ops:offboard)\n     \(path):5: recipe \"ops:offboard\": "), untrusted.stdout)
         XCTAssertEqual(try cli.run(["trust"]).status, 0)
         let r = try cli.run(["jobs", "check"])
         XCTAssertEqual(r.status, 1, r.output)
@@ -250,6 +254,11 @@ final class JobsCheckCLITests: XCTestCase {
             1 passed, 1 failed
 
             """)
+        // A library file changed since it was trusted.
+        try cli.file("shared/ops/offboard.lua", "recipe { name = \"offboard\", needs = { \"users.list\" } }\nprint('changed')\n")
+        let changed = try cli.run(["jobs", "check"])
+        XCTAssertTrue(changed.stdout.hasPrefix("FAIL job good (ops:offboard)\n     \(path):5: recipe \"ops:offboard\": "), changed.stdout)
+        XCTAssertEqual(try cli.run(["trust"]).status, 0)
         // A library that is not one of the configuration's.
         try config(try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "ops:ofboard", with: "opz:offboard"))
         let unknown = try cli.run(["jobs", "check"])

@@ -35,6 +35,10 @@ extension EntryContext {
                     return .failure(RecipeNotFound(message: "recipe \"\(written)\": the libraries cannot be used: \(ConfigurationCheck.withoutFilePrefix("\(error)", file: file))"))
                 }
                 path = try LibraryRecipe.file(name, in: libraries).path
+                // As a fire does before it runs: the recipe's own library against its pins.
+                do { try libraries.first { $0.name == name.library }?.checkWhole?() } catch {
+                    return .failure(RecipeNotFound(message: "recipe \"\(written)\": \(ConfigurationCheck.withoutFilePrefix("\(error)", file: file))"))
+                }
             } else {
                 var isFolder: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue else {
