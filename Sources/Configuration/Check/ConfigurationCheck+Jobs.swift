@@ -68,7 +68,7 @@ struct EntryContext {
         if case .string? = readable["schedule"] { readable["schedule"] = .string("0 0 * * *") }
         if case .string? = readable["timezone"] { readable["timezone"] = .string("UTC") }
         if readable["schedule"] == nil { readable["schedule"] = .string("0 0 * * *") }
-        let recipeMissing = readable["recipe"] == nil
+        var recipeMissing = readable["recipe"] == nil
         if recipeMissing {
             add("recipe (a path relative to the configuration file's folder, or LIB:RECIPE) is required")
             readable["recipe"] = .string("-")
@@ -84,7 +84,10 @@ struct EntryContext {
                 add(message, field: field.isEmpty ? nil : field)
                 guard !field.isEmpty, readable.removeValue(forKey: field) != nil else { break }
                 if field == "schedule" { readable["schedule"] = .string("0 0 * * *") }
-                if field == "recipe" { readable["recipe"] = .string("-") }
+                if field == "recipe" {
+                    readable["recipe"] = .string("-")
+                    recipeMissing = true
+                }
             } catch {
                 add("\(error)")
                 break
@@ -97,7 +100,7 @@ struct EntryContext {
         if let target = definition.onFailureDispatch, let problem = failureDispatchProblem(target) {
             add(problem, field: "dispatch", within: "on_failure")
         }
-        guard !recipeMissing, readable["recipe"] != nil else { return entry(recipe: shownRecipe) }
+        guard !recipeMissing else { return entry(recipe: shownRecipe) }
         let loaded: LoadedRecipe
         switch recipe(definition.recipe) {
         case .failure(let problem):
