@@ -17,12 +17,27 @@ struct FireIDTests {
         #expect(FireID(job: "b", scheduled: instant("2028-02-29T12:34:56Z")).description == "b@2028-02-29T12:34:56Z")
     }
 
-    @Test("a fire by hand: JOB@manual-<RFC 3339 UTC>, which parse refuses")
+    @Test("a fire by hand: JOB@manual-<RFC 3339 UTC to the millisecond>-<suffix>, which parse refuses")
     func manual() {
-        let now = instant("2026-03-08T09:12:44Z").addingTimeInterval(0.6)
+        let now = instant("2026-03-08T09:12:44Z").addingTimeInterval(0.5)
         #expect(FireID.timestamp(now) == "2026-03-08T09:12:44Z")
-        #expect(FireID.manualRunID(job: "nightly-sync", at: now) == "nightly-sync@manual-2026-03-08T09:12:44Z")
-        #expect(throws: SchedulerError.self) { try FireID.parse("nightly-sync@manual-2026-03-08T09:12:44Z") }
+        #expect(FireID.manualRunID(job: "nightly-sync", at: now, suffix: "3f9a1c") == "nightly-sync@manual-2026-03-08T09:12:44.500Z-3f9a1c")
+        #expect(FireID.millisecondTimestamp(instant("2026-03-08T09:12:44Z")) == "2026-03-08T09:12:44.000Z")
+        #expect(FireID.millisecondTimestamp(instant("2026-03-08T09:12:44Z").addingTimeInterval(0.0625)) == "2026-03-08T09:12:44.062Z")
+        // Before 1970 the fraction still counts up from the second before.
+        #expect(FireID.millisecondTimestamp(instant("1969-12-31T23:59:59Z").addingTimeInterval(0.25)) == "1969-12-31T23:59:59.250Z")
+        #expect(throws: SchedulerError.self) { try FireID.parse("nightly-sync@manual-2026-03-08T09:12:44.500Z-3f9a1c") }
+        #expect(throws: SchedulerError.self) { try FireID.parse(FireID.manualRunID(job: "nightly-sync", at: now)) }
+    }
+
+    @Test("fires by hand at the same instant get different run ids")
+    func manualUnique() {
+        let now = instant("2026-03-08T09:12:44Z")
+        let ids = Set((0..<200).map { _ in FireID.manualRunID(job: "j", at: now) })
+        #expect(ids.count == 200)
+        for id in ids {
+            #expect(id.range(of: "^j@manual-2026-03-08T09:12:44\\.000Z-[0-9a-f]{6}$", options: .regularExpression) != nil, "\(id)")
+        }
     }
 
     @Test("parse is the inverse of runID")

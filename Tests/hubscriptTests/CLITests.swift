@@ -79,6 +79,7 @@ final class CLITests: XCTestCase {
       --lib <dir>           Add a folder that require() may load modules from. (repeatable)
       --allow <perm,perm>   Refuse the recipe (exit 3) if its needs go beyond these permissions. (repeatable)
       --out <dir>           Where export.* writes (default: runs/<run id>/ in the state directory).
+      --key-file <path>     Open the vault with this key file (mode 0600) if the run needs it (default: $HUBSCRIPT_VAULT_KEY, $HUBSCRIPT_VAULT_KEY_FILE, $HUBSCRIPT_VAULT_PASSPHRASE).
       --quiet               No sandbox notice, no progress line, no rate-limit notices.
       --verbose             Show log.debug, each Hub call with its status and time, retries and rate-limit waits.
       --no-progress         No progress line (it is drawn only on a terminal).
@@ -129,14 +130,20 @@ final class CLITests: XCTestCase {
         assertResult(try cli.hubscript("check", "--help"), stdout: """
         OVERVIEW: Check recipes' syntax and manifests without running them.
 
-        USAGE: hubscript check FILE… [--json]
+        USAGE: hubscript check FILE… [--json] | --config [FILE] [--json]
 
         Prints one line per file. Exits 0 if all pass, 2 if a manifest's needs names an
         unknown permission, 1 if any file fails otherwise.
 
+        With --config, checks the configuration's jobs and triggers instead, as
+        'hubscript jobs check' does (see its --help).
+
         OPTIONS:
-          --json      One JSON object a file (type "check"), then a summary, on stdout.
-          -h, --help  Show help information.
+          --json             One JSON object a file (type "check"), then a summary, on stdout.
+          --config           Check the configuration's jobs and triggers instead (as hubscript jobs check): FILE, else the one found.
+          --profile <name>   The profile to use (default: $HUBSCRIPT_PROFILE, the config's default_profile, or the built-in sandbox).
+          --state-dir <dir>  Where credentials, the journal and the sandbox live (default: $HUBSCRIPT_STATE_DIR, $XDG_STATE_HOME/hubscript).
+          -h, --help         Show help information.
 
         """, stderr: "", exitCode: 0)
         assertResult(try cli.hubscript("describe", "-h"), stdout: """

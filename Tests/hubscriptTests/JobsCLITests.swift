@@ -44,6 +44,12 @@ final class JobsCLITests: XCTestCase {
         text.replacingOccurrences(of: #"in \d+\.\d\d s"#, with: "in … s", options: .regularExpression)
     }
 
+    /// A fire by hand's run id with its milliseconds and random suffix as `…`.
+    func manual(_ text: String) -> String {
+        text.replacingOccurrences(of: #"@manual-(\S+T\d\d:\d\d:\d\d)\.\d{3}Z-[0-9a-f]{6}"#, with: "@manual-$1.…Z-…",
+                                  options: .regularExpression)
+    }
+
     /// Lines sorted (jobs fire at once, so their lines come in any order).
     func lines(_ text: String) -> [String] { stable(text).split(separator: "\n").map(String.init).sorted() }
 
@@ -308,14 +314,14 @@ final class JobsCLITests: XCTestCase {
         try jobs(#"tick = { recipe = "recipes/notify.lua", schedule = "0 * * * *" }"#)
         var r = try hubscript("jobs", "run", "tick", "--now", "2026-01-01T10:20:00Z")
         XCTAssertEqual(r.status, 0, r.output)
-        XCTAssertEqual(stable(r.stdout), "tick@manual-2026-01-01T10:20:00Z succeeded in … s\n")
+        XCTAssertEqual(manual(stable(r.stdout)), "tick@manual-2026-01-01T10:20:00.…Z-… succeeded in … s\n")
         r = try hubscript("jobs", "run", "tock")
         XCTAssertEqual(r.status, 2)
         XCTAssertEqual(r.stderr, "hubscript jobs run: no job 'tock' in \(config!) (jobs: tick)\n")
         r = try hubscript("jobs", "history", "--json")
         let row = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(row["type"] as? String, "fire")
-        XCTAssertEqual(row["run_id"] as? String, "tick@manual-2026-01-01T10:20:00Z")
+        XCTAssertEqual((row["run_id"] as? String).map(manual), "tick@manual-2026-01-01T10:20:00.…Z-…")
         XCTAssertEqual(row["trigger"] as? String, "manual")
         XCTAssertEqual(row["status"] as? String, "succeeded")
         XCTAssertEqual(row["exit_code"] as? Int, 0)
@@ -323,6 +329,22 @@ final class JobsCLITests: XCTestCase {
         // A fire by hand is not the scheduled one: 10:00 was never settled, 11:00 fires.
         r = try hubscript("jobs", "run-due", "--now", "2026-01-01T11:00:10Z")
         XCTAssertEqual(stable(r.stdout), "tick@2026-01-01T11:00:00Z succeeded in … s\n")
+    }
+
+    func testTwoFiresByHandInTheSameSecondBothRun() throws {
+        try jobs(#"tick = { recipe = "recipes/notify.lua", schedule = "0 * * * *" }"#)
+        let before = try notifications()
+        let first = try hubscript("jobs", "run", "tick", "--now", "2026-01-01T10:20:00Z")
+        let second = try hubscript("jobs", "run", "tick", "--now", "2026-01-01T10:20:00Z")
+        for r in [first, second] {
+            XCTAssertEqual(r.status, 0, r.output)
+            XCTAssertEqual(manual(stable(r.stdout)), "tick@manual-2026-01-01T10:20:00.…Z-… succeeded in … s\n")
+        }
+        XCTAssertNotEqual(first.stdout, second.stdout, "each fire by hand has its own run id")
+        XCTAssertEqual(try notifications() - before, 2, "both fires ran")
+        let rows = try history()
+        XCTAssertEqual(rows.map { $0["status"] as? String }, ["succeeded", "succeeded"])
+        XCTAssertEqual(Set(rows.compactMap { $0["run_id"] as? String }).count, 2)
     }
 
     func testAFailedFireIsSentToTheOnFailureDispatchOnce() throws {
@@ -358,8 +380,9 @@ final class JobsCLITests: XCTestCase {
               list     List the jobs: schedule, time zone, next fire, last fire and its outcome.
               run-due  Fire each job that is due now, once per scheduled time (for a crontab line every minute).
               serve    Run the scheduler in the foreground: sleep until a job is due, fire it, repeat.
-              run      Fire a job now, by hand (run id JOB@manual-<now, RFC 3339 UTC>).
+              run      Fire a job now, by hand (run id JOB@manual-<now, RFC 3339 UTC>-<random>).
               history  Show the recorded fires, skips and misses, newest first.
+              check    Check every job and trigger: recipe, params, profile, schedule, zone, allow, Dispatch.
 
             See 'hubscript jobs <subcommand> --help'.
 

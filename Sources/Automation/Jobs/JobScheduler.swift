@@ -122,7 +122,8 @@ public final class JobScheduler: @unchecked Sendable {
         return "\(fires) through \(FireID.timestamp(range.upperBound)), late by \(Int(grace)) s or more (catch_up \(policy))"
     }
 
-    /// A fire of `job` by hand, now: run id `JOB@manual-<now>`.
+    /// A fire of `job` by hand, now: a run id of its own, `JOB@manual-<now, to the
+    /// millisecond>-<random>` (`FireID.manualRunID`), so fires by hand never collide.
     public func manualFire(_ job: ConfiguredJob) -> DueFire {
         let now = clock()
         return DueFire(job: job, scheduled: now, runID: FireID.manualRunID(job: job.name, at: now), trigger: .manual,

@@ -32,10 +32,31 @@ public struct FireID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The run id of a fire of `job` asked for by hand at `date`: `JOB@manual-<RFC 3339
-    /// UTC>` (`nightly-sync@manual-2026-03-08T09:12:44Z`). It is not a scheduled fire's
-    /// (`parse` refuses it), so a run by hand never takes a scheduled fire's keys.
-    public static func manualRunID(job: String, at date: Date) -> String {
-        "\(job)@manual-\(timestamp(date))"
+    /// UTC to the millisecond>-<suffix>` (`nightly-sync@manual-2026-03-08T09:12:44.120Z-3f9a1c`).
+    /// It is not a scheduled fire's (`parse` refuses it), so a run by hand never takes a
+    /// scheduled fire's keys; and each fire by hand has its own, so two asked for in the
+    /// same second (or millisecond) are two fires, not one refused as already fired.
+    /// `suffix` defaults to 6 random hex digits; it must be 1-16 of `0-9 a-z`.
+    public static func manualRunID(job: String, at date: Date, suffix: String = randomSuffix()) -> String {
+        precondition((1...16).contains(suffix.utf8.count) && suffix.allSatisfy { $0.isASCIIDigit || ("a"..."z").contains($0) },
+                     "a manual run id's suffix is 1-16 of 0-9 a-z")
+        return "\(job)@manual-\(millisecondTimestamp(date))-\(suffix)"
+    }
+
+    /// 6 random lowercase hex digits: what tells apart fires by hand of one millisecond.
+    public static func randomSuffix() -> String {
+        let hex = String(UInt32.random(in: 0..<(1 << 24)), radix: 16)
+        return String(repeating: "0", count: 6 - hex.count) + hex
+    }
+
+    /// `date` in RFC 3339 UTC to the millisecond (a finer fraction is dropped):
+    /// `2026-03-08T09:12:44.120Z`.
+    public static func millisecondTimestamp(_ date: Date) -> String {
+        let milliseconds = Int64(floor(date.timeIntervalSince1970 * 1000))
+        let (seconds, fraction) = (milliseconds.floorDiv(1000), milliseconds.floorMod(1000))
+        var text = UTCFields(secondsSince1970: seconds).description
+        text.removeLast()   // the `Z`
+        return text + "." + DecimalText.padded(Int(fraction), 3) + "Z"
     }
 
     public var description: String { runID }
@@ -70,4 +91,10 @@ public struct FireID: Hashable, Sendable, CustomStringConvertible {
         let wall = WallTime(year: year, month: month, day: day, hour: hour, minute: minute)
         return FireID(job: job, scheduled: Date(timeIntervalSince1970: Double(wall.seconds + Int64(second))))
     }
+}
+
+private extension Int64 {
+    /// Division rounded towards minus infinity (times before 1970 keep a fraction in 0..<1000).
+    func floorDiv(_ d: Int64) -> Int64 { (self - floorMod(d)) / d }
+    func floorMod(_ d: Int64) -> Int64 { ((self % d) + d) % d }
 }

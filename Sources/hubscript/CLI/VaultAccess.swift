@@ -7,8 +7,9 @@ import Synchronization
 
 /// How runs and commands other than `hubscript vault` reach the vault: its folder
 /// (`$HUBSCRIPT_VAULT_DIR`, else `vault/` in the state directory) and its key from the
-/// environment only (`$HUBSCRIPT_VAULT_KEY`, `$HUBSCRIPT_VAULT_KEY_FILE`,
-/// `$HUBSCRIPT_VAULT_PASSPHRASE`): a run never prompts. The vault is opened when a
+/// command line's `--key-file` (`VaultKeyFileOption`) or the environment
+/// (`$HUBSCRIPT_VAULT_KEY`, `$HUBSCRIPT_VAULT_KEY_FILE`, `$HUBSCRIPT_VAULT_PASSPHRASE`):
+/// a run never prompts. The vault is opened when a
 /// recipe first reads a secret (or a profile's `api_key_ref`, a session, a `vault:`
 /// export needs it), not before, and once per process.
 enum VaultAccess {
@@ -29,6 +30,7 @@ enum VaultAccess {
         return shared.withLock { shared in
             if let known = shared.resolvers[folder] { return known }
             let made = VaultSecretResolver(folder: URL(fileURLWithPath: folder, isDirectory: true), options: VaultCommands.options(state: state)) {
+                if let file = VaultKeyFileOption.current { return .keyFile(file) }
                 if let key = try VaultKeyMaterial.environmentKey("HUBSCRIPT_VAULT_KEY") { return .key(key) }
                 if let file = ProcessEnvironment.value("HUBSCRIPT_VAULT_KEY_FILE"), !file.isEmpty { return .keyFile(file) }
                 if let phrase = try VaultKeyMaterial.environmentPassphrase("HUBSCRIPT_VAULT_PASSPHRASE") { return .passphrase(phrase) }

@@ -6,23 +6,34 @@ struct CheckCommand: Command {
     static let configuration = CommandConfiguration(
         name: "check",
         abstract: "Check recipes' syntax and manifests without running them.",
-        usage: "FILE… [--json]",
-        options: [OptionSpec(name: "json", valueName: nil, help: "One JSON object a file (type \"check\"), then a summary, on stdout.")],
+        usage: "FILE… [--json] | --config [FILE] [--json]",
+        options: [OptionSpec(name: "json", valueName: nil, help: "One JSON object a file (type \"check\"), then a summary, on stdout.")]
+            + ConfigCheckRun.checkOptions,
         discussion: """
         Prints one line per file. Exits 0 if all pass, 2 if a manifest's needs names an
         unknown permission, 1 if any file fails otherwise.
+
+        With --config, checks the configuration's jobs and triggers instead, as
+        'hubscript jobs check' does (see its --help).
         """)
 
     let paths: [String]
     let json: Bool
+    /// `--config`: the configuration's jobs and triggers are checked instead (`jobs check`).
+    var configCheck: ConfigCheckRun?
 
     init(_ arguments: ParsedArguments) throws {
+        if let check = try ConfigCheckRun(checkArguments: arguments) {
+            (configCheck, paths, json) = (check, [], check.json)
+            return
+        }
         guard !arguments.positionals.isEmpty else { throw UsageError("missing the recipe FILE(s) to check") }
         paths = arguments.positionals
         json = arguments.flag("json")
     }
 
     func run() throws -> Int32 {
+        if let configCheck { return try configCheck.run() }
         if json { return runJSON() }
         var failures = 0
         var unknownPermissions = false

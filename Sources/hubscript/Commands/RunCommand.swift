@@ -16,6 +16,7 @@ struct RunCommand: Command {
         OptionSpec(name: "lib", valueName: "dir", help: "Add a folder that require() may load modules from.", repeatable: true),
         OptionSpec(name: "allow", valueName: "perm,perm", help: "Refuse the recipe (exit 3) if its needs go beyond these permissions.", repeatable: true),
         OptionSpec(name: "out", valueName: "dir", help: "Where export.* writes (default: runs/<run id>/ in the state directory)."),
+        VaultKeyFileOption.spec,
     ] + OutputOptions.specs + CommonOptions.specs
 
     static let configuration = CommandConfiguration(
@@ -64,6 +65,7 @@ struct RunCommand: Command {
 
     /// The launcher for the recipe options shared by run and plan.
     static func launcher(_ arguments: ParsedArguments) throws -> RecipeLauncher {
+        try VaultKeyFileOption.read(arguments)
         var launcher = RecipeLauncher(common: try CommonOptions.Values(arguments), json: arguments.flag("json"))
         launcher.chatter = try OutputOptions.Values(arguments)
         if let t = arguments.value("timeout") {
@@ -185,6 +187,7 @@ struct ApplyCommand: Command {
             OptionSpec(name: "json", valueName: nil, help: "Write NDJSON events to stdout."),
             OptionSpec(name: "timeout", valueName: "seconds", help: "Wall-clock limit for the run."),
             OptionSpec(name: "lib", valueName: "dir", help: "Add a folder that require() may load modules from.", repeatable: true),
+            VaultKeyFileOption.spec,
         ] + OutputOptions.specs + CommonOptions.specs,
         discussion: "The plan is refused if the recipe file, the profile or the params changed since it was made.")
 

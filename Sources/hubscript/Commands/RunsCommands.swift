@@ -204,6 +204,7 @@ struct RunsResumeCommand: Command {
             OptionSpec(name: "timeout", valueName: "seconds", help: "Replace the run's journalled --timeout."),
             OptionSpec(name: "lib", valueName: "dir", help: "Add a folder that require() may load modules from.", repeatable: true),
             OptionSpec(name: "allow", valueName: "perm,perm", help: "Refuse the recipe (exit 3) if its needs go beyond these permissions.", repeatable: true),
+            VaultKeyFileOption.spec,
         ] + OutputOptions.specs + CommonOptions.specs,
         discussion: """
         The run keeps its params, profile, --max-writes and --timeout unless given here

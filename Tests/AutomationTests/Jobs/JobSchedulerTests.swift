@@ -206,10 +206,23 @@ final class JobSchedulerTests: XCTestCase {
         let job = try fixture.job("m", "0 * * * *")
         let scheduler = try fixture.scheduler([job])
         let record = try scheduler.fire(scheduler.manualFire(job))
-        XCTAssertEqual(record?.runID, "m@manual-2026-01-01T10:00:30Z")
+        let id = try XCTUnwrap(record?.runID)
+        XCTAssertNotNil(id.range(of: #"^m@manual-2026-01-01T10:00:30\.000Z-[0-9a-f]{6}$"#, options: .regularExpression), id)
         XCTAssertEqual(record?.trigger, .manual)
         try scheduler.runDue(now: at("2026-01-01T10:00:40Z"))
-        XCTAssertEqual(fixture.executor.runs, ["m@manual-2026-01-01T10:00:30Z", "m@2026-01-01T10:00:00Z"])
+        XCTAssertEqual(fixture.executor.runs, [id, "m@2026-01-01T10:00:00Z"])
+    }
+
+    func testTwoFiresByHandAtTheSameInstantBothRun() throws {
+        let fixture = try JobsFixture(now: "2026-01-01T10:00:30Z")
+        let job = try fixture.job("m", "0 * * * *")
+        let scheduler = try fixture.scheduler([job])
+        let first = try scheduler.fire(scheduler.manualFire(job))
+        let second = try scheduler.fire(scheduler.manualFire(job))
+        XCTAssertEqual(first?.status, .succeeded)
+        XCTAssertEqual(second?.status, .succeeded, second?.reason ?? "")
+        XCTAssertNotEqual(first?.runID, second?.runID)
+        XCTAssertEqual(fixture.executor.runs.count, 2)
     }
 
     func testServeFiresEachMinuteAndStopsAfterTheRunningFire() throws {

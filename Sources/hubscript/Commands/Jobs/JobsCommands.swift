@@ -13,7 +13,7 @@ enum JobsCommands {
         name: "jobs", abstract: "List, fire and serve the scheduled jobs of the configuration.",
         subcommands: [HubscriptCLI.entry(JobsListCommand.self), HubscriptCLI.entry(JobsRunDueCommand.self),
                       HubscriptCLI.entry(JobsServeCommand.self), HubscriptCLI.entry(JobsRunCommand.self),
-                      HubscriptCLI.entry(JobsHistoryCommand.self)])
+                      HubscriptCLI.entry(JobsHistoryCommand.self), HubscriptCLI.entry(JobsCheckCommand.self)])
 
     static let concurrencyOption = OptionSpec(
         name: "concurrency", valueName: "n",

@@ -14,7 +14,8 @@ struct JobsListCommand: Command {
         discussion: """
         Times are shown on each job's own clock, RFC 3339 with the zone's offset. A fire
         whose process died is shown as interrupted: the next jobs run-due or jobs serve
-        resumes it.
+        resumes it. 'hubscript jobs check' checks every job's recipe, params, profile and
+        allow before they fire.
         """)
 
     let options: JobsOptions

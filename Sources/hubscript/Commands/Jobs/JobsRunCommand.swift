@@ -3,12 +3,13 @@ import Foundation
 /// `hubscript jobs run JOB`: a fire by hand, now.
 struct JobsRunCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "jobs run", abstract: "Fire a job now, by hand (run id JOB@manual-<now, RFC 3339 UTC>).",
+        name: "jobs run", abstract: "Fire a job now, by hand (run id JOB@manual-<now, RFC 3339 UTC>-<random>).",
         usage: "JOB [--now TIME]",
         options: [JobsCommands.nowOption] + CommonOptions.specs,
         discussion: """
         The fire is recorded in the job's history like a scheduled one but does not count
-        as one: the schedule's next fire still comes. The job's overlap applies: while
+        as one: the schedule's next fire still comes. Each fire by hand has its own run id
+        (the time to the millisecond and a random suffix): two in the same second are two fires. The job's overlap applies: while
         another fire of the job runs, it is skipped (exit 2) or waits (queue).
         Exit codes: the recipe's (0 success, 1 failed, 3 capability denied, 4 a limit);
         2 a configuration error or the fire was skipped.

@@ -112,12 +112,13 @@ enum VaultCommands {
     static let kdfSpec = OptionSpec(name: "kdf", valueName: "cost", help: "Argon2id cost of a new passphrase: interactive, moderate (default) or sensitive.")
 
     /// A new key source for init and rotate-key: a key file (written with a new random
-    /// key if it does not exist; `created` says so), a passphrase (prompted twice, or
+    /// key if it does not exist, in folders made 0700 where missing; `created` says so), a passphrase (prompted twice, or
     /// from `passphraseVariable`), else the key in `keyVariable`.
     static func newKeySource(keyFile: String?, passphrase: Bool, passphraseVariable: String,
                              keyVariable: String) throws -> (source: VaultKeySource, created: String?) {
         if let keyFile {
             if access(keyFile, F_OK) != 0 {
+                try KeyFileFolder.createMissing(for: keyFile)
                 return (.key(try VaultKeyMaterial.createKeyFile(keyFile)), keyFile)
             }
             return (.keyFile(keyFile), nil)
