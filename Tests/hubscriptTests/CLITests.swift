@@ -50,8 +50,9 @@ final class CLITests: XCTestCase {
       completion  Print a shell completion script (bash or zsh).
 
     OPTIONS:
-      --version   Show the version.
-      -h, --help  Show help information.
+      --version       Show the version.
+      --color <when>  Colour for people: auto (on a terminal, unless NO_COLOR is set), always or never.
+      -h, --help      Show help information.
 
     See 'hubscript <subcommand> --help' for a subcommand's options.
 
