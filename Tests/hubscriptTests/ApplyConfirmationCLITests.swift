@@ -112,4 +112,16 @@ final class ApplyConfirmationCLITests: XCTestCase {
         XCTAssertFalse(r.screen.contains("[y/N]"), r.screen)
         XCTAssertNotEqual(try adaStatus, "suspended")
     }
+
+    func testAPlanWithoutWritesIsNotAskedAbout() throws {
+        try cli.file("reads.lua", """
+            recipe { name = "reads", needs = { "users.list" } }
+            print(hub.users.get("ada@example.com").id)
+            """)
+        try cli.run(["plan", "reads.lua", "--out", "none.json"], expect: 0)
+        let r = try terminal.run(cli.onTerminal(["apply", "none.json", "--color", "never"]))
+        XCTAssertEqual(r.status, 0, r.screen)
+        XCTAssertFalse(r.screen.contains("[y/N]"), r.screen)
+        XCTAssertTrue(r.screen.contains("usr_ada\n"), r.screen)
+    }
 }

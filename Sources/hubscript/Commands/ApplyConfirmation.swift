@@ -10,7 +10,8 @@ import ScriptHost
 /// Asks only when stdin and stdout are both terminals (a person is there to answer) and
 /// neither `--yes` nor `--json` was given; a pipe, a file, a job or a script never gets
 /// the question. Only `y` or `yes` (any case) applies; anything else, an empty line or
-/// the end of input cancels with nothing sent.
+/// the end of input cancels with nothing sent. A plan without writes is not asked about
+/// (there is nothing to send).
 enum ApplyConfirmation {
     /// Whether to ask: both ends are a terminal and the command line did not answer.
     static func shouldAsk(yes: Bool, json: Bool, stdinIsTerminal: Bool = isatty(0) == 1,

@@ -224,7 +224,8 @@ struct ApplyCommand: Command {
         do { gate = try PlanApplyGate.check(plan, params: params, common: launcher.common) } catch let refusal as PlanApprovalError {
             return JSONEvents.refuse(refusal.message, json: launcher.json, runID: plan.runID, exitCode: ExitCode.capabilityDenied)
         }
-        if ApplyConfirmation.shouldAsk(yes: yes, json: launcher.json), !ApplyConfirmation.wouldBeRefused(plan, common: launcher.common),
+        if !plan.writes.isEmpty, ApplyConfirmation.shouldAsk(yes: yes, json: launcher.json),
+           !ApplyConfirmation.wouldBeRefused(plan, common: launcher.common),
            !ApplyConfirmation.ask(plan, hub: launcher.common.hub) {
             Console.err("apply cancelled: nothing was sent\n")
             return ExitCode.recipeFailed
