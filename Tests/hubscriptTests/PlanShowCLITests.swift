@@ -179,4 +179,15 @@ final class PlanShowCLITests: XCTestCase {
         try cli.run(["plan", "suspend.lua", "--param", "user=ada@example.com", "--out", "saved.plan"], expect: 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: cli.root.appendingPathComponent("saved.plan.exports/report.csv").path))
     }
+
+    func testPlanShowNeedsNoJournalToShowTheFile() throws {
+        try cli.run(["plan", "suspend.lua", "--param", "user=ada@example.com", "--out", "p.json"], expect: 0)
+        // A configuration whose journal cannot be opened: the plan is shown, the record is not.
+        let config = try cli.file("broken-journal.lua", """
+            return { profiles = { sandbox = { sandbox = true } }, journal = "postgresql:///nowhere?host=/nonexistent" }
+            """)
+        let shown = try cli.run(["plan", "show", "p.json", "--config", config], expect: 0)
+        XCTAssertTrue(shown.stdout.contains("\n  maker        unknown: the journal could not be read ("), shown.output)
+        XCTAssertTrue(shown.stdout.contains(PlanShowCLITests.tableRows), shown.output)
+    }
 }

@@ -60,16 +60,21 @@ struct PlanShowCommand: Command {
         } catch {
             return JSONEvents.refuse("\(error)", json: json)
         }
-        let record = try common.openJournal().plan(plan.runID)
+        // The file is shown even when the journal cannot be read (it only adds the record).
+        var record: PlanRecord?
+        var journalProblem: String?
+        do { record = try common.openJournal().plan(plan.runID) } catch { journalProblem = "\(error)" }
         if json {
-            ConsoleOutput(json: true, timestamps: true).event("plan", jsonFields(plan, sha: sha, record: record))
+            var fields = jsonFields(plan, sha: sha, record: record)
+            if let journalProblem { fields["journal_error"] = .string(journalProblem) }
+            ConsoleOutput(json: true, timestamps: true).event("plan", fields)
             return ExitCode.success
         }
-        Console.out(text(plan, sha: sha, record: record))
+        Console.out(text(plan, sha: sha, record: record, journalProblem: journalProblem))
         return ExitCode.success
     }
 
-    func text(_ plan: Plan, sha: String, record: PlanRecord?) -> String {
+    func text(_ plan: Plan, sha: String, record: PlanRecord?, journalProblem: String? = nil) -> String {
         let f = TerminalText.field
         let params = (try? JSONCodec.encode(plan.params)) ?? "{}"
         var text = """
@@ -91,6 +96,8 @@ struct PlanShowCommand: Command {
                     + "apply refuses it until it is approved as it is now\n"
             }
             text += PlansCommands.decisionLines(record, content: sha)
+        } else if let journalProblem {
+            text += "  maker        unknown: the journal could not be read (\(TerminalText.line(journalProblem)))\n"
         } else {
             text += "  maker        not recorded (the journal holds no plan \(f(plan.runID)))\n"
         }
