@@ -23,10 +23,11 @@ final class ConsoleLineSharingTests: XCTestCase {
     }
 
     /// What `body` wrote through a console whose stdout and stderr are one pipe.
-    func written(json: Bool = false, _ body: (ConsoleOutput) -> Void) throws -> String {
+    func written(json: Bool = false, printsShare: Bool = true, _ body: (ConsoleOutput) -> Void) throws -> String {
         let pipe = Pipe()
         let fd = pipe.fileHandleForWriting.fileDescriptor
-        let console = ConsoleOutput(json: json, stdoutFD: fd, stderrFD: fd, terminalLine: Marker(fd: fd))
+        let console = ConsoleOutput(json: json, stdoutFD: fd, stderrFD: fd, terminalLine: Marker(fd: fd),
+                                    printsShareTerminalLine: printsShare)
         body(console)
         try pipe.fileHandleForWriting.close()
         return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -40,6 +41,14 @@ final class ConsoleLineSharingTests: XCTestCase {
             console.writeStderr("said\n")
         }
         XCTAssertEqual(text, "<printed\n><bytes\n><[info] logged\n><said\n>")
+    }
+
+    func testPrintsToAnotherPlaceThanTheTerminalAreNotClearedAround() throws {
+        let text = try written(printsShare: false) { console in
+            console.printLine("printed")
+            console.log(.info, "logged", fields: [:])
+        }
+        XCTAssertEqual(text, "printed\n<[info] logged\n>")
     }
 
     func testJSONLinesGoStraightToStdoutAndStderrTextIsStillCleared() throws {

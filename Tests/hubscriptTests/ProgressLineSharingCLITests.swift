@@ -81,6 +81,24 @@ final class ProgressLineSharingCLITests: XCTestCase {
         XCTAssertTrue(r.screen.contains("\r\u{1B}[K[info] logged 3\n\rworking "), r.screen.debugDescription)
     }
 
+    func testPrintsToAFileDoNotRedrawTheBarOnTheTerminal() throws {
+        try cli.file("bar.lua", """
+            recipe { name = "bar" }
+            local bar = progress(50, "working")
+            for i = 1, 50 do
+              bar:advance()
+              print("item " .. i)
+            end
+            bar:done()
+            """)
+        let terminal = try PseudoTerminal()
+        let r = try terminal.run(cli.onTerminal(["run", "bar.lua", "--color", "never"]), stdout: false)
+        XCTAssertEqual(r.status, 0, r.screen)
+        XCTAssertEqual(r.stdout, (1...50).map { "item \($0)\n" }.joined())
+        // Only the bar's own erase when it is done: none around the 50 printed lines.
+        XCTAssertEqual(r.screen.components(separatedBy: "\r\u{1B}[K").count - 1, 1, r.screen.debugDescription)
+    }
+
     func testWithoutATerminalNothingIsDrawnAroundLines() throws {
         try cli.file("bar.lua", """
             recipe { name = "bar" }

@@ -13,7 +13,8 @@ import SystemText
 ///
 /// With a `terminalLine` (the progress line), every human line is written inside its
 /// `clearing(_:)`: the progress line is erased first and drawn again after, so a printed
-/// line and the progress line never share a line of the terminal. `[warn]` and
+/// line and the progress line never share a line of the terminal. Printed lines are
+/// cleared around only with `printsShareTerminalLine` (stdout is that terminal). `[warn]` and
 /// `[error]` are painted (`TerminalStyle`) when stderr is coloured.
 public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
     public let json: Bool
@@ -28,15 +29,19 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
     public let redactor: SecretRedactor
     /// What else draws on the terminal (the progress line), cleared around each line.
     private let terminalLine: (any TerminalLineSharing)?
+    /// Whether printed lines (stdout) are cleared around too: only when stdout is where
+    /// the line is drawn (a print to a file or pipe cannot land on it).
+    private let printsShareTerminalLine: Bool
 
     /// `stdoutFD`/`stderrFD` are the process's own by default (tests pass pipes), and so
     /// is `redactor`: the process's (`SecretRedactor.shared`), which every run of the
     /// process registers its secrets into, since the console is shared by them all.
     public init(json: Bool, minimumLevel: LogLevel = .info, stdoutFD: Int32 = 1, stderrFD: Int32 = 2,
                 timestamps: Bool = false, redactor: SecretRedactor = .shared,
-                terminalLine: (any TerminalLineSharing)? = nil) {
+                terminalLine: (any TerminalLineSharing)? = nil, printsShareTerminalLine: Bool = true) {
         self.json = json
         self.terminalLine = terminalLine
+        self.printsShareTerminalLine = printsShareTerminalLine
         self.timestamps = timestamps
         self.minimumLevel = minimumLevel
         self.redactor = redactor
@@ -61,7 +66,7 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
     }
 
     private func printMasked(_ bytes: UnsafeRawBufferPointer) {
-        guard let terminalLine else { return printLocked(bytes) }
+        guard let terminalLine, printsShareTerminalLine else { return printLocked(bytes) }
         terminalLine.clearing { printLocked(bytes) }
     }
 

@@ -37,7 +37,8 @@ struct RecipeLauncher {
         let progress = chatter.progressReporter()
         // Lines said while the progress line is drawn erase it first and draw it after.
         let output = ConsoleOutput(json: json, minimumLevel: chatter.logLevel, timestamps: true,
-                                   terminalLine: progress.isEnabled ? progress : nil)
+                                   terminalLine: progress.isEnabled ? progress : nil,
+                                   printsShareTerminalLine: !json && isatty(1) == 1)
         let reporter = RunReporter(output: output, json: json)
         let prepared: PreparedRecipe
         do {
