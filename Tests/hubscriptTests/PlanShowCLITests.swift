@@ -190,4 +190,29 @@ final class PlanShowCLITests: XCTestCase {
         XCTAssertTrue(shown.stdout.contains("\n  maker        unknown: the journal could not be read ("), shown.output)
         XCTAssertTrue(shown.stdout.contains(PlanShowCLITests.tableRows), shown.output)
     }
+
+    func testAPlanFileChangedAfterItWasSavedSaysSoAndShowsItsTextEscaped() throws {
+        try cli.run(["plan", "suspend.lua", "--param", "user=ada@example.com", "--out", "p.json"], expect: 0)
+        let file = cli.root.appendingPathComponent("p.json")
+        var saved = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        saved["profile"] = "sand\u{1B}[31mbox"
+        try JSONSerialization.data(withJSONObject: saved).write(to: file)
+        let shown = try cli.run(["plan", "show", "p.json"], expect: 0)
+        XCTAssertFalse(shown.stdout.contains("\u{1B}"), shown.stdout)
+        XCTAssertTrue(shown.stdout.contains("\n  profile      sand\\e[31mbox\n"), shown.stdout)
+        XCTAssertTrue(shown.stdout.contains("\n  changed      the file was changed after it was saved (recorded sha256:"), shown.stdout)
+    }
+
+    func testAPlanThatNeedsApprovalShowsItWaiting() throws {
+        cli.extraEnvironment["HUBSCRIPT_CONFIG"] = try cli.file("approvals.lua", """
+            return { profiles = { sandbox = { sandbox = true } }, approvals = { required = 1 } }
+            """)
+        try cli.run(["plan", "suspend.lua", "--param", "user=ada@example.com", "--out", "p.json"], expect: 0)
+        let shown = try cli.run(["plan", "show", "p.json"], expect: 0)
+        XCTAssertTrue(shown.stdout.contains("\n  status       waiting\n  approvals    0 of 1 required\n\nPlan "), shown.stdout)
+        let json = try cli.run(["plan", "show", "p.json", "--json"], expect: 0)
+        let record = try XCTUnwrap((JSONLines.objects(json.stdout).first?["record"]) as? [String: Any])
+        XCTAssertEqual(record["status"] as? String, "waiting")
+        XCTAssertEqual(record["required"] as? Int, 1)
+    }
 }

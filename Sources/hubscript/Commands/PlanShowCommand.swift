@@ -92,8 +92,8 @@ struct PlanShowCommand: Command {
             text += "  status       \(record.shownStatus(required: required))\n"
             text += "  approvals    \(record.approvals(for: sha).count) of \(required) required\n"
             if record.contentSHA256 != sha {
-                text += "  changed      the file's content differs from the recorded sha256:\(record.contentSHA256.prefix(12))…; "
-                    + "apply refuses it until it is approved as it is now\n"
+                text += "  changed      the file was changed after it was saved (recorded sha256:\(record.contentSHA256.prefix(12))…)"
+                    + (required > 0 ? "; apply needs \(required) approval\(required == 1 ? "" : "s") of the content as it is now\n" : "\n")
             }
             text += PlansCommands.decisionLines(record, content: sha)
         } else if let journalProblem {
