@@ -25,8 +25,8 @@ final class CLIHarness {
         /// Seconds from start to exit (0 when not measured).
         var seconds: Double = 0
         var output: String { stdout + stderr }
-        /// stderr without the line that announces a run (`RunStartLine`), for tests
-        /// about the rest of it.
+        /// stderr without the line that announces a run and the closing line of a run
+        /// that made no Hub call (`RunStartLine`), for tests about the rest of it.
         var stderrWithoutRunStart: String { RunStartLine.removing(from: stderr) }
     }
 

@@ -50,8 +50,9 @@ final class CLITests: XCTestCase {
       completion  Print a shell completion script (bash or zsh).
 
     OPTIONS:
-      --version   Show the version.
-      -h, --help  Show help information.
+      --version       Show the version.
+      --color <when>  Colour for people: auto (on a terminal, unless NO_COLOR is set), always or never.
+      -h, --help      Show help information.
 
     See 'hubscript <subcommand> --help' for a subcommand's options.
 
@@ -382,7 +383,8 @@ final class CLITests: XCTestCase {
     func testJSONOutputOfASetupFailure() throws {
         try cli.file("m.lua", "recipe { name = 1 }\n")
         let result = try cli.hubscript("run", "m.lua", "--json")
-        assertResult(result, stdout: result.stdout, stderr: "", exitCode: 2)
+        // The events on stdout; the same error for a person, one line on stderr.
+        assertResult(result, stdout: result.stdout, stderr: "error: m.lua:1: manifest: 'name' must be a non-empty string\n", exitCode: 2)
         XCTAssertEqual(JSONLines.withoutTimestamps(result.stdout), [
             #"{"kind":"load","message":"m.lua:1: manifest: 'name' must be a non-empty string","type":"error"}"#,
             #"{"exit_code":2,"failed":0,"planned":0,"reads":0,"replayed":0,"run_id":null,"schema_version":1,"status":"failed","type":"summary","writes":0}"#,

@@ -283,5 +283,10 @@ final class PlanApprovalCLITests: XCTestCase {
         XCTAssertEqual(try adaStatus(s), "suspended")
         let shown = try s.lab.cli.run(["plans", "show", id, "--config", s.config], state: otherHost)
         XCTAssertTrue(shown.stdout.contains("  status       applied\n"), shown.output)
+        // The plan file, shown on the other host, carries the shared record.
+        let file = try s.lab.cli.run(["plan", "show", s.plan, "--config", s.config], state: otherHost)
+        XCTAssertTrue(file.stdout.contains("  status       applied\n  approvals    1 of 1 required\n"), file.output)
+        XCTAssertTrue(file.stdout.contains("  approved  "), file.output)
+        XCTAssertTrue(file.stdout.contains("  applied  "), file.output)
     }
 }

@@ -12,7 +12,9 @@ import Synchronization
 /// updated. A finished bar's line is erased, not left behind; another bar still
 /// running shows again at its next update. Call `endLine()` when the run ends, so a
 /// bar left unfinished is erased too, and `interject(_:)` to print a line of text
-/// (a notice) without it running into the bar.
+/// (a notice) without it running into the bar. The run's console writes its lines
+/// inside `clearing(_:)` (`TerminalLineSharing`): the line is erased, the text written,
+/// and the line drawn again as it was, so a recipe's `print` never lands on the bar.
 ///
 /// `countdown(seconds:text:)` takes the line for a wait (a rate limit): its text with
 /// the whole seconds left, redrawn each second and erased when the wait is over; bars
@@ -21,7 +23,7 @@ import Synchronization
 /// Draws only when stderr is a terminal (`isatty(2)`), and otherwise nothing at all.
 /// Redraws at most every `interval` seconds (0.1 s: ~10 per second).
 /// The clock and the sink are injectable for tests.
-public final class TerminalProgressReporter: ProgressReporter, Sendable {
+public final class TerminalProgressReporter: ProgressReporter, TerminalLineSharing, Sendable {
     public let isEnabled: Bool
     public let interval: Double
     /// Bars with ids from here are the `hub` module's list reads.
@@ -36,6 +38,8 @@ public final class TerminalProgressReporter: ProgressReporter, Sendable {
         var lineOpen = false
         /// The bar on the line, while `lineOpen`.
         var shownID: Int?
+        /// What was last drawn on the line (with its `\r` and erase-to-end), while `lineOpen`.
+        var shownText = ""
         /// The recipe's own bars that are running.
         var recipeBars: Set<Int> = []
         /// The wait on the line (`countdown`): when it ends (`clock`), its text, and a
@@ -140,7 +144,8 @@ public final class TerminalProgressReporter: ProgressReporter, Sendable {
         let left = Int(max(0, wait.until - clock()).rounded(.up))
         line.lineOpen = true
         line.shownID = nil
-        sink("\r" + TerminalText.line(wait.text(max(1, left))) + "\u{1B}[K")
+        line.shownText = "\r" + TerminalText.line(wait.text(max(1, left))) + "\u{1B}[K"
+        sink(line.shownText)
     }
 
     /// Writes `text` and a line break on stderr, erasing the bar first (it is drawn
@@ -151,6 +156,23 @@ public final class TerminalProgressReporter: ProgressReporter, Sendable {
             line.lastDraw = -Double.infinity
             sink(text + "\n")
             drawWait(&line)   // a wait on the line stays on it
+        }
+    }
+
+    /// Erases the line if one is shown, runs `write`, then draws the same line again
+    /// (a bar or a wait), so the text written never shares the terminal line with it.
+    /// Without a terminal, just runs `write`.
+    public func clearing(_ write: () -> Void) {
+        guard isEnabled else { return write() }
+        terminal.withLock { line in
+            guard line.lineOpen else { return write() }
+            let (shownID, shownText) = (line.shownID, line.shownText)
+            erase(&line)
+            write()
+            line.lineOpen = true
+            line.shownID = shownID
+            line.shownText = shownText
+            sink(shownText)
         }
     }
 
@@ -171,7 +193,8 @@ public final class TerminalProgressReporter: ProgressReporter, Sendable {
         line.lastDraw = now
         line.lineOpen = true
         line.shownID = bar.id
-        sink("\r" + Self.line(for: bar, elapsed: now - (line.startTimes[bar.id] ?? now)) + "\u{1B}[K")
+        line.shownText = "\r" + Self.line(for: bar, elapsed: now - (line.startTimes[bar.id] ?? now)) + "\u{1B}[K"
+        sink(line.shownText)
     }
 
     /// The text of one bar (no `\r`), e.g. `import  42% 420/1000  85.3/s  ETA 0:07  [0:05]`.

@@ -10,6 +10,12 @@ import SystemText
 /// written every line it finished. Human output escapes control characters and bidi
 /// controls (`TerminalText`): printed lines keep their line breaks and tabs, a log
 /// line keeps only tabs. `--json` lines are exact JSON.
+///
+/// With a `terminalLine` (the progress line), every human line is written inside its
+/// `clearing(_:)`: the progress line is erased first and drawn again after, so a printed
+/// line and the progress line never share a line of the terminal. Printed lines are
+/// cleared around only with `printsShareTerminalLine` (stdout is that terminal). `[warn]` and
+/// `[error]` are painted (`TerminalStyle`) when stderr is coloured.
 public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
     public let json: Bool
     public let minimumLevel: LogLevel
@@ -21,13 +27,21 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
     private let stderr: FileDescriptorWriter
     /// What masks every line, log field and event (see `SecretRedactor`).
     public let redactor: SecretRedactor
+    /// What else draws on the terminal (the progress line), cleared around each line.
+    private let terminalLine: (any TerminalLineSharing)?
+    /// Whether printed lines (stdout) are cleared around too: only when stdout is where
+    /// the line is drawn (a print to a file or pipe cannot land on it).
+    private let printsShareTerminalLine: Bool
 
     /// `stdoutFD`/`stderrFD` are the process's own by default (tests pass pipes), and so
     /// is `redactor`: the process's (`SecretRedactor.shared`), which every run of the
     /// process registers its secrets into, since the console is shared by them all.
     public init(json: Bool, minimumLevel: LogLevel = .info, stdoutFD: Int32 = 1, stderrFD: Int32 = 2,
-                timestamps: Bool = false, redactor: SecretRedactor = .shared) {
+                timestamps: Bool = false, redactor: SecretRedactor = .shared,
+                terminalLine: (any TerminalLineSharing)? = nil, printsShareTerminalLine: Bool = true) {
         self.json = json
+        self.terminalLine = terminalLine
+        self.printsShareTerminalLine = printsShareTerminalLine
         self.timestamps = timestamps
         self.minimumLevel = minimumLevel
         self.redactor = redactor
@@ -52,6 +66,11 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
     }
 
     private func printMasked(_ bytes: UnsafeRawBufferPointer) {
+        guard let terminalLine, printsShareTerminalLine else { return printLocked(bytes) }
+        terminalLine.clearing { printLocked(bytes) }
+    }
+
+    private func printLocked(_ bytes: UnsafeRawBufferPointer) {
         lock.lock()
         defer { lock.unlock() }
         var sink = stdout
@@ -72,7 +91,8 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
             if !fields.isEmpty { all["fields"] = .object(fields) }
             return event("log", all)
         }
-        var line = "[\(level.rawValue)] \(TerminalText.line(message))"
+        let tag = "[\(level.rawValue)]"
+        var line = Self.paintedTag(tag, level) + " \(TerminalText.line(message))"
         for key in fields.keys.sorted() {
             line += " \(TerminalText.field(key))=\(TerminalText.field(Self.plain(fields[key]!)))"
         }
@@ -107,6 +127,11 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
     /// Writes `text` to stderr as it is: the caller has escaped what a recipe controls.
     public func writeStderr(_ text: String) {
         let text = redactor.redact(text)
+        guard let terminalLine else { return writeStderrLocked(text) }
+        terminalLine.clearing { writeStderrLocked(text) }
+    }
+
+    private func writeStderrLocked(_ text: String) {
         lock.lock()
         defer { lock.unlock() }
         stderr.put(text)
@@ -137,6 +162,15 @@ public final class ConsoleOutput: ScriptOutput, @unchecked Sendable {
         }
         if !errText.isEmpty {
             _ = FileDescriptorWriter.writeAll(stderr.fd, Array(errText.utf8), within: writeWait, masking: redactor)
+        }
+    }
+
+    /// `[warn]` in yellow, `[error]` in red on a coloured stderr; other levels plain.
+    static func paintedTag(_ tag: String, _ level: LogLevel) -> String {
+        switch level {
+        case .warn: TerminalStyle.paint(tag, .warning, on: .stderr)
+        case .error: TerminalStyle.paint(tag, .error, on: .stderr)
+        case .debug, .info: tag
         }
     }
 

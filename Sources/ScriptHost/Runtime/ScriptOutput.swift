@@ -56,3 +56,11 @@ public final class MemoryOutput: ScriptOutput, Sendable {
     }
     public func flush() {}
 }
+
+/// Something else drawing one line on the terminal, redrawn in place (the progress
+/// line). A console line is written inside `clearing(_:)`, so the two never share a line.
+public protocol TerminalLineSharing: AnyObject, Sendable {
+    /// Erases the drawn line if one is shown, runs `write` (which writes whole lines),
+    /// then draws the line again. `write` must not call back into the sharer.
+    func clearing(_ write: () -> Void)
+}

@@ -108,6 +108,7 @@ extension Command {
         let c = configuration
         var text = "OVERVIEW: \(c.abstract)\n\nUSAGE: hubscript \(c.name) \(c.usage)\n"
         if !c.discussion.isEmpty { text += "\n\(c.discussion)\n" }
+        // `--color` (which every command takes) is told once, in `hubscript --help`.
         let rows = c.options.map { spec -> (String, String) in
             let left = "--\(spec.name)" + (spec.valueName.map { " <\($0)>" } ?? "")
             return (left, spec.help + (spec.repeatable ? " (repeatable)" : ""))
@@ -127,11 +128,15 @@ extension Command {
                 Console.out(try help(for: args))
                 return 0
             }
-            let parsed = try ParsedArguments.parse(args, options: configuration.options, command: configuration.name)
+            ColorOption.prescan(args)
+            let parsed = try ParsedArguments.parse(args, options: ColorOption.adding(to: configuration.options),
+                                                   command: configuration.name)
+            try ColorOption.apply(parsed)
             return try Self(parsed).run()
         } catch let e as UsageError {
             JSONEvents.usageError(e.message, command: configuration.name, args: args)
-            Console.err("hubscript \(configuration.name): \(TerminalText.text(e.message))\nRun 'hubscript \(configuration.name) --help' for usage.\n")
+            Console.err(TerminalStyle.paint("hubscript \(configuration.name):", .error, on: .stderr)
+                + " \(TerminalText.text(e.message))\nRun 'hubscript \(configuration.name) --help' for usage.\n")
             return ExitCode.usage
         } catch {
             // A configuration or journal problem the command did not report itself.
@@ -140,7 +145,8 @@ extension Command {
                 output.event("error", JSONEvents.hostError(error))
                 output.event("summary", JSONEvents.summary(status: "failed", exitCode: ExitCode.usage, runID: nil))
             }
-            Console.err("hubscript \(configuration.name): \(TerminalText.text("\(error)"))\n")
+            Console.err(TerminalStyle.paint("hubscript \(configuration.name):", .error, on: .stderr)
+                + " \(TerminalText.text("\(error)"))\n")
             return ExitCode.usage
         }
     }
@@ -156,7 +162,7 @@ enum UsageReport {
         JSONEvents.usageError(message, command: command, args: args)
         let name = command.map { "hubscript \($0)" } ?? "hubscript"
         let list = command == nil ? "Run 'hubscript --help' for the list of subcommands." : "Run '\(name) --help' for the list."
-        Console.err("\(name): \(TerminalText.field(message))\n\(list)\n")
+        Console.err(TerminalStyle.paint("\(name):", .error, on: .stderr) + " \(TerminalText.field(message))\n\(list)\n")
         return ExitCode.usage
     }
 

@@ -18,7 +18,7 @@ enum HubscriptCLI {
     static let subcommands: [Entry] = [
         entry(RunCommand.self), entry(CheckCommand.self), entry(TestCommand.self), entry(NewCommand.self),
         entry(TrustCommand.self), entry(VerifyCommand.self), entry(DescribeCommand.self),
-        entry(PlanCommand.self), entry(ApplyCommand.self), entry(ApproveCommand.self), entry(RejectCommand.self),
+        PlanCommands.entry, entry(ApplyCommand.self), entry(ApproveCommand.self), entry(RejectCommand.self),
         PlansCommands.group.entry, RunsCommands.group.entry,
         entry(LoginCommand.self), entry(LogoutCommand.self), KeysCommands.group.entry, SandboxCommands.group.entry, DispatchCommands.group.entry, VaultCommands.group.entry, JobsCommands.group.entry, entry(ListenCommand.self), entry(DocsCommand.self),
         entry(ConsoleCommand.self), entry(CompletionCommand.self),
@@ -41,12 +41,16 @@ enum HubscriptCLI {
             text += "  " + s.configuration.name.padding(toLength: width, withPad: " ", startingAt: 0)
                 + "  " + s.configuration.abstract + "\n"
         }
-        text += "\nOPTIONS:\n  --version   Show the version.\n  -h, --help  Show help information.\n"
+        text += "\nOPTIONS:\n  --version       Show the version.\n  --color <when>  Colour for people: auto (on a terminal, unless NO_COLOR is set), always or never.\n  -h, --help      Show help information.\n"
         text += "\nSee 'hubscript <subcommand> --help' for a subcommand's options.\n"
         return text
     }
 
-    static func dispatch(_ args: [String]) -> Int32 {
+    static func dispatch(_ given: [String]) -> Int32 {
+        let args: [String]
+        do { args = try ColorOption.leading(given) } catch let error as UsageError {
+            return UsageReport.fail(error.message, command: nil, args: given)
+        } catch { return UsageReport.fail("\(error)", command: nil, args: given) }
         guard let first = args.first else {
             Console.err(help)
             return ExitCode.usage

@@ -74,7 +74,7 @@ enum JSONEvents {
     /// A command that stops before any run with `message` (exit code `exitCode`): the
     /// text on stderr and, under `json`, an `error` event (kind `host`) and a `summary`.
     static func refuse(_ message: String, json: Bool, runID: String? = nil, exitCode: Int32 = ExitCode.usage) -> Int32 {
-        Console.err("error: \(TerminalText.text(message))\n")
+        Console.err("\(Styled.error) \(TerminalText.text(message))\n")
         if json {
             let output = ConsoleOutput(json: true, timestamps: true)
             output.event("error", ["kind": "host", "message": .string(message)])

@@ -11,7 +11,7 @@ enum RecipeHelp {
     /// - Throws: for a `LIB:RECIPE`, the configuration's error, or a `UsageError` when
     ///   it names no such library or recipe (as running it would).
     static func text(args: [String], commandHelp: String, options: [OptionSpec] = RunCommand.configuration.options) throws -> String {
-        let parsed = try? ParsedArguments.parse(args.filter { $0 != "--help" && $0 != "-h" }, options: options, command: "run")
+        let parsed = try? ParsedArguments.parse(args.filter { $0 != "--help" && $0 != "-h" }, options: ColorOption.adding(to: options), command: "run")
         // The recipe is a positional (not `--config x.lua`'s value) when the line parses.
         let positionals = parsed?.positionals ?? args
         var path = positionals.first(where: { $0.hasSuffix(".lua") && !$0.hasPrefix("-") })

@@ -34,8 +34,11 @@ struct RecipeLauncher {
     func launch(path: String, params: [(String, String)], paramsFile: String?,
                 paramValues: [String: ScriptValue]? = nil,
                 onPlan: (Plan, SecretRedactor, ConsoleOutput, PlanMaking) throws -> Void = { _, _, _, _ in }) -> Int32 {
-        let output = ConsoleOutput(json: json, minimumLevel: chatter.logLevel, timestamps: true)
         let progress = chatter.progressReporter()
+        // Lines said while the progress line is drawn erase it first and draw it after.
+        let output = ConsoleOutput(json: json, minimumLevel: chatter.logLevel, timestamps: true,
+                                   terminalLine: progress.isEnabled ? progress : nil,
+                                   printsShareTerminalLine: !json && isatty(1) == 1)
         let reporter = RunReporter(output: output, json: json, repeatedOptions: common.repeatedOptions)
         let prepared: PreparedRecipe
         do {

@@ -24,11 +24,17 @@ struct RunReporter: Sendable {
     }
 
     /// Reports a command that ended before its recipe ran (`runID`: the run id if known).
+    /// Under `--json` the `error` event and `summary` go to stdout and the error also to
+    /// stderr as one line, as every other refusal before a run (`JSONEvents.refuse`, usage
+    /// errors): a person watching a `--json` command still sees why it stopped.
     func reportSetupFailure(_ error: Error, exitCode: Int32? = nil, runID: String? = nil) -> Int32 {
         let failure = (error as? ScriptFailure) ?? ScriptFailure(kind: .load, message: "\(error)")
         let code = exitCode ?? failure.exitCode
         var items = self.items(for: failure)
-        if json { items.append(.event("summary", JSONEvents.summary(status: "failed", exitCode: code, runID: runID))) }
+        if json {
+            items.append(.stderr("\(Styled.error) \(TerminalText.line(failure.message))\n"))
+            items.append(.event("summary", JSONEvents.summary(status: "failed", exitCode: code, runID: runID)))
+        }
         emit(items)
         return code
     }
@@ -92,7 +98,7 @@ struct RunReporter: Sendable {
         var items = outcome.failure.map(self.items(for:)) ?? []
         for warning in outcome.warnings {
             items.append(json ? .event("warning", ["message": .string(warning)])
-                              : .stderr("warning: \(TerminalText.line(warning))\n"))
+                              : .stderr("\(Styled.warning) \(TerminalText.line(warning))\n"))
         }
         let c = outcome.counts
         let seconds = outcome.report?.durationSeconds ?? 0
@@ -110,8 +116,9 @@ struct RunReporter: Sendable {
             })
             summary["output_folder"] = .string(outcome.outputFolder.path)
             items.append(.event("summary", summary))
-        } else if c.reads + c.readsReplayed + c.writes + c.replayed + c.planned + c.failed > 0 || !outcome.exports.isEmpty {
-            // People get the summary when the run touched the Hub or exported something.
+        } else {
+            // People always get the summary, also for a run that made no Hub call
+            // (`done: run … — 0 reads, 0 writes in 0.01 s`): it names the run.
             let f = TerminalText.field
             let stored = outcome.exports.filter(\.inVault)
             let files = outcome.exports.filter { !$0.inVault && !$0.incomplete }
@@ -168,7 +175,7 @@ struct RunReporter: Sendable {
     static func text(for failure: ScriptFailure) -> String {
         let keep: TerminalText.Keep = failure.kind == .runtime ? .line : .text
         let location = failure.location.map { TerminalText.field($0) + ": " } ?? ""
-        var text = "error: \(location)\(TerminalText.escaped(failure.message, keeping: keep))\n"
+        var text = "\(Styled.error) \(location)\(TerminalText.escaped(failure.message, keeping: keep))\n"
         if !failure.traceback.isEmpty { text += TerminalText.text(failure.traceback) + "\n" }
         return text
     }

@@ -44,9 +44,9 @@ struct CheckCommand: Command {
             if let (problem, isUnknownPermission) = Self.problem(in: path) {
                 failures += 1
                 unknownPermissions = unknownPermissions || isUnknownPermission
-                Console.out("FAIL \(shownPath)\n     \(TerminalText.text(problem).replacingOccurrences(of: "\n", with: "\n     "))\n")
+                Console.out("\(Styled.fail) \(shownPath)\n     \(TerminalText.text(problem).replacingOccurrences(of: "\n", with: "\n     "))\n")
             } else {
-                Console.out("ok   \(shownPath)\n")
+                Console.out("\(Styled.ok) \(shownPath)\n")
             }
         }
         if paths.count > 1 {

@@ -35,7 +35,7 @@ struct DescribeCommand: Command {
     func run() throws -> Int32 {
         let manifest: RecipeManifest
         do { manifest = try RecipeManifest.load(from: try RecipeFile(path: path)) } catch {
-            Console.err("error: \(TerminalText.text("\(error)"))\n")
+            Console.err("\(Styled.error) \(TerminalText.text("\(error)"))\n")
             return ExitCode.usage
         }
         let destinations = try targetDestinations(manifest.targets)

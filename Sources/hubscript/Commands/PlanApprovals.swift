@@ -249,7 +249,7 @@ struct PlanApplyGate {
             try common.openJournal().recordPlanApply(plan.runID, contentSHA256: sha256, person: PlanApprovals.osUser,
                                                      exitCode: Int(exitCode))
         } catch {
-            Console.err("warning: the apply of plan \(TerminalText.field(plan.runID)) was not recorded with the plan: \(TerminalText.text("\(error)"))\n")
+            Console.err("\(Styled.warning) the apply of plan \(TerminalText.field(plan.runID)) was not recorded with the plan: \(TerminalText.text("\(error)"))\n")
         }
     }
 }

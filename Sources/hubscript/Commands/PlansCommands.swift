@@ -13,6 +13,20 @@ enum PlansCommands {
     static func required(_ common: CommonOptions.Values, _ record: PlanRecord) -> Int {
         max(record.required, PlanApprovals.requiredNow(common, record))
     }
+
+    /// One line per decision about the plan (approvals, rejections, applies), oldest
+    /// first; a decision about other content than `content` says so.
+    static func decisionLines(_ p: PlanRecord, content: String) -> String {
+        var text = ""
+        for d in p.decisions {
+            var line = "  \(RunsCommands.time(d.decidedAt))  \(d.kind.rawValue)  \(TerminalText.field(d.personName.map { "\(d.person) <\($0)>" } ?? d.person))"
+            if d.contentSHA256 != content { line += "  (other content sha256:\(d.contentSHA256.prefix(12))…)" }
+            if let reason = d.reason { line += "  reason: \(TerminalText.field(reason))" }
+            if let code = d.exitCode { line += "  exit \(code)" }
+            text += line + "\n"
+        }
+        return text
+    }
 }
 
 struct PlansListCommand: Command {
@@ -89,13 +103,7 @@ struct PlansShowCommand: Command {
               created      \(RunsCommands.time(p.createdAt))
 
             """
-        for d in p.decisions {
-            var line = "  \(RunsCommands.time(d.decidedAt))  \(d.kind.rawValue)  \(TerminalText.field(d.personName.map { "\(d.person) <\($0)>" } ?? d.person))"
-            if d.contentSHA256 != p.contentSHA256 { line += "  (other content sha256:\(d.contentSHA256.prefix(12))…)" }
-            if let reason = d.reason { line += "  reason: \(TerminalText.field(reason))" }
-            if let code = d.exitCode { line += "  exit \(code)" }
-            text += line + "\n"
-        }
+        text += PlansCommands.decisionLines(p, content: p.contentSHA256)
         Console.out(text)
         return ExitCode.success
     }

@@ -3,6 +3,7 @@ import ScriptHost
 import RecipeModules
 import Configuration
 import RunJournal
+import SystemText
 
 /// `hubscript run FILE`: validates the manifest and params, checks Capabilities, then
 /// runs the recipe against the profile's Hub with every write journalled.
@@ -99,7 +100,7 @@ struct RunCommand: Command {
             if launcher.json {
                 output.event("plan", ["plan": plan.jsonValue()])
             } else {
-                output.writeStderr(PlanTable.render(plan))
+                output.writeStderr(PlanTable.render(plan, coloured: TerminalStyle.isColoured(.stderr)))
             }
         }
     }
@@ -110,13 +111,18 @@ struct PlanCommand: Command {
     static let configuration = CommandConfiguration(
         name: "plan",
         abstract: "Run a recipe with reads live and writes recorded, not sent; print or save the plan.",
-        usage: "FILE|LIB:RECIPE [--param name=value]… [--out PLAN.json]",
+        usage: "FILE|LIB:RECIPE [--param name=value]… [--out PLAN.json]\n       hubscript plan show PLAN.json [--json]",
         options: RunCommand.recipeOptions.filter { $0.name != "out" } + [
-            OptionSpec(name: "out", valueName: "file", help: "Save the plan as JSON (for hubscript apply) instead of printing the table."),
+            OptionSpec(name: "out", valueName: "file", help: "Save the plan as JSON (for hubscript apply) too; its exports go to a folder beside it (PLAN.exports/)."),
             OptionSpec(name: "detailed-exitcode", valueName: nil, help: "Exit 0 when the plan has no writes, 5 when it has some (as terraform plan)."),
         ],
         discussion: """
-        Apply a saved plan with 'hubscript apply PLAN.json': it sends exactly the planned writes, or stops.
+        Prints the plan's table; with --out also saves it. Apply a saved plan with
+        'hubscript apply PLAN.json': it sends exactly the planned writes, or stops.
+        'hubscript plan show PLAN.json' prints a saved plan (a recipe file named show is
+        planned as 'hubscript plan ./show').
+        With --out PLAN.json the plan's exports go to PLAN.exports/ beside it (the apply's go
+        to the run's folder); without it, to the run's folder.
         With --detailed-exitcode: 0 no changes, 5 changes planned; errors keep their codes (1-4).
         """)
 
@@ -135,7 +141,7 @@ struct PlanCommand: Command {
         detailedExitCode = arguments.flag("detailed-exitcode")
         var launcher = try RunCommand.launcher(arguments)
         path = try RecipeHelp.resolve(written, libraries: launcher.request.libraries)
-        launcher.request.outputFolder = nil
+        launcher.request.outputFolder = out.map(PlanFileExports.folder(forPlanAt:))
         launcher.request.mode = .plan
         self.launcher = launcher
         common = launcher.common
@@ -149,6 +155,7 @@ struct PlanCommand: Command {
         var launcher = self.launcher
         launcher.detailedExitCode = detailedExitCode
         return launcher.launch(path: path, params: params, paramsFile: paramsFile) { plan, masking, output, making in
+            if !launcher.json { output.writeStderr(PlanTable.render(plan, coloured: TerminalStyle.isColoured(.stderr))) }
             if let out {
                 let file = URL(fileURLWithPath: out)
                 try plan.save(to: file, masking: masking)
@@ -164,8 +171,6 @@ struct PlanCommand: Command {
                         : "it needs \(required) approval\(required == 1 ? "" : "s") (hubscript approve \(TerminalText.field(plan.runID))) before hubscript apply \(shown)\n"))
             } else if launcher.json {
                 output.event("plan", ["plan": plan.jsonValue()])
-            } else {
-                output.writeStderr(PlanTable.render(plan))
             }
         }
     }
@@ -182,21 +187,29 @@ struct ApplyCommand: Command {
     static let configuration = CommandConfiguration(
         name: "apply",
         abstract: "Apply a saved plan: run its recipe again, sending only the planned writes.",
-        usage: "PLAN.json [--json]",
+        usage: "PLAN.json [--yes] [--json]",
         options: [
-            OptionSpec(name: "json", valueName: nil, help: "Write NDJSON events to stdout."),
+            OptionSpec(name: "yes", valueName: nil, help: "Do not ask before sending (apply asks only when stdin and stdout are a terminal)."),
+            OptionSpec(name: "json", valueName: nil, help: "Write NDJSON events to stdout (never asks)."),
             OptionSpec(name: "timeout", valueName: "seconds", help: "Wall-clock limit for the run."),
             OptionSpec(name: "lib", valueName: "dir", help: "Add a folder that require() may load modules from.", repeatable: true),
             VaultKeyFileOption.spec,
         ] + OutputOptions.specs + CommonOptions.specs,
-        discussion: "The plan is refused if the recipe file, the profile or the params changed since it was made.")
+        discussion: """
+        The plan is refused if the recipe file, the profile or the params changed since it was made.
+        On a terminal (stdin and stdout) apply shows the plan and asks "Apply N writes to HUB? [y/N]"
+        before sending anything; --yes skips the question. Piped, redirected or with --json it never asks.
+        Answering anything but y or yes sends nothing and exits with 1.
+        """)
 
     let planPath: String
     let launcher: RecipeLauncher
+    let yes: Bool
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("expected one PLAN.json") }
         planPath = arguments.positionals[0]
+        yes = arguments.flag("yes")
         launcher = try RunCommand.launcher(arguments)
     }
 
@@ -213,6 +226,12 @@ struct ApplyCommand: Command {
         let gate: PlanApplyGate
         do { gate = try PlanApplyGate.check(plan, params: params, common: launcher.common) } catch let refusal as PlanApprovalError {
             return JSONEvents.refuse(refusal.message, json: launcher.json, runID: plan.runID, exitCode: ExitCode.capabilityDenied)
+        }
+        if !plan.writes.isEmpty, ApplyConfirmation.shouldAsk(yes: yes, json: launcher.json),
+           !ApplyConfirmation.wouldBeRefused(plan, common: launcher.common),
+           !ApplyConfirmation.ask(plan, hub: launcher.common.hub) {
+            Console.err("apply cancelled: nothing was sent\n")
+            return ExitCode.recipeFailed
         }
         let code = launcher.launch(path: plan.recipeDisplayPath, params: [], paramsFile: nil, paramValues: params)
         gate.recordApply(exitCode: code)

@@ -61,9 +61,9 @@ struct TestCommand: Command {
                     output.event("test", ["file": .string(result.file), "name": .string(result.name), "ok": .bool(result.ok),
                                           "message": result.message.map(ScriptValue.string) ?? .null])
                 } else if result.ok {
-                    Console.out("ok   \(shownFile): \(TerminalText.field(result.name))\n")
+                    Console.out("\(Styled.ok) \(shownFile): \(TerminalText.field(result.name))\n")
                 } else {
-                    Console.out("FAIL \(shownFile): \(TerminalText.field(result.name))\n     "
+                    Console.out("\(Styled.fail) \(shownFile): \(TerminalText.field(result.name))\n     "
                         + TerminalText.text(result.message ?? "").replacingOccurrences(of: "\n", with: "\n     ") + "\n")
                 }
             }
@@ -74,7 +74,7 @@ struct TestCommand: Command {
                 if let output {
                     output.event("test", ["file": .string(file), "name": .null, "ok": .bool(false), "message": .string(error)])
                 } else {
-                    Console.out("FAIL \(shownFile)\n     "
+                    Console.out("\(Styled.fail) \(shownFile)\n     "
                         + TerminalText.text(error).replacingOccurrences(of: "\n", with: "\n     ") + "\n")
                 }
             }
