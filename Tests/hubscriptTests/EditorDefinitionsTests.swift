@@ -20,11 +20,13 @@ final class EditorDefinitionsTests: XCTestCase {
     }
 
     /// Runs `executable args…` in `folder`; returns its exit status and stdout + stderr.
-    static func exec(_ executable: String, _ args: [String], in folder: URL) throws -> (Int32, String) {
+    static func exec(_ executable: String, _ args: [String], in folder: URL,
+                     environment: [String: String]? = nil) throws -> (Int32, String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = args
         p.currentDirectoryURL = folder
+        if let environment { p.environment = environment }
         let out = Pipe()
         p.standardOutput = out
         p.standardError = out
