@@ -197,6 +197,29 @@ final class EditorDefinitionsTests: XCTestCase {
         XCTAssertEqual(again.stderr, "hubscript new: ops-sync.lua and ops-sync_test.lua already exist; nothing was written\n")
     }
 
+    /// A `.hubscript` link in a cloned folder does not steer where the definitions go,
+    /// and `--out` naming a file is refused, each with what to do.
+    func testEditorFilesAreNeverWrittenThroughALinkOrOverAFile() throws {
+        let cli = try CLIHarness(testCase: self)
+        let elsewhere = cli.root.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: cli.root.appendingPathComponent(".hubscript").path,
+                                                   withDestinationPath: elsewhere.path)
+        let linked = try cli.hubscript("new", "probe")
+        XCTAssertEqual(linked.status, 1)
+        XCTAssertEqual(linked.stdout, "created probe.lua\ncreated probe_test.lua\n")
+        XCTAssertEqual(linked.stderr, "hubscript new: probe.lua and probe_test.lua were created, but not the editor files: "
+            + ".hubscript is a symbolic link; hubscript writes its definitions only into a folder of its own: remove the link and run again\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), [])
+
+        let file = try cli.file("notes.txt", "mine\n")
+        let overFile = try cli.hubscript("docs", "luals", "--out", file)
+        XCTAssertEqual(overFile.status, 2)
+        XCTAssertEqual(overFile.stdout, "")
+        XCTAssertEqual(overFile.stderr, "hubscript docs: \(file) exists and is not a folder; give a folder for the definitions\n")
+        XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), "mine\n")
+    }
+
     /// The generated .luacheckrc, from `hubscript new` in a scratch folder.
     func luacheckConfig(_ cli: CLIHarness) throws -> String {
         let folder = cli.root.appendingPathComponent("scratch")

@@ -78,8 +78,13 @@ struct NewCommand: Command {
             try? handle.close()
             Console.out("created \(path)\n")
         }
-        for outcome in try EditorSetup.write(prefix: prefix, plugins: try BuiltinPlugins.documented(), force: force) {
-            Console.out(outcome.line + "\n")
+        do {
+            for outcome in try EditorSetup.write(prefix: prefix, plugins: try BuiltinPlugins.documented(), force: force) {
+                Console.out(outcome.line + "\n")
+            }
+        } catch {
+            Console.err("hubscript new: \(recipePath) and \(testPath) were created, but not the editor files: \(error)\n")
+            return ExitCode.recipeFailed
         }
         Console.out("next: edit \(recipePath), then run hubscript test \(testPath)\n")
         return ExitCode.success

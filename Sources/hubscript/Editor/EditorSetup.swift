@@ -29,6 +29,14 @@ enum EditorSetup {
     static func write(prefix: String, plugins: [Plugin], force: Bool) throws -> [Outcome] {
         var outcomes: [Outcome] = []
         let definitions = prefix + definitionsFolder
+        // A link in a cloned folder must not steer the definitions elsewhere.
+        for path in [prefix + ".hubscript", definitions] {
+            var info = stat()
+            if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
+                throw DefinitionsError(.folderUnwritable, "\(path) is a symbolic link; hubscript writes its definitions only into "
+                    + "a folder of its own: remove the link and run again")
+            }
+        }
         try LuaLSDefinitions.write(LuaLSDefinitions.files(plugins: plugins), into: URL(fileURLWithPath: definitions))
         outcomes.append(.refreshed(definitions))
         for (name, text) in [(".luarc.json", luarc(plugins: plugins)), (".luacheckrc", LuacheckConfig.text(plugins: plugins))] {
@@ -38,7 +46,11 @@ enum EditorSetup {
                 outcomes.append(.kept(path))
                 continue
             }
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            do {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            } catch {
+                throw DefinitionsError(.folderUnwritable, "cannot write \(path): \(error.localizedDescription)")
+            }
             outcomes.append(exists ? .replaced(path) : .created(path))
         }
         return outcomes

@@ -1,6 +1,15 @@
 import Foundation
 import ScriptHost
 import RecipeModules
+import SystemText
+
+/// Why editor definitions could not be written.
+enum DefinitionsErrors: CodedErrorDomain {}
+typealias DefinitionsError = CodedError<DefinitionsErrors>
+extension DefinitionsError.Code where Domain == DefinitionsErrors {
+    /// The folder cannot be created or written.
+    static let folderUnwritable = Self(rawValue: "definitions_folder_unwritable")
+}
 
 /// lua-language-server definitions (`---@meta` files) of everything a recipe can use,
 /// generated from the module registry (`BuiltinPlugins.documented()`, the source of
@@ -36,23 +45,37 @@ enum LuaLSDefinitions {
     /// Writes each file into `folder` (created with its parents if missing): a file
     /// appears complete or not at all (written beside it, then renamed).
     static func write(_ files: [File], into folder: URL) throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try makeFolder(folder.path)
         for file in files {
             let target = folder.appendingPathComponent(file.name)
             let temporary = folder.appendingPathComponent(".\(file.name).\(getpid()).tmp")
-            try Data(file.text.utf8).write(to: temporary)
+            do {
+                try Data(file.text.utf8).write(to: temporary)
+            } catch {
+                throw DefinitionsError(.folderUnwritable, "cannot write \(target.path): \(error.localizedDescription); give a folder you can write")
+            }
             guard rename(temporary.path, target.path) == 0 else {
-                let reason = String(cString: strerror(errno))
+                let why = String(cString: strerror(errno))
                 try? FileManager.default.removeItem(at: temporary)
-                throw DefinitionsWriteError(path: target.path, reason: reason)
+                throw DefinitionsError(.folderUnwritable, "cannot write \(target.path): \(why); give a folder you can write")
             }
         }
     }
 
-    struct DefinitionsWriteError: Error, CustomStringConvertible {
-        let path: String
-        let reason: String
-        var description: String { "cannot write \(path): \(reason); check that the folder is yours and writable" }
+    /// `mkdir -p`, with the system's reason when a part cannot be made.
+    private static func makeFolder(_ path: String) throws {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw DefinitionsError(.folderUnwritable, "cannot create the folder \(path) for the definitions: "
+                    + "\(current): \(String(cString: strerror(errno))); give a folder you can write")
+            }
+        }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw DefinitionsError(.folderUnwritable, "\(path) exists and is not a folder; give a folder for the definitions")
+        }
     }
 
     /// What a module's callable table is, for the modules that are also functions.
