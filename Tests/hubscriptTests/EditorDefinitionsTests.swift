@@ -62,6 +62,10 @@ final class EditorDefinitionsTests: XCTestCase {
         for function in documented.functions.sorted() {
             XCTAssertTrue(all.contains("\nfunction \(function)("), "no definition of \(function)")
         }
+        // Every Hub binding says what it returns (a new binding needs its entry in HubObjectTypes.returns).
+        for block in try XCTUnwrap(files["hub.lua"]).components(separatedBy: "\n\n") where block.contains("\nfunction hub.") {
+            XCTAssertTrue(block.contains("---@return ") && !block.contains("---@return any"), "no return type in\n\(block)")
+        }
         // Parameters and return values come from the summaries' signatures and the Hub's types.
         XCTAssertTrue(all.contains("""
             ---hub.users.get(id_or_email) -> user (an email is looked up exactly)
