@@ -224,6 +224,32 @@ final class EditorDefinitionsTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), "mine\n")
     }
 
+    /// `docs luals --out` killed (-9) at many points: every definition file there is
+    /// either absent or complete, never cut short, whatever the moment.
+    func testAKilledWriteLeavesEachDefinitionFileWholeOrAbsent() throws {
+        let cli = try CLIHarness(testCase: self)
+        let reference = try definitions(cli)
+        for attempt in 0..<24 {
+            let folder = cli.root.appendingPathComponent("killed-\(attempt)")
+            let scratch = cli.root.appendingPathComponent("scratch-\(attempt)")
+            let process = CLIHarness.process(["docs", "luals", "--out", folder.path], in: cli.root,
+                                             environment: try CLIHarness.isolatedEnvironment(scratch: scratch))
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            usleep(useconds_t(40_000 + attempt * 4_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(".lua") {
+                let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+                XCTAssertEqual(text, reference[name], "\(name) after a kill at \(40_000 + attempt * 4_000) µs")
+            }
+            // A rerun finishes the folder and clears what the killed one left half-way.
+            let rerun = try cli.hubscript("docs", "luals", "--out", folder.path)
+            XCTAssertEqual(rerun.status, 0, rerun.stderr)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), reference.keys.sorted())
+        }
+    }
+
     /// The generated .luacheckrc, from `hubscript new` in a scratch folder.
     func luacheckConfig(_ cli: CLIHarness) throws -> String {
         let folder = cli.root.appendingPathComponent("scratch")

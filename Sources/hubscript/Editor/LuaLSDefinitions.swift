@@ -46,6 +46,13 @@ enum LuaLSDefinitions {
     /// appears complete or not at all (written beside it, then renamed).
     static func write(_ files: [File], into folder: URL) throws {
         try makeFolder(folder.path)
+        // What a writer killed between writing and renaming left: `.NAME.PID.tmp` of our names only.
+        let ours = Set(files.map(\.name))
+        for leftover in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where leftover.hasPrefix(".") {
+            let parts = leftover.dropFirst().split(separator: ".")
+            guard parts.count == 4, parts[3] == "tmp", parts[2].allSatisfy(\.isNumber), ours.contains("\(parts[0]).\(parts[1])") else { continue }
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(leftover))
+        }
         for file in files {
             let target = folder.appendingPathComponent(file.name)
             let temporary = folder.appendingPathComponent(".\(file.name).\(getpid()).tmp")
