@@ -51,7 +51,7 @@ final class EditorDefinitionsTests: XCTestCase {
         let cli = try CLIHarness(testCase: self)
         let documented = try ModuleRegistryCompletenessTests.documented(cli)
         let files = try definitions(cli)
-        XCTAssertEqual(Set(files.keys), Set(documented.modules.map { $0 + ".lua" }).union(["globals.lua", "types.lua"]))
+        XCTAssertEqual(Set(files.keys), Set(documented.modules.map { $0 + ".lua" }).union(["globals.lua", "types.lua", "test.lua"]))
         let all = files.values.joined(separator: "\n")
         let lines = Set(all.split(separator: "\n").map(String.init))
         for module in documented.modules.sorted() {
@@ -105,6 +105,10 @@ final class EditorDefinitionsTests: XCTestCase {
         XCTAssertTrue(all.contains("---@class hub.UserList\n---@overload fun(): hub.User?\n"))
         XCTAssertTrue(all.contains("---@class hubscript.module.progress\n---@overload fun(total?: integer, label?: string): progress.Bar\n"))
         XCTAssertTrue(all.contains("\nfunction recipe(manifest) end\n"))
+        // Recipe tests' globals, for *_test.lua files.
+        for name in ["test.case", "test.sandbox", "test_Sandbox:run", "test_Sandbox:resume", "expect"] {
+            XCTAssertTrue(all.contains("\nfunction \(name)("), name)
+        }
     }
 
     func testTheDefinitionsParseAsLua54() throws {
