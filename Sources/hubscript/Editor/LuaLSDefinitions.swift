@@ -58,9 +58,18 @@ enum LuaLSDefinitions {
         for file in files {
             let target = folder.appendingPathComponent(file.name)
             let temporary = folder.appendingPathComponent(".\(file.name).\(getpid()).tmp")
+            // A new file (O_EXCL, no link followed): whatever was planted under the name is not written through.
+            unlink(temporary.path)
+            let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                throw DefinitionsError(.folderUnwritable, "cannot write \(target.path): \(String(cString: strerror(errno))); give a folder you can write")
+            }
+            let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
             do {
-                try Data(file.text.utf8).write(to: temporary)
+                try handle.write(contentsOf: Data(file.text.utf8))
+                try handle.close()
             } catch {
+                unlink(temporary.path)
                 throw DefinitionsError(.folderUnwritable, "cannot write \(target.path): \(error.localizedDescription); give a folder you can write")
             }
             guard rename(temporary.path, target.path) == 0 else {
