@@ -62,6 +62,8 @@ final class EditorDefinitionsTests: XCTestCase {
         for function in documented.functions.sorted() {
             XCTAssertTrue(all.contains("\nfunction \(function)("), "no definition of \(function)")
         }
+        // Every parameter has a name from its signature (`arg2` would mean a summary the parser could not read).
+        XCTAssertFalse(all.contains("---@param arg"), "a parameter without a name from its summary")
         // Every Hub binding says what it returns (a new binding needs its entry in HubObjectTypes.returns).
         for block in try XCTUnwrap(files["hub.lua"]).components(separatedBy: "\n\n") where block.contains("\nfunction hub.") {
             XCTAssertTrue(block.contains("---@return ") && !block.contains("---@return any"), "no return type in\n\(block)")
