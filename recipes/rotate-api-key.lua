@@ -60,16 +60,17 @@ local replacement = keys[1]
 local age = created and 0 or time.diff(time.now(), replacement.created_at)
 local revoked, waiting = 0, 0
 for i = 2, #keys do
-  if keys[i].id == replacement.id then
-    -- never the replacement itself
-  elseif age >= params.grace_hours * 3600 then
-    hub.api_keys.revoke(keys[i].id)
-    print(("revoked %s (replaced by %s)"):format(keys[i].id, replacement.id))
-    revoked = revoked + 1
-  else
-    print(("%s stays until %s (grace period)"):format(keys[i].id,
-      time.add(replacement.created_at, params.grace_hours * 3600)))
-    waiting = waiting + 1
+  local old = keys[i]
+  if old.id ~= replacement.id then -- never the replacement itself
+    if age >= params.grace_hours * 3600 then
+      hub.api_keys.revoke(old.id)
+      print(("revoked %s (replaced by %s)"):format(old.id, replacement.id))
+      revoked = revoked + 1
+    else
+      print(("%s stays until %s (grace period)"):format(old.id,
+        time.add(replacement.created_at, params.grace_hours * 3600)))
+      waiting = waiting + 1
+    end
   end
 end
 print(("rotate-api-key %s: %s, %d revoked, %d in their grace period"):format(params.name,

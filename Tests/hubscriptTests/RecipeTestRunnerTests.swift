@@ -187,6 +187,9 @@ final class RecipeTestRunnerTests: XCTestCase {
         assertResult(try cli.hubscript("new", "rotate-keys"), stdout: """
         created rotate-keys.lua
         created rotate-keys_test.lua
+        wrote .hubscript/luals/ (lua-language-server definitions)
+        created .luarc.json
+        created .luacheckrc
         next: edit rotate-keys.lua, then run hubscript test rotate-keys_test.lua
 
         """, stderr: "", exitCode: 0)

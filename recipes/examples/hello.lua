@@ -9,7 +9,7 @@ recipe {
   },
 }
 
-for i = 1, params.times do
+for _ = 1, params.times do
   print(("hello, %s!"):format(params.name))
 end
 log.info("greeted", { name = params.name, times = params.times })

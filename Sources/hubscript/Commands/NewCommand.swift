@@ -6,7 +6,9 @@ struct NewCommand: Command {
     static let configuration = CommandConfiguration(
         name: "new",
         abstract: "Create a recipe (NAME.lua) and its test (NAME_test.lua) from a template.",
-        usage: "NAME",
+        usage: "NAME [--force]",
+        options: [OptionSpec(name: "force", valueName: nil,
+                             help: "Replace an existing .luarc.json and .luacheckrc (never the recipe or its test).")],
         discussion: """
         NAME is the recipe's name: lowercase letters, digits and dashes, starting with a
         letter (e.g. rotate-keys), optionally after a folder that exists (ops/rotate-keys).
@@ -14,10 +16,14 @@ struct NewCommand: Command {
         limits, and a body reading one user) and NAME_test.lua (a test of it); both pass
         hubscript check and hubscript test as created. Never overwrites a file: exits 1
         if either exists, 2 if NAME is not a valid name.
+        Beside them, for editors: lua-language-server definitions in .hubscript/luals/
+        (hubscript docs luals), a .luarc.json pointing at them and a .luacheckrc declaring
+        what a recipe can see (both kept if they exist, unless --force).
         """)
 
     let folder: String
     let name: String
+    let force: Bool
 
     init(_ arguments: ParsedArguments) throws {
         guard let given = arguments.positionals.first else { throw UsageError("missing the recipe NAME (e.g. rotate-keys)") }
@@ -30,6 +36,7 @@ struct NewCommand: Command {
         self.folder = folder.isEmpty ? "." : folder
         if let problem = Self.problem(with: name) { throw UsageError("'\(name)' is not a recipe name: \(problem)") }
         self.name = name
+        force = arguments.flag("force")
     }
 
     /// Why `name` cannot be a recipe name, or nil.
@@ -70,6 +77,14 @@ struct NewCommand: Command {
             handle.write(Data(text.utf8))
             try? handle.close()
             Console.out("created \(path)\n")
+        }
+        do {
+            for outcome in try EditorSetup.write(prefix: prefix, plugins: try BuiltinPlugins.documented(), force: force) {
+                Console.out(outcome.line + "\n")
+            }
+        } catch {
+            Console.err("hubscript new: \(recipePath) and \(testPath) were created, but not the editor files: \(error)\n")
+            return ExitCode.recipeFailed
         }
         Console.out("next: edit \(recipePath), then run hubscript test \(testPath)\n")
         return ExitCode.success
