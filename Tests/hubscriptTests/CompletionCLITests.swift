@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `hubscript __complete` (what the completion scripts ask at each Tab) and the scripts
@@ -94,6 +95,22 @@ final class CompletionCLITests: XCTestCase {
         assertResult(try complete("runs", "show", ""), stdout: ":none\n" + listed.map { $0 + "\n" }.joined(), stderr: "", exitCode: 0)
         assertResult(try complete("runs", "resume", listed[1]), stdout: ":none\n\(listed[1])\n", stderr: "", exitCode: 0)
         assertResult(try complete("runs", "show", "--state-dir", "elsewhere", ""), stdout: ":none\n", stderr: "", exitCode: 0)
+    }
+
+    /// On a PostgreSQL journal (the configuration's `journal`), the ids come from there.
+    func testCompleteOffersTheRunIDsOfAPostgreSQLJournal() throws {
+        let url = try TestPostgres.freshSchemaURL()
+        _ = try cli.file("local.lua", "recipe { name = \"local\" }\n")
+        _ = try cli.file("hubscript.config.lua", """
+            return { default_profile = "sandbox", profiles = { sandbox = { sandbox = true } }, journal = "\(url)" }
+
+            """)
+        XCTAssertEqual(try complete("runs", "show", "").stdout, ":none\n", "an empty schema: no ids, and no tables made")
+        for _ in 0..<2 { XCTAssertEqual(try hubscript("local.lua").status, 0) }
+        let listed = try hubscript("runs", "list").stdout.split(separator: "\n").dropFirst().map { String($0.prefix { $0 != " " }) }
+        XCTAssertEqual(listed.count, 2)
+        assertResult(try complete("runs", "show", ""), stdout: ":none\n" + listed.map { $0 + "\n" }.joined(), stderr: "", exitCode: 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cli.root.appendingPathComponent("state/hubscript/journal").path))
     }
 
     /// Completion reads; it never makes the state folder, a journal or a lock, and a
