@@ -223,11 +223,11 @@ final class CompletionCLITests: XCTestCase {
         XCTAssertEqual(sourced.stderr, "")
         XCTAssertEqual(sourced.stdout, """
             registered: _hubscript
-            compadd -Q -- run runs
+            compadd -- run runs
             _files -g *.lua
-            compadd -Q -- ops:offboard
+            compadd -- ops:offboard
             _files -g *.lua
-            compadd -Q -S  -- dry= email=
+            compadd -S  -- dry= email=
             _files -/
 
             """)

@@ -8,7 +8,8 @@ enum CompletionScripts {
     /// bash 4+. The words come from `COMP_LINE` up to the cursor (split at blanks, as
     /// the user wrote them), not from `COMP_WORDS`, which bash splits at `:` and `=`
     /// (`ops:offboard`, `--param days=`); the candidates then lose the part before the
-    /// last `:` or `=`, since bash replaces only the part after it.
+    /// last `:` or `=`, since bash replaces only the part after it. Quotes on the line
+    /// are not interpreted: a quoted word holding a blank completes as two words.
     static let bash = #"""
     # bash completion for hubscript (hubscript completion bash)
     _hubscript() {
@@ -55,8 +56,8 @@ enum CompletionScripts {
         [[ -z $candidate ]] && continue
         if [[ $candidate == *= ]]; then assignments+=("$candidate"); else candidates+=("$candidate"); fi
       done
-      (( ${#candidates} )) && compadd -Q -- "${candidates[@]}"
-      (( ${#assignments} )) && compadd -Q -S '' -- "${assignments[@]}"
+      (( ${#candidates} )) && compadd -- "${candidates[@]}"
+      (( ${#assignments} )) && compadd -S '' -- "${assignments[@]}"
       case $directive in
         :all) _files ;;
         :lua) _files -g '*.lua' ;;
