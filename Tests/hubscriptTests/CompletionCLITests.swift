@@ -129,6 +129,7 @@ final class CompletionCLITests: XCTestCase {
 
         _ = try cli.file("hubscript.config.lua", "return { profiles = \n")
         assertResult(try complete("run", "x", "--profile", ""), stdout: ":none\nsandbox\n", stderr: "", exitCode: 0)
+        assertResult(try complete("runs", "show", ""), stdout: ":none\n", stderr: "", exitCode: 0)
         assertResult(try complete("jobs", "run", ""), stdout: ":none\n", stderr: "", exitCode: 0)
         try writeConfiguration()
         XCTAssertEqual(chmod(cli.root.appendingPathComponent("hubscript.config.lua").path, 0o666), 0)

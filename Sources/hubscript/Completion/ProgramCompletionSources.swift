@@ -46,7 +46,8 @@ final class ProgramCompletionSources: CompletionSources {
     }
 
     func runIDs(_ context: CompletionContext) -> [String] {
-        guard let configuration = configuration(context) ?? (context.config == nil ? LoadedConfiguration.none : nil) else { return [] }
+        // A configuration that does not load may name another journal: no ids then.
+        guard let configuration = configuration(context) else { return [] }
         let location: JournalLocation
         if let journal = configuration.journal {
             location = .postgres(journal)
