@@ -235,6 +235,52 @@ final class CompletionCLITests: XCTestCase {
         XCTAssertEqual(sourced.status, 0)
     }
 
+    /// At a real interactive prompt (zsh driven through a pseudo-terminal by zpty): the
+    /// line after Tab, read by a widget bound to Ctrl-X. Keys wait while a completion
+    /// runs, so nothing here depends on timing.
+    func testZshCompletesAtAnInteractivePrompt() throws {
+        let zsh = "/usr/bin/zsh"
+        try writeConfiguration()
+        try saveScript("zsh")
+        XCTAssertEqual(try hubscript("local.lua").status, 0)
+        let run = try hubscript("runs", "list").stdout.split(separator: "\n").dropFirst().map { String($0.prefix { $0 != " " }) }
+        XCTAssertEqual(run.count, 1)
+        _ = try cli.file("drive.zsh", #"""
+            zmodload zsh/zpty
+            zpty z zsh -f -i
+            zpty -w z 'autoload -U compinit && compinit -u; source ./completion.zsh; unsetopt beep'
+            zpty -w z 'show() { zle -M "BUF<$BUFFER>"; BUFFER= }; zle -N show; bindkey "^X" show'
+            zpty -w z 'print -r -- READY'
+            zpty -r z line '*READY*'
+            complete_line() {
+              zpty -n -w z "$1"$'\t'$'\C-x'
+              zpty -r z out '*BUF<*>*'
+              print -r -- "${${out##*BUF<}%%>*}"
+            }
+            complete_line 'hubscript jobs run n'
+            complete_line 'hubscript ops:users.s'
+            complete_line 'hubscript ops:offboard --param em'
+            complete_line 'hubscript ops:offboard --param dry=t'
+            complete_line 'hubscript runs show run_'
+            complete_line 'hubscript completion f'
+            complete_line 'hubscript loc'
+            zpty -d z
+
+            """#)
+        let driven = try shell(zsh, ["-f", "drive.zsh"])
+        XCTAssertEqual(driven.stderr, "")
+        XCTAssertEqual(driven.stdout, """
+            hubscript jobs run nightly-sync\u{20}
+            hubscript ops:users.suspend\u{20}
+            hubscript ops:offboard --param email=
+            hubscript ops:offboard --param dry=true\u{20}
+            hubscript runs show \(run[0])\u{20}
+            hubscript completion fish\u{20}
+            hubscript local.lua\u{20}
+
+            """)
+    }
+
     func testFishScriptIsValidAndCompletesThroughTheBinary() throws {
         let fish = "/usr/bin/fish"
         try writeConfiguration()
