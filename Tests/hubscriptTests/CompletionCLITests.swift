@@ -281,6 +281,48 @@ final class CompletionCLITests: XCTestCase {
             """)
     }
 
+    /// At a real interactive bash prompt (driven through a pseudo-terminal by zsh's
+    /// zpty): the line after Tab, printed by a command bound to Ctrl-X.
+    func testBashCompletesAtAnInteractivePrompt() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") else { throw XCTSkip("no zsh to drive bash") }
+        try writeConfiguration()
+        try saveScript("bash")
+        _ = try cli.file("drive.zsh", #"""
+            zmodload zsh/zpty
+            zpty z bash --norc --noprofile -i
+            zpty -w z 'source ./completion.bash; bind "set bell-style none"'
+            zpty -w z 'bind -x '"'"'"\C-x": printf "BUF<%s>\\n" "$READLINE_LINE"; READLINE_LINE='"'"
+            zpty -w z 'echo READ""Y'
+            zpty -r z line '*READY*'
+            complete_line() {
+              zpty -n -w z "$1"$'\t'$'\C-x'
+              zpty -r z out '*BUF<*>*'
+              print -r -- "${${out##*BUF<}%%>*}"
+            }
+            complete_line 'hubscript jobs run n'
+            complete_line 'hubscript ops:users.s'
+            complete_line 'hubscript ops:offboard --param em'
+            complete_line 'hubscript ops:offboard --param dry=t'
+            complete_line 'hubscript completion f'
+            complete_line 'hubscript loc'
+            complete_line 'hubscript run local.lua --config hubscript.c'
+            zpty -d z
+
+            """#)
+        let driven = try shell("/usr/bin/zsh", ["-f", "drive.zsh"])
+        XCTAssertEqual(driven.stderr, "")
+        XCTAssertEqual(driven.stdout, """
+            hubscript jobs run nightly-sync\u{20}
+            hubscript ops:users.suspend\u{20}
+            hubscript ops:offboard --param email=
+            hubscript ops:offboard --param dry=true\u{20}
+            hubscript completion fish\u{20}
+            hubscript local.lua\u{20}
+            hubscript run local.lua --config hubscript.config.lua\u{20}
+
+            """)
+    }
+
     func testFishScriptIsValidAndCompletesThroughTheBinary() throws {
         let fish = "/usr/bin/fish"
         try writeConfiguration()

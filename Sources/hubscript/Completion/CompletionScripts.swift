@@ -34,6 +34,8 @@ enum CompletionScripts {
         :lua) mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -d -- "$cur"; compgen -f -X '!*.lua' -- "$cur") ;;
         :directories) mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -d -- "$cur") ;;
       esac
+      # Names that are not files are inserted as they are (no `\=`), and `NAME=` waits for its value.
+      [[ "$directive" == :none ]] && compopt +o filenames 2>/dev/null
       if [[ ${#COMPREPLY[@]} -eq 1 && "${COMPREPLY[0]}" == *= ]]; then compopt -o nospace 2>/dev/null; fi
       return 0
     }
