@@ -4,6 +4,7 @@ import XCTest
 import JournalTestSupport
 import PostgresKit
 import TestSupport
+import SQLiteKit
 @testable import RunJournal
 
 /// The run ids shell completion offers: most recent first, bounded, read without
@@ -36,6 +37,24 @@ final class RecentRunIDsTests: XCTestCase {
         let path = folder.appendingPathComponent("journal").appendingPathComponent("journal.sqlite").path
         XCTAssertEqual(RecentRunIDs.read(.sqlite(path: path), limit: 50), [])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
+    }
+
+    /// A journal without its write-ahead log and index beside it is read as it is, and
+    /// they are not made (a read-only connection would make them), whatever the path.
+    func testNoFileIsMadeBesideAJournalWithoutItsLog() throws {
+        let folder = try Fixture.tempDirectory().appendingPathComponent("odd ?#%25 name")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let path = folder.appendingPathComponent("journal.sqlite").path
+        do {
+            let db = try SQLiteDatabase(path: path)
+            try db.enableWAL()   // closed last, it leaves no log and no index
+            try db.exec("CREATE TABLE runs (id TEXT PRIMARY KEY, started_at INTEGER NOT NULL)")
+            try db.exec("INSERT INTO runs VALUES ('run_old', 1), ('run_new', 2)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["journal.sqlite"])
+        XCTAssertEqual(RecentRunIDs.read(.sqlite(path: path), limit: 50), ["run_new", "run_old"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["journal.sqlite"])
     }
 
     func testAnUnreadableJournalGivesNoIDs() throws {
