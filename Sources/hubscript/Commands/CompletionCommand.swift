@@ -11,7 +11,7 @@ struct CompletionCommand: Command {
         usage: "bash|zsh|fish",
         discussion: """
         bash: source <(hubscript completion bash)   (or save it as ~/.local/share/bash-completion/completions/hubscript)
-        zsh:  source <(hubscript completion zsh)    (in ~/.zshrc, after compinit; or save it as _hubscript in your $fpath)
+        zsh:  source <(hubscript completion zsh)    (in ~/.zshrc, after compinit)
         fish: hubscript completion fish > ~/.config/fish/completions/hubscript.fish
         """)
 
