@@ -87,8 +87,10 @@ let package = Package(
         // libcurl and libpq loaded on first use, not at start-up (lazy_load.h): what
         // FoundationNetworking and PostgresKit call, for the statically linked release build.
         .target(name: "CLazyLibraries", path: "Sources/CLazyLibraries", linkerSettings: [.linkedLibrary("dl")]),
+        // Shell completion: which candidates a command line's last word gets (no dependencies).
+        .target(name: "ShellCompletion"),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
-        .executableTarget(name: "hubscript", dependencies: ["ScriptHost", "RunJournal", "Secrets", "RecipeModules", "Configuration", "Runs", "Automation", "Console", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "SystemText", "Telemetry"]),
+        .executableTarget(name: "hubscript", dependencies: ["ShellCompletion", "ScriptHost", "RunJournal", "Secrets", "RecipeModules", "Configuration", "Runs", "Automation", "Console", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "SystemText", "Telemetry"]),
         // The client side of scripts/bench-client, and the runtime's `bench` module for
         // scripts/bench-runtime (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubClient", "DispatchClient", "HTTPKit", "ScriptHost"], path: "Sources/hubscript-bench"),
@@ -114,6 +116,7 @@ let package = Package(
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit", "TestSupport"]),
         .testTarget(name: "hubscriptTests", dependencies: ["HubSandbox", "Vault", "PostgresKit", "HTTPKit", "TestSupport"]),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "CSodium"]),
+        .testTarget(name: "ShellCompletionTests", dependencies: ["ShellCompletion"]),
         .testTarget(name: "SHA256KitTests", dependencies: ["SHA256Kit", "SystemText"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "HTTPKit"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "SystemText", "JournalTestSupport", "TestSupport", "RunJournal", "Configuration", "HubClient", "HubSandbox", "HTTPKit", "Scheduler"]),

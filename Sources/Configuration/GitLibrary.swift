@@ -60,7 +60,13 @@ struct GitLibraryError: Error, CustomStringConvertible {
 enum GitCheckout {
     /// Where `source`'s commit is checked out; it may not exist yet.
     static func folder(of source: GitLibrarySource, state: StateDirectory) throws -> URL {
-        try state.folder("libraries").appendingPathComponent("git", isDirectory: true)
+        folder(of: source, libraries: try state.folder("libraries"))
+    }
+
+    /// Where `source`'s commit is checked out inside the state folder's `libraries`
+    /// folder `libraries` (neither is created).
+    static func folder(of source: GitLibrarySource, libraries: URL) -> URL {
+        libraries.appendingPathComponent("git", isDirectory: true)
             .appendingPathComponent(String(Digest.sha256Hex(source.url).prefix(16)), isDirectory: true)
             .appendingPathComponent(source.commit, isDirectory: true)
     }

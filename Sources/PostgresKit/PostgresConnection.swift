@@ -18,13 +18,13 @@ public final class PostgresConnection {
 
     /// Connects to `url`. `applicationName` shows in `pg_stat_activity` (the run locks
     /// name their holder with it). libpq's own defaults fill what the URL leaves out
-    /// (`PGPASSWORD`, `~/.pgpass`, the default socket); `connect_timeout` is 10 s unless
-    /// the URL says otherwise.
+    /// (`PGPASSWORD`, `~/.pgpass`, the default socket); `connect_timeout` is
+    /// `connectTimeoutSeconds` (10 s) unless the URL says otherwise.
     /// - Throws: `PostgresError(.connection)` saying why, password masked.
-    public init(url: PostgresURL, applicationName: String? = nil) throws {
+    public init(url: PostgresURL, applicationName: String? = nil, connectTimeoutSeconds: Int = 10) throws {
         self.url = url
         var keys = ["connect_timeout", "fallback_application_name", "dbname"]
-        var values = ["10", "hubscript", url.text]
+        var values = [String(connectTimeoutSeconds), "hubscript", url.text]
         if let applicationName {
             keys.append("application_name")
             values.append(applicationName)

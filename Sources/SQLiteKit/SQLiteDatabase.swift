@@ -40,11 +40,15 @@ public final class SQLiteDatabase {
     public let path: String
 
     /// Opens (creating if missing) the database at `path` and sets `busy_timeout`.
-    public init(path: String, busyTimeoutMs: Int32 = 5_000) throws {
+    /// `readOnly`: opens an existing database for reading only (a missing file is an
+    /// error, and no statement can write); `path` may then be a `file:` URI
+    /// (`file:/x.sqlite?immutable=1`).
+    public init(path: String, busyTimeoutMs: Int32 = 5_000, readOnly: Bool = false) throws {
         self.path = path
         _ = Self.configureProcess
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = readOnly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let msg = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

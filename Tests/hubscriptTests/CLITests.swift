@@ -47,7 +47,7 @@ final class CLITests: XCTestCase {
       listen      Receive Hub webhook deliveries on 127.0.0.1 and run the configuration's triggers.
       docs        Print reference documentation generated from the code.
       console     Serve the operator console: runs, jobs, triggers and plans in a browser, on 127.0.0.1.
-      completion  Print a shell completion script (bash or zsh).
+      completion  Print a shell completion script (bash, zsh or fish).
 
     OPTIONS:
       --version       Show the version.

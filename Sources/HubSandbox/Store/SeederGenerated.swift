@@ -1,8 +1,8 @@
 import Foundation
 
-/// The generated part of the seed: users with mixed statuses, memberships, roles,
-/// entitlements of every status and source, sessions, API keys and audit events spread
-/// over the 90 days before `now`.
+/// The generated part of the seed: users with mixed statuses and last logins spread over
+/// 18 months (`LoginHistory`), memberships, roles, entitlements of every status and
+/// source, sessions, API keys and audit events spread over the 90 days before `now`.
 extension Seeder {
     private static let first = ["alex", "blake", "casey", "dana", "eli", "frankie", "gale", "harper", "indy", "jordan",
                                 "kai", "lee", "morgan", "noor", "owen", "parker", "quinn", "riley", "sky", "taylor"]
@@ -16,14 +16,20 @@ extension Seeder {
     mutating func generated() throws {
         let d = day
         var users: [(id: String, status: String, org: String?)] = []
+        var logins = LoginHistory(seed: seed, now: now)
         for i in 0..<max(0, scale.users - 3) {
             let id = "usr_" + token(14)
             let f = Seeder.first[int(0..<Seeder.first.count)], l = Seeder.last[int(0..<Seeder.last.count)]
             let r = rng.unit()
             let status = r < 0.8 ? "active" : r < 0.88 ? "invited" : r < 0.96 ? "suspended" : "deleted"
             let created = now - int(86_400..<(720 * d))
-            try user(id, "\(f).\(l).\(i)@example.com", "\(f.capitalized) \(l.capitalized)", status, mfa: chance(0.3),
-                     created: created, login: status == "active" ? now - int(600..<(30 * d)) : nil)
+            // The draws of the main generator stay as they were (MFA, then a recent login
+            // for active users), so every other generated row keeps its value.
+            let mfa = chance(0.3)
+            let recent = status == "active" ? now - int(600..<(30 * d)) : now
+            let login = logins.lastLogin(status: status, created: created, recent: recent)
+            try user(id, "\(f).\(l).\(i)@example.com", "\(f.capitalized) \(l.capitalized)", status, mfa: mfa,
+                     created: created, login: login.at)
             let org: String? = chance(0.5) ? "org_acme" : chance(0.4) ? "org_globex" : nil
             if let org { try member(org, id, chance(0.05) ? "org_admin" : "org_member", created + int(0..<d)) }
             let r2 = rng.unit()
@@ -33,9 +39,16 @@ extension Seeder {
             try entitlements(for: id, org: org, created: created)
             if status == "active" {
                 for _ in 0..<int(0..<3) {
-                    let start = now - int(3600..<(25 * d))
-                    try session("ses_" + token(14), id, created: start, seen: start + int(0..<3600), revoked: chance(0.2) ? start + 3600 : nil,
-                                agent: chance(0.5) ? "Substratal-Web/1.4 (Linux)" : "Substratal-iOS/1.4 (iOS 26)", ip: "198.51.100.\(int(1..<255))")
+                    var start = now - int(3600..<(25 * d))
+                    let sessionId = "ses_" + token(14), seen = int(0..<3600), revoked = chance(0.2)
+                    let agent = chance(0.5) ? "Substratal-Web/1.4 (Linux)" : "Substratal-iOS/1.4 (iOS 26)", ip = "198.51.100.\(int(1..<255))"
+                    // A session begins with a login: none for a user who never logged in,
+                    // and none after the last login (those of a dormant user have expired).
+                    guard let last = login.at else { continue }
+                    if login.cohort == .lapsing || login.cohort == .dormant {
+                        start = last - (now - start) % max(1, min(25 * d, last - created))
+                    }
+                    try session(sessionId, id, created: start, seen: start + seen, revoked: revoked ? start + 3600 : nil, agent: agent, ip: ip)
                 }
             }
             users.append((id, status, org))

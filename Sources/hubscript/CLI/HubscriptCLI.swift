@@ -67,6 +67,7 @@ enum HubscriptCLI {
             // run never reads). No subcommand's name ends in ".lua"
             // (HubscriptCLITests), so the shorthand cannot shadow one.
             if first == RunCommand.configuration.name { return RunCommand.main(Array(args.dropFirst())) }
+            if first == CompleteCommand.name { return CompleteCommand.main(Array(args.dropFirst())) }
             if first.hasSuffix(".lua") { return RunCommand.main(args) }
             if let command = subcommands.first(where: { $0.configuration.name == first }) {
                 return command.main(Array(args.dropFirst()))
