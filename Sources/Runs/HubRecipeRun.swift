@@ -276,7 +276,7 @@ public enum HubRecipeRun {
                         state: (journal, StatePlugin.scope(recipe: prepared.manifest.name, profile: connection.profileName)))
         let report = pass.run(configure: { _ in })
         if let failure = report.failure {
-            throw PlanRefusal("apply: checking the plan, the recipe failed before sending anything: \(failure.message)")
+            throw PlanRefusal("apply: checking the plan, the recipe failed before sending anything: \(failure.message)", cause: failure)
         }
         let now = coordinator.planned
         var differs: Int?
@@ -339,7 +339,12 @@ public enum HubRecipeRun {
 /// An apply refused before any write (exit code 4: the plan is the run's limit).
 public struct PlanRefusal: Error, Sendable, CustomStringConvertible {
     public let message: String
-    init(_ message: String) { self.message = message }
+    /// The recipe's failure when checking the plan failed (a Hub out of reach, say).
+    public var cause: ScriptFailure?
+    init(_ message: String, cause: ScriptFailure? = nil) {
+        self.message = message
+        self.cause = cause
+    }
     public var description: String { message }
 }
 

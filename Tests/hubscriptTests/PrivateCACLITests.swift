@@ -58,9 +58,13 @@ final class PrivateCACLITests: XCTestCase {
         return try cli.run(["run", "ada.lua", "--config", config, "--profile", profile, "--quiet"], cwd: cli.root)
     }
 
-    func untrusted(_ trusted: String) -> String {
-        "error: ada.lua:2: transport_error: https://localhost:\(hubFront.port): its TLS certificate does not verify against \(trusted) "
-            + "(SSL certificate problem: unable to get local issuer certificate); nothing was sent\n"
+    /// A Hub whose certificate does not verify reads as the profile's TLS problem, with
+    /// no recipe traceback: exit code 7.
+    func untrusted(_ trusted: String, profile: String = "system") -> String {
+        "error: profile '\(profile)': the Hub's TLS certificate is not trusted (https://localhost:\(hubFront.port): its TLS certificate "
+            + "does not verify against \(trusted) (SSL certificate problem: unable to get local issuer certificate); nothing was sent); "
+            + "if the Hub uses a private CA, set ca_file = \"/path/to/ca.pem\" in profile '\(profile)' "
+            + "(docs/operations.md, \"TLS: private CAs and proxies\")\n"
     }
 
     func testAProfilesCAFileIsTrustedForItsHubAndItsDispatch() throws {
@@ -75,15 +79,18 @@ final class PrivateCACLITests: XCTestCase {
     func testWithoutTheCAThePrivateHubIsRefusedOnceSayingWhatToTrust() throws {
         // The system store (URLSession): refused, not retried.
         let r = try cli.run(["run", "ada.lua", "--config", config, "--profile", "system", "--verbose"], cwd: cli.root)
-        XCTAssertEqual(r.status, 1)
-        XCTAssertTrue(r.stderr.contains("error: ada.lua:2: transport_error: its TLS certificate does not verify against the system's CAs "
-                                        + "(SSL certificate problem: unable to get local issuer certificate); nothing was sent\n"), r.stderr)
+        XCTAssertEqual(r.status, 7)
+        XCTAssertTrue(r.stderr.contains("error: profile 'system': the Hub's TLS certificate is not trusted (https://localhost:\(hubFront.port): "
+                                        + "its TLS certificate does not verify against the system's CAs "
+                                        + "(SSL certificate problem: unable to get local issuer certificate); nothing was sent); "
+                                        + "if the Hub uses a private CA, set ca_file"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("stack traceback"), r.stderr)
         XCTAssertEqual(r.stderr.components(separatedBy: "hub: GET /users/usr_ada failed").count - 1, 1, "retried: \(r.stderr)")
         // Another CA bundle: refused, naming it.
         let other = try TestCA(in: cli.root.appendingPathComponent("other-ca"))
         let wrong = try run("system", ["SSL_CERT_FILE": other.caFile])
         XCTAssertTrue(wrong.stderr.hasPrefix(untrusted("the CAs in \(other.caFile)")), wrong.stderr)
-        XCTAssertEqual(wrong.status, 1)
+        XCTAssertEqual(wrong.status, 7)
     }
 
     func testSSLCertFileAndSSLCertDirAreHonoured() throws {
@@ -141,7 +148,10 @@ final class PrivateCACLITests: XCTestCase {
         // A proxy that is down: no response, saying so.
         proxy.stop()
         let down = try run("private", ["HTTPS_PROXY": proxyURL])
-        XCTAssertEqual(down.status, 1)
-        XCTAssertTrue(down.stderr.contains("transport_error"), down.stderr)
+        XCTAssertEqual(down.status, 7)
+        XCTAssertTrue(down.stderr.hasPrefix("error: profile 'private': nothing accepts connections at https://localhost:\(hubFront.port) "
+                                            + "or at the proxy \(proxyURL) ("), down.stderr)
+        XCTAssertTrue(down.stderr.contains("); check that the proxy \(proxyURL) is running (or set NO_PROXY for this host), "
+                                            + "then the Hub and the port of hub_url in profile 'private'\n"), down.stderr)
     }
 }

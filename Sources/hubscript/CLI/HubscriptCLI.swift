@@ -22,6 +22,7 @@ enum HubscriptCLI {
         PlansCommands.group.entry, RunsCommands.group.entry,
         entry(LoginCommand.self), entry(LogoutCommand.self), KeysCommands.group.entry, SandboxCommands.group.entry, DispatchCommands.group.entry, VaultCommands.group.entry, JobsCommands.group.entry, entry(ListenCommand.self), entry(DocsCommand.self),
         entry(ConsoleCommand.self), entry(CompletionCommand.self),
+        entry(WhoamiCommand.self), entry(DoctorCommand.self),
     ]
 
     static var help: String {

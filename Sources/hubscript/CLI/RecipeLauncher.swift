@@ -50,9 +50,15 @@ struct RecipeLauncher {
         if let problem = NeedsCheck.problem(in: prepared.file, manifest: prepared.manifest) {
             return reporter.reportSetupFailure(ManifestError(problem))
         }
+        // A 401 or a Hub out of reach reads as the profile's problem, not the recipe's.
+        let witness = HubReachWitness()
+        func reach(_ profile: String?) -> HubReachContext {
+            HubReachContext(common: common, profile: profile ?? (try? common.hub.profile(named: common.profile).name) ?? "sandbox",
+                            witness: witness)
+        }
         do {
-            let connection = try common.connect(quiet: chatter.quiet,
-                                                observe: chatter.clientObserver(progress: progress, events: json ? output : nil))
+            let connection = try common.connect(quiet: chatter.quiet, observe: witness.observer(
+                then: chatter.clientObserver(progress: progress, events: json ? output : nil)))
             let journal = try common.openJournal(
                                                   check: journalCheck ?? (runIDKnownBeforeStart == nil ? .unlessClosedCleanly : .always))
             var request = self.request
@@ -77,6 +83,7 @@ struct RecipeLauncher {
                 // This process ends with this run: the Lua state is left to its exit.
                 configuration.leavesLuaStateToExit = true
             })
+            outcome = reach(connection.profileName).rewrite(outcome, mode: request.mode)
             if let plan = outcome.plan, outcome.failure == nil {
                 try onPlan(plan, outcome.masking, output, PlanMaking(needs: prepared.manifest.needs, connection: connection, journal: journal))
                 if detailedExitCode && !plan.writes.isEmpty { outcome.exitCode = ExitCode.changesPlanned }
@@ -87,6 +94,11 @@ struct RecipeLauncher {
         } catch let done as NothingToResume {
             return reporter.reportNothingToResume(done)
         } catch let refusal as PlanRefusal {
+            // The check of the plan could not reach the Hub: say that, not "the recipe failed".
+            if let cause = refusal.cause, let failure = reach(nil).failure(for: cause) {
+                return reporter.reportSetupFailure(HubReachContext.scriptFailure(failure), exitCode: failure.exitCode,
+                                                   runID: runIDKnownBeforeStart)
+            }
             return reporter.reportSetupFailure(ScriptFailure(kind: .limit(.host), message: refusal.message),
                                                exitCode: RunExitCode.of(refusal), runID: runIDKnownBeforeStart)
         } catch let denied as HubGate.Denied {
@@ -109,6 +121,11 @@ struct RecipeLauncher {
             output.event("error", JSONEvents.hostError(pins))
             output.event("summary", JSONEvents.summary(status: "failed", exitCode: RunExitCode.of(pins), runID: runIDKnownBeforeStart))
             return RunExitCode.of(pins)
+        } catch let hubError as HubError where reach(nil).failure(for: hubError) != nil {
+            // Before the recipe ran (the gate reading a user's Capabilities, say).
+            let failure = reach(nil).failure(for: hubError)!
+            return reporter.reportSetupFailure(HubReachContext.scriptFailure(failure), exitCode: failure.exitCode,
+                                               runID: runIDKnownBeforeStart)
         } catch let busy as RunLock.Busy {
             return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: busy.description), exitCode: RunExitCode.of(busy),
                                                runID: busy.runID)
