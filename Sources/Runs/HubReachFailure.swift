@@ -108,7 +108,7 @@ public struct HubReachFailure: Error, Sendable, CustomStringConvertible {
         case .keyRejected:
             return "the API key is unknown, revoked or expired (401 from \(located))"
         case .sessionEnded:
-            return "the Hub no longer accepts its login session (\(located))"
+            return "its login session has ended or was never started (\(located))"
         case .nameNotFound:
             return "the Hub's host name does not resolve (\(located))"
         case .connectionRefused:

@@ -74,7 +74,8 @@ enum DoctorChecks {
             let what = location.isShared ? "connects, schema \(Journal.schemaVersion)" : "quick check ok, schema \(Journal.schemaVersion)"
             return .ok("journal", "\(location.description) (\(what))")
         } catch {
-            return .fail("journal", "\(location.description): \(error)")
+            let message = "\(error)"
+            return .fail("journal", message.contains(location.description) ? message : "\(location.description): \(message)")
         }
     }
 

@@ -117,8 +117,11 @@ struct WhoamiCommand: Command {
             if let status = identity.status { who += ", \(f(status))" }
             rows.append(("who", who))
         }
-        let may = identity.permissions.isEmpty ? "nothing known" : identity.permissions.map(f).joined(separator: ", ")
-        rows.append(("may", may + " (" + permissionsSourcePhrase(identity.permissionsSource) + ")"))
+        let known = identity.permissionsSource != Capabilities.Source.apiKeyUnknown.rawValue
+            && identity.permissionsSource != Capabilities.Source.apiKeyHubGate.rawValue
+        let may = identity.permissions.isEmpty ? "nothing" : identity.permissions.map(f).joined(separator: ", ")
+        rows.append(("may", known ? may + " (" + permissionsSourcePhrase(identity.permissionsSource) + ")"
+                                  : permissionsSourcePhrase(identity.permissionsSource)))
         if let note = identity.permissionsNote { rows.append(("", f(note))) }
         rows.append(("rate limit", rateLimitPhrase(identity.rateLimit, pace: about.paceLimit)))
         rows.append(("credential", origin.phrase))
@@ -133,7 +136,8 @@ struct WhoamiCommand: Command {
         case Capabilities.Source.apiKeyRecord.rawValue: "the key's record"
         case Capabilities.Source.apiKeyDeclared.rawValue: "the profile's api_key_permissions"
         case Capabilities.Source.apiKeyHubGate.rawValue: "not known; gate = \"hub\": the Hub decides each call"
-        default: "not known: declare api_key_permissions or api_key_id (hubscript keys show KEY_ID prints the line)"
+        default: "not known: declare them in the profile (api_key_permissions; hubscript keys show KEY_ID prints the line), "
+            + "or name the key with api_key_id to read its record"
         }
     }
 
