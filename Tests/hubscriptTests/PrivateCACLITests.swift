@@ -93,6 +93,29 @@ final class PrivateCACLITests: XCTestCase {
         XCTAssertEqual(wrong.status, 7)
     }
 
+    func testWhoamiAndDoctorSayWhichCAsTheHubIsTrustedWith() throws {
+        let who = try cli.run(["whoami", "--config", config, "--profile", "private"], cwd: cli.root)
+        XCTAssertTrue(who.stdout.hasPrefix("profile     private\nhub         https://localhost:\(hubFront.port) (API version 1)\n"), who.output)
+        XCTAssertEqual(who.status, 0)
+        let doctor = try cli.run(["doctor", "--config", config, "--profile", "private"], cwd: cli.root)
+        XCTAssertTrue(doctor.stdout.contains("ok    hub 'private': https://localhost:\(hubFront.port) answered over TLS, trusting ca_file "
+                                             + "\(ca.caFile), in "), doctor.stdout)
+        XCTAssertTrue(doctor.stdout.contains("ok    dispatch 'private': https://localhost:\(dispatchFront.port) accepts connections over TLS; "
+                                             + "token from the environment variable $DISPATCH_TOKEN (dispatch_token_ref)\n"), doctor.stdout)
+        XCTAssertEqual(doctor.status, 0, doctor.stdout)
+        // Without the CA: the Hub's certificate is not trusted, and both say so.
+        let untrustedWho = try cli.run(["whoami", "--config", config, "--profile", "system"], cwd: cli.root)
+        XCTAssertTrue(untrustedWho.stderr.hasPrefix("hubscript whoami: profile 'system': the Hub's TLS certificate is not trusted ("),
+                      untrustedWho.stderr)
+        XCTAssertEqual(untrustedWho.status, 7)
+        let untrusted = try cli.run(["doctor", "--config", config, "--profile", "system"], cwd: cli.root)
+        XCTAssertTrue(untrusted.stdout.contains("FAIL  hub 'system': the Hub's TLS certificate is not trusted (https://localhost:\(hubFront.port): "
+                                                + "its TLS certificate does not verify against the system's CAs"), untrusted.stdout)
+        XCTAssertTrue(untrusted.stdout.contains("if the Hub uses a private CA, set ca_file = \"/path/to/ca.pem\" in profile 'system'"),
+                      untrusted.stdout)
+        XCTAssertEqual(untrusted.status, 1)
+    }
+
     func testSSLCertFileAndSSLCertDirAreHonoured() throws {
         var r = try run("system", ["SSL_CERT_FILE": ca.caFile])
         XCTAssertEqual(r.stdout, "ada@example.com\n", r.stderr)
