@@ -1,5 +1,6 @@
 import Foundation
 import HubClient
+import ScriptHost
 
 /// Where a profile's credential comes from, as people fix it: never the secret itself.
 public enum CredentialOrigin: Sendable, Equatable {
@@ -99,8 +100,12 @@ public struct HubReachFailure: Error, Sendable, CustomStringConvertible {
     /// The proxy the connection went through (`HTTPS_PROXY`, …), if any.
     public var proxy: String?
 
+    /// The cause on one line: it holds the server's words (a 401's message), which must
+    /// not start lines of their own (a forged `done:`) or carry terminal controls.
+    var shownCause: String { TerminalText.line(cause) }
+
     /// The cause, led by the Hub's URL unless it names it already.
-    var located: String { cause.contains(hubURL) ? cause : "\(hubURL): \(cause)" }
+    var located: String { cause.contains(hubURL) ? shownCause : "\(hubURL): \(shownCause)" }
 
     /// What went wrong, with the evidence.
     public var what: String {
@@ -112,7 +117,7 @@ public struct HubReachFailure: Error, Sendable, CustomStringConvertible {
         case .nameNotFound:
             return "the Hub's host name does not resolve (\(located))"
         case .connectionRefused:
-            return "nothing accepts connections at \(hubURL)\(proxy.map { " or at the proxy \($0)" } ?? "") (\(cause))"
+            return "nothing accepts connections at \(hubURL)\(proxy.map { " or at the proxy \($0)" } ?? "") (\(shownCause))"
         case .tlsUntrusted:
             return "the Hub's TLS certificate is not trusted (\(located))"
         case .wrongProtocol:
