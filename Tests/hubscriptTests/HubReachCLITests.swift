@@ -19,8 +19,9 @@ final class HubReachCLITests: XCTestCase {
             .replacingOccurrences(of: #" in [0-9.]+ s\n"#, with: " in T s\n", options: .regularExpression)
     }
 
-    /// Ada's key, revoked on a served sandbox by the jobs key.
-    func revokedAdaKey() throws -> (CLIHarness, ServedSandbox, String) {
+    /// Ada's key, revoked on a served sandbox by the jobs key (unless `revoked` is false:
+    /// then `revokeAdaKey` revokes it).
+    func revokedAdaKey(revoked: Bool = true) throws -> (CLIHarness, ServedSandbox, String) {
         let cli = try CLIHarness(testCase: self)
         let hubState = cli.root.appendingPathComponent("hub-state")
         try cli.resetSandbox(state: hubState)
@@ -29,7 +30,7 @@ final class HubReachCLITests: XCTestCase {
             recipe { name = "revoke", needs = { "api_keys.manage" } }
             hub.api_keys.revoke("key_ada_cli")
             """)
-        _ = try cli.run(["run", "revoke.lua", "--config", served.config, "--profile", "served", "--quiet"], expect: 0)
+        if revoked { try revokeAdaKey(cli, served) }
         let config = try cli.file("ada.config.lua", """
             return { profiles = { ada = { hub_url = "\(served.url)", api_key_env = "ADA_KEY",
                                           api_key_permissions = { "users.list" }, rate_limit_per_minute = 0 } } }
@@ -37,6 +38,10 @@ final class HubReachCLITests: XCTestCase {
         cli.extraEnvironment = ["ADA_KEY": Self.adaKey]
         try cli.file("count.lua", Self.listing)
         return (cli, served, config)
+    }
+
+    func revokeAdaKey(_ cli: CLIHarness, _ served: ServedSandbox) throws {
+        _ = try cli.run(["run", "revoke.lua", "--config", served.config, "--profile", "served", "--quiet"], expect: 0)
     }
 
     func rejected(_ url: String) -> String {
@@ -93,6 +98,31 @@ final class HubReachCLITests: XCTestCase {
                       doctor.stdout)
         XCTAssertEqual(doctor.stderr, "doctor: 1 of 5 checks failed\n")
         XCTAssertEqual(doctor.status, 1)
+    }
+
+    func testAnApplyWhoseKeyWasRevokedSinceThePlanSaysSoNotThatTheRecipeFailed() throws {
+        let (cli, served, config) = try revokedAdaKey(revoked: false)
+        defer { served.stop() }
+        let plan = cli.root.appendingPathComponent("count.plan.json").path
+        _ = try cli.run(["plan", "count.lua", "--config", config, "--out", plan, "--quiet"], expect: 0)
+        try revokeAdaKey(cli, served)
+        let apply = try cli.run(["apply", plan, "--config", config])
+        XCTAssertEqual(apply.stderrWithoutRunStart, "error: \(rejected(served.url))\n")
+        XCTAssertEqual(apply.status, 3)
+    }
+
+    func testASessionProfileNotSignedInSaysToSignIn() throws {
+        let cli = try CLIHarness(testCase: self)
+        let config = try cli.file("me.config.lua", """
+            return { profiles = { me = { hub_url = "http://127.0.0.1:9", email = "ada@example.com" } } }
+            """)
+        try cli.file("count.lua", Self.listing)
+        let r = try cli.run(["run", "count.lua", "--config", config])
+        XCTAssertTrue(r.stderr.contains("error: profile 'me': its login session has ended or was never started (http://127.0.0.1:9: "
+                                        + "The session of profile me ended: no stored session); sign in again: hubscript login --profile me\n"),
+                      r.stderr)
+        XCTAssertFalse(r.stderr.contains("traceback"), r.stderr)
+        XCTAssertEqual(r.status, 3)
     }
 
     func testAKeyRevokedMidRunSaysHowToResumeTheWritesMade() throws {
