@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// `hubscript whoami` says who a profile is at its Hub, what it may do, the rate limit
 /// the Hub reported and where the credential comes from, never the secret;
@@ -178,5 +179,30 @@ final class WhoamiDoctorCLITests: XCTestCase {
         let bad = try cli.run(["doctor", "--timeout", "0"])
         XCTAssertEqual(bad.status, 2)
         XCTAssertTrue(bad.stderr.hasPrefix("hubscript doctor: --timeout must be a number of seconds from 1 to 600, got '0'\n"), bad.stderr)
+    }
+}
+
+/// `hubscript doctor` on a PostgreSQL journal: it connects and has this hubscript's
+/// schema, or the line says why not, with no password shown.
+final class DoctorPostgresCLITests: XCTestCase {
+    func testDoctorConnectsToThePostgreSQLJournalOrSaysWhyNot() throws {
+        let journal = try TestPostgres.freshSchemaURL(TestPostgres.requiredBaseURL())
+        let cli = try CLIHarness(testCase: self)
+        let config = try cli.file("pg.config.lua", #"return { profiles = { dev = { sandbox = true } }, journal = "\#(journal)" }"#)
+        let r = try cli.run(["doctor", "--config", config])
+        let line = try XCTUnwrap(r.stdout.split(separator: "\n").first { $0.contains("journal: ") }, r.stdout)
+        XCTAssertTrue(line.hasPrefix("ok    journal: postgresql://"), String(line))
+        XCTAssertTrue(line.hasSuffix(" (connects, schema 11)"), String(line))
+        XCTAssertEqual(r.status, 0, r.output)
+
+        let empty = cli.root.appendingPathComponent("no-server").path
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let down = try cli.file("down.config.lua",
+                                #"return { profiles = { dev = { sandbox = true } }, journal = "postgres://ops:not-the-password@/hubscript?host=\#(empty)" }"#)
+        let d = try cli.run(["doctor", "--config", down])
+        XCTAssertTrue(d.stdout.contains("FAIL  journal: the PostgreSQL journal is out of reach: cannot connect to "
+                                        + "postgres://ops:***@/hubscript?host=\(empty): "), d.stdout)
+        XCTAssertFalse(d.output.contains("not-the-password"), d.output)
+        XCTAssertEqual(d.status, 1)
     }
 }
