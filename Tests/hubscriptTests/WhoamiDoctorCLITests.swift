@@ -167,6 +167,31 @@ final class WhoamiDoctorCLITests: XCTestCase {
         XCTAssertFalse(d.output.contains(Self.jobsKey))
     }
 
+    func testDoctorOpensTheVaultWithTheKeyFromTheEnvironment() throws {
+        let vault = try VaultCLI(testCase: self)
+        try vault.initialise()
+        let cli = vault.harness
+        let config = try cli.file("v.config.lua", """
+            return { profiles = { dev = { sandbox = true },
+                                  keyed = { hub_url = "http://127.0.0.1:9", api_key_ref = "hub/keyed" } } }
+            """)
+        // Locked, and needed by a profile: both lines say so.
+        var r = try cli.run(["doctor", "--config", config])
+        XCTAssertTrue(r.stdout.contains("FAIL  profile 'keyed': vault_locked: "), r.stdout)
+        XCTAssertTrue(paths(r.stdout, cli).contains("FAIL  vault: ROOT/state/vault: vault_locked: "), r.stdout)
+        XCTAssertEqual(r.status, 1)
+        // Locked, and needed by no profile: ok, saying what a recipe's secrets need.
+        r = try cli.run(["doctor", "--config", config, "--profile", "dev"])
+        XCTAssertTrue(paths(r.stdout, cli).contains("ok    vault: ROOT/state/vault exists, locked (no key in the environment); "
+                                                    + "no profile needs it"), r.stdout)
+        XCTAssertEqual(r.status, 0, r.stdout)
+        // With the key: it opens.
+        cli.extraEnvironment = ["HUBSCRIPT_VAULT_KEY_FILE": vault.keyFile]
+        r = try cli.run(["doctor", "--config", config, "--profile", "dev"])
+        XCTAssertTrue(paths(r.stdout, cli).contains("ok    vault: ROOT/state/vault opens (0 entries)\n"), r.stdout)
+        XCTAssertEqual(r.status, 0, r.stdout)
+    }
+
     func testDoctorReportsAConfigurationOthersCanChange() throws {
         let cli = try CLIHarness(testCase: self)
         let config = try cli.file("open.config.lua", "return { profiles = { dev = { sandbox = true } } }")

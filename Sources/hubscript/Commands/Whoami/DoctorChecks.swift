@@ -6,6 +6,7 @@ import HubClient
 import RecipeModules
 import RunJournal
 import Runs
+import ScriptHost
 
 /// One line of `hubscript doctor`: what was checked, and `ok` with what was found, or
 /// what is wrong and what to do.
@@ -57,6 +58,10 @@ enum DoctorChecks {
         do {
             let count = try resolver.withVault { try $0.list().count }
             return .ok("vault", "\(folder) opens (\(count) \(count == 1 ? "entry" : "entries"))")
+        } catch let error as ScriptStructuredError where error.code == "vault_locked" && needed.isEmpty {
+            // Locked for lack of a key, and no profile reads it: only recipes' secrets would.
+            return .ok("vault", "\(folder) exists, locked (no key in the environment); no profile needs it, but a recipe that reads "
+                       + "vault.secret does: set HUBSCRIPT_VAULT_KEY, HUBSCRIPT_VAULT_KEY_FILE or HUBSCRIPT_VAULT_PASSPHRASE")
         } catch {
             return .fail("vault", "\(folder): \(error)")
         }
