@@ -61,6 +61,11 @@ final class HubReachCLITests: XCTestCase {
 
             """)
         XCTAssertEqual(run.status, 3)
+        // The journal keeps the same words and exit code for the console and runs show.
+        let id = try XCTUnwrap(run.stderr.range(of: #"run_[0-9TZ]+_[0-9a-f]+"#, options: .regularExpression).map { String(run.stderr[$0]) })
+        let kept = try cli.run(["runs", "show", id, "--output", "--config", config], expect: 0)
+        XCTAssertTrue(kept.stdout.contains("  error: \(rejected(served.url))\n"), kept.stdout)
+        XCTAssertTrue(kept.stdout.contains("  failed (exit 3): run \(id) — 1 reads, 0 writes in "), kept.stdout)
 
         let plan = try cli.run(["plan", "count.lua", "--config", config])
         XCTAssertEqual(stable(plan.stderr), """

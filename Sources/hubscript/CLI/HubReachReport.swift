@@ -3,6 +3,7 @@ import Synchronization
 import HubClient
 import ScriptHost
 import Runs
+import RunJournal
 import SystemText
 
 /// What the Hub client of one command saw that marks a credential or a network
@@ -99,21 +100,17 @@ struct HubReachContext {
         return reach
     }
 
-    /// `outcome` with a recipe failure that is a credential or network failure reported
-    /// as such: no traceback, the profile named, what to do, exit code 3 or 7; a run
-    /// that wrote says how to resume it.
-    func rewrite(_ outcome: HubRunOutcome, mode: HubRunRequest.Mode) -> HubRunOutcome {
-        guard let failure = outcome.failure, let reach = self.failure(for: failure) else { return outcome }
-        var outcome = outcome
+    /// A recipe's uncaught failure that is a credential or network failure, as people
+    /// and the journal get it: no traceback, the profile named, what to do, exit code 3
+    /// or 7; a run (not a plan) that wrote says how to resume it. nil for any other failure.
+    func reread(_ failure: ScriptFailure, runID: String, counts: RunCounts, mode: HubRunRequest.Mode) -> (failure: ScriptFailure, exitCode: Int32)? {
+        guard let reach = self.failure(for: failure) else { return nil }
         var message = reach.description
-        let made = outcome.counts.writes - outcome.counts.failed
-        if case .plan = mode {} else if made > 0 || outcome.counts.failed > 0 {
+        if case .plan = mode {} else if counts.writes > 0 {
             message += "\nThe writes made before it are journalled and will not be repeated; once fixed, finish the run with: "
-                + "hubscript runs resume \(outcome.runID)"
+                + "hubscript runs resume \(runID)"
         }
-        outcome.failure = Self.scriptFailure(reach, message: message)
-        outcome.exitCode = reach.exitCode
-        return outcome
+        return (Self.scriptFailure(reach, message: message), reach.exitCode)
     }
 
     /// The failure people and `--json` see: kind `host`, `error.code` the reach code.

@@ -66,6 +66,8 @@ struct RecipeLauncher {
             request.dispatchTargets = try common.dispatchTargets(prepared.manifest.targets, common.hub, profile: common.profile)
             if request.secrets == nil { request.secrets = VaultAccess.resolver(state: common.state) }
             if request.progress == nil { request.progress = progress }
+            let readAgain = reach(connection.profileName), mode = request.mode
+            request.rereadFailure = { failure, runID, counts in readAgain.reread(failure, runID: runID, counts: counts, mode: mode) }
             // --quiet drops the start line (the closing line names the run too); --json
             // always starts with its `start` event.
             let announce = json || !chatter.quiet
@@ -83,7 +85,6 @@ struct RecipeLauncher {
                 // This process ends with this run: the Lua state is left to its exit.
                 configuration.leavesLuaStateToExit = true
             })
-            outcome = reach(connection.profileName).rewrite(outcome, mode: request.mode)
             if let plan = outcome.plan, outcome.failure == nil {
                 try onPlan(plan, outcome.masking, output, PlanMaking(needs: prepared.manifest.needs, connection: connection, journal: journal))
                 if detailedExitCode && !plan.writes.isEmpty { outcome.exitCode = ExitCode.changesPlanned }
