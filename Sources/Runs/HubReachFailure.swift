@@ -194,7 +194,9 @@ public struct HubReachFailure: Error, Sendable, CustomStringConvertible {
         case HubError.Code.unauthenticated where status == 401:
             if case .session? = origin { return make(.sessionEnded) }
             return make(.keyRejected)
-        case HubError.Code.transportError where status == nil:
+        // The Hub client's transport errors say why (`details.reason`); Dispatch's do not,
+        // and a Dispatch out of reach is not the Hub.
+        case HubError.Code.transportError where status == nil && reason != nil:
             switch reason {
             case "untrusted_certificate": return make(.tlsUntrusted)
             case "wrong_protocol": return make(.wrongProtocol)

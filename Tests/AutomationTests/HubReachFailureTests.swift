@@ -38,6 +38,8 @@ final class HubReachFailureTests: XCTestCase {
         // A 401 code with another status, a transport error with a status: not these.
         XCTAssertNil(classify("unauthenticated", status: 400))
         XCTAssertNil(classify("transport_error", status: 502, reason: "cannot_connect"))
+        // Dispatch's transport errors carry no reason: a Dispatch out of reach is not the Hub.
+        XCTAssertNil(classify("transport_error", message: "no answer from Dispatch at http://127.0.0.1:9 after 4 attempts"))
     }
 
     func testExitCodes() {
