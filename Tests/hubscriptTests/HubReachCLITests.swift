@@ -105,6 +105,21 @@ final class HubReachCLITests: XCTestCase {
         XCTAssertEqual(doctor.status, 1)
     }
 
+    func testAJobOnARevokedKeyFailsWithTheProfilesLine() throws {
+        let (cli, served, _) = try revokedAdaKey()
+        defer { served.stop() }
+        let config = try cli.file("jobs.config.lua", """
+            return { profiles = { ada = { hub_url = "\(served.url)", api_key_env = "ADA_KEY",
+                                          api_key_permissions = { "users.list" }, rate_limit_per_minute = 0 } },
+                     jobs = { count = { recipe = "count.lua", schedule = "0 3 * * *" } } }
+            """)
+        let fired = try cli.run(["jobs", "run", "count", "--config", config])
+        XCTAssertTrue(fired.stdout.contains(" failed (exit 3) in "), fired.output)
+        XCTAssertTrue(fired.output.contains(": \(rejected(served.url))"), fired.output)
+        XCTAssertFalse(fired.output.contains("traceback"), fired.output)
+        XCTAssertEqual(fired.status, 3)
+    }
+
     func testAnApplyWhoseKeyWasRevokedSinceThePlanSaysSoNotThatTheRecipeFailed() throws {
         let (cli, served, config) = try revokedAdaKey(revoked: false)
         defer { served.stop() }
