@@ -59,6 +59,11 @@ public struct HubRunRequest: Sendable {
     /// The lock of `runID`, taken by the caller and kept by it (the job scheduler claims
     /// a fire under its run's lock); nil: `execute` takes the lock and releases it.
     public var heldLock: (any HeldRunLock)?
+    /// Reads the recipe's uncaught failure again before the run is reported and
+    /// journalled (with the run's id and counts): the CLI reports a Hub that refused the
+    /// credential or could not be reached as the profile's failure (`HubReachFailure`),
+    /// with its exit code. nil, or nil returned: the failure stays as it is.
+    public var rereadFailure: (@Sendable (ScriptFailure, _ runID: String, RunCounts) -> (failure: ScriptFailure, exitCode: Int32)?)?
 
     public init() {}
 }
@@ -225,17 +230,21 @@ public enum HubRecipeRun {
         case .limit?: status = .stopped
         default: status = .failed
         }
+        var failure = report.failure, exitCode = report.exitCode
+        if let original = failure, let reread = request.rereadFailure?(original, runID, counts) {
+            (failure, exitCode) = (reread.failure, reread.exitCode)
+        }
         var plan: Plan?
         if case .plan = request.mode {
             plan = Plan(runID: runID, recipePath: recipePath, recipeSHA256: sha, profile: connection.profileName,
                         params: params, createdAt: Date(), writes: coordinator.planned, counts: counts)
         }
-        let outcome = HubRunOutcome(runID: runID, exitCode: report.exitCode, report: report, failure: report.failure,
+        let outcome = HubRunOutcome(runID: runID, exitCode: exitCode, report: report, failure: failure,
                                     counts: counts, plan: plan, warnings: warnings, exports: pass.exports.files,
                                     outputFolder: outputFolder, masking: masking)
         // Committed with the run's end: no commit of their own.
         recorder.close(outcome.closingOutput, withNextCommit: true)
-        try journal.finishRun(id: runID, status: status, counts: earlier + counts, exitCode: Int(report.exitCode))
+        try journal.finishRun(id: runID, status: status, counts: earlier + counts, exitCode: Int(exitCode))
         // A run that succeeded has nothing to resume: its record of reads goes.
         if status == .succeeded, recorded.isEnabled { try? journal.dropRecordedReads(runID: runID) }
         return outcome
@@ -276,7 +285,7 @@ public enum HubRecipeRun {
                         state: (journal, StatePlugin.scope(recipe: prepared.manifest.name, profile: connection.profileName)))
         let report = pass.run(configure: { _ in })
         if let failure = report.failure {
-            throw PlanRefusal("apply: checking the plan, the recipe failed before sending anything: \(failure.message)")
+            throw PlanRefusal("apply: checking the plan, the recipe failed before sending anything: \(failure.message)", cause: failure)
         }
         let now = coordinator.planned
         var differs: Int?
@@ -339,7 +348,12 @@ public enum HubRecipeRun {
 /// An apply refused before any write (exit code 4: the plan is the run's limit).
 public struct PlanRefusal: Error, Sendable, CustomStringConvertible {
     public let message: String
-    init(_ message: String) { self.message = message }
+    /// The recipe's failure when checking the plan failed (a Hub out of reach, say).
+    public var cause: ScriptFailure?
+    init(_ message: String, cause: ScriptFailure? = nil) {
+        self.message = message
+        self.cause = cause
+    }
     public var description: String { message }
 }
 

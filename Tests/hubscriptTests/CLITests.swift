@@ -39,6 +39,8 @@ final class CLITests: XCTestCase {
       runs        List, show, resume, repair and prune journalled runs.
       login       Sign in to a profile that uses a user session.
       logout      Sign out of a session profile and delete its stored credentials.
+      whoami      Show who a profile is at its Hub, what it may do, and where its secrets come from.
+      doctor      Check the configuration, vault, journal, Hub and Dispatch; say what to fix.
       keys        Show API keys' permissions as a ready line of profile config.
       sandbox     Serve or reset the built-in sandbox Hub.
       dispatch    Check the profile's Dispatch (phone notifications).
@@ -68,8 +70,9 @@ final class CLITests: XCTestCase {
 
     Exit codes: 0 success, 1 the recipe failed, 2 usage or configuration error
     (including a manifest or parameter problem, or library files that no longer match
-    hubscript.lock: nothing of the recipe runs), 3 capability denied or needs beyond
-    --allow, 4 a limit stopped the run.
+    hubscript.lock: nothing of the recipe runs), 3 capability denied, needs beyond
+    --allow, or the Hub refuses the profile's credential, 4 a limit stopped the run,
+    7 the Hub could not be reached.
 
     OPTIONS:
       --param <name=value>  Set a recipe parameter. (repeatable)

@@ -58,9 +58,13 @@ final class PrivateCACLITests: XCTestCase {
         return try cli.run(["run", "ada.lua", "--config", config, "--profile", profile, "--quiet"], cwd: cli.root)
     }
 
-    func untrusted(_ trusted: String) -> String {
-        "error: ada.lua:2: transport_error: https://localhost:\(hubFront.port): its TLS certificate does not verify against \(trusted) "
-            + "(SSL certificate problem: unable to get local issuer certificate); nothing was sent\n"
+    /// A Hub whose certificate does not verify reads as the profile's TLS problem, with
+    /// no recipe traceback: exit code 7.
+    func untrusted(_ trusted: String, profile: String = "system") -> String {
+        "error: profile '\(profile)': the Hub's TLS certificate is not trusted (https://localhost:\(hubFront.port): its TLS certificate "
+            + "does not verify against \(trusted) (SSL certificate problem: unable to get local issuer certificate); nothing was sent); "
+            + "if the Hub uses a private CA, set ca_file = \"/path/to/ca.pem\" in profile '\(profile)' "
+            + "(docs/operations.md, \"TLS: private CAs and proxies\")\n"
     }
 
     func testAProfilesCAFileIsTrustedForItsHubAndItsDispatch() throws {
@@ -75,15 +79,41 @@ final class PrivateCACLITests: XCTestCase {
     func testWithoutTheCAThePrivateHubIsRefusedOnceSayingWhatToTrust() throws {
         // The system store (URLSession): refused, not retried.
         let r = try cli.run(["run", "ada.lua", "--config", config, "--profile", "system", "--verbose"], cwd: cli.root)
-        XCTAssertEqual(r.status, 1)
-        XCTAssertTrue(r.stderr.contains("error: ada.lua:2: transport_error: its TLS certificate does not verify against the system's CAs "
-                                        + "(SSL certificate problem: unable to get local issuer certificate); nothing was sent\n"), r.stderr)
+        XCTAssertEqual(r.status, 7)
+        XCTAssertTrue(r.stderr.contains("error: profile 'system': the Hub's TLS certificate is not trusted (https://localhost:\(hubFront.port): "
+                                        + "its TLS certificate does not verify against the system's CAs "
+                                        + "(SSL certificate problem: unable to get local issuer certificate); nothing was sent); "
+                                        + "if the Hub uses a private CA, set ca_file"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("stack traceback"), r.stderr)
         XCTAssertEqual(r.stderr.components(separatedBy: "hub: GET /users/usr_ada failed").count - 1, 1, "retried: \(r.stderr)")
         // Another CA bundle: refused, naming it.
         let other = try TestCA(in: cli.root.appendingPathComponent("other-ca"))
         let wrong = try run("system", ["SSL_CERT_FILE": other.caFile])
         XCTAssertTrue(wrong.stderr.hasPrefix(untrusted("the CAs in \(other.caFile)")), wrong.stderr)
-        XCTAssertEqual(wrong.status, 1)
+        XCTAssertEqual(wrong.status, 7)
+    }
+
+    func testWhoamiAndDoctorSayWhichCAsTheHubIsTrustedWith() throws {
+        let who = try cli.run(["whoami", "--config", config, "--profile", "private"], cwd: cli.root)
+        XCTAssertTrue(who.stdout.hasPrefix("profile     private\nhub         https://localhost:\(hubFront.port) (API version 1)\n"), who.output)
+        XCTAssertEqual(who.status, 0)
+        let doctor = try cli.run(["doctor", "--config", config, "--profile", "private"], cwd: cli.root)
+        XCTAssertTrue(doctor.stdout.contains("ok    hub 'private': https://localhost:\(hubFront.port) answered over TLS, trusting ca_file "
+                                             + "\(ca.caFile), in "), doctor.stdout)
+        XCTAssertTrue(doctor.stdout.contains("ok    dispatch 'private': https://localhost:\(dispatchFront.port) accepts connections over TLS; "
+                                             + "token from the environment variable $DISPATCH_TOKEN (dispatch_token_ref)\n"), doctor.stdout)
+        XCTAssertEqual(doctor.status, 0, doctor.stdout)
+        // Without the CA: the Hub's certificate is not trusted, and both say so.
+        let untrustedWho = try cli.run(["whoami", "--config", config, "--profile", "system"], cwd: cli.root)
+        XCTAssertTrue(untrustedWho.stderr.hasPrefix("hubscript whoami: profile 'system': the Hub's TLS certificate is not trusted ("),
+                      untrustedWho.stderr)
+        XCTAssertEqual(untrustedWho.status, 7)
+        let untrusted = try cli.run(["doctor", "--config", config, "--profile", "system"], cwd: cli.root)
+        XCTAssertTrue(untrusted.stdout.contains("FAIL  hub 'system': the Hub's TLS certificate is not trusted (https://localhost:\(hubFront.port): "
+                                                + "its TLS certificate does not verify against the system's CAs"), untrusted.stdout)
+        XCTAssertTrue(untrusted.stdout.contains("if the Hub uses a private CA, set ca_file = \"/path/to/ca.pem\" in profile 'system'"),
+                      untrusted.stdout)
+        XCTAssertEqual(untrusted.status, 1)
     }
 
     func testSSLCertFileAndSSLCertDirAreHonoured() throws {
@@ -141,7 +171,10 @@ final class PrivateCACLITests: XCTestCase {
         // A proxy that is down: no response, saying so.
         proxy.stop()
         let down = try run("private", ["HTTPS_PROXY": proxyURL])
-        XCTAssertEqual(down.status, 1)
-        XCTAssertTrue(down.stderr.contains("transport_error"), down.stderr)
+        XCTAssertEqual(down.status, 7)
+        XCTAssertTrue(down.stderr.hasPrefix("error: profile 'private': nothing accepts connections at https://localhost:\(hubFront.port) "
+                                            + "or at the proxy \(proxyURL) ("), down.stderr)
+        XCTAssertTrue(down.stderr.contains("); check that the proxy \(proxyURL) is running (or set NO_PROXY for this host), "
+                                            + "then the Hub and the port of hub_url in profile 'private'\n"), down.stderr)
     }
 }

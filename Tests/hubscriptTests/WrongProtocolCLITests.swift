@@ -23,7 +23,7 @@ final class WrongProtocolCLITests: XCTestCase {
         let started = Date()
         let result = try cli.run(["run", "ada.lua", "--config", config, "--profile", "tls", "--verbose"], cwd: cli.root)
         let elapsed = Date().timeIntervalSince(started)
-        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.status, 7)
 
         let stable = result.stderr
             .replacingOccurrences(of: #"run_[0-9TZ]+_[0-9a-f]+"#, with: "RUN", options: .regularExpression)
@@ -32,15 +32,12 @@ final class WrongProtocolCLITests: XCTestCase {
             .replacingOccurrences(of: cli.root.path, with: "DIR")
         let message = "https://127.0.0.1:\(port): the server answered in plain HTTP (HTTP/1.1 400 Bad Request), not TLS; "
             + "for a plain-HTTP loopback server such as `hubscript sandbox serve`, use http://127.0.0.1:\(port)"
-        // One attempt (one "failed" line), since the same server would answer the same way.
+        // One attempt (one "failed" line), since the same server would answer the same
+        // way; the profile's mistake, not the recipe's: no traceback.
         XCTAssertEqual(stable, """
             run RUN started; if it stops, resume it with: hubscript runs resume RUN --config DIR/tls.config.lua --state-dir DIR/state
             hub: GET /users/usr_ada failed: \(message) (N ms)
-            error: ada.lua:2: transport_error: \(message)
-            stack traceback:
-            \t[C]: in function 'hub.users.get'
-            \tada.lua:2: in main chunk
-            \t[C]: in ?
+            error: profile 'tls': the server does not speak the protocol of hub_url (\(message)); fix hub_url in profile 'tls'
             stopped: run RUN — 1 reads, 0 writes in T s
 
             """)

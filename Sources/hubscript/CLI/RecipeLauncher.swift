@@ -53,9 +53,15 @@ struct RecipeLauncher {
         if let problem = NeedsCheck.problem(in: prepared.file, manifest: prepared.manifest) {
             return reporter.reportSetupFailure(ManifestError(problem))
         }
+        // A 401 or a Hub out of reach reads as the profile's problem, not the recipe's.
+        let witness = HubReachWitness()
+        func reach(_ profile: String?) -> HubReachContext {
+            HubReachContext(common: common, profile: profile ?? (try? common.hub.profile(named: common.profile).name) ?? "sandbox",
+                            witness: witness)
+        }
         do {
-            let connection = try common.connect(quiet: chatter.quiet,
-                                                observe: chatter.clientObserver(progress: progress, events: json ? output : nil))
+            let connection = try common.connect(quiet: chatter.quiet, observe: witness.observer(
+                then: chatter.clientObserver(progress: progress, events: json ? output : nil)))
             let journal = try common.openJournal(
                                                   check: journalCheck ?? (runIDKnownBeforeStart == nil ? .unlessClosedCleanly : .always))
             var request = self.request
@@ -63,6 +69,8 @@ struct RecipeLauncher {
             request.dispatchTargets = try common.dispatchTargets(prepared.manifest.targets, common.hub, profile: common.profile)
             if request.secrets == nil { request.secrets = VaultAccess.resolver(state: common.state) }
             if request.progress == nil { request.progress = progress }
+            let readAgain = reach(connection.profileName), mode = request.mode
+            request.rereadFailure = { failure, runID, counts in readAgain.reread(failure, runID: runID, counts: counts, mode: mode) }
             // --quiet drops the start line (the closing line names the run too); --json
             // always starts with its `start` event.
             let announce = json || !chatter.quiet
@@ -90,6 +98,11 @@ struct RecipeLauncher {
         } catch let done as NothingToResume {
             return reporter.reportNothingToResume(done)
         } catch let refusal as PlanRefusal {
+            // The check of the plan could not reach the Hub: say that, not "the recipe failed".
+            if let cause = refusal.cause, let failure = reach(nil).failure(for: cause) {
+                return reporter.reportSetupFailure(HubReachContext.scriptFailure(failure), exitCode: failure.exitCode,
+                                                   runID: runIDKnownBeforeStart)
+            }
             return reporter.reportSetupFailure(ScriptFailure(kind: .limit(.host), message: refusal.message),
                                                exitCode: RunExitCode.of(refusal), runID: runIDKnownBeforeStart)
         } catch let denied as HubGate.Denied {
@@ -112,6 +125,11 @@ struct RecipeLauncher {
             output.event("error", JSONEvents.hostError(pins))
             output.event("summary", JSONEvents.summary(status: "failed", exitCode: RunExitCode.of(pins), runID: runIDKnownBeforeStart))
             return RunExitCode.of(pins)
+        } catch let hubError as HubError where reach(nil).failure(for: hubError) != nil {
+            // Before the recipe ran (the gate reading a user's Capabilities, say).
+            let failure = reach(nil).failure(for: hubError)!
+            return reporter.reportSetupFailure(HubReachContext.scriptFailure(failure), exitCode: failure.exitCode,
+                                               runID: runIDKnownBeforeStart)
         } catch let busy as RunLock.Busy {
             return reporter.reportSetupFailure(ScriptFailure(kind: .host, message: busy.description), exitCode: RunExitCode.of(busy),
                                                runID: busy.runID)

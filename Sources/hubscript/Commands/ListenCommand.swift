@@ -195,9 +195,13 @@ struct RecipeTriggerExecutor: TriggerExecutor {
         }
         do {
             let profile = trigger.profile ?? common.profile
+            // A 401 or a Hub out of reach is the profile's failure, as for `hubscript run`.
+            let witness = HubReachWitness()
             let connection = try HubConnection.open(config: common.hub, profile: profile, state: common.state, embeddedHub: EmbeddedSandbox(),
-                                                   observe: telemetry?.hubObserver)
+                                                   observe: witness.observer(then: telemetry?.hubObserver))
             var request = HubRunRequest()
+            let reach = HubReachContext(common: common, profile: connection.profileName, witness: witness)
+            request.rereadFailure = { failure, runID, counts in reach.reread(failure, runID: runID, counts: counts, mode: .run) }
             request.libraries = libraries
             request.allow = trigger.allow.map { AllowedPermissions($0, caller: "trigger \"\(trigger.name)\"") }
             request.runID = event.runID

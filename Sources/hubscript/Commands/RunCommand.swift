@@ -35,8 +35,9 @@ struct RunCommand: Command {
 
         Exit codes: 0 success, 1 the recipe failed, 2 usage or configuration error
         (including a manifest or parameter problem, or library files that no longer match
-        hubscript.lock: nothing of the recipe runs), 3 capability denied or needs beyond
-        --allow, 4 a limit stopped the run.
+        hubscript.lock: nothing of the recipe runs), 3 capability denied, needs beyond
+        --allow, or the Hub refuses the profile's credential, 4 a limit stopped the run,
+        7 the Hub could not be reached.
         """)
 
     let path: String

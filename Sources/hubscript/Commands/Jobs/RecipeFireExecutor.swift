@@ -51,9 +51,13 @@ struct RecipeFireExecutor: FireExecutor {
             return FireResult(exitCode: ExitCode.usage, message: problem)
         }
         do {
+            // A 401 or a Hub out of reach is the profile's failure, as for `hubscript run`.
+            let witness = HubReachWitness()
             let connection = try VaultAccess.connect(config: common.hub, profile: job.profile ?? common.profile, state: common.state,
-                                                     quiet: true, observe: telemetry?.hubObserver)
+                                                     quiet: true, observe: witness.observer(then: telemetry?.hubObserver))
             var request = HubRunRequest()
+            let reach = HubReachContext(common: common, profile: connection.profileName, witness: witness)
+            request.rereadFailure = { failure, runID, counts in reach.reread(failure, runID: runID, counts: counts, mode: .run) }
             request.libraries = libraries
             request.allow = job.allow.map { AllowedPermissions($0, caller: "job \"\(job.name)\"") }
             request.runID = fire.runID
