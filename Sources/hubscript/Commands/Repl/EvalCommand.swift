@@ -1,0 +1,44 @@
+import Foundation
+import ScriptHost
+
+/// `hubscript eval 'EXPR'`: one chunk run with the recipe modules, its values printed
+/// as JSON (`hubscript eval 'hub.users.get("ada@example.com")'` prints the user).
+struct EvalCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "eval",
+        abstract: "Run one Lua expression or statement with the recipe modules; print its value as JSON.",
+        usage: "'EXPR' [--profile P] [--json] [--apply] [--max-items N]",
+        options: ReplLaunch.options + [
+            OptionSpec(name: "json", valueName: nil, help: "Write NDJSON events: a `value` event per value, then the summary."),
+        ],
+        discussion: """
+        An expression prints its values as JSON on stdout (a lazy hub list: its first
+        --max-items items, and a note on stderr if it has more); a statement prints what
+        it prints. \(ReplLaunch.gateDiscussion)
+
+        Exit codes as for run: 0 success, 1 the chunk failed, 2 usage or configuration
+        error, 3 capability denied, 4 a limit stopped it.
+        """)
+
+    let launcher: RecipeLauncher
+
+    init(_ arguments: ParsedArguments) throws {
+        guard arguments.positionals.count == 1 else {
+            throw UsageError(arguments.positionals.isEmpty ? "expected an expression, e.g. hubscript eval 'hub.users.list{}'"
+                : "expected one expression (quote it as one argument)")
+        }
+        let chunk = arguments.positionals[0]
+        guard !chunk.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw UsageError("the expression is empty") }
+        var launcher = try RunCommand.launcher(arguments)
+        let session = ReplSession(mode: .eval, input: FixedInput([chunk]), json: launcher.json,
+                                  applying: arguments.flag("apply"), maxItems: try ReplLaunch.maxItems(arguments))
+        try ReplLaunch.configure(&launcher, session: session)
+        // stdout holds the values; the run's start line is for --verbose.
+        if !arguments.flag("verbose") { launcher.chatter.quiet = true }
+        self.launcher = launcher
+    }
+
+    func run() throws -> Int32 {
+        launcher.launch(path: "(eval)", params: [], paramsFile: nil, onPlan: ReplLaunch.showPlan(json: launcher.json, mode: .eval))
+    }
+}

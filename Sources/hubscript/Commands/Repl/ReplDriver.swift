@@ -1,0 +1,117 @@
+import Foundation
+import ScriptHost
+
+/// The recipe a `hubscript eval` or `repl` session runs: a small Lua loop that reads a
+/// chunk from the `repl` module, compiles it against the session's variables, runs it
+/// and hands its values back to be shown. It runs as any recipe does (the sandbox, the
+/// limits, the journal, the gate), so a session can do nothing a recipe could not.
+///
+/// Lines see the session's variables through their own `_ENV`: `x = 1` keeps `x` for
+/// the lines after (as globals do in lua's REPL); a `local` lasts for its chunk. A name
+/// the session has not set is looked up as a recipe's globals are (modules, the
+/// standard library), and an unknown one is the recipe's "nonexistent global" error.
+enum ReplDriver {
+    /// The chunk name of the lines: errors read `repl:1: …` or `eval:1: …`.
+    static func recipe(folder: URL, mode: ReplSession.Mode) throws -> PreparedRecipe {
+        let name = mode == .eval ? "(eval)" : "(repl)"
+        let file = RecipeFile(displayPath: name, url: folder.appendingPathComponent(name), source: source)
+        return try PreparedRecipe(file: file)
+    }
+
+    static let source = #"""
+recipe {
+  name = "repl",
+  description = "The session of hubscript eval and hubscript repl: each chunk read, run, its values shown.",
+}
+
+local read, show, fail = repl.read, repl.show, repl.fail
+local is_eval, max_items = repl.mode == "eval", repl.max_items
+local load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs =
+      load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs
+local sub, sort = string.sub, table.sort
+local chunkname = is_eval and "=eval" or "=repl"
+
+-- The session's variables; what it has not set is looked up as a recipe's globals are.
+local session = setmetatable({}, { __index = _ENV })
+local prefix = "local _ENV = ...; "
+
+-- As lua.c: a chunk is first tried as an expression (its values are shown), then as
+-- statements. The prefix shares the first line, so line numbers stay the user's.
+local function compile(text)
+  local fn = load(prefix .. "return " .. text, chunkname)
+  if fn then return fn end
+  return load(prefix .. text, chunkname)
+end
+
+-- A chunk cut short: lua.c's test (the message ends at "<eof>").
+local function incomplete(message)
+  return sub(message, -5) == "<eof>"
+end
+
+local function is_list(value)
+  local mt = getmetatable(value)
+  return type(mt) == "table" and rawget(mt, "__name") == "hub.list"
+end
+
+-- A lazy hub list is shown as its next items, at most max_items of them.
+local function shown(value)
+  if not is_list(value) then return value, false end
+  local items, n = json.array({}), 0
+  while n < max_items do
+    local item = value()
+    if item == nil then return items, false end
+    n = n + 1
+    items[n] = item
+  end
+  return items, value() ~= nil
+end
+
+-- A table of functions (a module: hub.users) is shown as its names.
+local function names(value)
+  local out = {}
+  for key, v in pairs(value) do
+    if type(key) == "string" then out[#out + 1] = type(v) == "function" and key .. "()" or key end
+  end
+  sort(out)
+  return json.array(out)
+end
+
+local function show_values(count, ...)
+  for i = 1, count do
+    local value, cut = shown((select(i, ...)))
+    if not pcall(show, value, cut) then
+      if type(value) == "table" then show(names(value), false) else show(tostring(value), false) end
+    end
+  end
+end
+
+local function keep(message) return message end
+
+local function report(ok, ...)
+  if ok then return show_values(select("#", ...), ...) end
+  local message = ...
+  fail(tostring(message))
+end
+
+if is_eval then
+  local text = read("")
+  local fn, message = compile(text)
+  if not fn then error(message, 0) end
+  -- An error in the chunk is the run's error (exit code 1), as in a recipe.
+  return (function(...) show_values(select("#", ...), ...) end)(fn(session))
+end
+
+while true do
+  local text = read("> ")
+  if text == nil then break end
+  local fn, message = compile(text)
+  while not fn and incomplete(message) do
+    local more = read(">> ")
+    if more == nil then break end
+    text = text .. "\n" .. more
+    fn, message = compile(text)
+  end
+  if fn then report(xpcall(fn, keep, session)) else fail(message) end
+end
+"""#
+}
