@@ -95,12 +95,13 @@ final class ReplCLITests: XCTestCase {
         XCTAssertEqual(unknown.stdout, "")
         XCTAssertTrue(unknown.stderr.contains("eval:1: attempt to call a nil value (field 'lst')"), unknown.stderr)
 
+        // A chunk that does not compile is refused before anything runs: exit 2, as run.
         let syntax = try cli.run(["eval", "local x = = 1"])
-        XCTAssertEqual(syntax.status, 1, syntax.output)
-        XCTAssertTrue(syntax.stderr.contains("eval:1: unexpected symbol near '='"), syntax.stderr)
-        let unfinished = try cli.run(["eval", "if true then"])
-        XCTAssertEqual(unfinished.status, 1, unfinished.output)
-        XCTAssertTrue(unfinished.stderr.contains("eval:1: 'end' expected near <eof>"), unfinished.stderr)
+        XCTAssertEqual(syntax.status, 2, syntax.output)
+        XCTAssertEqual(syntax.stderr, "error: eval:1: unexpected symbol near '='\n")
+        let unfinished = try cli.run(["eval", "if true then\nprint(1)"])
+        XCTAssertEqual(unfinished.status, 2, unfinished.output)
+        XCTAssertEqual(unfinished.stderr, "error: eval:2: 'end' expected (to close 'if' at line 1) near <eof>\n")
 
         let global = try cli.run(["eval", "nosuchname"])
         XCTAssertEqual(global.status, 1, global.output)
@@ -269,5 +270,60 @@ final class ReplTerminalTests: XCTestCase {
         XCTAssertEqual(kept, "earlier = 1\nx = 20\njson.encode({x + 1})\ny = 3\ny\n")
         let mode = try FileManager.default.attributesOfItem(atPath: history.path)[.posixPermissions] as? Int
         XCTAssertEqual(mode, 0o600)
+    }
+}
+
+/// Hostile input to a session fed through a pipe.
+final class ReplInputCLITests: XCTestCase {
+    func testAnOverlongLineIsSkippedAndTheSessionGoesOn() throws {
+        let cli = try CLIHarness(testCase: self)
+        let long = "x = \"" + String(repeating: "a", count: 2 << 20) + "\""
+        let r = try cli.run(["repl"], input: "1\n" + long + "\nx\n2\r\n")
+        XCTAssertEqual(r.status, 0, String(r.output.prefix(2000)))
+        XCTAssertEqual(r.stdout, "1\n2\n")
+        let errors = r.stderrWithoutRunStart.split(separator: "\n").filter { $0.hasPrefix("error: ") }
+        XCTAssertEqual(errors, ["error: a line longer than 1 MiB was skipped",
+                                "error: repl:1: recipe attempted to access nonexistent global 'x'"])
+    }
+
+    func testValuesAndErrorsCannotMoveTheTerminal() throws {
+        let cli = try CLIHarness(testCase: self)
+        let r = try cli.run(["repl"], input: #""\27[2J", { ["\27]0;t\7"] = 1 }"# + "\n" + #"error("\27[31mred")"# + "\n")
+        XCTAssertEqual(r.status, 0, r.output)
+        XCTAssertEqual(r.stdout, "\"\\u001b[2J\"\n{\n  \"\\u001b]0;t\\u0007\": 1\n}\n")
+        XCTAssertFalse(r.stderr.contains("\u{1B}"), r.stderr)
+    }
+}
+
+/// What a session may send: with --apply each write is checked against the profile's
+/// permissions, as a recipe's needs are; without it nothing is sent whatever they are.
+final class ReplGateCLITests: XCTestCase {
+    func testApplyRefusesAWriteTheProfileDoesNotHoldAndReadsStillWork() throws {
+        let lab = try GateLab(testCase: self)
+        defer { lab.server.stop() }
+        let config = try lab.config("""
+            reader = { hub_url = "URL", api_key = "\(GateCLITests.opsKey)", api_key_permissions = { "users.list" }, rate_limit_per_minute = 0 },
+            unknown = { hub_url = "URL", api_key = "\(GateCLITests.opsKey)", rate_limit_per_minute = 0 },
+            """)
+        let suspend = #"hub.users.suspend("usr_ada", { reason = "x" }).status"#
+        let before = try lab.adaState()
+        for profile in ["reader", "unknown"] {
+            let read = try lab.cli.run(["eval", #"hub.users.get("ada@example.com").status"#, "--config", config, "--profile", profile])
+            XCTAssertEqual(read.status, 0, read.output)
+            XCTAssertEqual(read.stdout, "\"active\"\n")
+            let planned = try lab.cli.run(["eval", suspend, "--config", config, "--profile", profile])
+            XCTAssertEqual(planned.status, 0, planned.output)
+            XCTAssertEqual(planned.stdout, "\"suspended\"\n", "the planned write's predicted result")
+        }
+        let refused = try lab.cli.run(["eval", suspend, "--apply", "--config", config, "--profile", "reader"])
+        XCTAssertEqual(refused.status, 1, refused.output)
+        XCTAssertTrue(refused.stderr.contains("error: eval:1: capability_denied: hub.users.suspend needs 'users.manage', which profile 'reader' does not hold; nothing was sent. Use a profile that holds it, or leave out --apply to see the write planned\n"), refused.stderr)
+        let unknown = try lab.cli.run(["repl", "--apply", "--config", config, "--profile", "unknown"], input: suspend + "\n1\n")
+        XCTAssertEqual(unknown.status, 0, unknown.output)
+        XCTAssertEqual(unknown.stdout, "1\n")
+        XCTAssertTrue(unknown.stderr.contains("error: capabilities_unknown: profile 'unknown' uses an API key whose permissions hubscript does not know, so a session sends no write with it (hub.users.suspend needs 'users.manage'); nothing was sent."), unknown.stderr)
+        let after = try lab.adaState()
+        XCTAssertEqual(after.status, before.status)
+        XCTAssertEqual(after.events, before.events)
     }
 }

@@ -21,6 +21,8 @@ struct EvalCommand: Command {
         """)
 
     let launcher: RecipeLauncher
+    /// Why the chunk does not compile (as an expression nor as statements), if it does not.
+    let syntaxError: String?
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else {
@@ -29,6 +31,7 @@ struct EvalCommand: Command {
         }
         let chunk = arguments.positionals[0]
         guard !chunk.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw UsageError("the expression is empty") }
+        syntaxError = Self.syntaxError(in: chunk)
         var launcher = try RunCommand.launcher(arguments)
         let session = ReplSession(mode: .eval, input: FixedInput([chunk]), json: launcher.json,
                                   applying: arguments.flag("apply"), maxItems: try ReplLaunch.maxItems(arguments))
@@ -39,6 +42,19 @@ struct EvalCommand: Command {
     }
 
     func run() throws -> Int32 {
-        launcher.launch(path: "(eval)", params: [], paramsFile: nil, onPlan: ReplLaunch.showPlan(json: launcher.json, mode: .eval))
+        // A chunk that does not compile is refused before anything connects, as run
+        // refuses a recipe that does not load (exit 2).
+        if let syntaxError { return JSONEvents.refuse(syntaxError, json: launcher.json) }
+        return launcher.launch(path: "(eval)", params: [], paramsFile: nil, onPlan: ReplLaunch.showPlan(json: launcher.json, mode: .eval))
+    }
+
+    /// The compiler's message for `chunk` as statements when it is not an expression
+    /// either (lua.c's order), named `eval` as the session names it: nil if it compiles.
+    static func syntaxError(in chunk: String) -> String? {
+        func compile(_ source: String) -> String? {
+            ScriptRuntime.syntaxError(in: RecipeFile(displayPath: "eval", url: URL(fileURLWithPath: "/eval"), source: source))
+        }
+        guard compile("return " + chunk) != nil else { return nil }
+        return compile(chunk)
     }
 }

@@ -23,10 +23,28 @@ enum ReplGate {
             do {
                 try HubGate.checkNeeds([permission], client: connection.client, profile: connection.profileName)
             } catch let denied as HubGate.Denied {
-                throw ScriptStructuredError(code: denied.code, message: denied.description,
+                throw ScriptStructuredError(code: denied.code, message: refusal(denied, function: function, permission: permission),
                                             fields: ["permission": .string(permission)])
             }
             granted.insert(permission)
+        }
+    }
+
+    /// Why a write of the session was not sent, and what to do (after the error's code,
+    /// `capability_denied:` or `capabilities_unknown:`).
+    static func refusal(_ denied: HubGate.Denied, function: ScriptFunction, permission: String) -> String {
+        let call = "hub.\(function.name)"
+        switch denied.reason {
+        case .unknownPermissions:
+            return "profile '\(denied.profile)' uses an API key whose permissions hubscript does not know, "
+                + "so a session sends no write with it (\(call) needs '\(permission)'); nothing was sent. Declare them in the "
+                + "profile (api_key_permissions = { … }: hubscript keys show KEY_ID --profile SESSION_PROFILE prints the line) "
+                + "or set gate = \"hub\""
+        case .keyInactive:
+            return denied.description
+        case .missing, .keyLacks:
+            return "\(call) needs '\(permission)', which profile '\(denied.profile)' does not hold; "
+                + "nothing was sent. Use a profile that holds it, or leave out --apply to see the write planned"
         }
     }
 }

@@ -89,7 +89,8 @@ final class ReplSession: Sendable {
         }
         for line in PrettyJSON.lines(value) { output.printLine(line) }
         if cut {
-            Self.writeStderr("(the first \(maxItems) items; the list has more: a for loop or :collect() reads them all, --max-items shows more)\n")
+            let first = maxItems == 1 ? "the first item" : "the first \(maxItems) items"
+            Self.writeStderr("(\(first); the list has more: a for loop or :collect() reads them all, --max-items shows more)\n")
         }
     }
 
