@@ -150,6 +150,7 @@ final class ReplCLITests: XCTestCase {
             """
         let r = try cli.run(["repl"], input: input)
         XCTAssertEqual(r.status, 0, r.output)
+        XCTAssertFalse(r.stderr.contains("hubscript repl: reads are live"), "no greeting from a pipe")
         XCTAssertEqual(r.stdout, "42\n1\n2\n42\n\"end\"\n", "`local y` lasts for its line; y is then an unknown global")
         let errors = r.stderrWithoutRunStart.split(separator: "\n").filter { $0.hasPrefix("error: ") }
         XCTAssertEqual(errors, [
@@ -262,6 +263,7 @@ final class ReplTerminalTests: XCTestCase {
         let screen = String(decoding: done.stdout, as: UTF8.self)
         XCTAssertEqual(done.status, 0, screen + String(decoding: done.stderr, as: UTF8.self))
         XCTAssertEqual(screen.components(separatedBy: "\"[21]\"").count - 1, 2, screen)
+        XCTAssertTrue(screen.contains("hubscript repl: reads are live; writes are planned and shown, never sent. :help for help, Ctrl-D to end.\r\n"), screen)
         XCTAssertTrue(screen.contains("json.encode"), screen)
         XCTAssertTrue(screen.contains("^C"), screen)
         XCTAssertTrue(screen.contains("\r\n3\r\n"), screen)

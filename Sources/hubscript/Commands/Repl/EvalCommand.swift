@@ -16,8 +16,9 @@ struct EvalCommand: Command {
         --max-items items, and a note on stderr if it has more); a statement prints what
         it prints. \(ReplLaunch.gateDiscussion)
 
-        Exit codes as for run: 0 success, 1 the chunk failed, 2 usage or configuration
-        error, 3 capability denied, 4 a limit stopped it.
+        Exit codes as for run: 0 success, 1 the chunk failed (a write the profile may not
+        make included), 2 usage or configuration error or a chunk that does not compile
+        (nothing runs), 4 a limit stopped it.
         """)
 
     let launcher: RecipeLauncher

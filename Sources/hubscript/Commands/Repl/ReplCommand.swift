@@ -25,7 +25,8 @@ struct ReplCommand: Command {
         guard arguments.positionals.isEmpty else { throw UsageError("repl takes no arguments (did you mean hubscript eval?)") }
         var launcher = try RunCommand.launcher(arguments)
         let input: any ReplInput
-        if isatty(0) == 1 && isatty(1) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb" {
+        let onATerminal = isatty(0) == 1 && isatty(1) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        if onATerminal {
             let history = try? launcher.common.state.folderPath("repl") + "/history"
             let completion = ReplCompletion.standard(plugins: (try? BuiltinPlugins.documented()) ?? [])
             input = EditedInput(LineEditor(historyFile: history, completion: completion))
@@ -33,7 +34,7 @@ struct ReplCommand: Command {
             input = PlainLineInput()
         }
         let session = ReplSession(mode: .repl, input: input, json: false, applying: arguments.flag("apply"),
-                                  maxItems: try ReplLaunch.maxItems(arguments))
+                                  maxItems: try ReplLaunch.maxItems(arguments), greets: onATerminal)
         try ReplLaunch.configure(&launcher, session: session)
         if launcher.request.timeout == nil { launcher.request.timeout = RunLimits.hostCeiling.timeoutSeconds }
         self.launcher = launcher

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ScriptHost
 import RecipeModules
 
@@ -22,8 +23,11 @@ final class ReplSession: Sendable {
     let applying: Bool
     /// How many items of a lazy hub list are shown.
     let maxItems: Int
+    /// A line said once the session starts (on a terminal), or nil.
+    let greeting: Mutex<String?>
 
-    init(mode: Mode, input: any ReplInput, json: Bool, applying: Bool, maxItems: Int) {
+    init(mode: Mode, input: any ReplInput, json: Bool, applying: Bool, maxItems: Int, greets: Bool = false) {
+        greeting = Mutex(greets ? Self.greeting(applying: applying) : nil)
         self.mode = mode
         self.input = input
         self.json = json
@@ -64,6 +68,7 @@ final class ReplSession: Sendable {
 
     /// The next line for the driver; `:` commands at the first prompt are answered here.
     func nextChunkLine(prompt: String) -> String? {
+        if let text = greeting.withLock({ text in defer { text = nil }; return text }) { Self.writeStderr(text) }
         while true {
             guard let line = input.readLine(prompt: prompt) else { return nil }
             guard mode == .repl, prompt == ReplSession.prompt, line.hasPrefix(":") else { return line }
@@ -79,6 +84,12 @@ final class ReplSession: Sendable {
     }
 
     static let prompt = "> "
+
+    static func greeting(applying: Bool) -> String {
+        (applying ? "hubscript repl: reads are live and writes are SENT (--apply)."
+                  : "hubscript repl: reads are live; writes are planned and shown, never sent.")
+            + " :help for help, Ctrl-D to end.\n"
+    }
 
     func show(_ value: ScriptValue, cut: Bool, output: any ScriptOutput) {
         if json {
