@@ -288,6 +288,18 @@ final class ReplInputCLITests: XCTestCase {
                                 "error: repl:1: recipe attempted to access nonexistent global 'x'"])
     }
 
+    func testALimitEndsTheSessionAsItEndsARun() throws {
+        let cli = try CLIHarness(testCase: self)
+        let memory = try cli.run(["repl", "--quiet"], input: "big = {}\nfor i = 1, 1e9 do big[i] = i end\n1\n")
+        XCTAssertEqual(memory.status, 4, memory.output)
+        XCTAssertEqual(memory.stdout, "", "nothing runs after the limit")
+        XCTAssertTrue(memory.stderr.contains("error: limit exceeded: memory (256 MiB)"), memory.stderr)
+        let time = try cli.run(["repl", "--quiet", "--timeout", "0.5"], input: "while true do end\n1\n")
+        XCTAssertEqual(time.status, 4, time.output)
+        XCTAssertEqual(time.stdout, "")
+        XCTAssertTrue(time.stderr.contains("error: limit exceeded: timeout (0.5 s)"), time.stderr)
+    }
+
     func testValuesAndErrorsCannotMoveTheTerminal() throws {
         let cli = try CLIHarness(testCase: self)
         let r = try cli.run(["repl"], input: #""\27[2J", { ["\27]0;t\7"] = 1 }"# + "\n" + #"error("\27[31mred")"# + "\n")
