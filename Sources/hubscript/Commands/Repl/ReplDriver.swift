@@ -38,8 +38,8 @@ local prefix = "local _ENV = ...; "
 -- As lua.c: a chunk is first tried as an expression (its values are shown), then as
 -- statements. The prefix shares the first line, so line numbers stay the user's.
 local function compile(text)
-  local fn = load(prefix .. "return " .. text, chunkname)
-  if fn then return fn end
+  local chunk = load(prefix .. "return " .. text, chunkname)
+  if chunk then return chunk end
   return load(prefix .. text, chunkname)
 end
 
@@ -95,23 +95,23 @@ end
 
 if is_eval then
   local text = read("")
-  local fn, message = compile(text)
-  if not fn then error(message, 0) end
+  local chunk, message = compile(text)
+  if not chunk then error(message, 0) end
   -- An error in the chunk is the run's error (exit code 1), as in a recipe.
-  return (function(...) show_values(select("#", ...), ...) end)(fn(session))
+  return (function(...) show_values(select("#", ...), ...) end)(chunk(session))
 end
 
 while true do
   local text = read("> ")
   if text == nil then break end
-  local fn, message = compile(text)
-  while not fn and incomplete(message) do
+  local chunk, message = compile(text)
+  while not chunk and incomplete(message) do
     local more = read(">> ")
     if more == nil then break end
     text = text .. "\n" .. more
-    fn, message = compile(text)
+    chunk, message = compile(text)
   end
-  if fn then report(xpcall(fn, keep, session)) else fail(message) end
+  if chunk then report(xpcall(chunk, keep, session)) else fail(message) end
 end
 """#
 }
