@@ -205,10 +205,10 @@ final class ReplTerminalTests: XCTestCase {
     if pid == 0:
         os.execv(sys.argv[2], sys.argv[2:])
     screen = b""
-    def wait_for(token, start):
+    def wait_for(tokens, start):
         global screen
         deadline = time.time() + 60
-        while token not in screen[start:]:
+        while not any(token in screen[start:] for token in tokens):
             if time.time() > deadline: return False
             ready, _, _ = select.select([fd], [], [], 1)
             if ready:
@@ -217,11 +217,12 @@ final class ReplTerminalTests: XCTestCase {
                 if not data: return False
                 screen += data
         return True
-    # A fresh prompt follows a newline; a redraw of the line being typed does not.
-    mark, token = 0, b"\r> "
+    # A fresh prompt (or a continuation prompt) follows a newline; a redraw of the line
+    # being typed does not.
+    mark, tokens = 0, [b"\r> "]
     for keys in steps + [b"\x04"]:
-        if not wait_for(token, mark): break
-        token = b"\n\r> "
+        if not wait_for(tokens, mark): break
+        tokens = [b"\n\r> ", b"\n\r>> "]
         mark = len(screen)
         os.write(fd, keys)
     while True:
@@ -251,6 +252,8 @@ final class ReplTerminalTests: XCTestCase {
             #"y = 2\x7f3\r"#,                      // backspace
             #"oops\x03"#,                          // Ctrl-C drops the line
             #"y\r"#,
+            #"for i = 1, 2 do\r"#,                 // an unfinished chunk: the continuation prompt
+            #"print(i * 10) end\r"#,
         ]
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -268,8 +271,10 @@ final class ReplTerminalTests: XCTestCase {
         XCTAssertTrue(screen.contains("^C"), screen)
         XCTAssertTrue(screen.contains("\r\n3\r\n"), screen)
         XCTAssertFalse(screen.contains("oops'"), screen)
+        XCTAssertTrue(screen.contains("\r>> "), screen)
+        XCTAssertTrue(screen.contains("\r\n10\r\n20\r\n"), screen)
         let kept = try String(contentsOf: history, encoding: .utf8)
-        XCTAssertEqual(kept, "earlier = 1\nx = 20\njson.encode({x + 1})\ny = 3\ny\n")
+        XCTAssertEqual(kept, "earlier = 1\nx = 20\njson.encode({x + 1})\ny = 3\ny\nfor i = 1, 2 do\nprint(i * 10) end\n")
         let mode = try FileManager.default.attributesOfItem(atPath: history.path)[.posixPermissions] as? Int
         XCTAssertEqual(mode, 0o600)
     }
