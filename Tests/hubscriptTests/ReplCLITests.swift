@@ -346,3 +346,25 @@ final class ReplGateCLITests: XCTestCase {
         XCTAssertEqual(after.events, before.events)
     }
 }
+
+/// A session started in any folder: inside a pinned library's folder (where no file of
+/// the session is), with `require` of the folder's modules and of named libraries.
+final class ReplLibraryCLITests: XCTestCase {
+    func testEvalInsideALibraryFolderRequiresItsModules() throws {
+        let cli = try CLIHarness(testCase: self)
+        try cli.file("shared/ops/words.lua", "return { hello = function(who) return 'hello ' .. who end }\n")
+        let config = try cli.file("hubscript.config.lua", #"return { libraries = { ops = "shared/ops" } }"#)
+        XCTAssertEqual(try cli.run(["trust", "--config", config]).status, 0)
+        let library = cli.root.appendingPathComponent("shared/ops")
+        let here = try cli.run(["eval", #"require("words").hello("ada")"#, "--config", config], cwd: library)
+        XCTAssertEqual(here.status, 0, here.output)
+        XCTAssertEqual(here.stdout, "\"hello ada\"\n")
+        let named = try cli.run(["eval", #"require("ops.words").hello("bob")"#, "--config", config], cwd: library)
+        XCTAssertEqual(named.status, 0, named.output)
+        XCTAssertEqual(named.stdout, "\"hello bob\"\n")
+        let session = try cli.run(["repl", "--config", config], cwd: library, input: #"w = require("words")"# + "\nw.hello(\"cy\")\n")
+        XCTAssertEqual(session.status, 0, session.output)
+        XCTAssertEqual(session.stdout, "\"hello cy\"\n")
+        XCTAssertEqual(try cli.run(["verify", "--config", config]).status, 0, "a session leaves no file in the library")
+    }
+}

@@ -29,9 +29,15 @@ enum ReplLaunch {
 
     /// Makes `launcher` (from `RunCommand.launcher`) run `session`: its driver recipe
     /// instead of a file, its writes planned unless `--apply`, `ReplGate` as the gate.
+    ///
+    /// The driver is placed in `repl/` of the state folder, not in the working folder,
+    /// which may be a pinned library's (no file of a session is one of its files); the
+    /// working folder is where `require` looks first, before `--lib` and named libraries.
     static func configure(_ launcher: inout RecipeLauncher, session: ReplSession) throws {
-        let folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        let folder = URL(fileURLWithPath: try launcher.common.state.folderPath("repl"), isDirectory: true)
         launcher.prepared = try ReplDriver.recipe(folder: folder, mode: session.mode)
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        launcher.request.libraryFolders.insert(here, at: 0)
         launcher.request.mode = session.applying ? .run : .plan
         launcher.bindingGate = { [applying = session.applying] connection in ReplGate.make(applying: applying, connection: connection) }
         launcher.request.extraPlugins = { environment in [session.plugin(environment)] }
