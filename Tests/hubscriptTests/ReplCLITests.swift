@@ -305,6 +305,18 @@ final class ReplInputCLITests: XCTestCase {
         XCTAssertTrue(time.stderr.contains("error: limit exceeded: timeout (0.5 s)"), time.stderr)
     }
 
+    func testAValueJSONCannotHoldIsAnErrorAndATableOfFunctionsShowsItsNames() throws {
+        let cli = try CLIHarness(testCase: self)
+        let r = try cli.run(["repl", "--quiet"], input: "t = {}\nt.self = t\nt\n{ name = \"x\", greet = function() end }\nhub.users.get\n1\n")
+        XCTAssertEqual(r.status, 0, r.output)
+        XCTAssertEqual(r.stdout, "[\n  \"greet()\",\n  \"name\"\n]\n\"function: builtin\"\n1\n")
+        XCTAssertEqual(r.stderr, "error: cannot show value 1 as JSON: table contains a cycle\n")
+        let eval = try cli.run(["eval", "local t = {} t.t = t return 1, t"])
+        XCTAssertEqual(eval.status, 1, eval.output)
+        XCTAssertEqual(eval.stdout, "1\n")
+        XCTAssertTrue(eval.stderr.hasPrefix("error: cannot show value 2 as JSON: table contains a cycle\n"), eval.stderr)
+    }
+
     func testValuesAndErrorsCannotMoveTheTerminal() throws {
         let cli = try CLIHarness(testCase: self)
         let r = try cli.run(["repl"], input: #""\27[2J", { ["\27]0;t\7"] = 1 }"# + "\n" + #"error("\27[31mred")"# + "\n")

@@ -28,7 +28,7 @@ local read, show, fail = repl.read, repl.show, repl.fail
 local is_eval, max_items = repl.mode == "eval", repl.max_items
 local load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs =
       load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs
-local sub, sort = string.sub, table.sort
+local sub, match, sort = string.sub, string.match, table.sort
 local chunkname = is_eval and "=eval" or "=repl"
 
 -- The session's variables; what it has not set is looked up as a recipe's globals are.
@@ -66,7 +66,14 @@ local function shown(value)
   return items, value() ~= nil
 end
 
--- A table of functions (a module: hub.users) is shown as its names.
+local function has_function(value)
+  for _, v in pairs(value) do
+    if type(v) == "function" then return true end
+  end
+  return false
+end
+
+-- A table with functions (a module: hub.users) is shown as its names.
 local function names(value)
   local out = {}
   for key, v in pairs(value) do
@@ -79,8 +86,19 @@ end
 local function show_values(count, ...)
   for i = 1, count do
     local value, cut = shown((select(i, ...)))
-    if not pcall(show, value, cut) then
-      if type(value) == "table" then show(names(value), false) else show(tostring(value), false) end
+    local ok, problem = pcall(show, value, cut)
+    if not ok then
+      if type(value) ~= "table" then
+        show(tostring(value), false)
+      elseif has_function(value) then
+        show(names(value), false)
+      else
+        -- Nested too deep, or a cycle: JSON cannot hold it.
+        local reason = tostring(problem)
+        local message = "cannot show value " .. i .. " as JSON: " .. (match(reason, "^bad argument #1 to '[%w.]+' %((.*)%)$") or reason)
+        if is_eval then error(message, 0) end
+        fail(message)
+      end
     end
   end
 end
