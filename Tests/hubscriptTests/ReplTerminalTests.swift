@@ -2,7 +2,8 @@ import Foundation
 import XCTest
 
 /// `hubscript repl` on a terminal (a pseudo-terminal driven by python3's pty): line
-/// editing, Tab completion, the history (up arrow, and the file kept 0600), Ctrl-D.
+/// editing, Tab completion (modules, and the session's variables and their fields), the
+/// history (up arrow, and the file kept 0600), Ctrl-D.
 final class ReplTerminalTests: XCTestCase {
     /// Types each step's keys once a fresh prompt is shown, then Ctrl-D; prints the screen.
     static let driver = #"""
@@ -61,6 +62,8 @@ final class ReplTerminalTests: XCTestCase {
             #"y\r"#,
             #"for i = 1, 2 do\r"#,                 // an unfinished chunk: the continuation prompt
             #"print(i * 10) end\r"#,
+            #"u = hub.users.get("ada@example.com")\r"#,
+            #"u.ema\t\r"#,                       // Tab completes a field of a session variable
         ]
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -80,8 +83,11 @@ final class ReplTerminalTests: XCTestCase {
         XCTAssertFalse(screen.contains("oops'"), screen)
         XCTAssertTrue(screen.contains("\r>> "), screen)
         XCTAssertTrue(screen.contains("\r\n10\r\n20\r\n"), screen)
+        XCTAssertTrue(screen.contains("u.email\u{1B}[K"), screen)
+        XCTAssertTrue(screen.contains("\r\n\"ada@example.com\"\r\n"), screen)
         let kept = try String(contentsOf: history, encoding: .utf8)
-        XCTAssertEqual(kept, "earlier = 1\nx = 20\njson.encode({x + 1})\ny = 3\ny\nfor i = 1, 2 do\nprint(i * 10) end\n")
+        XCTAssertEqual(kept, "earlier = 1\nx = 20\njson.encode({x + 1})\ny = 3\ny\nfor i = 1, 2 do\nprint(i * 10) end\n"
+                       + "u = hub.users.get(\"ada@example.com\")\nu.email\n")
         let mode = try FileManager.default.attributesOfItem(atPath: history.path)[.posixPermissions] as? Int
         XCTAssertEqual(mode, 0o600)
     }

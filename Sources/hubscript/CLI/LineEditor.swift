@@ -25,7 +25,9 @@ struct LineEditor: Sendable {
     }
 
     /// Reads one line, or nil at Ctrl-D on an empty line (or if the terminal closed).
-    mutating func readLine(prompt: String) -> String? {
+    /// Tab completes `completion`'s names and `sessionNames` (what the session has set).
+    mutating func readLine(prompt: String, sessionNames: [String] = []) -> String? {
+        let completion = sessionNames.isEmpty ? self.completion : NameCompletion(names: self.completion.names + sessionNames)
         var saved = termios()
         guard tcgetattr(inputFD, &saved) == 0 else { return plainLine(prompt: prompt) }
         var raw = saved

@@ -25,7 +25,7 @@ recipe {
 }
 
 local read, show, fail = repl.read, repl.show, repl.fail
-local is_eval, max_items = repl.mode == "eval", repl.max_items
+local is_eval, max_items, completes = repl.mode == "eval", repl.max_items, repl.completes
 local load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs =
       load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs
 local sub, match, sort = string.sub, string.match, table.sort
@@ -105,6 +105,30 @@ end
 
 local function keep(message) return message end
 
+-- What the session has set, and the fields of its tables, for Tab (bounded).
+local function session_names()
+  if not completes then return nil end
+  local out, n = json.array({}), 0
+  for key, value in pairs(session) do
+    if type(key) == "string" then
+      n = n + 1
+      out[n] = key
+      if type(value) == "table" and not is_list(value) then
+        local fields = 0
+        for field in next, value do
+          if type(field) == "string" then
+            n, fields = n + 1, fields + 1
+            out[n] = key .. "." .. field
+            if fields >= 200 then break end
+          end
+        end
+      end
+    end
+    if n >= 2000 then break end
+  end
+  return out
+end
+
 local function report(ok, ...)
   if ok then return show_values(select("#", ...), ...) end
   local message = ...
@@ -120,7 +144,7 @@ if is_eval then
 end
 
 while true do
-  local text = read("> ")
+  local text = read("> ", session_names())
   if text == nil then break end
   local chunk, message = compile(text)
   while not chunk and incomplete(message) do

@@ -10,7 +10,7 @@ final class PlainLineInput: ReplInput {
 
     init(fd: Int32 = 0) { reader = Mutex(LineReader(fd: fd)) }
 
-    func readLine(prompt: String) -> String? {
+    func readLine(prompt: String, names: [String]) -> String? {
         reader.withLock { reader in
             while true {
                 switch reader.next(maxBytes: Self.maxLineBytes) {
@@ -70,7 +70,7 @@ final class FixedInput: ReplInput {
 
     init(_ lines: [String]) { remaining = Mutex(lines) }
 
-    func readLine(prompt: String) -> String? {
+    func readLine(prompt: String, names: [String]) -> String? {
         remaining.withLock { $0.isEmpty ? nil : $0.removeFirst() }
     }
 }
@@ -81,7 +81,9 @@ final class EditedInput: ReplInput {
 
     init(_ editor: LineEditor) { self.editor = Mutex(editor) }
 
-    func readLine(prompt: String) -> String? {
-        editor.withLock { $0.readLine(prompt: prompt) }
+    var completes: Bool { true }
+
+    func readLine(prompt: String, names: [String]) -> String? {
+        editor.withLock { $0.readLine(prompt: prompt, sessionNames: names) }
     }
 }

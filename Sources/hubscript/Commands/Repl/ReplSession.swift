@@ -7,7 +7,14 @@ import RecipeModules
 /// pipe, or the one chunk of `hubscript eval`. Called on the session's Lua thread only.
 protocol ReplInput: AnyObject, Sendable {
     /// The next line without its newline, or nil at the end of the input (Ctrl-D).
-    func readLine(prompt: String) -> String?
+    /// `names`: what the session has set (`x`, `u.email`), for completion.
+    func readLine(prompt: String, names: [String]) -> String?
+    /// The input completes names: the driver lists the session's for each line.
+    var completes: Bool { get }
+}
+
+extension ReplInput {
+    var completes: Bool { false }
 }
 
 /// One `hubscript eval` or `repl` session: the `repl` module its driver recipe
@@ -51,7 +58,9 @@ final class ReplSession: Sendable {
         return Plugin(module: "repl", summary: "The session of hubscript eval and repl (not available to recipes).", functions: [
             ScriptFunction("read") { [self] call in
                 let prompt = try call.string(1)
-                return .value(nextChunkLine(prompt: prompt).map(ScriptValue.string) ?? .nilValue)
+                var names: [String] = []
+                if case .array(let items) = try call.value(2) { names = items.compactMap(\.stringValue) }
+                return .value(nextChunkLine(prompt: prompt, names: names).map(ScriptValue.string) ?? .nilValue)
             },
             ScriptFunction("show") { [self] call in
                 let value = try call.value(1)
@@ -63,14 +72,15 @@ final class ReplSession: Sendable {
                 Self.writeStderr("error: \(TerminalText.text(try call.string(1)))\n")
                 return .none
             },
-        ], values: ["mode": .string(mode.rawValue), "max_items": .integer(Int64(maxItems))])
+        ], values: ["mode": .string(mode.rawValue), "max_items": .integer(Int64(maxItems)),
+                     "completes": .bool(input.completes)])
     }
 
     /// The next line for the driver; `:` commands at the first prompt are answered here.
-    func nextChunkLine(prompt: String) -> String? {
+    func nextChunkLine(prompt: String, names: [String] = []) -> String? {
         if let text = greeting.withLock({ text in defer { text = nil }; return text }) { Self.writeStderr(text) }
         while true {
-            guard let line = input.readLine(prompt: prompt) else { return nil }
+            guard let line = input.readLine(prompt: prompt, names: names) else { return nil }
             guard mode == .repl, prompt == ReplSession.prompt, line.hasPrefix(":") else { return line }
             switch ReplCommandLine.parse(line) {
             case .quit: return nil
@@ -114,7 +124,8 @@ final class ReplSession: Sendable {
           x = 1 keeps x for the next lines; a local lasts for its line (as in lua).
           Reads are live. Writes are planned and shown, never sent, unless the session
           started with --apply. An unfinished chunk continues on the next line (>>).
-          Tab completes module and function names (hub.users.<Tab>); history is kept.
+          Tab completes names: modules and functions (hub.users.<Tab>), the session's
+          variables and their fields (u.<Tab>). History is kept (up/down).
         Commands:
           :help    this text
           :apply   whether writes are sent or planned
