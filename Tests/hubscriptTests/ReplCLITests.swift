@@ -45,6 +45,8 @@ final class ReplCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.hasPrefix("{\n  \""), r.stdout)
         let field = try cli.run(["eval", #"hub.users.get("ada@example.com").email"#])
         XCTAssertEqual(field.stdout, "\"ada@example.com\"\n")
+        let runs = try cli.run(["runs", "list"])
+        XCTAssertTrue(runs.stdout.hasSuffix("  (eval)\n"), "a session is journalled as a run of (eval): \(runs.stdout)")
     }
 
     func testEvalShowsALazyListUpToItsBoundAndSaysWhenItIsCut() throws {

@@ -30,17 +30,31 @@ enum ReplLaunch {
     /// Makes `launcher` (from `RunCommand.launcher`) run `session`: its driver recipe
     /// instead of a file, its writes planned unless `--apply`, `ReplGate` as the gate.
     ///
-    /// The driver is placed in `repl/` of the state folder, not in the working folder,
-    /// which may be a pinned library's (no file of a session is one of its files); the
-    /// working folder is where `require` looks first, before `--lib` and named libraries.
+    /// The driver is named as if in the working folder (`(eval)`, `(repl)` in run
+    /// listings), where `require` looks first. In a pinned library's folder it is placed
+    /// in `repl/` of the state folder instead (no file of a session is one of the
+    /// library's files), and the working folder is searched first all the same.
     static func configure(_ launcher: inout RecipeLauncher, session: ReplSession) throws {
-        let folder = URL(fileURLWithPath: try launcher.common.state.folderPath("repl"), isDirectory: true)
-        launcher.prepared = try ReplDriver.recipe(folder: folder, mode: session.mode)
         let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
-        launcher.request.libraryFolders.insert(here, at: 0)
+        if isInsideLibrary(here, launcher.request.libraries) {
+            let folder = URL(fileURLWithPath: try launcher.common.state.folderPath("repl"), isDirectory: true)
+            launcher.prepared = try ReplDriver.recipe(folder: folder, mode: session.mode)
+            launcher.request.libraryFolders.insert(here, at: 0)
+        } else {
+            launcher.prepared = try ReplDriver.recipe(folder: here, mode: session.mode)
+        }
         launcher.request.mode = session.applying ? .run : .plan
         launcher.bindingGate = { [applying = session.applying] connection in ReplGate.make(applying: applying, connection: connection) }
         launcher.request.extraPlugins = { environment in [session.plugin(environment)] }
+    }
+
+    /// Whether `folder` is one of `libraries`' folders or inside one.
+    static func isInsideLibrary(_ folder: URL, _ libraries: [ModuleLibrary]) -> Bool {
+        let path = folder.standardizedFileURL.resolvingSymlinksInPath().path
+        return libraries.contains { library in
+            let root = library.folder.standardizedFileURL.resolvingSymlinksInPath().path
+            return path == root || path.hasPrefix(root + "/")
+        }
     }
 
     static func maxItems(_ arguments: ParsedArguments) throws -> Int {
