@@ -50,6 +50,8 @@ final class CLITests: XCTestCase {
       docs        Print reference documentation generated from the code.
       console     Serve the operator console: runs, jobs, triggers and plans in a browser, on 127.0.0.1.
       completion  Print a shell completion script (bash, zsh or fish).
+      eval        Run one Lua expression or statement with the recipe modules; print its value as JSON.
+      repl        An interactive Lua prompt with the recipe modules: reads live, writes planned.
 
     OPTIONS:
       --version       Show the version.

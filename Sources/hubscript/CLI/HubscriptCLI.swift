@@ -21,7 +21,7 @@ enum HubscriptCLI {
         PlanCommands.entry, entry(ApplyCommand.self), entry(ApproveCommand.self), entry(RejectCommand.self),
         PlansCommands.group.entry, RunsCommands.group.entry,
         entry(LoginCommand.self), entry(LogoutCommand.self), entry(WhoamiCommand.self), entry(DoctorCommand.self), KeysCommands.group.entry, SandboxCommands.group.entry, DispatchCommands.group.entry, VaultCommands.group.entry, JobsCommands.group.entry, entry(ListenCommand.self), entry(DocsCommand.self),
-        entry(ConsoleCommand.self), entry(CompletionCommand.self),
+        entry(ConsoleCommand.self), entry(CompletionCommand.self), entry(EvalCommand.self), entry(ReplCommand.self),
     ]
 
     static var help: String {

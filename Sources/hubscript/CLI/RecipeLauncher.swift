@@ -28,6 +28,12 @@ struct RecipeLauncher {
     /// How the journal is checked when it opens (nil: `.always` when the command names a
     /// run id — a resume, `run --run-id`, an apply — else `.unlessClosedCleanly`).
     var journalCheck: Journal.IntegrityCheck?
+    /// Replaces the run's binding gate (`HubGate.bindingGate` over the manifest's needs)
+    /// with one made for the connection: `hubscript eval` and `repl`, which have no
+    /// manifest to declare needs (`ReplGate`).
+    var bindingGate: ((HubConnection) -> @Sendable (ScriptFunction) throws -> Void)?
+    /// A recipe the command made itself (eval, repl), run instead of reading `path`.
+    var prepared: PreparedRecipe?
 
     /// `paramValues`: typed params (a journalled run's or a plan's), used instead of
     /// `params`/`paramsFile` when given.
@@ -42,7 +48,9 @@ struct RecipeLauncher {
         let reporter = RunReporter(output: output, json: json, repeatedOptions: common.repeatedOptions)
         let prepared: PreparedRecipe
         do {
-            if let paramValues {
+            if let made = self.prepared {
+                prepared = made
+            } else if let paramValues {
                 prepared = try PreparedRecipe(path: path, paramValues: paramValues)
             } else {
                 prepared = try PreparedRecipe(path: path, cliParams: params, paramsFile: paramsFile)
@@ -87,6 +95,7 @@ struct RecipeLauncher {
             }, configure: { configuration in
                 // This process ends with this run: the Lua state is left to its exit.
                 configuration.leavesLuaStateToExit = true
+                if let bindingGate { configuration.gate = bindingGate(connection) }
             })
             if let plan = outcome.plan, outcome.failure == nil {
                 try onPlan(plan, outcome.masking, output, PlanMaking(needs: prepared.manifest.needs, connection: connection, journal: journal))

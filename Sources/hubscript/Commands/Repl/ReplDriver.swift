@@ -1,0 +1,159 @@
+import Foundation
+import ScriptHost
+
+/// The recipe a `hubscript eval` or `repl` session runs: a small Lua loop that reads a
+/// chunk from the `repl` module, compiles it against the session's variables, runs it
+/// and hands its values back to be shown. It runs as any recipe does (the sandbox, the
+/// limits, the journal, the gate), so a session can do nothing a recipe could not.
+///
+/// Lines see the session's variables through their own `_ENV`: `x = 1` keeps `x` for
+/// the lines after (as globals do in lua's REPL); a `local` lasts for its chunk. A name
+/// the session has not set is looked up as a recipe's globals are (modules, the
+/// standard library), and an unknown one is the recipe's "nonexistent global" error.
+enum ReplDriver {
+    /// The chunk name of the lines: errors read `repl:1: …` or `eval:1: …`.
+    static func recipe(folder: URL, mode: ReplSession.Mode) throws -> PreparedRecipe {
+        let name = mode == .eval ? "(eval)" : "(repl)"
+        let file = RecipeFile(displayPath: name, url: folder.appendingPathComponent(name), source: source)
+        return try PreparedRecipe(file: file)
+    }
+
+    static let source = #"""
+recipe {
+  name = "repl",
+  description = "The session of hubscript eval and hubscript repl: each chunk read, run, its values shown.",
+}
+
+local read, show, fail = repl.read, repl.show, repl.fail
+local is_eval, max_items, completes = repl.mode == "eval", repl.max_items, repl.completes
+local load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs =
+      load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs
+local sub, match, sort = string.sub, string.match, table.sort
+local chunkname = is_eval and "=eval" or "=repl"
+
+-- The session's variables; what it has not set is looked up as a recipe's globals are.
+local session = setmetatable({}, { __index = _ENV })
+local prefix = "local _ENV = ...; "
+
+-- As lua.c: a chunk is first tried as an expression (its values are shown), then as
+-- statements. The prefix shares the first line, so line numbers stay the user's.
+local function compile(text)
+  local chunk = load(prefix .. "return " .. text, chunkname)
+  if chunk then return chunk end
+  return load(prefix .. text, chunkname)
+end
+
+-- A chunk cut short: lua.c's test (the message ends at "<eof>").
+local function incomplete(message)
+  return sub(message, -5) == "<eof>"
+end
+
+local function is_list(value)
+  local mt = getmetatable(value)
+  return type(mt) == "table" and rawget(mt, "__name") == "hub.list"
+end
+
+-- A lazy hub list is shown as its next items, at most max_items of them.
+local function shown(value)
+  if not is_list(value) then return value, false end
+  local items, n = json.array({}), 0
+  while n < max_items do
+    local item = value()
+    if item == nil then return items, false end
+    n = n + 1
+    items[n] = item
+  end
+  return items, value() ~= nil
+end
+
+local function has_function(value)
+  for _, v in pairs(value) do
+    if type(v) == "function" then return true end
+  end
+  return false
+end
+
+-- A table with functions (a module: hub.users) is shown as its names.
+local function names(value)
+  local out = {}
+  for key, v in pairs(value) do
+    if type(key) == "string" then out[#out + 1] = type(v) == "function" and key .. "()" or key end
+  end
+  sort(out)
+  return json.array(out)
+end
+
+local function show_values(count, ...)
+  for i = 1, count do
+    local value, cut = shown((select(i, ...)))
+    local ok, problem = pcall(show, value, cut)
+    if not ok then
+      if type(value) ~= "table" then
+        show(tostring(value), false)
+      elseif has_function(value) then
+        show(names(value), false)
+      else
+        -- Nested too deep, or a cycle: JSON cannot hold it.
+        local reason = tostring(problem)
+        local message = "cannot show value " .. i .. " as JSON: " .. (match(reason, "^bad argument #1 to '[%w.]+' %((.*)%)$") or reason)
+        if is_eval then error(message, 0) end
+        fail(message)
+      end
+    end
+  end
+end
+
+local function keep(message) return message end
+
+-- What the session has set, and the fields of its tables, for Tab (bounded).
+local function session_names()
+  if not completes then return nil end
+  local out, n = json.array({}), 0
+  for key, value in pairs(session) do
+    if type(key) == "string" then
+      n = n + 1
+      out[n] = key
+      if type(value) == "table" and not is_list(value) then
+        local fields = 0
+        for field in next, value do
+          if type(field) == "string" then
+            n, fields = n + 1, fields + 1
+            out[n] = key .. "." .. field
+            if fields >= 200 then break end
+          end
+        end
+      end
+    end
+    if n >= 2000 then break end
+  end
+  return out
+end
+
+local function report(ok, ...)
+  if ok then return show_values(select("#", ...), ...) end
+  local message = ...
+  fail(tostring(message))
+end
+
+if is_eval then
+  local text = read("")
+  local chunk, message = compile(text)
+  if not chunk then error(message, 0) end
+  -- An error in the chunk is the run's error (exit code 1), as in a recipe.
+  return (function(...) show_values(select("#", ...), ...) end)(chunk(session))
+end
+
+while true do
+  local text = read("> ", session_names())
+  if text == nil then break end
+  local chunk, message = compile(text)
+  while not chunk and incomplete(message) do
+    local more = read(">> ")
+    if more == nil then break end
+    text = text .. "\n" .. more
+    chunk, message = compile(text)
+  end
+  if chunk then report(xpcall(chunk, keep, session)) else fail(message) end
+end
+"""#
+}
