@@ -1,25 +1,41 @@
 import Foundation
 import ScriptHost
+import Configuration
+import RecipeCheck
 
-/// `hubscript check FILE…`: syntax and manifest of each file, without running any.
+/// `hubscript check FILE…`: syntax, manifest and a static analysis of each file (and
+/// of the modules it requires), without running any.
 struct CheckCommand: Command {
     static let configuration = CommandConfiguration(
         name: "check",
-        abstract: "Check recipes' syntax and manifests without running them.",
-        usage: "FILE… [--json]",
-        options: [OptionSpec(name: "json", valueName: nil, help: "One JSON object a file (type \"check\"), then a summary, on stdout.")],
+        abstract: "Check recipes without running them: syntax, manifest, names, calls, permissions.",
+        usage: "FILE|LIB:RECIPE… [--lib DIR]… [--json]",
+        options: [OptionSpec(name: "json", valueName: nil, help: "JSON objects on stdout: a \"finding\" each, a \"check\" a file, a summary."),
+                  OptionSpec(name: "lib", valueName: "dir", help: "Add a folder that require() may load modules from (as run does).", repeatable: true)],
         discussion: """
-        Prints one line per file. Exits 0 if all pass, 2 if a manifest's needs names an
-        unknown permission, 1 if any file fails otherwise.
+        Prints one line per file, and under it each finding as FILE:LINE:COLUMN: error|warning:
+        MESSAGE. Errors: an undeclared global read or written, an unknown module field
+        (hub.users.lst), a call whose permission needs does not declare, params.x not in
+        the manifest, a wrong argument count. Warnings: a declared parameter never read,
+        an unused local. Modules the recipe requires are checked too. Exits 0 if no file
+        has an error (warnings are printed), 2 if a manifest's needs names an unknown
+        permission, 1 if any file fails otherwise.
         """)
 
     let paths: [String]
     let json: Bool
+    let check: StaticCheck
 
     init(_ arguments: ParsedArguments) throws {
         guard !arguments.positionals.isEmpty else { throw UsageError("missing the recipe FILE(s) to check") }
-        paths = arguments.positionals
         json = arguments.flag("json")
+        let libraries = CheckLibraries(arguments)
+        paths = try arguments.positionals.map { try libraries.resolve($0) }
+        let globals: [String: GlobalShape]
+        do { globals = try CheckGlobals.make() } catch { throw UsageError("\(error)") }
+        check = StaticCheck(checker: RecipeChecker(globals: globals),
+                            libraryFolders: arguments.all("lib").map { URL(fileURLWithPath: $0) },
+                            libraries: { libraries.modules() })
     }
 
     func run() throws -> Int32 {
@@ -30,12 +46,16 @@ struct CheckCommand: Command {
             // The problem quotes the recipe (syntax errors, manifest values): escaped, its
             // lines indented under the file's, so it cannot pass for another file's line.
             let shownPath = TerminalText.field(path)
-            if let (problem, isUnknownPermission) = Self.problem(in: path) {
+            let report = check.check(path: path)
+            var lines = report.problem.map { [$0] } ?? []
+            lines += report.findings.map(\.description)
+            let shown = lines.map { "\n     " + TerminalText.text($0).replacingOccurrences(of: "\n", with: "\n     ") }.joined()
+            if report.failed {
                 failures += 1
-                unknownPermissions = unknownPermissions || isUnknownPermission
-                Console.out("FAIL \(shownPath)\n     \(TerminalText.text(problem).replacingOccurrences(of: "\n", with: "\n     "))\n")
+                unknownPermissions = unknownPermissions || report.isUnknownPermission
+                Console.out("FAIL \(shownPath)\(shown)\n")
             } else {
-                Console.out("ok   \(shownPath)\n")
+                Console.out("ok   \(shownPath)\(shown)\n")
             }
         }
         if paths.count > 1 {
@@ -45,19 +65,27 @@ struct CheckCommand: Command {
         return failures == 0 ? ExitCode.success : ExitCode.recipeFailed
     }
 
-    /// `--json`: a `check` event per file (`file`, `ok`, `problem` when it fails), then
-    /// a `summary` with `passed`, `failed` and `exit_code`.
+    /// `--json`: a `finding` event per finding (`file`, `line`, `column`, `severity`,
+    /// `code`, `message`), a `check` event per file (`file`, `ok`, `problem` when the
+    /// syntax or manifest is wrong, `errors`, `warnings`), then a `summary` with
+    /// `passed`, `failed` and `exit_code`.
     func runJSON() -> Int32 {
         let output = ConsoleOutput(json: true, timestamps: true)
         var failures = 0
         var unknownPermissions = false
         for path in paths {
-            let problem = Self.problem(in: path)
-            if let problem {
+            let report = check.check(path: path)
+            if report.failed {
                 failures += 1
-                unknownPermissions = unknownPermissions || problem.1
+                unknownPermissions = unknownPermissions || report.isUnknownPermission
             }
-            output.event("check", ["file": .string(path), "ok": .bool(problem == nil), "problem": problem.map { .string($0.0) } ?? .null])
+            for finding in report.findings {
+                output.event("finding", ["file": .string(finding.file), "line": .integer(Int64(finding.line)),
+                                         "column": .integer(Int64(finding.column)), "severity": .string(finding.severity.rawValue),
+                                         "code": .string(finding.code), "message": .string(finding.message)])
+            }
+            output.event("check", ["file": .string(path), "ok": .bool(!report.failed), "problem": report.problem.map { .string($0) } ?? .null,
+                                   "errors": .integer(Int64(report.errors)), "warnings": .integer(Int64(report.warnings))])
         }
         let code = unknownPermissions ? ExitCode.usage : failures == 0 ? ExitCode.success : ExitCode.recipeFailed
         var summary = JSONEvents.summary(status: failures == 0 ? "ok" : "failed", exitCode: code, runID: nil)
@@ -65,19 +93,5 @@ struct CheckCommand: Command {
         summary["failed_files"] = .integer(Int64(failures))
         output.event("summary", summary)
         return code
-    }
-
-    /// What is wrong with the file, and whether it is an unknown permission in `needs`.
-    static func problem(in path: String) -> (String, Bool)? {
-        do {
-            let file = try RecipeFile(path: path)
-            if let syntax = ScriptRuntime.syntaxError(in: file) { return (syntax, false) }
-            // A recipe test (docs/recipe-tests.md) has no manifest: its syntax is all there is to check.
-            if path.hasSuffix("_test.lua") { return nil }
-            let manifest = try RecipeManifest.load(from: file)
-            return NeedsCheck.problem(in: file, manifest: manifest).map { ($0, true) }
-        } catch {
-            return ("\(error)", false)
-        }
     }
 }

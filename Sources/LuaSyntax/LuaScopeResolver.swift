@@ -1,0 +1,321 @@
+/// Resolves every name of a chunk to a local (or upvalue) or a global, as Lua does:
+/// a `local` is visible from the statement after its declaration to the end of its
+/// block (`local function f` inside its own body too), parameters and loop variables in
+/// their bodies, a `repeat` block's locals in its `until` condition. A chunk whose
+/// `_ENV` is a declared local has no globals where that local is visible.
+///
+/// The report lists each use of a global with the field path that follows it, so a
+/// checker can tell `hub.users.lst` from `hub.users.list` and count a call's arguments.
+public struct LuaScopeReport: Sendable {
+    /// Every use of a global name, in source order.
+    public var globals: [LuaGlobalAccess] = []
+    /// Locals (not parameters or loop variables) that are never read, in source order.
+    /// Names starting with `_` are meant to be unused and are not listed.
+    public var unusedLocals: [LuaName] = []
+    /// Every local declared, in source order (parameters, loop variables and `self` included).
+    public var declaredLocals: [LuaName] = []
+}
+
+/// One use of a global: `root`, then the static field path after it (`.name` or
+/// `["literal"]`), and how the whole path is used.
+public struct LuaGlobalAccess: Sendable {
+    public enum Use: Sendable, Equatable {
+        /// The path's value is read (and perhaps indexed dynamically after `fields`).
+        case read
+        /// The root itself is assigned (`fields` is empty).
+        case write
+        /// The last of `fields` is assigned (`string.x = 1`): the path before it is read.
+        case fieldWrite
+        /// The path is called with `arguments` values; `open` when the last one is a call
+        /// or `...`, so that the count is a minimum.
+        case call(arguments: Int, open: Bool)
+    }
+
+    public let root: LuaName
+    public let fields: [LuaName]
+    /// True when a non-literal index follows `fields` (`params[name]`): the path goes on,
+    /// to somewhere the checker cannot know.
+    public let isDynamic: Bool
+    public let use: Use
+    /// The locals visible where the global is used (for did-you-mean on a typo).
+    public let visibleLocals: [String]
+    /// For a write of the root: the assigned value when it is a literal (`0`, `"x"`),
+    /// or `function` for `function name() … end`; nil otherwise.
+    public let assignedLiteral: String?
+    /// For a call: its first argument when that is a string literal (`require "lib.util"`).
+    public let stringArgument: String?
+}
+
+public enum LuaScopeResolver {
+    public static func resolve(_ chunk: LuaChunk) -> LuaScopeReport {
+        var walker = Walker()
+        walker.push()
+        walker.block(chunk.block)
+        walker.pop()
+        walker.report.unusedLocals.sort { $0.position < $1.position }
+        return walker.report
+    }
+}
+
+private final class LocalVariable {
+    let name: LuaName
+    let reportsUnused: Bool
+    var isRead = false
+    init(name: LuaName, reportsUnused: Bool) {
+        self.name = name
+        self.reportsUnused = reportsUnused
+    }
+}
+
+private struct Walker {
+    var report = LuaScopeReport()
+    var scopes: [[LocalVariable]] = []
+
+    mutating func push() { scopes.append([]) }
+
+    mutating func pop() {
+        for local in scopes.removeLast() where local.reportsUnused && !local.isRead && !local.name.name.hasPrefix("_") {
+            report.unusedLocals.append(local.name)
+        }
+    }
+
+    mutating func declare(_ name: LuaName, reportsUnused: Bool) {
+        scopes[scopes.count - 1].append(LocalVariable(name: name, reportsUnused: reportsUnused))
+        report.declaredLocals.append(name)
+    }
+
+    func lookup(_ name: String) -> LocalVariable? {
+        for scope in scopes.reversed() {
+            if let local = scope.last(where: { $0.name.name == name }) { return local }
+        }
+        return nil
+    }
+
+    var visibleLocalNames: [String] {
+        var seen = Set<String>()
+        var names: [String] = []
+        for scope in scopes.reversed() {
+            for local in scope.reversed() where seen.insert(local.name.name).inserted { names.append(local.name.name) }
+        }
+        return names
+    }
+
+    // MARK: Statements
+
+    mutating func block(_ block: LuaBlock) {
+        for statement in block.statements { self.statement(statement) }
+    }
+
+    mutating func scoped(_ body: LuaBlock) {
+        push()
+        block(body)
+        pop()
+    }
+
+    mutating func statement(_ statement: LuaStatement) {
+        switch statement {
+        case .local(let names, let values, _):
+            for value in values { expression(value) }
+            for local in names {
+                // A `<close>` variable is used by its scope's end.
+                declare(local.name, reportsUnused: local.attribute != "close")
+            }
+        case .assignment(let targets, let values, _):
+            for value in values { expression(value) }
+            let literal = targets.count == 1 && values.count == 1 ? Self.literal(values[0]) : nil
+            for target in targets { assign(target, literal: literal) }
+        case .call(let call):
+            expression(call)
+        case .do(let body):
+            scoped(body)
+        case .while(let condition, let body):
+            expression(condition)
+            scoped(body)
+        case .repeat(let body, let condition):
+            push()
+            block(body)
+            expression(condition)
+            pop()
+        case .if(let branches, let otherwise):
+            for branch in branches {
+                expression(branch.condition)
+                scoped(branch.block)
+            }
+            if let otherwise { scoped(otherwise) }
+        case .numericFor(let variable, let start, let limit, let step, let body):
+            expression(start)
+            expression(limit)
+            if let step { expression(step) }
+            push()
+            declare(variable, reportsUnused: false)
+            scoped(body)
+            pop()
+        case .genericFor(let names, let values, let body):
+            for value in values { expression(value) }
+            push()
+            for name in names { declare(name, reportsUnused: false) }
+            scoped(body)
+            pop()
+        case .function(let target, let body):
+            assign(target, literal: "function")
+            function(body)
+        case .localFunction(let name, let body):
+            declare(name, reportsUnused: true)
+            function(body)
+        case .return(let values, _):
+            for value in values { expression(value) }
+        case .break, .goto, .label:
+            break
+        }
+    }
+
+    static func literal(_ value: LuaExpression) -> String? {
+        switch value {
+        case .nil: return "nil"
+        case .boolean(let b, _): return b ? "true" : "false"
+        case .number(let n, _): return n
+        case .string(let s, _) where s.count <= 20 && !s.contains(where: { $0 == "\"" || $0 == "\\" || $0.isNewline }):
+            return "\"\(s)\""
+        case .table(let fields, _) where fields.isEmpty: return "{}"
+        case .function: return "function"
+        default: return nil
+        }
+    }
+
+    mutating func function(_ body: LuaFunctionBody) {
+        push()
+        if body.isMethod { declare(LuaName(name: "self", position: body.position), reportsUnused: false) }
+        for parameter in body.parameters { declare(parameter, reportsUnused: false) }
+        block(body.body)
+        pop()
+    }
+
+    // MARK: Expressions
+
+    /// A path of static fields from a name: `a.b["c"].d`, and whether a dynamic index
+    /// follows. The keys of dynamic indexes are returned to be walked.
+    struct Path {
+        var root: LuaName
+        var fields: [LuaName] = []
+        var isDynamic = false
+    }
+
+    /// The path `expression` is, if it is a name followed by fields and indexes.
+    static func path(of expression: LuaExpression) -> (Path, dynamicKeys: [LuaExpression])? {
+        switch expression {
+        case .name(let name):
+            return (Path(root: name), [])
+        case .field(let object, let field):
+            guard let (found, keys) = Self.path(of: object) else { return nil }
+            var path = found
+            if !path.isDynamic { path.fields.append(field) }
+            return (path, keys)
+        case .index(let object, let key, _):
+            guard var (path, keys) = Self.path(of: object) else { return nil }
+            if !path.isDynamic, case .string(let literal, let position) = key {
+                path.fields.append(LuaName(name: literal, position: position))
+            } else {
+                path.isDynamic = true
+                keys.append(key)
+            }
+            return (path, keys)
+        default:
+            return nil
+        }
+    }
+
+    /// Walks the parts of an expression `path(of:)` did not cover.
+    mutating func objects(of expression: LuaExpression) {
+        switch expression {
+        case .field(let object, _): objects(of: object)
+        case .index(let object, let key, _):
+            objects(of: object)
+            self.expression(key)
+        default:
+            self.expression(expression)
+        }
+    }
+
+    mutating func use(_ path: Path, _ use: LuaGlobalAccess.Use, literal: String? = nil, stringArgument: String? = nil) {
+        if let local = lookup(path.root.name) {
+            if use != .write || !path.fields.isEmpty || path.isDynamic { local.isRead = true }
+            return
+        }
+        // Under a local _ENV, free names index that table, not the recipe's globals.
+        if lookup("_ENV") != nil { return }
+        report.globals.append(LuaGlobalAccess(root: path.root, fields: path.fields, isDynamic: path.isDynamic, use: use,
+                                              visibleLocals: visibleLocalNames, assignedLiteral: literal,
+                                              stringArgument: stringArgument))
+    }
+
+    mutating func assign(_ target: LuaExpression, literal: String?) {
+        guard let (path, keys) = Self.path(of: target) else {
+            expression(target)
+            return
+        }
+        for key in keys { expression(key) }
+        if path.fields.isEmpty && !path.isDynamic {
+            use(path, .write, literal: literal)
+        } else if path.isDynamic {
+            use(path, .read)
+        } else {
+            // `a.b = v` reads `a`; the last field is where the value goes.
+            use(path, .fieldWrite)
+        }
+    }
+
+    mutating func expression(_ expression: LuaExpression) {
+        switch expression {
+        case .nil, .boolean, .number, .string, .vararg:
+            break
+        case .function(let body):
+            function(body)
+        case .table(let fields, _):
+            for field in fields {
+                switch field {
+                case .keyed(let key, let value):
+                    self.expression(key)
+                    self.expression(value)
+                case .named(_, let value), .positional(let value):
+                    self.expression(value)
+                }
+            }
+        case .name, .field, .index:
+            if let (path, keys) = Self.path(of: expression) {
+                for key in keys { self.expression(key) }
+                use(path, .read)
+            } else {
+                objects(of: expression)
+            }
+        case .call(let callee, let arguments, _):
+            let open = arguments.last?.isMultiValued ?? false
+            if let (path, keys) = Self.path(of: callee) {
+                for key in keys { self.expression(key) }
+                var literal: String?
+                if case .string(let text, _)? = arguments.first { literal = text }
+                use(path, .call(arguments: arguments.count, open: open), stringArgument: literal)
+            } else {
+                self.expression(callee)
+            }
+            for argument in arguments { self.expression(argument) }
+        case .methodCall(let object, let method, let arguments, _):
+            let open = arguments.last?.isMultiValued ?? false
+            if let (found, keys) = Self.path(of: object) {
+                var path = found
+                for key in keys { self.expression(key) }
+                if !path.isDynamic { path.fields.append(method) }
+                use(path, .call(arguments: arguments.count + 1, open: open))
+            } else {
+                self.expression(object)
+            }
+            for argument in arguments { self.expression(argument) }
+        case .binary(_, let left, let right, _):
+            self.expression(left)
+            self.expression(right)
+        case .unary(_, let operand, _):
+            self.expression(operand)
+        case .parenthesized(let inner, _):
+            self.expression(inner)
+        }
+    }
+}
