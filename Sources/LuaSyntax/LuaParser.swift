@@ -18,6 +18,10 @@ public struct LuaParser {
         "^": (14, 13),
     ]
     static let unaryPriority = 12
+    /// The longest chain of operators or suffixes one expression may have (`1 + 1 + …`,
+    /// `a.b.c…`, `f()()…`). Lua parses such chains without nesting, but their tree nests,
+    /// and walking it recurses: a longer chain is refused rather than risk the stack.
+    public static let maxChain = 2_000
 
     public init(tokens: [LuaToken]) {
         self.tokens = tokens
@@ -284,7 +288,10 @@ public struct LuaParser {
         } else {
             left = try simpleExpression()
         }
+        var chain = 0
         while let op = binaryOperator(), let (leftPriority, rightPriority) = Self.binaryPriority[op], leftPriority > limit {
+            chain += 1
+            if chain > Self.maxChain { throw LuaSyntaxError("expression too long to analyse (over \(Self.maxChain) operators)", at: current.position) }
             let opPosition = advance().position
             let right = try expression(limit: rightPriority)
             left = .binary(op, left, right, opPosition)
@@ -341,8 +348,11 @@ public struct LuaParser {
 
     private mutating func suffixedExpression() throws -> LuaExpression {
         var expression = try primaryExpression()
+        var chain = 0
         while true {
             let position = current.position
+            chain += 1
+            if chain > Self.maxChain { throw LuaSyntaxError("expression too long to analyse (over \(Self.maxChain) fields, indexes or calls)", at: position) }
             switch current.kind {
             case .symbol("."):
                 _ = advance()

@@ -22,7 +22,8 @@ struct CheckCommand: Command {
         permission, 1 if any file fails otherwise.
         """)
 
-    let paths: [String]
+    /// Each file as written (a path, or `LIB:RECIPE`) and the path it names.
+    let paths: [(written: String, path: String)]
     let json: Bool
     let check: StaticCheck
 
@@ -30,7 +31,7 @@ struct CheckCommand: Command {
         guard !arguments.positionals.isEmpty else { throw UsageError("missing the recipe FILE(s) to check") }
         json = arguments.flag("json")
         let libraries = CheckLibraries(arguments)
-        paths = try arguments.positionals.map { try libraries.resolve($0) }
+        paths = try arguments.positionals.map { ($0, try libraries.resolve($0)) }
         let globals: [String: GlobalShape]
         do { globals = try CheckGlobals.make() } catch { throw UsageError("\(error)") }
         check = StaticCheck(checker: RecipeChecker(globals: globals),
@@ -42,10 +43,10 @@ struct CheckCommand: Command {
         if json { return runJSON() }
         var failures = 0
         var unknownPermissions = false
-        for path in paths {
+        for (written, path) in paths {
             // The problem quotes the recipe (syntax errors, manifest values): escaped, its
             // lines indented under the file's, so it cannot pass for another file's line.
-            let shownPath = TerminalText.field(path)
+            let shownPath = TerminalText.field(written)
             let report = check.check(path: path)
             var lines = report.problem.map { [$0] } ?? []
             lines += report.findings.map(\.description)
@@ -73,7 +74,7 @@ struct CheckCommand: Command {
         let output = ConsoleOutput(json: true, timestamps: true)
         var failures = 0
         var unknownPermissions = false
-        for path in paths {
+        for (written, path) in paths {
             let report = check.check(path: path)
             if report.failed {
                 failures += 1
@@ -84,7 +85,7 @@ struct CheckCommand: Command {
                                          "column": .integer(Int64(finding.column)), "severity": .string(finding.severity.rawValue),
                                          "code": .string(finding.code), "message": .string(finding.message)])
             }
-            output.event("check", ["file": .string(path), "ok": .bool(!report.failed), "problem": report.problem.map { .string($0) } ?? .null,
+            output.event("check", ["file": .string(written), "ok": .bool(!report.failed), "problem": report.problem.map { .string($0) } ?? .null,
                                    "errors": .integer(Int64(report.errors)), "warnings": .integer(Int64(report.warnings))])
         }
         let code = unknownPermissions ? ExitCode.usage : failures == 0 ? ExitCode.success : ExitCode.recipeFailed
