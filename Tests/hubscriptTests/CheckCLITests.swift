@@ -1,0 +1,153 @@
+import Foundation
+import XCTest
+
+/// `hubscript check` as a static analysis: each kind of finding on the corpus of broken
+/// recipes (Tests/check-corpus), with its exact line and exit code; the shipped
+/// recipes check clean; `LIB:RECIPE`, `--lib` and `--json`.
+final class CheckCLITests: XCTestCase {
+    private var cli: CLIHarness!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        cli = try CLIHarness(testCase: self)
+    }
+
+    override func tearDown() {
+        cli = nil
+        super.tearDown()
+    }
+
+    private func assertCorpus(_ name: String, _ findings: [String], failed: Bool = true,
+                              file: StaticString = #filePath, line: UInt = #line) throws {
+        let path = "Tests/check-corpus/\(name)"
+        let shown = findings.map { "\n     " + $0 }.joined()
+        assertResult(try cli.hubscriptInRepo("check", path), stdout: "\(failed ? "FAIL" : "ok  ") \(path)\(shown)\n",
+                     stderr: "", exitCode: failed ? 1 : 0, file: file, line: line)
+    }
+
+    func testAGlobalWrittenIsAnErrorThatSaysHowToDeclareIt() throws {
+        try assertCorpus("global-write.lua", [
+            "Tests/check-corpus/global-write.lua:7:1: error: undeclared global 'count' (declare it local: local count = 0)",
+            "Tests/check-corpus/global-write.lua:9:3: error: undeclared global 'count' (declare it local: local count = …)",
+            "Tests/check-corpus/global-write.lua:9:11: error: undeclared global 'count'",
+            "Tests/check-corpus/global-write.lua:11:7: error: undeclared global 'count'",
+        ])
+        try assertCorpus("global-function.lua", [
+            "Tests/check-corpus/global-function.lua:4:10: error: undeclared global 'greet' (declare it local: local function greet(…) … end)",
+            "Tests/check-corpus/global-function.lua:7:7: error: undeclared global 'greet'",
+        ])
+    }
+
+    func testAMisspeltNameHasADidYouMean() throws {
+        try assertCorpus("global-typo.lua", [
+            "Tests/check-corpus/global-typo.lua:4:7: warning: unused local 'total' (remove it, or name it _total if it is meant to be unused)",
+            "Tests/check-corpus/global-typo.lua:5:1: error: undeclared global 'prnt' (did you mean 'print'?)",
+            "Tests/check-corpus/global-typo.lua:6:7: error: undeclared global 'totl' (did you mean 'total'?)",
+        ])
+    }
+
+    func testAnUnknownModuleFieldComesFromTheRegistry() throws {
+        try assertCorpus("unknown-field.lua", [
+            "Tests/check-corpus/unknown-field.lua:7:23: error: unknown field 'lst' in 'hub.users' (did you mean 'list'?)",
+            "Tests/check-corpus/unknown-field.lua:8:16: error: unknown field 'fromat' in 'string' (did you mean 'format'?)",
+        ])
+    }
+
+    func testACallWhosePermissionNeedsLacksIsAnError() throws {
+        try assertCorpus("permission.lua", [
+            #"Tests/check-corpus/permission.lua:10:15: error: hub.users.suspend needs 'users.manage', which the manifest's needs does not declare; add "users.manage" to needs"#,
+        ])
+    }
+
+    func testParamsReadAgainstTheManifest() throws {
+        try assertCorpus("params.lua", [
+            "Tests/check-corpus/params.lua:5:5: warning: parameter 'days' is declared in the manifest but never read (params.days)",
+            "Tests/check-corpus/params.lua:6:5: warning: parameter 'dry' is declared in the manifest but never read (params.dry)",
+            "Tests/check-corpus/params.lua:10:28: error: unknown parameter 'params.dayz': the manifest declares days, dry (did you mean 'days'?)",
+        ])
+    }
+
+    func testArgumentCountsFromTheDocumentedSignatures() throws {
+        try assertCorpus("argument-count.lua", [
+            "Tests/check-corpus/argument-count.lua:7:24: error: hub.users.get(id_or_email) takes at least 1 argument, given 0",
+            "Tests/check-corpus/argument-count.lua:8:18: error: time.days_ago(n) takes at most 1 argument, given 2",
+        ])
+    }
+
+    func testWarningsAloneExitZero() throws {
+        try assertCorpus("unused-local.lua", [
+            "Tests/check-corpus/unused-local.lua:4:7: warning: unused local 'unused' (remove it, or name it _unused if it is meant to be unused)",
+        ], failed: false)
+        try assertCorpus("field-write.lua", [
+            "Tests/check-corpus/field-write.lua:4:8: warning: setting the field 'shout' of 'string', a table every module of the run shares (keep the value in a local table instead)",
+        ], failed: false)
+    }
+
+    func testRequiredModulesAreCheckedToo() throws {
+        try assertCorpus("requires-broken.lua", [
+            "Tests/check-corpus/lib/broken.lua:4:3: error: undeclared global 'cache' (declare it local: local cache = 42)",
+            "Tests/check-corpus/lib/broken.lua:5:10: error: undeclared global 'cache'",
+        ])
+        let corpus = CLIHarness.repoRoot.appendingPathComponent("Tests/check-corpus").path
+        try assertCorpus("missing-module.lua", [
+            "Tests/check-corpus/missing-module.lua:4:14: error: require: module 'lib.nope' not found; searched:",
+            "\t\(corpus)/lib/nope.lua",
+            "\t\(corpus)/lib/nope/init.lua",
+        ])
+    }
+
+    func testEveryShippedRecipeAndModuleChecksClean() throws {
+        let recipes = try FileManager.default.contentsOfDirectory(atPath: CLIHarness.repoRoot.appendingPathComponent("recipes").path)
+            .filter { $0.hasSuffix(".lua") }.sorted().map { "recipes/" + $0 } + ["recipes/examples/hello.lua"]
+        XCTAssertGreaterThanOrEqual(recipes.count, 17)
+        let result = try CLIHarness.run(["check", "--json"] + recipes, in: CLIHarness.repoRoot)
+        let lines = JSONLines.withoutTimestamps(result.stdout)
+        XCTAssertEqual(lines.filter { $0.contains(#""type":"finding""#) }, [])
+        XCTAssertEqual(lines.filter { $0.contains(#""type":"check""#) },
+                       recipes.map { #"{"errors":0,"file":"\#($0)","ok":true,"problem":null,"type":"check","warnings":0}"# })
+        XCTAssertEqual(result.status, 0, result.output)
+        // The recipes that require recipes/lib's modules had them analysed: a module
+        // with a global write fails its recipe.
+        let folder = cli.root.appendingPathComponent("copy")
+        try FileManager.default.copyItem(at: CLIHarness.repoRoot.appendingPathComponent("recipes"), to: folder)
+        let util = folder.appendingPathComponent("lib/util.lua")
+        try Data(("leaked = true\n" + (try String(contentsOf: util, encoding: .utf8))).utf8).write(to: util)
+        let broken = try CLIHarness.run(["check", "access-review.lua"], in: folder, environment: cli.environment)
+        XCTAssertEqual(broken.status, 1, broken.output)
+        XCTAssertTrue(broken.stdout.hasSuffix("\n     lib/util.lua:1:1: error: undeclared global 'leaked' (declare it local: local leaked = true)\n"),
+                      broken.stdout)
+    }
+
+    func testJSONHasAFindingEventEach() throws {
+        let result = try cli.hubscriptInRepo("check", "--json", "Tests/check-corpus/permission.lua")
+        XCTAssertEqual(JSONLines.withoutTimestamps(result.stdout), [
+            #"{"code":"permission_not_declared","column":15,"file":"Tests/check-corpus/permission.lua","line":10,"message":"hub.users.suspend needs 'users.manage', which the manifest's needs does not declare; add \"users.manage\" to needs","severity":"error","type":"finding"}"#,
+            #"{"errors":1,"file":"Tests/check-corpus/permission.lua","ok":false,"problem":null,"type":"check","warnings":0}"#,
+            #"{"exit_code":1,"failed":0,"failed_files":1,"passed":0,"planned":0,"reads":0,"replayed":0,"run_id":null,"schema_version":1,"status":"failed","type":"summary","writes":0}"#,
+        ])
+        XCTAssertEqual(result.status, 1)
+    }
+
+    func testLibraryRecipesAndLibFolders() throws {
+        try cli.file("ops/second.lua", "recipe { name = \"second\" }\nlocal tell = require(\"ops.tell\")\nprint(tell.word, undefinedthing)\n")
+        try cli.file("ops/tell.lua", "return { word = \"row\" }\n")
+        try cli.file("hubscript.config.lua", #"return { default_profile = "lab", profiles = { lab = { sandbox = true } }, libraries = { ops = "ops" } }"#)
+        let second = cli.root.appendingPathComponent("ops/second.lua").path
+        assertResult(try CLIHarness.run(["check", "ops:second"], in: cli.root, environment: cli.environment),
+                     stdout: "FAIL ops:second\n     \(second):3:18: error: undeclared global 'undefinedthing'\n", stderr: "", exitCode: 1)
+        assertResult(try CLIHarness.run(["check", "ops:nope"], in: cli.root, environment: cli.environment), stdout: "", stderr: """
+            hubscript check: library ops has no recipe 'nope' (recipes: second)
+            Run 'hubscript check --help' for usage.
+
+            """, exitCode: 2)
+        let described = try CLIHarness.run(["describe", "ops:second"], in: cli.root, environment: cli.environment)
+        XCTAssertEqual(described.status, 0, described.output)
+        XCTAssertTrue(described.stdout.hasPrefix("second\n"), described.stdout)
+
+        // A module found only in a --lib folder, as run finds it.
+        try cli.file("mods/helpers.lua", "local helpers = {}\nfunction helpers.go() return nothing end\nreturn helpers\n")
+        try cli.file("uses.lua", "recipe { name = \"uses\" }\nprint(require(\"helpers\").go())\n")
+        assertResult(try CLIHarness.run(["check", "uses.lua", "--lib", "mods"], in: cli.root, environment: cli.environment),
+                     stdout: "FAIL uses.lua\n     mods/helpers.lua:2:30: error: undeclared global 'nothing'\n", stderr: "", exitCode: 1)
+    }
+}
