@@ -37,7 +37,8 @@ public struct LuaGlobalAccess: Sendable {
     /// to somewhere the checker cannot know.
     public let isDynamic: Bool
     public let use: Use
-    /// The locals visible where the global is used (for did-you-mean on a typo).
+    /// The locals visible where the global is used (for did-you-mean on a typo); empty
+    /// for a root among the resolver's `knownGlobals`.
     public let visibleLocals: [String]
     /// For a write of the root: the assigned value when it is a literal (`0`, `"x"`),
     /// or `function` for `function name() … end`; nil otherwise.
@@ -47,8 +48,10 @@ public struct LuaGlobalAccess: Sendable {
 }
 
 public enum LuaScopeResolver {
-    public static func resolve(_ chunk: LuaChunk) -> LuaScopeReport {
+    /// `knownGlobals`: names whose uses need no list of the locals visible there.
+    public static func resolve(_ chunk: LuaChunk, knownGlobals: Set<String> = []) -> LuaScopeReport {
         var walker = Walker()
+        walker.knownGlobals = knownGlobals
         walker.push()
         walker.block(chunk.block)
         walker.pop()
@@ -70,25 +73,28 @@ private final class LocalVariable {
 private struct Walker {
     var report = LuaScopeReport()
     var scopes: [[LocalVariable]] = []
+    /// The visible locals by name, innermost last (a name declared again hides the earlier one).
+    var visible: [String: [LocalVariable]] = [:]
+    var knownGlobals: Set<String> = []
 
     mutating func push() { scopes.append([]) }
 
     mutating func pop() {
-        for local in scopes.removeLast() where local.reportsUnused && !local.isRead && !local.name.name.hasPrefix("_") {
-            report.unusedLocals.append(local.name)
+        for local in scopes.removeLast() {
+            visible[local.name.name]?.removeLast()
+            if local.reportsUnused && !local.isRead && !local.name.name.hasPrefix("_") { report.unusedLocals.append(local.name) }
         }
     }
 
     mutating func declare(_ name: LuaName, reportsUnused: Bool) {
-        scopes[scopes.count - 1].append(LocalVariable(name: name, reportsUnused: reportsUnused))
+        let local = LocalVariable(name: name, reportsUnused: reportsUnused)
+        scopes[scopes.count - 1].append(local)
+        visible[name.name, default: []].append(local)
         report.declaredLocals.append(name)
     }
 
     func lookup(_ name: String) -> LocalVariable? {
-        for scope in scopes.reversed() {
-            if let local = scope.last(where: { $0.name.name == name }) { return local }
-        }
-        return nil
+        visible[name]?.last
     }
 
     var visibleLocalNames: [String] {
@@ -244,7 +250,8 @@ private struct Walker {
         // Under a local _ENV, free names index that table, not the recipe's globals.
         if lookup("_ENV") != nil { return }
         report.globals.append(LuaGlobalAccess(root: path.root, fields: path.fields, isDynamic: path.isDynamic, use: use,
-                                              visibleLocals: visibleLocalNames, assignedLiteral: literal,
+                                              visibleLocals: knownGlobals.contains(path.root.name) ? [] : visibleLocalNames,
+                                              assignedLiteral: literal,
                                               stringArgument: stringArgument))
     }
 

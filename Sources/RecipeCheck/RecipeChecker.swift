@@ -46,7 +46,7 @@ public struct RecipeChecker: Sendable {
     public func check(_ chunk: LuaChunk, file: String, manifest: ManifestFacts?) -> Result {
         var result = Result()
         var findings: [CheckFinding] = []
-        let scope = LuaScopeResolver.resolve(chunk)
+        let scope = LuaScopeResolver.resolve(chunk, knownGlobals: Set(globals.keys))
         func finding(_ position: SourcePosition, _ severity: CheckFinding.Severity, _ code: String, _ message: String) {
             findings.append(CheckFinding(file: file, line: position.line, column: position.column,
                                                 severity: severity, code: code, message: message))
