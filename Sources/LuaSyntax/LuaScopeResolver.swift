@@ -45,6 +45,12 @@ public struct LuaGlobalAccess: Sendable {
     public let assignedLiteral: String?
     /// For a call: its first argument when that is a string literal (`require "lib.util"`).
     public let stringArgument: String?
+    /// How many of `fields` come from a local alias (`local users = hub.users` then
+    /// `users.list()`: 1); they were judged where the alias was declared, and carry the
+    /// position of the use.
+    public var aliasedFields = 0
+    /// The use is through a local alias (`local s = string` then `s.format`).
+    public var isThroughAlias = false
 }
 
 public enum LuaScopeResolver {
@@ -55,6 +61,7 @@ public enum LuaScopeResolver {
         walker.push()
         walker.block(chunk.block)
         walker.pop()
+        for (local, access) in walker.aliasUses where !local.isReassigned { walker.report.globals.append(access) }
         walker.report.unusedLocals.sort { $0.position < $1.position }
         return walker.report
     }
@@ -64,6 +71,11 @@ private final class LocalVariable {
     let name: LuaName
     let reportsUnused: Bool
     var isRead = false
+    /// The global path the local was declared with (`local users = hub.users`), if any.
+    var alias: LuaGlobalAccess?
+    /// Assigned after its declaration: then it is no alias anywhere (the uses through it
+    /// wait in `aliasUses` until the end of the walk to know).
+    var isReassigned = false
     init(name: LuaName, reportsUnused: Bool) {
         self.name = name
         self.reportsUnused = reportsUnused
@@ -76,6 +88,8 @@ private struct Walker {
     /// The visible locals by name, innermost last (a name declared again hides the earlier one).
     var visible: [String: [LocalVariable]] = [:]
     var knownGlobals: Set<String> = []
+    /// Uses of globals through local aliases, kept if the alias is never reassigned.
+    var aliasUses: [(LocalVariable, LuaGlobalAccess)] = []
 
     mutating func push() { scopes.append([]) }
 
@@ -122,9 +136,16 @@ private struct Walker {
         switch statement {
         case .local(let names, let values, _):
             for value in values { expression(value) }
-            for local in names {
+            // What each new local aliases is decided before any is visible (`local hub = hub`).
+            let aliases = names.indices.map { i -> LuaGlobalAccess? in
+                guard i < values.count, !(i == values.count - 1 && values[i].isMultiValued),
+                      let (path, _) = Self.path(of: values[i]), !path.isDynamic else { return nil }
+                return globalPath(path)
+            }
+            for (local, alias) in zip(names, aliases) {
                 // A `<close>` variable is used by its scope's end.
                 declare(local.name, reportsUnused: local.attribute != "close")
+                lookup(local.name.name)?.alias = alias
             }
         case .assignment(let targets, let values, _):
             for value in values { expression(value) }
@@ -242,9 +263,32 @@ private struct Walker {
         }
     }
 
+    /// The global path `path` names, following aliases; nil if it starts at a plain local.
+    func globalPath(_ path: Path) -> LuaGlobalAccess? {
+        if let local = lookup(path.root.name) {
+            guard let alias = local.alias else { return nil }
+            return LuaGlobalAccess(root: alias.root, fields: alias.fields + path.fields, isDynamic: false, use: .read,
+                                   visibleLocals: [], assignedLiteral: nil, stringArgument: nil)
+        }
+        if lookup("_ENV") != nil { return nil }
+        return LuaGlobalAccess(root: path.root, fields: path.fields, isDynamic: false, use: .read,
+                               visibleLocals: [], assignedLiteral: nil, stringArgument: nil)
+    }
+
     mutating func use(_ path: Path, _ use: LuaGlobalAccess.Use, literal: String? = nil, stringArgument: String? = nil) {
         if let local = lookup(path.root.name) {
             if use != .write || !path.fields.isEmpty || path.isDynamic { local.isRead = true }
+            if use == .write && path.fields.isEmpty && !path.isDynamic { local.isReassigned = true }
+            if let alias = local.alias, !(use == .write && path.fields.isEmpty) {
+                let at = path.root.position
+                var access = LuaGlobalAccess(root: LuaName(name: alias.root.name, position: at),
+                                             fields: alias.fields.map { LuaName(name: $0.name, position: at) } + path.fields,
+                                             isDynamic: path.isDynamic, use: use, visibleLocals: [], assignedLiteral: literal,
+                                             stringArgument: stringArgument)
+                access.aliasedFields = alias.fields.count
+                access.isThroughAlias = true
+                aliasUses.append((local, access))
+            }
             return
         }
         // Under a local _ENV, free names index that table, not the recipe's globals.

@@ -68,6 +68,8 @@ public struct RecipeChecker: Sendable {
                 checkParams(access, manifest: manifest, result: &result, finding: finding)
                 continue
             }
+            // An alias of an undeclared global was reported where it was declared.
+            if access.isThroughAlias && globals[root] == nil { continue }
             guard var shape = globals[root] else {
                 let hint = DidYouMean.hint(for: root, among: access.visibleLocals + globalNames)
                 finding(access.root.position, .error, "undeclared_global", "undeclared global '\(root)'\(hint)")
@@ -86,7 +88,8 @@ public struct RecipeChecker: Sendable {
                 }
                 guard case .table(let fields) = shape else { complete = false; break }
                 guard let next = fields[field.name] else {
-                    if addedFields.contains(path + "." + field.name) { complete = false; break }
+                    // Judged where the alias was declared.
+                    if i < access.aliasedFields || addedFields.contains(path + "." + field.name) { complete = false; break }
                     let hint = DidYouMean.hint(for: field.name, among: shape.visibleFields)
                     finding(field.position, .error, "unknown_field", "unknown field '\(field.name)' in '\(path)'\(hint)")
                     complete = false

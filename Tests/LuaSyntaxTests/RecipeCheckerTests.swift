@@ -86,6 +86,33 @@ final class RecipeCheckerTests: XCTestCase {
         XCTAssertEqual(try findings("hub.user.x = 1"), ["r.lua:1:5: error: unknown field 'user' in 'hub' (did you mean 'users'?)"])
     }
 
+    func testUsesThroughALocalAliasAreJudgedAtTheUse() throws {
+        XCTAssertEqual(try findings("""
+            local users = hub.users
+            local suspend = users.suspend
+            users.lst()
+            suspend()
+            local s = string
+            return s.fromat
+            """), [
+            "r.lua:3:7: error: unknown field 'lst' in 'hub.users' (did you mean 'list'?)",
+            "r.lua:4:1: error: hub.users.suspend needs 'users.manage', which the manifest's needs does not declare; add \"users.manage\" to needs",
+            "r.lua:4:1: error: hub.users.suspend(id, {reason?, key?}) takes at least 1 argument, given 0",
+            "r.lua:6:10: error: unknown field 'fromat' in 'string' (did you mean 'format'?)",
+        ])
+        // A bad path is reported once, where the alias is declared; a reassigned alias is no alias.
+        XCTAssertEqual(try findings("local u = hub.usrs\nu.list()\nlocal g = hub.users\ng = {}\ng.lst()"),
+                       ["r.lua:1:15: error: unknown field 'usrs' in 'hub' (did you mean 'users'?)"])
+        // An alias of an undeclared global is reported once.
+        XCTAssertEqual(try findings("local x = nope\nreturn x.y, x()"), ["r.lua:1:11: error: undeclared global 'nope'"])
+        // A local named like the global it aliases.
+        XCTAssertEqual(try findings("local hub = hub\nhub.users.lst()"), ["r.lua:2:11: error: unknown field 'lst' in 'hub.users' (did you mean 'list'?)"])
+        // params through an alias.
+        let result = RecipeChecker(globals: Self.globals).check(try LuaParser.parse("local p = params\nreturn p.days"), file: "r.lua",
+                                                                manifest: Self.manifest)
+        XCTAssertEqual(result.paramsRead, ["days"])
+    }
+
     func testUnusedLocalIsAWarning() throws {
         XCTAssertEqual(try findings("local unused = 1"),
                        ["r.lua:1:7: warning: unused local 'unused' (remove it, or name it _unused if it is meant to be unused)"])
