@@ -118,6 +118,47 @@ final class CheckCLITests: XCTestCase {
                       broken.stdout)
     }
 
+    /// False positives are worse than misses: a recipe using every module the way the
+    /// reference documents (wrappers' own arguments, callable modules, methods of
+    /// returned objects, aliases, varargs, labels) has no finding.
+    func testValidUsesOfEveryModuleHaveNoFinding() throws {
+        try cli.file("valid.lua", """
+            recipe {
+              name = "valid-tricky",
+              params = { days = { type = "integer", default = 90 }, org = { type = "string" } },
+              needs = { "users.list", "users.manage", "dispatch.send" },
+              targets = { "ops" },
+            }
+
+            local rows = { { a = 1 }, { a = 2 } }
+            local f, s, c = ipairs(rows)
+            export.jsonl("rows.jsonl", f, s, c)
+            export.csv("rows.csv", rows, { columns = { "a" } })
+            local bar = progress(2, "rows")
+            bar:advance()
+            local first = hub.users.list{ status = "active" }:first()
+            local all = hub.users.list():collect()
+            local ok, err = pcall(hub.users.get, "usr_1")
+            local users = hub.users
+            for u in users.list{} do print(u.email) end
+            local settings = { ["days"] = params["days"], org = params.org }
+            local n = select("#", ...)
+            local t <const> = time.days_ago(settings.days)
+            local mt = setmetatable({}, { __index = function(_, k) return k end })
+            goto finish
+            ::finish::
+            print(first, all, ok, err, n, t, mt.x, json.null, json.isnull(first), os.time(), string.rep("a", 2), utf8.char(72),
+                  math.max(1, 2), table.concat({}), coroutine.running(), tostring(nil), type(nil), hub.available("webhooks"))
+            hub.sessions.revoke_all("usr_1")
+            dispatch.send{ title = "t", body = "b" }
+            local ops = dispatch.connect("ops")
+            ops:send{ title = "t", body = "b" }
+            local st = state.get("k")
+            print(st, vault ~= nil, csv ~= nil)
+            """)
+        assertResult(try cli.hubscript("check", "valid.lua"), stdout: "ok   valid.lua\n", stderr: "", exitCode: 0)
+    }
+
     func testJSONHasAFindingEventEach() throws {
         let result = try cli.hubscriptInRepo("check", "--json", "Tests/check-corpus/permission.lua")
         XCTAssertEqual(JSONLines.withoutTimestamps(result.stdout), [

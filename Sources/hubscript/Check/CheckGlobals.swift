@@ -47,10 +47,16 @@ enum CheckGlobals {
         }
         var functions: [String: CheckedFunction] = [:]
         for plugin in plugins {
+            // A module's Lua wrapper may publish its own function under a binding's name,
+            // taking other arguments (`export.jsonl(name, f, s, ctl)` as well as `(name,
+            // rows)`): the documented signature is trusted only where the recipe calls the
+            // binding itself, or through the hub wrapper, which passes every argument on.
+            let signaturesHold = plugin.luaWrapper == nil || plugin.module == "hub"
             for function in plugin.functions {
                 let qualified = plugin.module + "." + function.name
-                functions[qualified] = CheckedFunction(qualifiedName: qualified, capability: function.capability,
-                                                       arity: Arity.parse(summary: function.summary, qualifiedName: qualified))
+                functions[qualified] = CheckedFunction(
+                    qualifiedName: qualified, capability: function.capability,
+                    arity: signaturesHold ? Arity.parse(summary: function.summary, qualifiedName: qualified) : nil)
             }
         }
         var root: [String: GlobalShape] = [:]
