@@ -159,6 +159,27 @@ final class CheckCLITests: XCTestCase {
         assertResult(try cli.hubscript("check", "valid.lua"), stdout: "ok   valid.lua\n", stderr: "", exitCode: 0)
     }
 
+    /// A recipe test runs with test, expect, json, log and time, and no Hub modules.
+    func testRecipeTestsAreCheckedAgainstTheTestGlobals() throws {
+        try cli.file("bad_test.lua", """
+            local unused = 1
+            tset.case("x", function()
+              expect(1).to_be(1)
+              local s = test.sandbox {}
+              print(s, hub, json.encode({}), time.now())
+            end)
+            test.cas("y", function() end)
+            """)
+        assertResult(try cli.hubscript("check", "bad_test.lua"), stdout: """
+            FAIL bad_test.lua
+                 bad_test.lua:1:7: warning: unused local 'unused' (remove it, or name it _unused if it is meant to be unused)
+                 bad_test.lua:2:1: error: undeclared global 'tset' (did you mean 'test'?)
+                 bad_test.lua:5:12: error: undeclared global 'hub'
+                 bad_test.lua:7:6: error: unknown field 'cas' in 'test' (did you mean 'case'?)
+
+            """, stderr: "", exitCode: 1)
+    }
+
     func testJSONHasAFindingEventEach() throws {
         let result = try cli.hubscriptInRepo("check", "--json", "Tests/check-corpus/permission.lua")
         XCTAssertEqual(JSONLines.withoutTimestamps(result.stdout), [

@@ -34,8 +34,15 @@ enum CheckGlobals {
         return plugins
     }
 
-    static func make() throws -> [String: GlobalShape] {
-        let plugins = try plugins()
+    /// The modules of a recipe test's state (`TestRunner`): json, log, time, test, expect.
+    static func testPlugins() -> [Plugin] {
+        let session = TestSession(file: "check_test.lua", state: StateDirectory(explicit: "/nonexistent"), onResult: { _ in })
+        return [JSONPlugin.make(), LogPlugin.make(output: MemoryOutput()), TimePlugin.make()] + TestPlugins.make(session: session)
+    }
+
+    /// The globals of a recipe run (or, with `plugins`, of a state with those modules).
+    static func make(plugins given: [Plugin]? = nil) throws -> [String: GlobalShape] {
+        let plugins = try given ?? plugins()
         let names = luaGlobals + plugins.map(\.module)
         let output = MemoryOutput()
         var configuration = RunConfiguration(output: output)

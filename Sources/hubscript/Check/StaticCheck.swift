@@ -24,6 +24,9 @@ struct StaticCheckReport {
 /// finds them (the recipe's folder, `--lib` folders, the configuration's libraries).
 struct StaticCheck {
     let checker: RecipeChecker
+    /// The checker of recipe tests (`*_test.lua`), whose state has the test modules and
+    /// not the Hub's; made when a test file is checked.
+    let testChecker: () throws -> RecipeChecker
     let libraryFolders: [URL]
     /// The configuration's libraries, read when a module is not found in the folders.
     let libraries: () -> [ModuleLibrary]
@@ -39,9 +42,19 @@ struct StaticCheck {
             report.problem = syntax
             return report
         }
-        // A recipe test (docs/recipe-tests.md) has no manifest and its own modules: its
-        // syntax is all there is to check.
-        if path.hasSuffix("_test.lua") { return report }
+        // A recipe test (docs/recipe-tests.md) has no manifest and its own modules.
+        if path.hasSuffix("_test.lua") {
+            do {
+                guard let chunk = parse(file, into: &report) else { return report }
+                let checker = try testChecker()
+                let result = checker.check(chunk, file: file.displayPath, manifest: nil)
+                report.findings += result.findings
+                checkModules(result.requires, from: file, checker: checker, into: &report)
+            } catch {
+                report.problem = "\(error)"
+            }
+            return report
+        }
         let manifest: RecipeManifest
         do { manifest = try RecipeManifest.load(from: file) } catch {
             report.problem = "\(error)"
@@ -54,15 +67,41 @@ struct StaticCheck {
         }
         let facts = ManifestFacts(needs: manifest.needs, params: manifest.params.map(\.name))
         guard let chunk = parse(file, into: &report) else { return report }
-        var result = checker.check(chunk, file: file.displayPath, manifest: facts)
+        let result = checker.check(chunk, file: file.displayPath, manifest: facts)
         report.findings += result.findings
         var paramsRead = result.paramsRead
         var readsAllParams = result.readsAllParams
 
-        // The modules it requires, each checked once, breadth first.
+        let modules = checkModules(result.requires, from: file, checker: checker, into: &report)
+        paramsRead.formUnion(modules.paramsRead)
+        readsAllParams = readsAllParams || modules.readsAllParams
+
+        if !readsAllParams {
+            let positions = ManifestPositions.params(in: chunk)
+            for param in manifest.params where !paramsRead.contains(param.name) {
+                let at = positions[param.name] ?? SourcePosition(line: 1, column: 1)
+                report.findings.append(CheckFinding(
+                    file: file.displayPath, line: at.line, column: at.column, severity: .warning, code: "unused_param",
+                    message: "parameter '\(param.name)' is declared in the manifest but never read (params.\(param.name))"))
+            }
+        }
+        // The recipe's own findings first, then each module's, each in source order.
+        let own = file.displayPath
+        report.findings.sort { ($0.file == own ? 0 : 1, $0.file, $0.line, $0.column) < ($1.file == own ? 0 : 1, $1.file, $1.line, $1.column) }
+        return report
+    }
+
+    /// Checks the modules `requires` names (and those they require), each once, breadth
+    /// first; returns the parameters they read.
+    @discardableResult
+    private func checkModules(_ requires: [(name: String, position: SourcePosition)], from file: RecipeFile,
+                              checker: RecipeChecker, into report: inout StaticCheckReport)
+        -> (paramsRead: Set<String>, readsAllParams: Bool) {
+        var paramsRead = Set<String>()
+        var readsAllParams = false
         var resolver = ModuleResolver(folders: [file.url.deletingLastPathComponent()] + libraryFolders)
         var librariesLoaded = false
-        var queue = result.requires.map { (name: $0.name, position: $0.position, from: file.displayPath) }
+        var queue = requires.map { (name: $0.name, position: $0.position, from: file.displayPath) }
         var checked = Set<String>()
         while !queue.isEmpty {
             let request = queue.removeFirst()
@@ -91,26 +130,13 @@ struct StaticCheck {
                 continue
             }
             guard let moduleChunk = parse(moduleFile, into: &report) else { continue }
-            result = checker.check(moduleChunk, file: moduleFile.displayPath, manifest: nil)
+            let result = checker.check(moduleChunk, file: moduleFile.displayPath, manifest: nil)
             report.findings += result.findings
             paramsRead.formUnion(result.paramsRead)
             readsAllParams = readsAllParams || result.readsAllParams
             queue += result.requires.map { (name: $0.name, position: $0.position, from: moduleFile.displayPath) }
         }
-
-        if !readsAllParams {
-            let positions = ManifestPositions.params(in: chunk)
-            for param in manifest.params where !paramsRead.contains(param.name) {
-                let at = positions[param.name] ?? SourcePosition(line: 1, column: 1)
-                report.findings.append(CheckFinding(
-                    file: file.displayPath, line: at.line, column: at.column, severity: .warning, code: "unused_param",
-                    message: "parameter '\(param.name)' is declared in the manifest but never read (params.\(param.name))"))
-            }
-        }
-        // The recipe's own findings first, then each module's, each in source order.
-        let own = file.displayPath
-        report.findings.sort { ($0.file == own ? 0 : 1, $0.file, $0.line, $0.column) < ($1.file == own ? 0 : 1, $1.file, $1.line, $1.column) }
-        return report
+        return (paramsRead, readsAllParams)
     }
 
     private func notFound(_ request: (name: String, position: SourcePosition, from: String), _ error: Error) -> CheckFinding {

@@ -35,6 +35,7 @@ struct CheckCommand: Command {
         let globals: [String: GlobalShape]
         do { globals = try CheckGlobals.make() } catch { throw UsageError("\(error)") }
         check = StaticCheck(checker: RecipeChecker(globals: globals),
+                            testChecker: { RecipeChecker(globals: try CheckGlobals.make(plugins: CheckGlobals.testPlugins())) },
                             libraryFolders: arguments.all("lib").map { URL(fileURLWithPath: $0) },
                             libraries: { libraries.modules() })
     }
