@@ -5,8 +5,8 @@
 /// 5.4 chunk, and reports the first construct it does not understand as a
 /// `LuaSyntaxError` (with less care for wording than Lua's messages).
 public struct LuaParser {
-    private let tokens: [LuaToken]
-    private var index = 0
+    let tokens: [LuaToken]
+    var index = 0
 
     /// Binary operators: (left, right) priorities, as in Lua's lparser.c.
     static let binaryPriority: [String: (Int, Int)] = [
@@ -37,51 +37,51 @@ public struct LuaParser {
 
     // MARK: Tokens
 
-    private var current: LuaToken { tokens[index] }
-    private var peekNext: LuaToken { tokens[min(index + 1, tokens.count - 1)] }
+    var current: LuaToken { tokens[index] }
+    var peekNext: LuaToken { tokens[min(index + 1, tokens.count - 1)] }
 
-    private mutating func advance() -> LuaToken {
+    mutating func advance() -> LuaToken {
         let token = tokens[index]
         if index < tokens.count - 1 { index += 1 }
         return token
     }
 
-    private func isSymbol(_ s: String) -> Bool {
+    func isSymbol(_ s: String) -> Bool {
         if case .symbol(s) = current.kind { return true }
         return false
     }
 
-    private func isKeyword(_ k: String) -> Bool {
+    func isKeyword(_ k: String) -> Bool {
         if case .keyword(k) = current.kind { return true }
         return false
     }
 
-    private mutating func accept(symbol s: String) -> Bool {
+    mutating func accept(symbol s: String) -> Bool {
         guard isSymbol(s) else { return false }
         _ = advance()
         return true
     }
 
-    private mutating func accept(keyword k: String) -> Bool {
+    mutating func accept(keyword k: String) -> Bool {
         guard isKeyword(k) else { return false }
         _ = advance()
         return true
     }
 
-    private mutating func expect(symbol s: String) throws {
+    mutating func expect(symbol s: String) throws {
         guard accept(symbol: s) else { throw unexpected("'\(s)'") }
     }
 
-    private mutating func expect(keyword k: String) throws {
+    mutating func expect(keyword k: String) throws {
         guard accept(keyword: k) else { throw unexpected("'\(k)'") }
     }
 
-    private mutating func name() throws -> LuaName {
+    mutating func name() throws -> LuaName {
         guard case .name(let n) = current.kind else { throw unexpected("a name") }
         return LuaName(name: n, position: advance().position)
     }
 
-    private func unexpected(_ expected: String) -> LuaSyntaxError {
+    func unexpected(_ expected: String) -> LuaSyntaxError {
         let found: String
         switch current.kind {
         case .name(let n): found = "'\(n)'"
@@ -96,7 +96,7 @@ public struct LuaParser {
 
     // MARK: Blocks and statements
 
-    private func blockEnds() -> Bool {
+    func blockEnds() -> Bool {
         switch current.kind {
         case .endOfFile: return true
         case .keyword(let k): return k == "end" || k == "else" || k == "elseif" || k == "until"
@@ -104,7 +104,7 @@ public struct LuaParser {
         }
     }
 
-    private mutating func block() throws -> LuaBlock {
+    mutating func block() throws -> LuaBlock {
         var statements: [LuaStatement] = []
         while !blockEnds() {
             if isKeyword("return") {
@@ -116,7 +116,7 @@ public struct LuaParser {
         return LuaBlock(statements: statements)
     }
 
-    private mutating func returnStatement() throws -> LuaStatement {
+    mutating func returnStatement() throws -> LuaStatement {
         let position = advance().position
         var values: [LuaExpression] = []
         if !blockEnds() && !isSymbol(";") { values = try expressionList() }
@@ -126,7 +126,7 @@ public struct LuaParser {
     }
 
     /// One statement, or nil for an empty one (`;`).
-    private mutating func statement() throws -> LuaStatement? {
+    mutating func statement() throws -> LuaStatement? {
         let position = current.position
         switch current.kind {
         case .symbol(";"):
@@ -197,7 +197,7 @@ public struct LuaParser {
         }
     }
 
-    private mutating func ifStatement() throws -> LuaStatement {
+    mutating func ifStatement() throws -> LuaStatement {
         var branches: [LuaConditionalBlock] = []
         repeat {
             _ = advance()   // `if` or `elseif`
@@ -211,7 +211,7 @@ public struct LuaParser {
         return .if(branches, otherwise)
     }
 
-    private mutating func forStatement() throws -> LuaStatement {
+    mutating func forStatement() throws -> LuaStatement {
         _ = advance()
         let first = try name()
         if accept(symbol: "=") {
@@ -234,7 +234,7 @@ public struct LuaParser {
         return .genericFor(names, values, body)
     }
 
-    private mutating func expressionStatement() throws -> LuaStatement {
+    mutating func expressionStatement() throws -> LuaStatement {
         let position = current.position
         let first = try suffixedExpression()
         if isSymbol("=") || isSymbol(",") {
@@ -255,7 +255,7 @@ public struct LuaParser {
         }
     }
 
-    private mutating func functionBody(at position: SourcePosition, isMethod: Bool) throws -> LuaFunctionBody {
+    mutating func functionBody(at position: SourcePosition, isMethod: Bool) throws -> LuaFunctionBody {
         try expect(symbol: "(")
         var parameters: [LuaName] = []
         var isVararg = false
@@ -269,151 +269,5 @@ public struct LuaParser {
         let body = try block()
         try expect(keyword: "end")
         return LuaFunctionBody(position: position, parameters: parameters, isVararg: isVararg, isMethod: isMethod, body: body)
-    }
-
-    // MARK: Expressions
-
-    private mutating func expressionList() throws -> [LuaExpression] {
-        var list = [try expression()]
-        while accept(symbol: ",") { list.append(try expression()) }
-        return list
-    }
-
-    mutating func expression(limit: Int = 0) throws -> LuaExpression {
-        var left: LuaExpression
-        let position = current.position
-        if let op = unaryOperator() {
-            _ = advance()
-            left = .unary(op, try expression(limit: Self.unaryPriority), position)
-        } else {
-            left = try simpleExpression()
-        }
-        var chain = 0
-        while let op = binaryOperator(), let (leftPriority, rightPriority) = Self.binaryPriority[op], leftPriority > limit {
-            chain += 1
-            if chain > Self.maxChain { throw LuaSyntaxError("expression too long to analyse (over \(Self.maxChain) operators)", at: current.position) }
-            let opPosition = advance().position
-            let right = try expression(limit: rightPriority)
-            left = .binary(op, left, right, opPosition)
-        }
-        return left
-    }
-
-    private func unaryOperator() -> String? {
-        switch current.kind {
-        case .keyword("not"): return "not"
-        case .symbol("-"): return "-"
-        case .symbol("#"): return "#"
-        case .symbol("~"): return "~"
-        default: return nil
-        }
-    }
-
-    private func binaryOperator() -> String? {
-        switch current.kind {
-        case .keyword("and"): return "and"
-        case .keyword("or"): return "or"
-        case .symbol(let s) where Self.binaryPriority[s] != nil: return s
-        default: return nil
-        }
-    }
-
-    private mutating func simpleExpression() throws -> LuaExpression {
-        let token = current
-        switch token.kind {
-        case .number(let n): _ = advance(); return .number(n, token.position)
-        case .string(let s): _ = advance(); return .string(s, token.position)
-        case .keyword("nil"): _ = advance(); return .nil(token.position)
-        case .keyword("true"): _ = advance(); return .boolean(true, token.position)
-        case .keyword("false"): _ = advance(); return .boolean(false, token.position)
-        case .symbol("..."): _ = advance(); return .vararg(token.position)
-        case .symbol("{"): return try tableConstructor()
-        case .keyword("function"):
-            _ = advance()
-            return .function(try functionBody(at: token.position, isMethod: false))
-        default: return try suffixedExpression()
-        }
-    }
-
-    private mutating func primaryExpression() throws -> LuaExpression {
-        if case .name = current.kind { return .name(try name()) }
-        let position = current.position
-        if accept(symbol: "(") {
-            let inner = try expression()
-            try expect(symbol: ")")
-            return .parenthesized(inner, position)
-        }
-        throw unexpected("an expression")
-    }
-
-    private mutating func suffixedExpression() throws -> LuaExpression {
-        var expression = try primaryExpression()
-        var chain = 0
-        while true {
-            let position = current.position
-            chain += 1
-            if chain > Self.maxChain { throw LuaSyntaxError("expression too long to analyse (over \(Self.maxChain) fields, indexes or calls)", at: position) }
-            switch current.kind {
-            case .symbol("."):
-                _ = advance()
-                expression = .field(expression, try name())
-            case .symbol("["):
-                _ = advance()
-                let key = try self.expression()
-                try expect(symbol: "]")
-                expression = .index(expression, key: key, position)
-            case .symbol(":"):
-                _ = advance()
-                let method = try name()
-                expression = .methodCall(expression, method, try callArguments(), position)
-            case .symbol("("), .symbol("{"), .string:
-                expression = .call(expression, try callArguments(), position)
-            default:
-                return expression
-            }
-        }
-    }
-
-    private mutating func callArguments() throws -> [LuaExpression] {
-        let token = current
-        switch token.kind {
-        case .string(let s):
-            _ = advance()
-            return [.string(s, token.position)]
-        case .symbol("{"):
-            return [try tableConstructor()]
-        case .symbol("("):
-            _ = advance()
-            if accept(symbol: ")") { return [] }
-            let list = try expressionList()
-            try expect(symbol: ")")
-            return list
-        default:
-            throw unexpected("function arguments")
-        }
-    }
-
-    private mutating func tableConstructor() throws -> LuaExpression {
-        let position = current.position
-        try expect(symbol: "{")
-        var fields: [LuaTableField] = []
-        while !isSymbol("}") {
-            if isSymbol("[") {
-                _ = advance()
-                let key = try expression()
-                try expect(symbol: "]")
-                try expect(symbol: "=")
-                fields.append(.keyed(key, try expression()))
-            } else if case .name = current.kind, peekNext.kind == .symbol("=") {
-                let key = try name()
-                _ = advance()
-                fields.append(.named(key, try expression()))
-            } else {
-                fields.append(.positional(try expression()))
-            }
-            if !accept(symbol: ",") && !accept(symbol: ";") { break }
-        }
-        try expect(symbol: "}")
-        return .table(fields, position)
     }
 }
