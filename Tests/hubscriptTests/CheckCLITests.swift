@@ -154,7 +154,8 @@ final class CheckCLITests: XCTestCase {
             local ops = dispatch.connect("ops")
             ops:send{ title = "t", body = "b" }
             local st = state.get("k")
-            print(st, vault ~= nil, csv ~= nil)
+            local strings = require("string")
+            print(st, vault ~= nil, csv ~= nil, strings.upper("x"))
             """)
         assertResult(try cli.hubscript("check", "valid.lua"), stdout: "ok   valid.lua\n", stderr: "", exitCode: 0)
     }

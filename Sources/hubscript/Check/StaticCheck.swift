@@ -23,6 +23,7 @@ struct StaticCheckReport {
 /// and, through `require` with a literal name, of each module it loads, found as a run
 /// finds them (the recipe's folder, `--lib` folders, the configuration's libraries).
 struct StaticCheck {
+    static let builtinModules: Set<String> = ["string", "table", "math", "utf8", "coroutine"]
     let checker: RecipeChecker
     /// The checker of recipe tests (`*_test.lua`), whose state has the test modules and
     /// not the Hub's; made when a test file is checked.
@@ -105,7 +106,8 @@ struct StaticCheck {
         var checked = Set<String>()
         while !queue.isEmpty {
             let request = queue.removeFirst()
-            guard checked.insert(request.name).inserted else { continue }
+            // `require` gives these the built-in library, never a file (the prelude's `loaded`).
+            guard !Self.builtinModules.contains(request.name), checked.insert(request.name).inserted else { continue }
             var module: ModuleResolver.Module
             do {
                 module = try resolver.resolve(request.name)
