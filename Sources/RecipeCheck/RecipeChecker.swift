@@ -24,9 +24,13 @@ public struct ManifestFacts: Sendable {
 /// dynamic index or a call's result is not followed.
 public struct RecipeChecker: Sendable {
     public let globals: [String: GlobalShape]
+    /// Lua's own globals the recipe sandbox does not offer (`io`, `dofile`, …): a use
+    /// says so rather than look like a typo.
+    public let withheld: Set<String>
 
-    public init(globals: [String: GlobalShape]) {
+    public init(globals: [String: GlobalShape], withheld: Set<String> = []) {
         self.globals = globals
+        self.withheld = withheld
     }
 
     /// The result of checking a file: its findings, in source order, the modules it
@@ -71,7 +75,8 @@ public struct RecipeChecker: Sendable {
             // An alias of an undeclared global was reported where it was declared.
             if access.isThroughAlias && globals[root] == nil { continue }
             guard var shape = globals[root] else {
-                let hint = DidYouMean.hint(for: root, among: access.visibleLocals + globalNames)
+                let hint = withheld.contains(root) ? " (Lua has it, the recipe sandbox does not: docs/recipe-sandbox.md)"
+                    : DidYouMean.hint(for: root, among: access.visibleLocals + globalNames)
                 finding(access.root.position, .error, "undeclared_global", "undeclared global '\(root)'\(hint)")
                 continue
             }

@@ -160,6 +160,27 @@ final class CheckCLITests: XCTestCase {
         assertResult(try cli.hubscript("check", "valid.lua"), stdout: "ok   valid.lua\n", stderr: "", exitCode: 0)
     }
 
+    /// The globals and library fields are the sandbox's, not Lua's.
+    func testWhatTheSandboxWithholdsIsUnknown() throws {
+        try cli.file("sandboxed.lua", """
+            recipe { name = "sandboxed" }
+            os.execute("ls")
+            io.write("x")
+            local f = string.dump
+            dofile("x.lua")
+            print(f, os.time(), hub.sessions.revoke_all, _G)
+            """)
+        assertResult(try cli.hubscript("check", "sandboxed.lua"), stdout: """
+            FAIL sandboxed.lua
+                 sandboxed.lua:2:4: error: unknown field 'execute' in 'os'
+                 sandboxed.lua:3:1: error: undeclared global 'io' (Lua has it, the recipe sandbox does not: docs/recipe-sandbox.md)
+                 sandboxed.lua:4:18: error: unknown field 'dump' in 'string'
+                 sandboxed.lua:5:1: error: undeclared global 'dofile' (Lua has it, the recipe sandbox does not: docs/recipe-sandbox.md)
+                 sandboxed.lua:6:46: error: undeclared global '_G' (Lua has it, the recipe sandbox does not: docs/recipe-sandbox.md)
+
+            """, stderr: "", exitCode: 1)
+    }
+
     /// A recipe test runs with test, expect, json, log and time, and no Hub modules.
     func testRecipeTestsAreCheckedAgainstTheTestGlobals() throws {
         try cli.file("bad_test.lua", """

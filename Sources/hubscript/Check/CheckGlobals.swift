@@ -13,7 +13,7 @@ import RecipeCheck
 /// wrappers' fields included); each function of the binding registry brings its
 /// permission and the argument counts its documented signature states.
 enum CheckGlobals {
-    /// Lua 5.4's own global names: the probe keeps those the sandbox still offers.
+    /// Lua 5.4's own global names (and `recipe`): the probe keeps those the sandbox offers.
     static let luaGlobals = [
         "assert", "collectgarbage", "dofile", "error", "getmetatable", "ipairs", "load", "loadfile", "next", "pairs",
         "pcall", "print", "rawequal", "rawget", "rawlen", "rawset", "require", "select", "setmetatable", "tonumber",

@@ -34,8 +34,9 @@ struct CheckCommand: Command {
         paths = try arguments.positionals.map { ($0, try libraries.resolve($0)) }
         let globals: [String: GlobalShape]
         do { globals = try CheckGlobals.make() } catch { throw UsageError("\(error)") }
-        check = StaticCheck(checker: RecipeChecker(globals: globals),
-                            testChecker: { RecipeChecker(globals: try CheckGlobals.make(plugins: CheckGlobals.testPlugins())) },
+        let withheld = Set(CheckGlobals.luaGlobals).subtracting(globals.keys)
+        check = StaticCheck(checker: RecipeChecker(globals: globals, withheld: withheld),
+                            testChecker: { RecipeChecker(globals: try CheckGlobals.make(plugins: CheckGlobals.testPlugins()), withheld: withheld) },
                             libraryFolders: arguments.all("lib").map { URL(fileURLWithPath: $0) },
                             libraries: { libraries.modules() })
     }
