@@ -32,6 +32,18 @@ struct StaticCheck {
     /// The configuration's libraries, read when a module is not found in the folders.
     let libraries: () -> [ModuleLibrary]
 
+    /// The check with the globals of a run (and, for recipe tests, of a test's state).
+    /// - Throws: a `UsageError` if the runtime cannot list its globals.
+    static func make(libraryFolders: [URL], libraries: @escaping () -> [ModuleLibrary]) throws -> StaticCheck {
+        let globals: [String: GlobalShape]
+        do { globals = try CheckGlobals.make() } catch { throw UsageError("\(error)") }
+        let withheld = Set(CheckGlobals.luaGlobals).subtracting(globals.keys)
+        return StaticCheck(
+            checker: RecipeChecker(globals: globals, withheld: withheld),
+            testChecker: { RecipeChecker(globals: try CheckGlobals.make(plugins: CheckGlobals.testPlugins()), withheld: withheld) },
+            libraryFolders: libraryFolders, libraries: libraries)
+    }
+
     func check(path: String) -> StaticCheckReport {
         var report = StaticCheckReport()
         let file: RecipeFile

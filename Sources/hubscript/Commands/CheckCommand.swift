@@ -1,7 +1,5 @@
 import Foundation
 import ScriptHost
-import Configuration
-import RecipeCheck
 
 /// `hubscript check FILE…`: syntax, manifest and a static analysis of each file (and
 /// of the modules it requires), without running any.
@@ -25,20 +23,15 @@ struct CheckCommand: Command {
     /// Each file as written (a path, or `LIB:RECIPE`) and the path it names.
     let paths: [(written: String, path: String)]
     let json: Bool
-    let check: StaticCheck
+    let analysis: StaticCheck
 
     init(_ arguments: ParsedArguments) throws {
         guard !arguments.positionals.isEmpty else { throw UsageError("missing the recipe FILE(s) to check") }
         json = arguments.flag("json")
         let libraries = CheckLibraries(arguments)
         paths = try arguments.positionals.map { ($0, try libraries.resolve($0)) }
-        let globals: [String: GlobalShape]
-        do { globals = try CheckGlobals.make() } catch { throw UsageError("\(error)") }
-        let withheld = Set(CheckGlobals.luaGlobals).subtracting(globals.keys)
-        check = StaticCheck(checker: RecipeChecker(globals: globals, withheld: withheld),
-                            testChecker: { RecipeChecker(globals: try CheckGlobals.make(plugins: CheckGlobals.testPlugins()), withheld: withheld) },
-                            libraryFolders: arguments.all("lib").map { URL(fileURLWithPath: $0) },
-                            libraries: { libraries.modules() })
+        analysis = try StaticCheck.make(libraryFolders: arguments.all("lib").map { URL(fileURLWithPath: $0) },
+                                        libraries: { libraries.modules() })
     }
 
     func run() throws -> Int32 {
@@ -49,7 +42,7 @@ struct CheckCommand: Command {
             // The problem quotes the recipe (syntax errors, manifest values): escaped, its
             // lines indented under the file's, so it cannot pass for another file's line.
             let shownPath = TerminalText.field(written)
-            let report = check.check(path: path)
+            let report = analysis.check(path: path)
             var lines = report.problem.map { [$0] } ?? []
             lines += report.findings.map(\.description)
             let shown = lines.map { "\n     " + TerminalText.text($0).replacingOccurrences(of: "\n", with: "\n     ") }.joined()
@@ -77,7 +70,7 @@ struct CheckCommand: Command {
         var failures = 0
         var unknownPermissions = false
         for (written, path) in paths {
-            let report = check.check(path: path)
+            let report = analysis.check(path: path)
             if report.failed {
                 failures += 1
                 unknownPermissions = unknownPermissions || report.isUnknownPermission
