@@ -38,9 +38,11 @@ struct StaticCheck {
         let globals: [String: GlobalShape]
         do { globals = try CheckGlobals.make() } catch { throw UsageError("\(error)") }
         let withheld = Set(CheckGlobals.luaGlobals).subtracting(globals.keys)
+        // Listed once, when the first test file is checked.
+        let testGlobals = OnFirstUse { Result { try CheckGlobals.make(plugins: CheckGlobals.testPlugins()) }.mapError { ScriptMessageError("\($0)") } }
         return StaticCheck(
             checker: RecipeChecker(globals: globals, withheld: withheld),
-            testChecker: { RecipeChecker(globals: try CheckGlobals.make(plugins: CheckGlobals.testPlugins()), withheld: withheld) },
+            testChecker: { RecipeChecker(globals: try testGlobals.value.get(), withheld: withheld) },
             libraryFolders: libraryFolders, libraries: libraries)
     }
 
