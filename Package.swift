@@ -33,6 +33,12 @@ let package = Package(
         // The one JSON parser (JSONReader, into any JSONBuilder) and writer (JSONWriter,
         // canonical objects with sorted keys). Foundation only.
         .target(name: "JSONKit", dependencies: ["SystemText"]),
+        // A Lua 5.4 lexer, parser and scope resolver in Swift (positions, locals, globals), for
+        // `hubscript check`'s static analysis. No Lua runtime.
+        .target(name: "LuaSyntax"),
+        // The static analysis of recipes over LuaSyntax: undeclared globals, unknown module
+        // fields, undeclared permissions, parameters and argument counts.
+        .target(name: "RecipeCheck", dependencies: ["LuaSyntax", "ScriptHost"]),
         // Generic Lua runtime: knows nothing about the Hub.
         .target(name: "ScriptHost", dependencies: ["CLua", "CLuaChunks", "JSONKit", "SystemText"]),
         // The preludes compiled to Lua bytecode (written by scripts/generate-prelude-bytecode).
@@ -90,7 +96,7 @@ let package = Package(
         // Shell completion: which candidates a command line's last word gets (no dependencies).
         .target(name: "ShellCompletion"),
         // The thin CLI; it composes the embedded sandbox with the client (EmbeddedSandbox).
-        .executableTarget(name: "hubscript", dependencies: ["ShellCompletion", "ScriptHost", "RunJournal", "Secrets", "RecipeModules", "Configuration", "Runs", "Automation", "Console", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "SystemText", "Telemetry"]),
+        .executableTarget(name: "hubscript", dependencies: ["ShellCompletion", "ScriptHost", "LuaSyntax", "RecipeCheck", "RunJournal", "Secrets", "RecipeModules", "Configuration", "Runs", "Automation", "Console", "HubClient", "HubSandbox", "HTTPKit", "DispatchClient", "Vault", "Scheduler", "CLazyLibraries", "SystemText", "Telemetry"]),
         // The client side of scripts/bench-client, and the runtime's `bench` module for
         // scripts/bench-runtime (not installed, not for users).
         .executableTarget(name: "hubscript-bench", dependencies: ["HubClient", "DispatchClient", "HTTPKit", "ScriptHost"], path: "Sources/hubscript-bench"),
@@ -102,6 +108,7 @@ let package = Package(
         // Journals on both backends, and a journal test's fixed clock and runs. Not shipped.
         .target(name: "JournalTestSupport", dependencies: ["RunJournal", "PostgresKit", "TestSupport"], path: "Tests/JournalTestSupport"),
         .testTarget(name: "JSONKitTests", dependencies: ["JSONKit"]),
+        .testTarget(name: "LuaSyntaxTests", dependencies: ["LuaSyntax", "RecipeCheck", "ScriptHost"]),
         .testTarget(name: "SystemTextTests", dependencies: ["SystemText"]),
         .testTarget(name: "ScriptHostTests", dependencies: ["ScriptHost", "SystemText"], resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPKitTests", dependencies: ["HTTPKit"]),

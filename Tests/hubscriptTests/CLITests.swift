@@ -25,7 +25,7 @@ final class CLITests: XCTestCase {
 
     SUBCOMMANDS:
       run         Run a recipe.
-      check       Check recipes' syntax and manifests without running them.
+      check       Check recipes without running them: syntax, manifest, names, calls, permissions.
       test        Run recipe tests (*_test.lua) against fresh in-memory sandboxes.
       new         Create a recipe (NAME.lua) and its test (NAME_test.lua) from a template.
       trust       Pin the configuration's libraries (SHA-256 of every file) in hubscript.lock.
@@ -134,18 +134,24 @@ final class CLITests: XCTestCase {
 
     func testCheckAndDescribeHelp() throws {
         assertResult(try cli.hubscript("check", "--help"), stdout: """
-        OVERVIEW: Check recipes' syntax and manifests without running them.
+        OVERVIEW: Check recipes without running them: syntax, manifest, names, calls, permissions.
 
-        USAGE: hubscript check FILE… [--json] | --config [FILE] [--json]
+        USAGE: hubscript check FILE|LIB:RECIPE… [--lib DIR]… [--json] | --config [FILE] [--json]
 
-        Prints one line per file. Exits 0 if all pass, 2 if a manifest's needs names an
-        unknown permission, 1 if any file fails otherwise.
+        Prints one line per file, and under it each finding as FILE:LINE:COLUMN: error|warning:
+        MESSAGE. Errors: an undeclared global read or written, an unknown module field
+        (hub.users.lst), a call whose permission needs does not declare, params.x not in
+        the manifest, a wrong argument count. Warnings: a declared parameter never read,
+        an unused local. Modules the recipe requires are checked too. Exits 0 if no file
+        has an error (warnings are printed), 2 if a manifest's needs names an unknown
+        permission, 1 if any file fails otherwise.
 
         With --config, checks the configuration's jobs and triggers instead, as
         'hubscript jobs check' does (see its --help).
 
         OPTIONS:
-          --json             One JSON object a file (type "check"), then a summary, on stdout.
+          --json             JSON objects on stdout: a "finding" each, a "check" a file, a summary.
+          --lib <dir>        Add a folder that require() may load modules from (as run does). (repeatable)
           --config           Check the configuration's jobs and triggers instead (as hubscript jobs check): FILE, else the one found.
           --profile <name>   The profile to use (default: $HUBSCRIPT_PROFILE, the config's default_profile, or the built-in sandbox).
           --state-dir <dir>  Where credentials, the journal and the sandbox live (default: $HUBSCRIPT_STATE_DIR, $XDG_STATE_HOME/hubscript).
@@ -155,7 +161,7 @@ final class CLITests: XCTestCase {
         assertResult(try cli.hubscript("describe", "-h"), stdout: """
         OVERVIEW: Show a recipe's manifest: parameters, permissions, limits.
 
-        USAGE: hubscript describe FILE [--json] [--profile P] [--config F]
+        USAGE: hubscript describe FILE|LIB:RECIPE [--json] [--profile P] [--config F]
 
         Each Dispatch target the manifest declares (targets = { "ops" }) is shown with the
         URL and token the configuration binds it to for the profile, when a configuration

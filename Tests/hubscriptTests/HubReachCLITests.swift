@@ -17,6 +17,8 @@ final class HubReachCLITests: XCTestCase {
     func stable(_ text: String) -> String {
         text.replacingOccurrences(of: #"run_[0-9TZ]+_[0-9a-f]+"#, with: "RUN", options: .regularExpression)
             .replacingOccurrences(of: #" in [0-9.]+ s\n"#, with: " in T s\n", options: .regularExpression)
+            .replacingOccurrences(of: #"resume RUN --config \S+ --state-dir \S+"#, with: "resume RUN --config CONFIG --state-dir STATE",
+                                  options: .regularExpression)
     }
 
     /// Ada's key, revoked on a served sandbox by the jobs key (unless `revoked` is false:
@@ -55,7 +57,7 @@ final class HubReachCLITests: XCTestCase {
         let run = try cli.run(["run", "count.lua", "--config", config])
         XCTAssertEqual(run.stdout, "")
         XCTAssertEqual(stable(run.stderr), """
-            run RUN started; if it stops, resume it with: hubscript runs resume RUN
+            run RUN started; if it stops, resume it with: hubscript runs resume RUN --config CONFIG --state-dir STATE
             error: \(rejected(served.url))
             stopped: run RUN — 1 reads, 0 writes in T s
 
@@ -160,10 +162,10 @@ final class HubReachCLITests: XCTestCase {
         let r = try cli.run(["run", "self.lua", "--config", served.config, "--profile", "served"])
         let url = served.url
         XCTAssertEqual(stable(r.stderr), """
-            run RUN started; if it stops, resume it with: hubscript runs resume RUN
+            run RUN started; if it stops, resume it with: hubscript runs resume RUN --config CONFIG --state-dir STATE
             error: profile 'served': the API key is unknown, revoked or expired (401 from \(url): The API key is unknown or revoked.); \
             make a new key and store it: hubscript vault set hub/served, then replace api_key with api_key_ref = "hub/served" in \(served.config)
-            The writes made before it are journalled and will not be repeated; once fixed, finish the run with: hubscript runs resume RUN
+            The writes made before it are journalled and will not be repeated; once fixed, finish the run with: hubscript runs resume RUN --config CONFIG --state-dir STATE
             stopped: run RUN — 1 reads, 1 writes in T s
 
             """)
@@ -184,7 +186,7 @@ final class HubReachCLITests: XCTestCase {
             + "and the port of hub_url in profile 'closed'"
         let run = try cli.run(["run", "count.lua", "--config", config])
         XCTAssertEqual(stable(run.stderr), """
-            run RUN started; if it stops, resume it with: hubscript runs resume RUN
+            run RUN started; if it stops, resume it with: hubscript runs resume RUN --config CONFIG --state-dir STATE
             error: \(what)
             stopped: run RUN — 1 reads, 0 writes in T s
 

@@ -98,8 +98,10 @@ final class JSONContractTests: XCTestCase {
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.stderr, "")
         XCTAssertEqual(JSONLines.withoutTimestamps(r.stdout), [
-            #"{"file":"\#(good)","ok":true,"problem":null,"type":"check"}"#,
-            #"{"file":"\#(bad)","ok":false,"problem":"\#(bad):1: manifest: 'name' must be a non-empty string","type":"check"}"#,
+            // The recipe's `err` is never read: a warning, and the file still passes.
+            #"{"code":"unused_local","column":13,"file":"\#(good)","line":7,"message":"unused local 'err' (remove it, or name it _err if it is meant to be unused)","severity":"warning","type":"finding"}"#,
+            #"{"errors":0,"file":"\#(good)","ok":true,"problem":null,"type":"check","warnings":1}"#,
+            #"{"errors":0,"file":"\#(bad)","ok":false,"problem":"\#(bad):1: manifest: 'name' must be a non-empty string","type":"check","warnings":0}"#,
             #"{"exit_code":1,"failed":0,"failed_files":1,"passed":1,"planned":0,"reads":0,"replayed":0,"run_id":null,"schema_version":1,"status":"failed","type":"summary","writes":0}"#,
         ])
     }

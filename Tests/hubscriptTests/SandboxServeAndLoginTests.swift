@@ -88,7 +88,8 @@ final class SandboxServeAndLoginTests: XCTestCase {
         XCTAssertEqual(logout.stdout, "Signed out of 'me'.\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: stored.path))
         let after = try cli.run([recipe, "--config", config])
-        XCTAssertEqual(after.status, 2)
+        // Signed out: the profile's credential is missing, as a refused one is (exit 3).
+        XCTAssertEqual(after.status, 3, after.stderr)
         XCTAssertTrue(after.stderr.contains("hubscript login --profile me"), after.stderr)
     }
 }

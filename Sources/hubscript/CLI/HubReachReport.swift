@@ -49,9 +49,12 @@ struct HubReachContext {
     let hubURL: String
     let origin: CredentialOrigin?
     let witness: HubReachWitness
+    /// ` --config …` and ` --state-dir …` for the resume command (`CommonOptions.Values.repeatedOptions`).
+    let repeatedOptions: String
 
     init(common: CommonOptions.Values, profile: String, witness: HubReachWitness) {
         self.profile = profile
+        repeatedOptions = common.repeatedOptions
         let setting = try? common.hub.profile(named: profile).setting
         switch setting {
         case .hub(let p)?: hubURL = p.hubURL.absoluteString
@@ -108,7 +111,7 @@ struct HubReachContext {
         var message = reach.description
         if case .plan = mode {} else if counts.writes > 0 {
             message += "\nThe writes made before it are journalled and will not be repeated; once fixed, finish the run with: "
-                + "hubscript runs resume \(runID)"
+                + "hubscript runs resume " + ShellWord.quoted(runID) + repeatedOptions
         }
         return (Self.scriptFailure(reach, message: message), reach.exitCode)
     }

@@ -28,6 +28,8 @@ struct RecipeLauncher {
     /// How the journal is checked when it opens (nil: `.always` when the command names a
     /// run id — a resume, `run --run-id`, an apply — else `.unlessClosedCleanly`).
     var journalCheck: Journal.IntegrityCheck?
+    /// Whether people get the run's closing `done:` line (`RunReporter.closingLine`).
+    var closingLine = true
     /// Replaces the run's binding gate (`HubGate.bindingGate` over the manifest's needs)
     /// with one made for the connection: `hubscript eval` and `repl`, which have no
     /// manifest to declare needs (`ReplGate`).
@@ -45,7 +47,7 @@ struct RecipeLauncher {
         let output = ConsoleOutput(json: json, minimumLevel: chatter.logLevel, timestamps: true,
                                    terminalLine: progress.isEnabled ? progress : nil,
                                    printsShareTerminalLine: !json && isatty(1) == 1)
-        let reporter = RunReporter(output: output, json: json, repeatedOptions: common.repeatedOptions)
+        let reporter = RunReporter(output: output, json: json, repeatedOptions: common.repeatedOptions, closingLine: closingLine)
         let prepared: PreparedRecipe
         do {
             if let made = self.prepared {

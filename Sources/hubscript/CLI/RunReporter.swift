@@ -15,6 +15,9 @@ struct RunReporter: Sendable {
     let json: Bool
     /// Options the resume command printed at the start must repeat (`CommonOptions.Values.repeatedOptions`).
     var repeatedOptions: String = ""
+    /// Whether people get the closing `done:`/`stopped:` line (`eval` leaves it out
+    /// unless --verbose: its values are what it says).
+    var closingLine: Bool = true
 
     /// One piece of a closing report: a `--json` event, or text for people on stderr
     /// (already escaped).
@@ -141,7 +144,7 @@ struct RunReporter: Sendable {
             if c.replayed > 0 { parts.append("\(c.replayed) replayed") }
             if c.planned > 0 { parts.append("\(c.planned) planned") }
             if c.failed > 0 { parts.append("\(c.failed) failed") }
-            items.append(.stderr("\(status == "ok" ? "done" : "stopped"): run \(f(outcome.runID)) — \(parts.joined(separator: ", ")) in \(DecimalText.fixed(seconds, 2)) s\n"))
+            if closingLine { items.append(.stderr("\(status == "ok" ? "done" : "stopped"): run \(f(outcome.runID)) — \(parts.joined(separator: ", ")) in \(DecimalText.fixed(seconds, 2)) s\n")) }
         }
         return items
     }

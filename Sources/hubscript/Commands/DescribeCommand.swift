@@ -9,7 +9,7 @@ struct DescribeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "describe",
         abstract: "Show a recipe's manifest: parameters, permissions, limits.",
-        usage: "FILE [--json] [--profile P] [--config F]",
+        usage: "FILE|LIB:RECIPE [--json] [--profile P] [--config F]",
         options: [OptionSpec(name: "json", valueName: nil, help: "Print the manifest as JSON.")]
             + CommonOptions.specs.filter { $0.name != "state-dir" },
         discussion: """
@@ -26,7 +26,8 @@ struct DescribeCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         guard arguments.positionals.count == 1 else { throw UsageError("expected one recipe FILE") }
-        path = arguments.positionals[0]
+        // `LIB:RECIPE` names a recipe of a configured library, as `run` takes it.
+        path = try RecipeHelp.libraryRecipe(arguments) ?? arguments.positionals[0]
         json = arguments.flag("json")
         profile = CommonOptions.value(arguments, "profile", environment: "HUBSCRIPT_PROFILE")
         config = arguments.value("config")

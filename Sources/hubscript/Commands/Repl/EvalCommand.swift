@@ -37,8 +37,11 @@ struct EvalCommand: Command {
         let session = ReplSession(mode: .eval, input: FixedInput([chunk]), json: launcher.json,
                                   applying: arguments.flag("apply"), maxItems: try ReplLaunch.maxItems(arguments))
         try ReplLaunch.configure(&launcher, session: session)
-        // stdout holds the values; the run's start line is for --verbose.
-        if !arguments.flag("verbose") { launcher.chatter.quiet = true }
+        // stdout holds the values; the run's start and closing lines are for --verbose.
+        if !arguments.flag("verbose") {
+            launcher.chatter.quiet = true
+            launcher.closingLine = false
+        }
         self.launcher = launcher
     }
 

@@ -1,0 +1,8 @@
+local broken = {}
+
+function broken.answer()
+  cache = 42
+  return cache
+end
+
+return broken
