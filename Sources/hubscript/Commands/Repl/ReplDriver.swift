@@ -18,6 +18,11 @@ enum ReplDriver {
         return try PreparedRecipe(file: file)
     }
 
+    /// Whether a journalled run's recipe is a session's driver (`(eval)`, `(repl)`).
+    static func isSession(recipePath: String) -> Bool {
+        ["(eval)", "(repl)"].contains(URL(fileURLWithPath: recipePath).lastPathComponent)
+    }
+
     static let source = #"""
 recipe {
   name = "repl",
@@ -143,14 +148,25 @@ if is_eval then
   return (function(...) show_values(select("#", ...), ...) end)(chunk(session))
 end
 
+-- An unfinished chunk is compiled again at each line, so it is bounded (bytes and
+-- lines): a paste that never closes its [[ must not hold the session for hours. Past
+-- the bound the session ends: the lines after it, run on their own, would run out of
+-- the context they were written in (a write inside an `if` run unconditionally).
+local max_chunk_bytes, max_chunk_lines, stop = repl.max_chunk_bytes, repl.max_chunk_lines, repl.stop
+local too_long = "an unfinished chunk grew past " .. (max_chunk_bytes // 1024) .. " KiB or "
+  .. max_chunk_lines .. " lines; the session ends here, nothing after it ran. Put a long chunk in a file and require it"
+
 while true do
   local text = read("> ", session_names())
   if text == nil then break end
   local chunk, message = compile(text)
+  local lines = 1
   while not chunk and incomplete(message) do
     local more = read(">> ")
     if more == nil then break end
     text = text .. "\n" .. more
+    lines = lines + 1
+    if #text > max_chunk_bytes or lines > max_chunk_lines then stop(too_long) end
     chunk, message = compile(text)
   end
   if chunk then report(xpcall(chunk, keep, session)) else fail(message) end

@@ -68,12 +68,15 @@ final class ReplSession: Sendable {
                 show(value, cut: cut, output: output)
                 return .none
             },
+            // Ends the session as a limit ends a run (exit code 4).
+            ScriptFunction("stop") { call in throw ScriptLimitError(try call.string(1)) },
             ScriptFunction("fail") { call in
                 Self.writeStderr("error: \(TerminalText.text(try call.string(1)))\n")
                 return .none
             },
         ], values: ["mode": .string(mode.rawValue), "max_items": .integer(Int64(maxItems)),
-                     "completes": .bool(input.completes)])
+                     "completes": .bool(input.completes),
+                     "max_chunk_bytes": .integer(Int64(Self.maxChunkBytes)), "max_chunk_lines": .integer(Int64(Self.maxChunkLines))])
     }
 
     /// The next line for the driver; `:` commands at the first prompt are answered here.
@@ -94,6 +97,11 @@ final class ReplSession: Sendable {
     }
 
     static let prompt = "> "
+
+    /// The most an unfinished chunk may grow to over its continuation lines (each line
+    /// compiles the whole chunk again, so the work grows with the square of its size).
+    static let maxChunkBytes = 1 << 20
+    static let maxChunkLines = 1000
 
     static func greeting(applying: Bool) -> String {
         (applying ? "hubscript repl: reads are live and writes are SENT (--apply)."
