@@ -1,4 +1,5 @@
 import Foundation
+import ScriptHost
 import SystemText
 
 /// A small line editor over termios for `hubscript repl` on a terminal: raw mode while a
@@ -38,8 +39,13 @@ struct LineEditor: Sendable {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        guard tcsetattr(inputFD, TCSADRAIN, &raw) == 0 else { return plainLine(prompt: prompt) }
-        defer { var restore = saved; _ = tcsetattr(inputFD, TCSADRAIN, &restore) }
+        TerminalRestore.begin(inputFD, mode: saved)
+        guard tcsetattr(inputFD, TCSADRAIN, &raw) == 0 else { TerminalRestore.end(); return plainLine(prompt: prompt) }
+        defer {
+            var restore = saved
+            _ = tcsetattr(inputFD, TCSADRAIN, &restore)
+            TerminalRestore.end()
+        }
         var state = LineEditState(history: history)
         emit("\r" + prompt)
         while true {
@@ -47,7 +53,8 @@ struct LineEditor: Sendable {
             switch state.handle(key, completion: completion) {
             case .redraw: redraw(prompt, state)
             case .list(let candidates):
-                emit("\r\n" + candidates.joined(separator: "  ") + "\r\n")
+                // A candidate may be a key of Hub data: shown escaped, like any value.
+                emit("\r\n" + candidates.map(TerminalText.field).joined(separator: "  ") + "\r\n")
                 redraw(prompt, state)
             case .bell: emit("\u{7}")
             case .clearScreen: emit("\u{1B}[H\u{1B}[2J"); redraw(prompt, state)
@@ -75,9 +82,11 @@ struct LineEditor: Sendable {
         if let historyFile { ReplHistoryFile.append(line, to: historyFile) }
     }
 
+    /// The line as typed, its control characters escaped (a line recalled from the
+    /// history file or pasted may hold them); the cursor placed after the escapes.
     private func redraw(_ prompt: String, _ state: LineEditState) {
-        var text = "\r" + prompt + String(state.buffer) + "\u{1B}[K\r"
-        let column = prompt.count + state.cursor
+        var text = "\r" + prompt + TerminalText.field(String(state.buffer)) + "\u{1B}[K\r"
+        let column = prompt.count + TerminalText.field(String(state.buffer.prefix(state.cursor))).count
         if column > 0 { text += "\u{1B}[\(column)C" }
         emit(text)
     }
