@@ -29,8 +29,17 @@ recipe {
   description = "The session of hubscript eval and hubscript repl: each chunk read, run, its values shown.",
 }
 
-local read, show, fail = repl.read, repl.show, repl.fail
+-- The session's own module is the driver's alone: its calls carry the key claimed
+-- here, before any line runs, so a line or a module it requires cannot prompt the
+-- person (a forged "password:") or read the lines they type next.
+local key = repl.claim()
+local repl_read, repl_show, repl_fail, repl_stop = repl.read, repl.show, repl.fail, repl.stop
+local function read(...) return repl_read(key, ...) end
+local function show(...) return repl_show(key, ...) end
+local function fail(...) return repl_fail(key, ...) end
+local function stop(...) return repl_stop(key, ...) end
 local is_eval, max_items, completes = repl.mode == "eval", repl.max_items, repl.completes
+local max_chunk_bytes, max_chunk_lines = repl.max_chunk_bytes, repl.max_chunk_lines
 local load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs =
       load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs
 local sub, match, sort = string.sub, string.match, table.sort
@@ -100,7 +109,7 @@ local function show_values(count, ...)
       else
         -- Nested too deep, or a cycle: JSON cannot hold it.
         local reason = tostring(problem)
-        local message = "cannot show value " .. i .. " as JSON: " .. (match(reason, "^bad argument #1 to '[%w.]+' %((.*)%)$") or reason)
+        local message = "cannot show value " .. i .. " as JSON: " .. (match(reason, "^[^\n]-bad argument #%d+ to '[%w.]+' %((.*)%)$") or reason)
         if is_eval then error(message, 0) end
         fail(message)
       end
@@ -152,7 +161,6 @@ end
 -- lines): a paste that never closes its [[ must not hold the session for hours. Past
 -- the bound the session ends: the lines after it, run on their own, would run out of
 -- the context they were written in (a write inside an `if` run unconditionally).
-local max_chunk_bytes, max_chunk_lines, stop = repl.max_chunk_bytes, repl.max_chunk_lines, repl.stop
 local too_long = "an unfinished chunk grew past " .. (max_chunk_bytes // 1024) .. " KiB or "
   .. max_chunk_lines .. " lines; the session ends here, nothing after it ran. Put a long chunk in a file and require it"
 
