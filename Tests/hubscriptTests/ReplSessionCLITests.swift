@@ -31,7 +31,7 @@ final class ReplInputCLITests: XCTestCase {
         let r = try cli.run(["repl", "--quiet"], input: "t = {}\nt.self = t\nt\n{ name = \"x\", greet = function() end }\nhub.users.get\n1\n")
         XCTAssertEqual(r.status, 0, r.output)
         XCTAssertEqual(r.stdout, "[\n  \"greet()\",\n  \"name\"\n]\n\"function: builtin\"\n1\n")
-        XCTAssertEqual(r.stderr, "error: cannot show value 1 as JSON: table contains a cycle\n")
+        XCTAssertEqual(r.stderrWithoutRunStart, "error: cannot show value 1 as JSON: table contains a cycle\n")
         let eval = try cli.run(["eval", "local t = {} t.t = t return 1, t"])
         XCTAssertEqual(eval.status, 1, eval.output)
         XCTAssertEqual(eval.stdout, "1\n")
