@@ -40,8 +40,9 @@ local function fail(...) return repl_fail(key, ...) end
 local function stop(...) return repl_stop(key, ...) end
 local is_eval, max_items, completes = repl.mode == "eval", repl.max_items, repl.completes
 local max_chunk_bytes, max_chunk_lines = repl.max_chunk_bytes, repl.max_chunk_lines
-local load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs =
-      load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs
+local max_show_entries, max_show_bytes = repl.max_show_entries, repl.max_show_bytes
+local load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs, next =
+      load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs, next
 local sub, match, sort = string.sub, string.match, table.sort
 local chunkname = is_eval and "=eval" or "=repl"
 
@@ -97,23 +98,56 @@ local function names(value)
   return json.array(out)
 end
 
+-- A value shown is copied out of the Lua state (whose memory the session's limit
+-- counts) into JSON text (which the limit does not count, and which can be six times
+-- the size of the text it escapes), so what is shown is bounded.
+local too_large_message = ": it is over " .. max_show_entries .. " table entries or " .. (max_show_bytes // (1 << 20))
+  .. " MiB of text, more than is shown; show a part of it (#t, t[1], a for loop), or export it"
+
+local function too_large(value)
+  local entries, bytes, seen = 0, 0, {}
+  local function walk(v, depth)
+    local kind = type(v)
+    if kind == "string" then
+      bytes = bytes + #v
+    elseif kind == "table" and not seen[v] and depth < 200 then
+      seen[v] = true
+      for k, x in next, v do
+        entries = entries + 1
+        if type(k) == "string" then bytes = bytes + #k end
+        if entries > max_show_entries or bytes > max_show_bytes or walk(x, depth + 1) then return true end
+      end
+    end
+    return bytes > max_show_bytes
+  end
+  return walk(value, 0)
+end
+
+local function show_one(i, value, cut)
+  if too_large(value) then
+    local message = "cannot show value " .. i .. too_large_message
+    if is_eval then error(message, 0) end
+    return fail(message)
+  end
+  local ok, problem = pcall(show, value, cut)
+  if ok then return end
+  if type(value) ~= "table" then
+    show(tostring(value), false)
+  elseif has_function(value) then
+    show(names(value), false)
+  else
+    -- Nested too deep, or a cycle: JSON cannot hold it.
+    local reason = tostring(problem)
+    local message = "cannot show value " .. i .. " as JSON: " .. (match(reason, "^[^\n]-bad argument #%d+ to '[%w.]+' %((.*)%)$") or reason)
+    if is_eval then error(message, 0) end
+    fail(message)
+  end
+end
+
 local function show_values(count, ...)
   for i = 1, count do
     local value, cut = shown((select(i, ...)))
-    local ok, problem = pcall(show, value, cut)
-    if not ok then
-      if type(value) ~= "table" then
-        show(tostring(value), false)
-      elseif has_function(value) then
-        show(names(value), false)
-      else
-        -- Nested too deep, or a cycle: JSON cannot hold it.
-        local reason = tostring(problem)
-        local message = "cannot show value " .. i .. " as JSON: " .. (match(reason, "^[^\n]-bad argument #%d+ to '[%w.]+' %((.*)%)$") or reason)
-        if is_eval then error(message, 0) end
-        fail(message)
-      end
-    end
+    show_one(i, value, cut)
   end
 end
 

@@ -94,7 +94,8 @@ final class ReplSession: Sendable {
             },
         ], values: ["mode": .string(mode.rawValue), "max_items": .integer(Int64(maxItems)),
                      "completes": .bool(input.completes),
-                     "max_chunk_bytes": .integer(Int64(Self.maxChunkBytes)), "max_chunk_lines": .integer(Int64(Self.maxChunkLines))])
+                     "max_chunk_bytes": .integer(Int64(Self.maxChunkBytes)), "max_chunk_lines": .integer(Int64(Self.maxChunkLines)),
+                     "max_show_entries": .integer(Int64(Self.maxShownEntries)), "max_show_bytes": .integer(Int64(Self.maxShownBytes))])
     }
 
     private func checkKey(_ call: BindingCall, _ name: String) throws {
@@ -126,6 +127,12 @@ final class ReplSession: Sendable {
     /// compiles the whole chunk again, so the work grows with the square of its size).
     static let maxChunkBytes = 1 << 20
     static let maxChunkLines = 1000
+
+    /// The largest value shown: table entries (nested ones counted) and bytes of text
+    /// (strings and keys). Showing copies the value out of the Lua state, whose memory
+    /// the session's limit counts, into JSON text, which it does not.
+    static let maxShownEntries = 250_000
+    static let maxShownBytes = 16 << 20
 
     static func greeting(applying: Bool) -> String {
         (applying ? "hubscript repl: reads are live and writes are SENT (--apply)."
