@@ -82,7 +82,7 @@ local function shown(value)
 end
 
 local function has_function(value)
-  for _, v in pairs(value) do
+  for _, v in next, value do
     if type(v) == "function" then return true end
   end
   return false
@@ -91,7 +91,7 @@ end
 -- A table with functions (a module: hub.users) is shown as its names.
 local function names(value)
   local out = {}
-  for key, v in pairs(value) do
+  for key, v in next, value do
     if type(key) == "string" then out[#out + 1] = type(v) == "function" and key .. "()" or key end
   end
   sort(out)
@@ -151,13 +151,21 @@ local function show_values(count, ...)
   end
 end
 
-local function keep(message) return message end
+-- A line's error as text, taken inside its protected call: an error value whose
+-- __tostring fails or is not text must not end the session. (Tables are walked with
+-- next, not pairs, for the same reason: a __pairs runs no code of a line's here.)
+local function keep(message)
+  if type(message) == "string" then return message end
+  local ok, text = pcall(tostring, message)
+  if ok and type(text) == "string" then return text end
+  return "(an error value that cannot be shown as text)"
+end
 
 -- What the session has set, and the fields of its tables, for Tab (bounded).
 local function session_names()
   if not completes then return nil end
   local out, n = json.array({}), 0
-  for key, value in pairs(session) do
+  for key, value in next, session do
     if type(key) == "string" then
       n = n + 1
       out[n] = key
