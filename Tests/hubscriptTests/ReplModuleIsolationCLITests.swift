@@ -39,20 +39,21 @@ final class ReplModuleIsolationCLITests: XCTestCase {
 }
 
 /// Values a line hands the session's driver run none of the line's code in the driver:
-/// an error value whose __tostring fails, or a table whose __pairs fails, is shown and
-/// the session goes on.
+/// an error value whose __tostring fails, a table whose __pairs fails, or one that
+/// poses as a hub list and fails when read, is shown or reported and the session goes on.
 final class ReplHostileValuesCLITests: XCTestCase {
     func testAnErrorValueOrATableWithFailingMetamethodsDoesNotEndTheSession() throws {
         let cli = try CLIHarness(testCase: self)
         let input = """
             error(setmetatable({}, { __tostring = function() error("no") end }))
             setmetatable({ f = print }, { __pairs = function() error("no") end })
+            setmetatable({}, { __name = "hub.list", __call = function() error("not a list") end })
             1
 
             """
         let r = try cli.run(["repl", "--quiet"], input: input)
         XCTAssertEqual(r.status, 0, r.output)
         XCTAssertEqual(r.stdout, "[\n  \"f()\"\n]\n1\n")
-        XCTAssertEqual(r.stderrWithoutRunStart, "error: (an error value that cannot be shown as text)\n")
+        XCTAssertEqual(r.stderrWithoutRunStart, "error: (an error value that cannot be shown as text)\nerror: repl:1: not a list\n")
     }
 }

@@ -185,10 +185,15 @@ local function session_names()
   return out
 end
 
+-- Showing runs a line's code too (a value that calls itself a hub list is called for
+-- its items), so it is protected as the line was.
 local function report(ok, ...)
-  if ok then return show_values(select("#", ...), ...) end
-  local message = ...
-  fail(tostring(message))
+  if ok then
+    local shown_ok, problem = xpcall(show_values, keep, select("#", ...), ...)
+    if not shown_ok then fail(problem) end
+    return
+  end
+  fail((...))
 end
 
 if is_eval then
