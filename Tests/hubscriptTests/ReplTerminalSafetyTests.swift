@@ -44,6 +44,16 @@ final class ReplTerminalSafetyTests: XCTestCase {
         XCTAssertTrue(screen.contains("\r\n1\r\n"), screen)
     }
 
+    func testBytesThatAreNotUTF8AreRefusedWithABellAndTheSessionGoesOn() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { throw XCTSkip("no python3") }
+        let cli = try CLIHarness(testCase: self)
+        let (status, screen) = try session(cli, [#"\xf0ABC\xe2\x28x\xff\x151\r"#, #"2\r"#])
+        XCTAssertEqual(status, 0, screen)
+        XCTAssertTrue(screen.contains("\u{7}"), screen)
+        XCTAssertTrue(screen.contains("\r\n1\r\n"), screen)
+        XCTAssertTrue(screen.contains("\r\n2\r\n"), screen)
+    }
+
     func testAHistoryFileThatIsAFIFOIsNeitherReadNorWritten() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { throw XCTSkip("no python3") }
         let cli = try CLIHarness(testCase: self)

@@ -13,6 +13,8 @@ struct LineEditor: Sendable {
     let completion: NameCompletion
     let inputFD: Int32
     let outputFD: Int32
+    /// A byte read past the end of a malformed UTF-8 character, to be read again.
+    private var pushedBack: UInt8?
 
     /// The most lines the history file keeps.
     static let historyLimit = 1000
@@ -101,7 +103,11 @@ struct LineEditor: Sendable {
         }
     }
 
-    private func readByte() -> UInt8? {
+    private mutating func readByte() -> UInt8? {
+        if let byte = pushedBack {
+            pushedBack = nil
+            return byte
+        }
         var byte: UInt8 = 0
         while true {
             let n = read(inputFD, &byte, 1)
@@ -112,7 +118,7 @@ struct LineEditor: Sendable {
     }
 
     /// One key: a character (UTF-8 decoded), a control key or an escape sequence.
-    private func readKey() -> LineEditKey? {
+    private mutating func readKey() -> LineEditKey? {
         guard let first = readByte() else { return nil }
         switch first {
         case 0x1B:
@@ -125,10 +131,23 @@ struct LineEditor: Sendable {
             }
             return LineEditKey.escape(String(decoding: sequence, as: UTF8.self))
         case 0x80...:
-            let length = first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : first >= 0xC0 ? 2 : 1
+            // UTF-8: a lead byte, then its continuation bytes. Bytes that are not UTF-8
+            // (a stray continuation byte, a lead byte followed by a plain one) ring the
+            // bell; the plain byte that cut a character short is read again as a key,
+            // so Enter after a malformed paste still ends the line.
+            let length = (0xC2...0xDF).contains(first) ? 2 : (0xE0...0xEF).contains(first) ? 3 : (0xF0...0xF4).contains(first) ? 4 : 0
+            guard length > 0 else { return .other }
             var bytes = [first]
-            while bytes.count < length, let b = readByte() { bytes.append(b) }
-            return .character(Character(String(decoding: bytes, as: UTF8.self)))
+            while bytes.count < length, let b = readByte() {
+                guard (0x80...0xBF).contains(b) else {
+                    pushedBack = b
+                    return .other
+                }
+                bytes.append(b)
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard text.count == 1, let character = text.first, bytes.count == length else { return .other }
+            return .character(character)
         default:
             return LineEditKey.control(first)
         }
