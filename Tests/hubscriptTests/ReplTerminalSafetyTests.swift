@@ -67,6 +67,20 @@ final class ReplTerminalSafetyTests: XCTestCase {
         XCTAssertEqual(info.st_mode & S_IFMT, S_IFIFO, "the FIFO is left as it was")
     }
 
+    func testAHistoryFileOfAnotherUserIsNeitherReadNorWritten() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { throw XCTSkip("no python3") }
+        guard geteuid() == 0 else { throw XCTSkip("giving a file to another user needs root") }
+        let cli = try CLIHarness(testCase: self)
+        let history = try historyFile(cli)
+        try Data("planted = 1\n".utf8).write(to: history)
+        XCTAssertEqual(chown(history.path, 65534, 65534), 0)
+        let (status, screen) = try session(cli, [#"\x1b[A\x15x = 41\r"#, #"x + 1\r"#])
+        XCTAssertEqual(status, 0, screen)
+        XCTAssertTrue(screen.contains("\r\n42\r\n"), screen)
+        XCTAssertFalse(screen.contains("planted"), "another user's file is not recalled: \(screen)")
+        XCTAssertEqual(try String(contentsOf: history, encoding: .utf8), "planted = 1\n", "nor written")
+    }
+
     /// Starts `hubscript repl` on a pseudo-terminal, waits for its prompt, sends `signal`,
     /// and reports the terminal's mode at the prompt and after the process died.
     static let signalDriver = #"""
