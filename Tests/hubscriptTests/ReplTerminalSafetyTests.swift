@@ -31,12 +31,12 @@ final class ReplTerminalSafetyTests: XCTestCase {
         let cli = try CLIHarness(testCase: self)
         try Data("x = 1 -- \u{1B}[2J\u{202E}\n".utf8).write(to: try historyFile(cli))
         let steps = [
-            #"t = { ["k\\27[2J"] = 1, ["k\\u{9B}1m"] = 2 }\r"#,
+            #"t = { ["k\\27[2J"] = 1, ["k\\u{9B}1m"] = 2, ["k" .. string.rep("x", 100)] = 3 }\r"#,
             #"t.k\t\x15\x1b[A\x1b[A\x151\r"#,   // Tab lists t's keys; up twice recalls the file's line
         ]
         let (status, screen) = try session(cli, steps)
         XCTAssertEqual(status, 0, screen)
-        XCTAssertTrue(screen.contains("\nk\\e[2J  k\\u{009B}1m\r"), screen)
+        XCTAssertTrue(screen.contains("\nk\\e[2J  k\\u{009B}1m\r"), "a name over 100 bytes is not offered: \(screen)")
         XCTAssertTrue(screen.contains("\r> x = 1 -- \\e[2J\\u{202E}\u{1B}[K"), screen)
         XCTAssertFalse(screen.contains("\u{1B}[2J"), screen)
         XCTAssertFalse(screen.contains("\u{9B}"), screen)

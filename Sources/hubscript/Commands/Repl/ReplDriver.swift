@@ -162,17 +162,19 @@ local function keep(message)
 end
 
 -- What the session has set, and the fields of its tables, for Tab (bounded).
+-- A name longer than 100 bytes is not offered: each prompt copies the names out of
+-- the Lua state, and no one types such a name.
 local function session_names()
   if not completes then return nil end
   local out, n = json.array({}), 0
   for key, value in next, session do
-    if type(key) == "string" then
+    if type(key) == "string" and #key <= 100 then
       n = n + 1
       out[n] = key
       if type(value) == "table" and not is_list(value) then
         local fields = 0
         for field in next, value do
-          if type(field) == "string" then
+          if type(field) == "string" and #field <= 100 then
             n, fields = n + 1, fields + 1
             out[n] = key .. "." .. field
             if fields >= 200 then break end
