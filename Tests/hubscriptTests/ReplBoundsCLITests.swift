@@ -47,4 +47,15 @@ final class ReplBoundsCLITests: XCTestCase {
         }
         XCTAssertEqual(try cli.run(["eval", "state.get('k')"]).stdout, "2\n")
     }
+
+    func testLinesAreReadWholeWhateverTheirNumberSizeAndEnding() throws {
+        let cli = try CLIHarness(testCase: self)
+        let counting = String(repeating: "n = n + 1\n", count: 10_000)
+        let long = "n = 0 -- " + String(repeating: "a", count: 3 << 20) + "\n"
+        let input = "n = 0\n" + counting + long + counting + "\r\n\n" + counting + "n + 0\r\nn"
+        let r = try cli.run(["repl", "--quiet"], input: input)
+        XCTAssertEqual(r.status, 0, String(r.output.prefix(2000)))
+        XCTAssertEqual(r.stdout, "30000\n30000\n", "the overlong line is skipped; CRLF, blank lines and a last line without a newline are read")
+        XCTAssertEqual(r.stderrWithoutRunStart, "error: a line longer than 1 MiB was skipped\n")
+    }
 }
