@@ -61,6 +61,11 @@ public struct LineEditState: Sendable {
     /// The line being typed, kept while the history is browsed.
     private var typed: [Character] = []
 
+    /// The longest line the editor holds, as a terminal's own line discipline (4096
+    /// bytes): past it a key rings the bell. Each key redraws the line, so an unbounded
+    /// paste would cost the square of its length in output.
+    public static let maxCharacters = 4096
+
     public init(history: [String]) {
         self.history = history
         historyIndex = history.count
@@ -69,6 +74,7 @@ public struct LineEditState: Sendable {
     public mutating func handle(_ key: LineEditKey, completion: NameCompletion) -> LineEditAction {
         switch key {
         case .character(let c):
+            guard buffer.count < Self.maxCharacters else { return .bell }
             buffer.insert(c, at: cursor)
             cursor += 1
         case .enter: return .accept
@@ -113,6 +119,7 @@ public struct LineEditState: Sendable {
             switch completion.complete(before) {
             case .none: return .bell
             case .insert(let text):
+                guard buffer.count + text.count <= Self.maxCharacters else { return .bell }
                 buffer.insert(contentsOf: text, at: cursor)
                 cursor += text.count
             case .choices(let names): return .list(names)

@@ -87,4 +87,18 @@ final class LineEditStateTests: XCTestCase {
         XCTAssertEqual(LineEditKey.escape("H"), .home)
         XCTAssertEqual(LineEditKey.escape("Z"), .other)
     }
+
+    func testALineStopsGrowingAtTheTerminalsLineLength() {
+        var state = LineEditState(history: [])
+        type(String(repeating: "a", count: LineEditState.maxCharacters - 1), into: &state)
+        XCTAssertEqual(state.handle(.character("b"), completion: completion), .redraw)
+        XCTAssertEqual(state.handle(.character("c"), completion: completion), .bell, "a pasted line stops at the bound")
+        XCTAssertEqual(state.buffer.count, LineEditState.maxCharacters)
+        XCTAssertEqual(state.buffer.last, "b")
+        XCTAssertEqual(state.handle(.backspace, completion: completion), .redraw)
+        XCTAssertEqual(state.handle(.home, completion: completion), .redraw)
+        type("h", into: &state)
+        XCTAssertEqual(state.handle(.tab, completion: completion), .bell, "a completion that would pass the bound is refused")
+        XCTAssertEqual(state.buffer.count, LineEditState.maxCharacters)
+    }
 }

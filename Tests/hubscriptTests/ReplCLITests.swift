@@ -26,7 +26,7 @@ final class ReplCLITests: XCTestCase {
             }
 
             """)
-        XCTAssertEqual(r.stderr, "")
+        XCTAssertEqual(r.stderrWithoutRunStart, "")
         let several = try cli.run(["eval", #"1, "two", {}"#])
         XCTAssertEqual(several.stdout, "1\n\"two\"\n{}\n")
         let statement = try cli.run(["eval", "for i = 1, 3 do print(i) end"])

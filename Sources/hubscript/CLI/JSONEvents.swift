@@ -35,7 +35,7 @@ enum JSONEvents {
             "run_id": .string(run.id), "mode": .string(run.mode.rawValue), "recipe": .string(run.recipePath),
             "attempt": .integer(Int64(run.attempts)), "schema_version": .integer(schemaVersion),
         ]
-        if run.mode != .plan { fields["resume"] = .string("hubscript runs resume " + ShellWord.quoted(run.id) + repeatedOptions) }
+        if run.mode != .plan && !ReplDriver.isSession(recipePath: run.recipePath) { fields["resume"] = .string("hubscript runs resume " + ShellWord.quoted(run.id) + repeatedOptions) }
         return fields
     }
 
@@ -45,6 +45,8 @@ enum JSONEvents {
         switch run.mode {
         case .plan: return "plan \(id) started\n"
         case .run, .apply:
+            // A session's lines are not kept: there is nothing to resume it from.
+            if ReplDriver.isSession(recipePath: run.recipePath) { return "run \(id) started\n" }
             let attempt = run.attempts > 1 ? " (attempt \(run.attempts))" : ""
             return "run \(id) started\(attempt); if it stops, resume it with: hubscript runs resume "
                 + TerminalText.field(ShellWord.quoted(run.id) + repeatedOptions) + "\n"

@@ -1,4 +1,5 @@
 import Foundation
+import ScriptHost
 import SystemText
 
 /// A small line editor over termios for `hubscript repl` on a terminal: raw mode while a
@@ -12,6 +13,8 @@ struct LineEditor: Sendable {
     let completion: NameCompletion
     let inputFD: Int32
     let outputFD: Int32
+    /// A byte read past the end of a malformed UTF-8 character, to be read again.
+    private var pushedBack: UInt8?
 
     /// The most lines the history file keeps.
     static let historyLimit = 1000
@@ -38,8 +41,13 @@ struct LineEditor: Sendable {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        guard tcsetattr(inputFD, TCSADRAIN, &raw) == 0 else { return plainLine(prompt: prompt) }
-        defer { var restore = saved; _ = tcsetattr(inputFD, TCSADRAIN, &restore) }
+        TerminalRestore.begin(inputFD, mode: saved)
+        guard tcsetattr(inputFD, TCSADRAIN, &raw) == 0 else { TerminalRestore.end(); return plainLine(prompt: prompt) }
+        defer {
+            var restore = saved
+            _ = tcsetattr(inputFD, TCSADRAIN, &restore)
+            TerminalRestore.end()
+        }
         var state = LineEditState(history: history)
         emit("\r" + prompt)
         while true {
@@ -47,7 +55,8 @@ struct LineEditor: Sendable {
             switch state.handle(key, completion: completion) {
             case .redraw: redraw(prompt, state)
             case .list(let candidates):
-                emit("\r\n" + candidates.joined(separator: "  ") + "\r\n")
+                // A candidate may be a key of Hub data: shown escaped, like any value.
+                emit("\r\n" + candidates.map(TerminalText.field).joined(separator: "  ") + "\r\n")
                 redraw(prompt, state)
             case .bell: emit("\u{7}")
             case .clearScreen: emit("\u{1B}[H\u{1B}[2J"); redraw(prompt, state)
@@ -75,9 +84,11 @@ struct LineEditor: Sendable {
         if let historyFile { ReplHistoryFile.append(line, to: historyFile) }
     }
 
+    /// The line as typed, its control characters escaped (a line recalled from the
+    /// history file or pasted may hold them); the cursor placed after the escapes.
     private func redraw(_ prompt: String, _ state: LineEditState) {
-        var text = "\r" + prompt + String(state.buffer) + "\u{1B}[K\r"
-        let column = prompt.count + state.cursor
+        var text = "\r" + prompt + TerminalText.field(String(state.buffer)) + "\u{1B}[K\r"
+        let column = prompt.count + TerminalText.field(String(state.buffer.prefix(state.cursor))).count
         if column > 0 { text += "\u{1B}[\(column)C" }
         emit(text)
     }
@@ -92,7 +103,11 @@ struct LineEditor: Sendable {
         }
     }
 
-    private func readByte() -> UInt8? {
+    private mutating func readByte() -> UInt8? {
+        if let byte = pushedBack {
+            pushedBack = nil
+            return byte
+        }
         var byte: UInt8 = 0
         while true {
             let n = read(inputFD, &byte, 1)
@@ -103,7 +118,7 @@ struct LineEditor: Sendable {
     }
 
     /// One key: a character (UTF-8 decoded), a control key or an escape sequence.
-    private func readKey() -> LineEditKey? {
+    private mutating func readKey() -> LineEditKey? {
         guard let first = readByte() else { return nil }
         switch first {
         case 0x1B:
@@ -116,10 +131,23 @@ struct LineEditor: Sendable {
             }
             return LineEditKey.escape(String(decoding: sequence, as: UTF8.self))
         case 0x80...:
-            let length = first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : first >= 0xC0 ? 2 : 1
+            // UTF-8: a lead byte, then its continuation bytes. Bytes that are not UTF-8
+            // (a stray continuation byte, a lead byte followed by a plain one) ring the
+            // bell; the plain byte that cut a character short is read again as a key,
+            // so Enter after a malformed paste still ends the line.
+            let length = (0xC2...0xDF).contains(first) ? 2 : (0xE0...0xEF).contains(first) ? 3 : (0xF0...0xF4).contains(first) ? 4 : 0
+            guard length > 0 else { return .other }
             var bytes = [first]
-            while bytes.count < length, let b = readByte() { bytes.append(b) }
-            return .character(Character(String(decoding: bytes, as: UTF8.self)))
+            while bytes.count < length, let b = readByte() {
+                guard (0x80...0xBF).contains(b) else {
+                    pushedBack = b
+                    return .other
+                }
+                bytes.append(b)
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard text.count == 1, let character = text.first, bytes.count == length else { return .other }
+            return .character(character)
         default:
             return LineEditKey.control(first)
         }

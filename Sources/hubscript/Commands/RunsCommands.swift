@@ -244,6 +244,9 @@ struct RunsResumeCommand: Command {
         guard let r else {
             return JSONEvents.refuse("no run \(id) in the journal (hubscript runs list shows the recent ones)", json: json, runID: id)
         }
+        if ReplDriver.isSession(recipePath: r.recipePath) {
+            return JSONEvents.refuse("run \(id) is a hubscript eval or repl session, which cannot be resumed (its lines are not kept); hubscript runs show \(id) lists the writes it sent", json: json, runID: id)
+        }
         guard case .object(let params)? = try? JSONCodec.decode(r.paramsJSON) else {
             return JSONEvents.refuse("the journal's params of run \(id) are not a JSON object; start a new run", json: json, runID: id)
         }

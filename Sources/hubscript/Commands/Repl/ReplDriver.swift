@@ -18,16 +18,31 @@ enum ReplDriver {
         return try PreparedRecipe(file: file)
     }
 
+    /// Whether a journalled run's recipe is a session's driver (`(eval)`, `(repl)`).
+    static func isSession(recipePath: String) -> Bool {
+        ["(eval)", "(repl)"].contains(URL(fileURLWithPath: recipePath).lastPathComponent)
+    }
+
     static let source = #"""
 recipe {
   name = "repl",
   description = "The session of hubscript eval and hubscript repl: each chunk read, run, its values shown.",
 }
 
-local read, show, fail = repl.read, repl.show, repl.fail
+-- The session's own module is the driver's alone: its calls carry the key claimed
+-- here, before any line runs, so a line or a module it requires cannot prompt the
+-- person (a forged "password:") or read the lines they type next.
+local key = repl.claim()
+local repl_read, repl_show, repl_fail, repl_stop = repl.read, repl.show, repl.fail, repl.stop
+local function read(...) return repl_read(key, ...) end
+local function show(...) return repl_show(key, ...) end
+local function fail(...) return repl_fail(key, ...) end
+local function stop(...) return repl_stop(key, ...) end
 local is_eval, max_items, completes = repl.mode == "eval", repl.max_items, repl.completes
-local load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs =
-      load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs
+local max_chunk_bytes, max_chunk_lines = repl.max_chunk_bytes, repl.max_chunk_lines
+local max_show_entries, max_show_bytes = repl.max_show_entries, repl.max_show_bytes
+local load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs, next =
+      load, xpcall, type, tostring, getmetatable, rawget, setmetatable, select, pcall, error, pairs, next
 local sub, match, sort = string.sub, string.match, table.sort
 local chunkname = is_eval and "=eval" or "=repl"
 
@@ -67,7 +82,7 @@ local function shown(value)
 end
 
 local function has_function(value)
-  for _, v in pairs(value) do
+  for _, v in next, value do
     if type(v) == "function" then return true end
   end
   return false
@@ -76,47 +91,90 @@ end
 -- A table with functions (a module: hub.users) is shown as its names.
 local function names(value)
   local out = {}
-  for key, v in pairs(value) do
+  for key, v in next, value do
     if type(key) == "string" then out[#out + 1] = type(v) == "function" and key .. "()" or key end
   end
   sort(out)
   return json.array(out)
 end
 
-local function show_values(count, ...)
-  for i = 1, count do
-    local value, cut = shown((select(i, ...)))
-    local ok, problem = pcall(show, value, cut)
-    if not ok then
-      if type(value) ~= "table" then
-        show(tostring(value), false)
-      elseif has_function(value) then
-        show(names(value), false)
-      else
-        -- Nested too deep, or a cycle: JSON cannot hold it.
-        local reason = tostring(problem)
-        local message = "cannot show value " .. i .. " as JSON: " .. (match(reason, "^bad argument #1 to '[%w.]+' %((.*)%)$") or reason)
-        if is_eval then error(message, 0) end
-        fail(message)
+-- A value shown is copied out of the Lua state (whose memory the session's limit
+-- counts) into JSON text (which the limit does not count, and which can be six times
+-- the size of the text it escapes), so what is shown is bounded.
+local too_large_message = ": it is over " .. max_show_entries .. " table entries or " .. (max_show_bytes // (1 << 20))
+  .. " MiB of text, more than is shown; show a part of it (#t, t[1], a for loop), or export it"
+
+local function too_large(value)
+  local entries, bytes, seen = 0, 0, {}
+  local function walk(v, depth)
+    local kind = type(v)
+    if kind == "string" then
+      bytes = bytes + #v
+    elseif kind == "table" and not seen[v] and depth < 200 then
+      seen[v] = true
+      for k, x in next, v do
+        entries = entries + 1
+        if type(k) == "string" then bytes = bytes + #k end
+        if entries > max_show_entries or bytes > max_show_bytes or walk(x, depth + 1) then return true end
       end
     end
+    return bytes > max_show_bytes
+  end
+  return walk(value, 0)
+end
+
+local function show_one(i, value, cut)
+  if too_large(value) then
+    local message = "cannot show value " .. i .. too_large_message
+    if is_eval then error(message, 0) end
+    return fail(message)
+  end
+  local ok, problem = pcall(show, value, cut)
+  if ok then return end
+  if type(value) ~= "table" then
+    show(tostring(value), false)
+  elseif has_function(value) then
+    show(names(value), false)
+  else
+    -- Nested too deep, or a cycle: JSON cannot hold it.
+    local reason = tostring(problem)
+    local message = "cannot show value " .. i .. " as JSON: " .. (match(reason, "^[^\n]-bad argument #%d+ to '[%w.]+' %((.*)%)$") or reason)
+    if is_eval then error(message, 0) end
+    fail(message)
   end
 end
 
-local function keep(message) return message end
+local function show_values(count, ...)
+  for i = 1, count do
+    local value, cut = shown((select(i, ...)))
+    show_one(i, value, cut)
+  end
+end
+
+-- A line's error as text, taken inside its protected call: an error value whose
+-- __tostring fails or is not text must not end the session. (Tables are walked with
+-- next, not pairs, for the same reason: a __pairs runs no code of a line's here.)
+local function keep(message)
+  if type(message) == "string" then return message end
+  local ok, text = pcall(tostring, message)
+  if ok and type(text) == "string" then return text end
+  return "(an error value that cannot be shown as text)"
+end
 
 -- What the session has set, and the fields of its tables, for Tab (bounded).
+-- A name longer than 100 bytes is not offered: each prompt copies the names out of
+-- the Lua state, and no one types such a name.
 local function session_names()
   if not completes then return nil end
   local out, n = json.array({}), 0
-  for key, value in pairs(session) do
-    if type(key) == "string" then
+  for key, value in next, session do
+    if type(key) == "string" and #key <= 100 then
       n = n + 1
       out[n] = key
       if type(value) == "table" and not is_list(value) then
         local fields = 0
         for field in next, value do
-          if type(field) == "string" then
+          if type(field) == "string" and #field <= 100 then
             n, fields = n + 1, fields + 1
             out[n] = key .. "." .. field
             if fields >= 200 then break end
@@ -129,10 +187,15 @@ local function session_names()
   return out
 end
 
+-- Showing runs a line's code too (a value that calls itself a hub list is called for
+-- its items), so it is protected as the line was.
 local function report(ok, ...)
-  if ok then return show_values(select("#", ...), ...) end
-  local message = ...
-  fail(tostring(message))
+  if ok then
+    local shown_ok, problem = xpcall(show_values, keep, select("#", ...), ...)
+    if not shown_ok then fail(problem) end
+    return
+  end
+  fail((...))
 end
 
 if is_eval then
@@ -143,14 +206,24 @@ if is_eval then
   return (function(...) show_values(select("#", ...), ...) end)(chunk(session))
 end
 
+-- An unfinished chunk is compiled again at each line, so it is bounded (bytes and
+-- lines): a paste that never closes its [[ must not hold the session for hours. Past
+-- the bound the session ends: the lines after it, run on their own, would run out of
+-- the context they were written in (a write inside an `if` run unconditionally).
+local too_long = "an unfinished chunk grew past " .. (max_chunk_bytes // 1024) .. " KiB or "
+  .. max_chunk_lines .. " lines; the session ends here, nothing after it ran. Put a long chunk in a file and require it"
+
 while true do
   local text = read("> ", session_names())
   if text == nil then break end
   local chunk, message = compile(text)
+  local lines = 1
   while not chunk and incomplete(message) do
     local more = read(">> ")
     if more == nil then break end
     text = text .. "\n" .. more
+    lines = lines + 1
+    if #text > max_chunk_bytes or lines > max_chunk_lines then stop(too_long) end
     chunk, message = compile(text)
   end
   if chunk then report(xpcall(chunk, keep, session)) else fail(message) end

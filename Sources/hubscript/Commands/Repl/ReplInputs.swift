@@ -24,12 +24,18 @@ final class PlainLineInput: ReplInput {
     }
 }
 
-/// Reads lines from a file descriptor, without their `\n` (or `\r\n`).
+/// Reads lines from a file descriptor, without their `\n` (or `\r\n`). Each byte is
+/// searched for a newline once, and a line is taken without moving the bytes after it,
+/// so a line of a GiB (skipped) or a million short lines cost time in proportion.
 struct LineReader: Sendable {
     enum Next: Equatable { case line([UInt8]), tooLong, end }
 
     let fd: Int32
     private var buffer: [UInt8] = []
+    /// Where the bytes not yet returned start in `buffer`.
+    private var head = 0
+    /// How many bytes from `head` are known to hold no newline.
+    private var scanned = 0
     private var ended = false
 
     init(fd: Int32) { self.fd = fd }
@@ -37,23 +43,34 @@ struct LineReader: Sendable {
     mutating func next(maxBytes: Int) -> Next {
         var skipping = false
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                var line = Array(buffer[..<newline])
-                buffer.removeSubrange(...newline)
+            if let newline = buffer[(head + scanned)...].firstIndex(of: UInt8(ascii: "\n")) {
+                var line = Array(buffer[head..<newline])
+                head = newline + 1
+                scanned = 0
                 if skipping || line.count > maxBytes { return .tooLong }
                 if line.last == UInt8(ascii: "\r") { line.removeLast() }
                 return .line(line)
             }
-            if buffer.count > maxBytes {
+            scanned = buffer.count - head
+            if scanned > maxBytes {
                 // Past the bound: drop what is held and the rest of the line.
                 buffer.removeAll(keepingCapacity: true)
+                head = 0
+                scanned = 0
                 skipping = true
             }
             if ended {
-                if buffer.isEmpty { return skipping ? .tooLong : .end }
-                let line = buffer
+                if head == buffer.count { return skipping ? .tooLong : .end }
+                let line = Array(buffer[head...])
                 buffer.removeAll()
+                head = 0
+                scanned = 0
                 return skipping ? .tooLong : .line(line)
+            }
+            if head > 0 {
+                // The lines already returned go, once per read.
+                buffer.removeSubrange(..<head)
+                head = 0
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }

@@ -32,6 +32,12 @@ final class ReplSession: Sendable {
     let maxItems: Int
     /// A line said once the session starts (on a terminal), or nil.
     let greeting: Mutex<String?>
+    /// What the driver's calls of `read`, `show`, `fail` and `stop` carry: handed out
+    /// once, by `repl.claim()`, which the driver calls before any line runs. A line or a
+    /// module it requires reaches the `repl` module as a global, but not the key, so it
+    /// cannot prompt the person (a forged "password:") nor read the lines typed next.
+    private let key = UUID().uuidString
+    private let claimed = Mutex(false)
 
     init(mode: Mode, input: any ReplInput, json: Bool, applying: Bool, maxItems: Int, greets: Bool = false) {
         greeting = Mutex(greets ? Self.greeting(applying: applying) : nil)
@@ -56,24 +62,46 @@ final class ReplSession: Sendable {
             }
         }
         return Plugin(module: "repl", summary: "The session of hubscript eval and repl (not available to recipes).", functions: [
+            ScriptFunction("claim") { [self] _ in
+                guard !claimed.withLock({ done in defer { done = true }; return done }) else {
+                    throw ScriptMessageError("repl.claim: the session's module is hubscript's own; a line cannot use it")
+                }
+                return .value(.string(key))
+            },
             ScriptFunction("read") { [self] call in
-                let prompt = try call.string(1)
+                try checkKey(call, "read")
+                let prompt = try call.string(2)
                 var names: [String] = []
-                if case .array(let items) = try call.value(2) { names = items.compactMap(\.stringValue) }
+                if case .array(let items) = try call.value(3) { names = items.compactMap(\.stringValue) }
                 return .value(nextChunkLine(prompt: prompt, names: names).map(ScriptValue.string) ?? .nilValue)
             },
             ScriptFunction("show") { [self] call in
-                let value = try call.value(1)
-                let cut = try call.optionalBoolean(2) ?? false
+                try checkKey(call, "show")
+                let value = try call.value(2)
+                let cut = try call.optionalBoolean(3) ?? false
                 show(value, cut: cut, output: output)
                 return .none
             },
-            ScriptFunction("fail") { call in
-                Self.writeStderr("error: \(TerminalText.text(try call.string(1)))\n")
+            // Ends the session as a limit ends a run (exit code 4).
+            ScriptFunction("stop") { [self] call in
+                try checkKey(call, "stop")
+                throw ScriptLimitError(try call.string(2))
+            },
+            ScriptFunction("fail") { [self] call in
+                try checkKey(call, "fail")
+                Self.writeStderr("error: \(TerminalText.text(try call.string(2)))\n")
                 return .none
             },
         ], values: ["mode": .string(mode.rawValue), "max_items": .integer(Int64(maxItems)),
-                     "completes": .bool(input.completes)])
+                     "completes": .bool(input.completes),
+                     "max_chunk_bytes": .integer(Int64(Self.maxChunkBytes)), "max_chunk_lines": .integer(Int64(Self.maxChunkLines)),
+                     "max_show_entries": .integer(Int64(Self.maxShownEntries)), "max_show_bytes": .integer(Int64(Self.maxShownBytes))])
+    }
+
+    private func checkKey(_ call: BindingCall, _ name: String) throws {
+        guard try call.value(1).stringValue == key else {
+            throw ScriptMessageError("repl.\(name): the session's module is hubscript's own; a line cannot use it")
+        }
     }
 
     /// The next line for the driver; `:` commands at the first prompt are answered here.
@@ -94,6 +122,17 @@ final class ReplSession: Sendable {
     }
 
     static let prompt = "> "
+
+    /// The most an unfinished chunk may grow to over its continuation lines (each line
+    /// compiles the whole chunk again, so the work grows with the square of its size).
+    static let maxChunkBytes = 1 << 20
+    static let maxChunkLines = 1000
+
+    /// The largest value shown: table entries (nested ones counted) and bytes of text
+    /// (strings and keys). Showing copies the value out of the Lua state, whose memory
+    /// the session's limit counts, into JSON text, which it does not.
+    static let maxShownEntries = 250_000
+    static let maxShownBytes = 16 << 20
 
     static func greeting(applying: Bool) -> String {
         (applying ? "hubscript repl: reads are live and writes are SENT (--apply)."
