@@ -59,6 +59,12 @@ struct ConfigParser {
         guard let urlText = try string(f, "hub_url", name), let url = URL(string: urlText), url.scheme != nil else {
             throw fail("profiles.\(name).hub_url is required (e.g. \"https://api.substratalapps.com\"), or set sandbox = true")
         }
+        // The URL is shown by whoami, doctor, apply's question and failure messages, and
+        // journalled with them; the Hub authenticates by the profile's key or session.
+        if url.user != nil || url.password != nil {
+            throw fail("profiles.\(name).hub_url holds a user or password before '@'; remove it (the credential goes in "
+                       + "api_key_ref, api_key_env or email: the URL is shown in messages and recorded in the journal)")
+        }
         let auth: HubProfile.Auth
         switch (try string(f, "email", name), try string(f, "api_key_ref", name), try string(f, "api_key_env", name),
                 try string(f, "api_key", name)) {

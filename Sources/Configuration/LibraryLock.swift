@@ -82,10 +82,25 @@ public struct LibraryLock: Sendable, Equatable {
 
     // MARK: The file
 
+    /// The longest lock file read: 64 MiB (a pin is about 250 bytes).
+    public static let maxBytes = 64 << 20
+
+    /// The lock at `url`; nil when there is none. A lock that is not a regular file (a
+    /// link to `/dev/zero` or to a terminal in a cloned folder) or is longer than
+    /// `maxBytes` is refused before it is read: reading it would never end, or fill the
+    /// memory.
     public static func read(_ url: URL) throws -> LibraryLock? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        var info = stat()
+        guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw HubConfigError("\(url.path) is not a regular file; remove it and write it again with hubscript trust")
+        }
         let value: ScriptValue
-        do { value = try JSONCodec.decode(Data(try FileBytes.read(url.path))) } catch {   // never waits on a FIFO
+        do {
+            value = try JSONCodec.decode(Data(try FileBytes.read(url.path, atMost: maxBytes)))
+        } catch is FileBytes.TooLong {
+            throw HubConfigError("\(url.path) is longer than \(maxBytes >> 20) MiB, more than a lock file holds; write it again with hubscript trust")
+        } catch {
             throw HubConfigError("\(url.path) is not a hubscript lock file (\(error)); write it again with hubscript trust")
         }
         var lock = LibraryLock()

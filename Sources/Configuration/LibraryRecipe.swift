@@ -73,7 +73,9 @@ public enum LibraryRecipe {
     /// `recipe` call): returned anyway, so running it reports what is wrong with the
     /// manifest instead of "no recipe". Modules and tests are not recipes.
     static func opensWithAManifest(_ url: URL) -> Bool {
+        var info = stat()
         guard !url.lastPathComponent.hasSuffix("_test.lua"), url.lastPathComponent != "init.lua",
+              stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,   // never a device or a FIFO: it could keep us waiting
               let file = try? RecipeFile(path: url.path) else { return false }
         let code = file.source.split(separator: "\n").first { line in
             let trimmed = line.trimmingCharacters(in: .whitespaces)

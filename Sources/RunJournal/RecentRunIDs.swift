@@ -6,7 +6,8 @@ import SQLiteKit
 /// completion, which must never create a journal, migrate one, or wait long.
 public enum RecentRunIDs {
     /// Up to `limit` run ids of the journal at `location`, most recent first. A SQLite
-    /// journal that does not exist gives none (it is not created); one that exists is
+    /// journal that does not exist gives none (it is not created), as does one that is not a
+    /// regular file (a FIFO or a device); one that exists is
     /// opened read-only, and no file is made beside it (`readOnlyURI`). A PostgreSQL journal is read in a read-only session that gives
     /// up connecting after `connectTimeoutSeconds`. A journal that cannot be read (no
     /// runs table yet, locked, unreachable) gives none.
@@ -16,7 +17,7 @@ public enum RecentRunIDs {
         var ids: [String] = []
         switch location {
         case .sqlite(let path):
-            guard FileManager.default.fileExists(atPath: path),
+            guard isRegularFile(path),
                   let db = try? SQLiteDatabase(path: readOnlyURI(path), busyTimeoutMs: 200, readOnly: true) else { return [] }
             do { try db.query(sql) { ids.append($0.text(0)) } } catch { return [] }
         case .postgres(let url):
@@ -30,13 +31,19 @@ public enum RecentRunIDs {
         return ids
     }
 
+    /// Whether `path` is a regular file (links followed). SQLite opens its files
+    /// blocking: a FIFO or a device in the journal's place would hold completion forever.
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
     /// How to open the SQLite journal at `path` without creating a file: as it is when
     /// its write-ahead log and shared-memory index exist (a journal keeps them at
     /// close), else as an immutable file — a read-only connection would otherwise make
     /// them, and without a log the database file holds every committed run.
     static func readOnlyURI(_ path: String) -> String {
-        let files = FileManager.default
-        if files.fileExists(atPath: path + "-wal") && files.fileExists(atPath: path + "-shm") { return path }
+        if isRegularFile(path + "-wal") && isRegularFile(path + "-shm") { return path }
         var escaped = ""
         for character in path {
             switch character {

@@ -23,6 +23,8 @@ public enum FileBytes {
         var status = stat()
         var capacity = 64 * 1024
         if fstat(fd, &status) == 0, status.st_size > 0 { capacity = Int(status.st_size) + 1 }
+        // A regular file longer than the limit (a sparse one of terabytes) is refused unread.
+        if let limit, status.st_mode & S_IFMT == S_IFREG, status.st_size > limit { throw TooLong(limit: limit) }
         if let limit { capacity = min(capacity, limit + 1) }
         if let limit, probed.count > limit { throw TooLong(limit: limit) }
         var bytes = probed

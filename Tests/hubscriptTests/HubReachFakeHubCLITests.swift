@@ -15,7 +15,9 @@ final class HubReachFakeHubCLITests: XCTestCase {
             pass
         def do_GET(self):
             auth = self.headers.get("Authorization", "")
-            if "satk_test_bad" in auth:
+            if "satk_test_odd" in auth:
+                status, body = 409, {"error": {"code": "odd", "message": "odd\\r\\n\\u001b[2Jprofile      forged"}}
+            elif "satk_test_bad" in auth:
                 status, body = 401, {"error": {"code": "unauthenticated",
                                                "message": "revoked\\n\\u001b[2Jdone: run forged \\u2014 0 reads, 0 writes in 0.00 s"}}
             elif self.path.startswith("/users/me"):

@@ -137,6 +137,20 @@ final class PlanShowCLITests: XCTestCase {
         XCTAssertEqual(none.stderr, "hubscript plan show: expected one PLAN.json\nRun 'hubscript plan show --help' for usage.\n")
     }
 
+    func testPlanShowAndApplyRefuseAFileLongerThanAnyPlanWithoutReadingIt() throws {
+        let path = cli.root.appendingPathComponent("huge.json").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil))
+        XCTAssertEqual(truncate(path, 8 << 30), 0)   // sparse: 8 GiB that take no disk
+        let message = "cannot read the plan \(path): it is longer than 1024 MiB, more than a plan file can hold; "
+            + "give the file hubscript plan --out wrote"
+        let show = try cli.run(["plan", "show", "huge.json"], expect: 2)
+        XCTAssertEqual(show.stdout, "")
+        XCTAssertEqual(show.stderr, "error: \(message)\n")
+        let apply = try cli.run(["apply", "huge.json"], expect: 2)
+        XCTAssertEqual(apply.stdout, "")
+        XCTAssertEqual(apply.stderr, "error: \(message)\n")
+    }
+
     func testARecipeNamedShowIsStillPlanned() throws {
         try cli.file("show.lua", Self.suspendRecipe)
         let byName = try cli.run(["plan", "show.lua", "--param", "user=ada@example.com"], expect: 0)

@@ -28,8 +28,23 @@ public struct HubError: Error, Sendable, Equatable, CustomStringConvertible {
         self.hint = hint ?? HubError.hint(for: code, details: details)
     }
 
+    /// One line: the Hub's code and message come from the server, and a line break in
+    /// them would let it start lines of its own in a report (a forged `done:`), so line
+    /// breaks show as `\n` and `\r`. `message` itself stays as the Hub sent it.
     public var description: String {
-        var text = "\(code): \(message)"
+        func oneLine(_ s: String) -> String {
+            guard s.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return s }
+            var out = ""
+            for scalar in s.unicodeScalars {
+                switch scalar {
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out
+        }
+        var text = "\(oneLine(code)): \(oneLine(message))"
         if let status { text += " (HTTP \(status))" }
         if let requestID { text += " [request \(requestID)]" }
         return text + ". " + hint

@@ -21,6 +21,14 @@ import RunJournal
 /// later writes name that id by the placeholder (see `PlanBindings`); a plan whose
 /// placeholder is malformed, or made by two writes, is not a plan.
 extension Plan {
+    /// The longest plan file `save` writes and `load` reads: 1 GiB.
+    public static let maxFileBytes = 1 << 30
+
+    /// `1024 MiB`, `64 KiB` or `100 bytes`.
+    static func sizeText(_ bytes: Int) -> String {
+        bytes >= 1 << 20 ? "\(bytes >> 20) MiB" : bytes >= 1 << 10 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
+    }
+
     /// The plan as its JSON document.
     public func jsonValue() -> ScriptValue {
         let writeValues: [ScriptValue] = writes.map { w in
@@ -50,6 +58,10 @@ extension Plan {
         do { text = masking.redact(try PrettyJSON.encode(jsonValue())) } catch {
             throw PlanError(.io, "cannot encode the plan: \(error)")
         }
+        guard text.utf8.count <= Plan.maxFileBytes else {
+            throw PlanError(.io, "cannot write the plan \(url.path): it would be longer than \(Plan.sizeText(Plan.maxFileBytes)), "
+                            + "more than a plan file can hold; plan fewer writes per run (a recipe's params can split the work)")
+        }
         let temp = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: 0 ... .max)).tmp")
         do {
@@ -68,9 +80,14 @@ extension Plan {
     /// Reads a plan written by `save(to:)`.
     /// - Throws: `PlanError` `.io`, `.notAPlan` (naming the first bad field) or
     ///   `.unsupportedFormat`.
-    public static func load(from url: URL) throws -> Plan {
+    /// A file longer than `maxBytes` (`/dev/zero`, a log given by mistake) is refused
+    /// as soon as that many bytes were read, instead of filling the memory.
+    public static func load(from url: URL, maxBytes: Int = Plan.maxFileBytes) throws -> Plan {
         let data: Data
-        do { data = Data(try FileBytes.read(url.path)) } catch {   // never waits on a FIFO
+        do { data = Data(try FileBytes.read(url.path, atMost: maxBytes)) } catch let error as FileBytes.TooLong {   // never waits on a FIFO
+            throw PlanError(.io, "cannot read the plan \(url.path): it is longer than \(Plan.sizeText(error.limit)), "
+                            + "more than a plan file can hold; give the file hubscript plan --out wrote")
+        } catch {
             throw PlanError(.io, "cannot read the plan \(url.path): \(FileErrorText.reason(error, path: url.path))")
         }
         let doc: ScriptValue

@@ -78,8 +78,12 @@ struct HubReachContext {
     }
 
     /// The proxy a connection to the Hub goes through, as libcurl picks it (the
-    /// variables it reads; `NO_PROXY` is not weighed: the message says "or").
-    var proxy: String? {
+    /// variables it reads; `NO_PROXY` is not weighed: the message says "or"), with its
+    /// user and password hidden (`http://***@proxy:3128`): the message is shown and
+    /// journalled.
+    var proxy: String? { proxyVariable.map(URLUserInfo.hidden) }
+
+    private var proxyVariable: String? {
         guard hubURL.hasPrefix("http") else { return nil }
         let names = hubURL.hasPrefix("https:") ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
             : ["http_proxy", "all_proxy", "ALL_PROXY"]

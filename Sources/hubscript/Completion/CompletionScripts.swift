@@ -9,7 +9,9 @@ enum CompletionScripts {
     /// the user wrote them), not from `COMP_WORDS`, which bash splits at `:` and `=`
     /// (`ops:offboard`, `--param days=`); the candidates then lose the part before the
     /// last `:` or `=`, since bash replaces only the part after it. Quotes on the line
-    /// are not interpreted: a quoted word holding a blank completes as two words.
+    /// are not interpreted: a quoted word holding a blank completes as two words. Names
+    /// (`:none`) are inserted quoted (`printf %q`), files by bash's own filename quoting,
+    /// so a profile, job or run id holding `;` or `$(…)` runs nothing when accepted.
     static let bash = #"""
     # bash completion for hubscript (hubscript completion bash)
     _hubscript() {
@@ -28,7 +30,13 @@ enum CompletionScripts {
       directive="${lines[0]-}"
       COMPREPLY=()
       if [[ "$cur" == *[:=]* ]]; then pre="${cur%"${cur##*[:=]}"}"; fi
-      for candidate in "${lines[@]:1}"; do COMPREPLY+=("${candidate#"$pre"}"); done
+      for candidate in "${lines[@]:1}"; do
+        candidate="${candidate#"$pre"}"
+        # Without -o filenames bash inserts a candidate as it is: quote it, so a name holding
+        # `;`, `$(…)` or a blank stays one word and runs nothing.
+        [[ "$directive" == :none ]] && printf -v candidate '%q' "$candidate"
+        COMPREPLY+=("$candidate")
+      done
       case "$directive" in
         :all) mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -- "$cur") ;;
         :lua) mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -d -- "$cur"; compgen -f -X '!*.lua' -- "$cur") ;;

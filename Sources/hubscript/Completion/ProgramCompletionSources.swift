@@ -66,6 +66,14 @@ final class ProgramCompletionSources: CompletionSources {
         configuration(context)?.libraryNames ?? []
     }
 
+    /// Whether `path` is a regular file (links followed). Completion reads no device,
+    /// FIFO or terminal: `/dev/stdin` at a prompt is the terminal the person types on,
+    /// and reading it would hold the Tab until they type.
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
     func parameters(_ context: CompletionContext) -> [CompletionParameter] {
         guard let recipe = expanded(context.recipe) else { return [] }
         var path = recipe
@@ -73,7 +81,7 @@ final class ProgramCompletionSources: CompletionSources {
             guard let file = configuration(context)?.existingRecipeFile(reference, state: state(context)) else { return [] }
             path = file.path
         }
-        guard let file = try? RecipeFile(path: path), let manifest = try? RecipeManifest.load(from: file) else { return [] }
+        guard Self.isRegularFile(path), let file = try? RecipeFile(path: path), let manifest = try? RecipeManifest.load(from: file) else { return [] }
         return manifest.params.map { param in
             CompletionParameter(name: param.name, values: param.kind == .boolean ? ["true", "false"] : [])
         }

@@ -64,7 +64,8 @@ struct WhoamiCommand: Command {
                                                "exit_code": .integer(Int64(exit))])
             Console.out(((try? JSONCodec.encode(object)) ?? "{}") + "\n")
         }
-        Console.err("hubscript whoami: \(TerminalText.text(message))\n")
+        // One line: the message holds the Hub's words, which must not start lines of their own.
+        Console.err("hubscript whoami: \(TerminalText.line(message))\n")
         return exit
     }
 
