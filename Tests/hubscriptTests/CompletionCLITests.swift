@@ -287,28 +287,15 @@ final class CompletionCLITests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh") else { throw XCTSkip("no zsh to drive bash") }
         try writeConfiguration()
         try saveScript("bash")
-        _ = try cli.file("drive.zsh", #"""
-            zmodload zsh/zpty
-            zpty z bash --norc --noprofile -i
-            zpty -w z 'source ./completion.bash; bind "set bell-style none"'
-            zpty -w z 'bind -x '"'"'"\C-x": printf "BUF<%s>\\n" "$READLINE_LINE"; READLINE_LINE='"'"
-            zpty -w z 'echo READ""Y'
-            zpty -r z line '*READY*'
-            complete_line() {
-              zpty -n -w z "$1"$'\t'$'\C-x'
-              zpty -r z out '*BUF<*>*'
-              print -r -- "${${out##*BUF<}%%>*}"
-            }
-            complete_line 'hubscript jobs run n'
-            complete_line 'hubscript ops:users.s'
-            complete_line 'hubscript ops:offboard --param em'
-            complete_line 'hubscript ops:offboard --param dry=t'
-            complete_line 'hubscript completion f'
-            complete_line 'hubscript loc'
-            complete_line 'hubscript run local.lua --config hubscript.c'
-            zpty -d z
-
-            """#)
+        _ = try cli.file("drive.zsh", BashPromptDriver.script(completing: [
+            "hubscript jobs run n",
+            "hubscript ops:users.s",
+            "hubscript ops:offboard --param em",
+            "hubscript ops:offboard --param dry=t",
+            "hubscript completion f",
+            "hubscript loc",
+            "hubscript run local.lua --config hubscript.c",
+        ]))
         let driven = try shell("/usr/bin/zsh", ["-f", "drive.zsh"])
         XCTAssertEqual(driven.stderr, "")
         XCTAssertEqual(driven.stdout, """

@@ -102,25 +102,12 @@ final class CompletionUntrustedFilesCLITests: XCTestCase {
         let script = try CLIHarness.run(["completion", "bash"], in: cli.root, environment: environment)
         XCTAssertEqual(script.status, 0)
         _ = try cli.file("completion.bash", script.stdout)
-        _ = try cli.file("drive.zsh", #"""
-            zmodload zsh/zpty
-            zpty z bash --norc --noprofile -i
-            zpty -w z 'source ./completion.bash; bind "set bell-style none"'
-            zpty -w z 'bind -x '"'"'"\C-x": printf "BUF<%s>\\n" "$READLINE_LINE"; READLINE_LINE='"'"
-            zpty -w z 'echo READ""Y'
-            zpty -r z line '*READY*'
-            complete_line() {
-              zpty -n -w z "$1"$'\t'$'\C-x'
-              zpty -r z out '*BUF<*>*'
-              print -r -- "${${out##*BUF<}%%>*}"
-            }
-            complete_line 'hubscript run x.lua --profile $'
-            complete_line 'hubscript run x.lua --profile se'
-            complete_line 'hubscript run x.lua --profile ti'
-            complete_line 'hubscript run x.lua --profile sa'
-            zpty -d z
-
-            """#)
+        _ = try cli.file("drive.zsh", BashPromptDriver.script(completing: [
+            "hubscript run x.lua --profile $",
+            "hubscript run x.lua --profile se",
+            "hubscript run x.lua --profile ti",
+            "hubscript run x.lua --profile sa",
+        ]))
         let p = Process()
         p.executableURL = URL(fileURLWithPath: zsh)
         p.arguments = ["-f", "drive.zsh"]

@@ -6,18 +6,9 @@ import XCTest
 /// drawn escaped; a history file that is a FIFO is left alone; a signal from outside at
 /// the prompt leaves the terminal as it found it.
 final class ReplTerminalSafetyTests: XCTestCase {
-    /// Runs `hubscript repl` on a pseudo-terminal, typing `steps` (`ReplTerminalTests.driver`).
+    /// Runs `hubscript repl` on a pseudo-terminal, typing `steps` (`ReplTerminalTests.session`).
     func session(_ cli: CLIHarness, _ steps: [String]) throws -> (status: Int32, screen: String) {
-        let script = try cli.file("pty-driver.py", ReplTerminalTests.driver)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = [script, steps.joined(separator: "\u{1F}"), CLIHarness.binary.path, "repl", "--state-dir", cli.stateDir.path]
-        p.currentDirectoryURL = cli.root
-        var environment = cli.environment
-        environment["TERM"] = "xterm"
-        p.environment = environment
-        let done = try CLIHarness.collect(p, timeout: 120)
-        return (done.status, String(decoding: done.stdout, as: UTF8.self) + String(decoding: done.stderr, as: UTF8.self))
+        try ReplTerminalTests.session(cli, steps)
     }
 
     func historyFile(_ cli: CLIHarness) throws -> URL {

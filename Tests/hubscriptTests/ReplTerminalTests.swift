@@ -46,7 +46,7 @@ final class ReplTerminalTests: XCTestCase {
     """#
 
     /// Runs `hubscript repl` on a pseudo-terminal, typing `steps`; the screen and the exit status.
-    func session(_ cli: CLIHarness, _ steps: [String]) throws -> (status: Int32, screen: String) {
+    static func session(_ cli: CLIHarness, _ steps: [String]) throws -> (status: Int32, screen: String) {
         let script = try cli.file("pty-driver.py", Self.driver)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -66,7 +66,7 @@ final class ReplTerminalTests: XCTestCase {
         let history = cli.stateDir.appendingPathComponent("repl/history")
         try FileManager.default.createDirectory(at: history.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: history.path, withDestinationPath: target)
-        let (status, screen) = try session(cli, [#"x = 41\r"#, #"x + 1\r"#])
+        let (status, screen) = try Self.session(cli, [#"x = 41\r"#, #"x + 1\r"#])
         XCTAssertEqual(status, 0, screen)
         XCTAssertTrue(screen.contains("\r\n42\r\n"), screen)
         XCTAssertEqual(try String(contentsOfFile: target, encoding: .utf8), "not a history\n")
@@ -91,7 +91,7 @@ final class ReplTerminalTests: XCTestCase {
             #"u = hub.users.get("ada@example.com")\r"#,
             #"u.ema\t\r"#,                       // Tab completes a field of a session variable
         ]
-        let (status, screen) = try session(cli, steps)
+        let (status, screen) = try Self.session(cli, steps)
         XCTAssertEqual(status, 0, screen)
         XCTAssertTrue(screen.contains("hubscript repl: reads are live; writes are planned and shown, never sent. :help for help, Ctrl-D to end.\r\n"), screen)
         XCTAssertTrue(screen.contains("json.encode"), screen)
